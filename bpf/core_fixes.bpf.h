@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * CO-RE shims: every kernel difference ppwatch's BPF side copes with, in one
+ * place. Each entry has a flavour struct (___suffix, matched by libbpf against
+ * the running kernel's BTF) and an accessor, and cites the upstream change.
+ * Nothing here tests a kernel version number.
+ *
+ * Differences handled in user space instead (they need a look at BTF type
+ * names, which CO-RE field relocations cannot see) are listed at the end.
+ */
+#ifndef __PPWATCH_CORE_FIXES_BPF_H
+#define __PPWATCH_CORE_FIXES_BPF_H
+
+#include <bpf/bpf_core_read.h>
+
+/*
+ * 1. page_pool_state_{hold,release} carry a netmem_ref, not a struct page *.
+ *
+ * "net: page_pool: convert to use netmem" (Mina Almasry, v6.10) changed
+ * TP_PROTO from (pool, const struct page *page, u32) to (pool, netmem_ref
+ * netmem, u32) and renamed the trace record's field from 'page' to 'netmem'.
+ * For a page the two values are the same number (netmem_ref is the struct
+ * page pointer, bit 0 clear); net_iov netmems have bit 0 set. The tp_btf and
+ * raw_tp programs see the raw argument and need no shim; the classic
+ * tracepoint program reads the record and does.
+ */
+struct trace_event_raw_page_pool_state_hold___page {
+	const struct page *page;
+} __attribute__((preserve_access_index));
+
+struct trace_event_raw_page_pool_state_release___page {
+	const struct page *page;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64
+tp_hold_netmem(struct trace_event_raw_page_pool_state_hold *ctx)
+{
+	struct trace_event_raw_page_pool_state_hold___page *old = (void *)ctx;
+
+	if (bpf_core_field_exists(ctx->netmem))
+		return BPF_CORE_READ(ctx, netmem);
+	return (__u64)BPF_CORE_READ(old, page);
+}
+
+static __always_inline __u64
+tp_release_netmem(struct trace_event_raw_page_pool_state_release *ctx)
+{
+	struct trace_event_raw_page_pool_state_release___page *old = (void *)ctx;
+
+	if (bpf_core_field_exists(ctx->netmem))
+		return BPF_CORE_READ(ctx, netmem);
+	return (__u64)BPF_CORE_READ(old, page);
+}
+
+/*
+ * 2. The dma_map / dma_sync bits of struct page_pool.
+ *
+ * They are bitfields of a ____cacheline_aligned struct; clang 14 cannot emit
+ * a CO-RE bitfield relocation through the over-aligned type ("requiring too
+ * big alignment"). A flavour without the alignment carries the same fields.
+ * The bits were split out of the driver-set flags in "page_pool: don't use
+ * driver-set flags field directly" (Alexander Lobakin, v6.9); older kernels
+ * only have pool->p.flags (PP_FLAG_DMA_MAP, PP_FLAG_DMA_SYNC_DEV).
+ */
+struct page_pool___bits {
+	bool dma_map:1;
+	bool dma_sync:1;
+} __attribute__((preserve_access_index));
+
+struct page_pool_params___flags {
+	unsigned int flags;
+} __attribute__((preserve_access_index));
+
+struct page_pool___params_flags {
+	struct page_pool_params___flags p;
+} __attribute__((preserve_access_index));
+
+#define PPW_PP_FLAG_DMA_MAP	(1U << 0)	/* include/net/page_pool/types.h */
+#define PPW_PP_FLAG_DMA_SYNC	(1U << 1)
+
+static __always_inline __u32 pool_dma_flags(struct page_pool *pool)
+{
+	struct page_pool___bits *b = (void *)pool;
+	struct page_pool___params_flags *o = (void *)pool;
+	__u32 f = 0, pf;
+
+	if (bpf_core_field_exists(b->dma_map)) {
+		if (BPF_CORE_READ_BITFIELD_PROBED(b, dma_map))
+			f |= PPW_PF_DMA_MAP;
+		if (BPF_CORE_READ_BITFIELD_PROBED(b, dma_sync))
+			f |= PPW_PF_DMA_SYNC;
+		return f;
+	}
+	if (bpf_core_field_exists(o->p.flags)) {
+		pf = BPF_CORE_READ(o, p.flags);
+		if (pf & PPW_PP_FLAG_DMA_MAP)
+			f |= PPW_PF_DMA_MAP;
+		if (pf & PPW_PP_FLAG_DMA_SYNC)
+			f |= PPW_PF_DMA_SYNC;
+	}
+	return f;
+}
+
+/*
+ * 3. Pool identity for user space: pool->user.{id,detach_time,list} and
+ * pool->slow.netdev.
+ *
+ * Added by "net: page_pool: id the page pools" and "net: page_pool: record
+ * pools per netdev" (Jakub Kicinski, v6.8). Older kernels have neither: the
+ * pool is then known by address only.
+ */
+struct page_pool___user {
+	struct {
+		u32 id;
+		u64 detach_time;
+	} user;
+	struct {
+		struct net_device *netdev;
+	} slow;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 pool_user_id(struct page_pool *pool)
+{
+	struct page_pool___user *u = (void *)pool;
+
+	if (bpf_core_field_exists(u->user.id))
+		return BPF_CORE_READ(u, user.id);
+	return 0;
+}
+
+static __always_inline __u64 pool_detach_time_raw(struct page_pool *pool)
+{
+	struct page_pool___user *u = (void *)pool;
+
+	if (bpf_core_field_exists(u->user.detach_time))
+		return BPF_CORE_READ(u, user.detach_time);
+	return 0;
+}
+
+static __always_inline struct net_device *pool_netdev(struct page_pool *pool)
+{
+	struct page_pool___user *u = (void *)pool;
+
+	if (bpf_core_field_exists(u->slow.netdev))
+		return BPF_CORE_READ(u, slow.netdev);
+	return NULL;
+}
+
+/*
+ * 4. Memory providers: pool->mp_priv ("netdev: support binding dma-buf to
+ * netdevice", Mina Almasry, v6.12). Pools backed by devmem or io_uring zcrx
+ * hand out net_iov netmems, not pages.
+ */
+struct page_pool___mp {
+	void *mp_priv;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool pool_has_mp(struct page_pool *pool)
+{
+	struct page_pool___mp *m = (void *)pool;
+
+	if (bpf_core_field_exists(m->mp_priv))
+		return BPF_CORE_READ(m, mp_priv) != NULL;
+	return false;
+}
+
+/*
+ * Differences handled in user space (cli/features.c), by reading BTF:
+ *
+ * - pool->user.detach_time is seconds (u64) before, and a ktime_t in ns
+ *   after, "page_pool: store detach_time as ktime_t to avoid
+ *   false-negatives" (28b225282d44, v7.0; stable 6.18.y). CO-RE matches the
+ *   field either way, so user space looks at the member's type name and sets
+ *   rodata 'detach_time_is_ns'.
+ */
+
+#endif /* __PPWATCH_CORE_FIXES_BPF_H */

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Discovery: find pools that exist before they produce an event.
+ *
+ * A pool that is idle (no page enters or leaves it) fires no tracepoint, and
+ * netlink lists only pools attached to a netdev. This one-shot iterator walks
+ * every network namespace (the ring of struct net, starting from the
+ * reader's own) and, in each, every net_device:
+ *   - dev->page_pools: the pools netlink would list, including zombies and
+ *     orphans re-parented to loopback;
+ *   - veth's per-queue pools (veth_rq->page_pool), which have no netdev.
+ * Every pool found goes through pool_get(), so its counters at that moment
+ * become the "before start" base.
+ *
+ * It runs as an iter/task program and does its work on the first task only.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "pool.bpf.h"
+
+#define PPW_MAX_NETNS		1024
+#define PPW_MAX_DEVS		4096	/* per namespace */
+#define PPW_MAX_DEV_POOLS	256	/* per device list */
+#define PPW_MAX_VETH_RQ		64
+#define PPW_NETDEV_ALIGN	32
+
+struct net_walk {
+	struct list_head *head;		/* &start->list */
+	struct list_head *cur;
+	const void *ns_ops;		/* proc_ns_operations of a real struct net */
+};
+
+struct dev_walk {
+	struct list_head *head;		/* &net->dev_base_head */
+	struct list_head *cur;
+};
+
+struct pp_walk {
+	struct hlist_node *cur;
+};
+
+/* veth is a module on most distributions: its types come from module BTF. */
+struct veth_rq___ppw {
+	struct page_pool *page_pool;
+} __attribute__((preserve_access_index));
+
+struct veth_priv___ppw {
+	struct veth_rq___ppw *rq;
+} __attribute__((preserve_access_index));
+
+/*
+ * Global (not static) functions are verified once, on their own, instead of
+ * once per call site: addresses go in as scalars, read back with CO-RE.
+ */
+__noinline int discover_pool(__u64 addr)
+{
+	struct page_pool *pool = (void *)addr;
+
+	if (!pool)
+		return 0;
+	if (pool_get(pool, PPW_SEEN_DISCOVERY, 0))
+		cnt_inc(PPW_CNT_DISCOVERED);
+	return 0;
+}
+
+static long pp_cb(__u64 i, void *data)
+{
+	struct pp_walk *w = data;
+	struct hlist_node *n = w->cur;
+
+	if (!n)
+		return 1;
+	discover_pool((__u64)n - bpf_core_field_offset(struct page_pool, user.list));
+	w->cur = BPF_CORE_READ(n, next);
+	return 0;
+}
+
+/*
+ * netdev_priv(): dev->priv, a flexible array at the end of struct net_device
+ * since the v6.12 cycle; before, ALIGN(sizeof(struct net_device), 32).
+ */
+static __always_inline void *netdev_priv_of(struct net_device *nd)
+{
+	if (bpf_core_field_exists(nd->priv))
+		return (void *)nd + bpf_core_field_offset(struct net_device, priv);
+	return (void *)nd + ((bpf_core_type_size(struct net_device) + PPW_NETDEV_ALIGN - 1) &
+			     ~(PPW_NETDEV_ALIGN - 1));
+}
+
+static __always_inline bool is_veth(struct net_device *nd)
+{
+	const char *kind = BPF_CORE_READ(nd, rtnl_link_ops, kind);
+	char k[5] = {};
+
+	if (!kind || bpf_probe_read_kernel_str(k, sizeof(k), kind) != 5)
+		return false;
+	return k[0] == 'v' && k[1] == 'e' && k[2] == 't' && k[3] == 'h';
+}
+
+__noinline int discover_veth(__u64 addr)
+{
+	struct net_device *nd = (void *)addr;
+	struct veth_priv___ppw *vp;
+	struct veth_rq___ppw *rq;
+	__u32 n, i, sz;
+
+	if (!bpf_core_type_exists(struct veth_rq___ppw))
+		return 0;
+	vp = netdev_priv_of(nd);
+	rq = BPF_CORE_READ(vp, rq);
+	n = BPF_CORE_READ(nd, real_num_rx_queues);
+	sz = bpf_core_type_size(struct veth_rq___ppw);
+	if (!rq)
+		return 0;
+	for (i = 0; i < PPW_MAX_VETH_RQ && i < n; i++) {
+		struct veth_rq___ppw *q = (void *)rq + (__u64)i * sz;
+
+		discover_pool((__u64)BPF_CORE_READ(q, page_pool));
+	}
+	if (n > PPW_MAX_VETH_RQ)
+		cnt_inc(PPW_CNT_DISCOVERY_TRUNC);
+	return 0;
+}
+
+static long dev_cb(__u64 i, void *data)
+{
+	struct dev_walk *w = data;
+	struct list_head *cur = w->cur;
+	struct pp_walk pw = {};
+	struct net_device *nd;
+
+	if (!cur || cur == w->head)
+		return 1;
+	nd = (void *)cur - bpf_core_field_offset(struct net_device, dev_list);
+	if (bpf_core_field_exists(nd->page_pools)) {
+		pw.cur = BPF_CORE_READ(nd, page_pools.first);
+		if (bpf_loop(PPW_MAX_DEV_POOLS, pp_cb, &pw, 0) == PPW_MAX_DEV_POOLS)
+			cnt_inc(PPW_CNT_DISCOVERY_TRUNC);
+	}
+	if (is_veth(nd))
+		discover_veth((__u64)nd);
+	w->cur = BPF_CORE_READ(cur, next);
+	return 0;
+}
+
+static long net_cb(__u64 i, void *data)
+{
+	struct net_walk *w = data;
+	struct list_head *cur = w->cur;
+	struct dev_walk dw = {};
+	struct net *net;
+
+	net = (void *)cur - bpf_core_field_offset(struct net, list);
+	/* the ring also holds net_namespace_list itself: not a struct net */
+	if (BPF_CORE_READ(net, ns.ops) == w->ns_ops) {
+		dw.head = (void *)net + bpf_core_field_offset(struct net, dev_base_head);
+		dw.cur = BPF_CORE_READ(net, dev_base_head.next);
+		if (bpf_loop(PPW_MAX_DEVS, dev_cb, &dw, 0) == PPW_MAX_DEVS)
+			cnt_inc(PPW_CNT_DISCOVERY_TRUNC);
+	}
+	cur = BPF_CORE_READ(cur, next);
+	if (!cur || cur == w->head)
+		return 1;
+	w->cur = cur;
+	return 0;
+}
+
+SEC("iter/task")
+int discover(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct net_walk w = {};
+	struct net *net;
+
+	if (!task || ctx->meta->seq_num > 0)
+		return 0;
+	task = bpf_get_current_task_btf();
+	net = BPF_CORE_READ(task, nsproxy, net_ns);
+	if (!net)
+		return 0;
+	w.head = (void *)net + bpf_core_field_offset(struct net, list);
+	w.cur = w.head;
+	w.ns_ops = BPF_CORE_READ(net, ns.ops);
+	if (bpf_loop(PPW_MAX_NETNS, net_cb, &w, 0) == PPW_MAX_NETNS)
+		cnt_inc(PPW_CNT_DISCOVERY_TRUNC);
+	return 0;
+}

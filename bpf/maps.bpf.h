@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Maps shared by ppwatch's BPF objects. ledger.bpf.c defines them
+ * (PPW_DEFINE_MAPS); every other object declares them extern, and
+ * 'bpftool gen object' links all of them into one skeleton.
+ *
+ * Sizes here are defaults: user space resizes 'pools', 'pages' and 'events'
+ * before load (cli/loader.c).
+ */
+#ifndef __PPWATCH_MAPS_BPF_H
+#define __PPWATCH_MAPS_BPF_H
+
+#include "ppwatch.h"
+
+#ifdef PPW_DEFINE_MAPS
+#define PPW_MAP
+#else
+#define PPW_MAP extern
+#endif
+
+/* struct page_pool * -> record */
+PPW_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PPW_DEF_MAX_POOLS);
+	__type(key, __u64);
+	__type(value, struct ppw_pool);
+} pools SEC(".maps");
+
+/* netmem -> inflight page (the ledger) */
+PPW_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PPW_DEF_MAX_PAGES);
+	__type(key, __u64);
+	__type(value, struct ppw_page);
+} pages SEC(".maps");
+
+/* lifecycle events */
+PPW_MAP struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, PPW_DEF_RINGBUF);
+} events SEC(".maps");
+
+/* enum ppw_counter -> count, per CPU */
+PPW_MAP struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PPW_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* scratch space for building records off the 512-byte stack */
+PPW_MAP struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ppw_pool);
+} scratch SEC(".maps");
+
+static __always_inline void cnt_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
+
+	if (v)
+		*v += 1;
+}
+
+#endif /* __PPWATCH_MAPS_BPF_H */

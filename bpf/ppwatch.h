@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * ppwatch BPF <-> user-space ABI.
+ *
+ * Everything that crosses the boundary lives here, built from fixed-width
+ * types only (no bool, no pointers, explicit padding), so the layout is the
+ * same for clang -target bpf and for the host compiler. User space checks the
+ * sizes with _Static_assert (cli/abi_check.c).
+ */
+#ifndef __PPWATCH_H
+#define __PPWATCH_H
+
+#ifndef __VMLINUX_H__		/* BPF side: vmlinux.h has the types */
+#include <linux/types.h>
+#endif
+
+#define PPW_IFNAMSIZ		16
+#define PPW_DEVNAMSIZ		32
+#define PPW_DRVNAMSIZ		16
+
+/* Default sizes; user space overrides them before load. */
+#define PPW_DEF_MAX_POOLS	4096
+#define PPW_DEF_MAX_PAGES	(1U << 20)
+#define PPW_DEF_RINGBUF		(256 * 1024)
+
+/* Where a pool sits in its life. */
+enum ppw_pool_state {
+	PPW_POOL_LIVE		= 0,	/* not destroyed */
+	PPW_POOL_DETACHED	= 1,	/* page_pool_destroy() ran, pages still out: zombie */
+	PPW_POOL_FREED		= 2,	/* inflight reached 0, struct page_pool freed */
+};
+
+enum ppw_pool_flags {
+	PPW_PF_DMA_MAP		= 1U << 0,	/* PP_FLAG_DMA_MAP: pool maps its pages */
+	PPW_PF_DMA_SYNC		= 1U << 1,
+	PPW_PF_HAS_NETDEV	= 1U << 2,	/* slow.netdev set: netlink can list it */
+	PPW_PF_DEV_NETDEV	= 1U << 3,	/* p.dev is the device of a net_device */
+	PPW_PF_HAS_ID		= 1U << 4,	/* kernel has pool->user.id */
+	PPW_PF_DISCOVERED	= 1U << 5,	/* first found by the discovery scan */
+	PPW_PF_MEM_PROVIDER	= 1U << 6,	/* mp_priv set (devmem, io_uring zcrx) */
+	PPW_PF_HAS_NAPI		= 1U << 7,
+	PPW_PF_ORPHANED		= 1U << 8,	/* netdev gone, re-parented to loopback */
+};
+
+/*
+ * One record per struct page_pool seen, keyed by its address. A new pool at
+ * an address that held a freed pool gets gen + 1; the old record is reported
+ * through a PPW_EV_POOL_RETIRED event first, so nothing is lost.
+ */
+struct ppw_pool {
+	__u64 addr;			/* struct page_pool * */
+	__u32 gen;			/* generation at this address */
+	__u32 id;			/* pool->user.id (netlink id), 0 if none */
+	__u32 flags;			/* enum ppw_pool_flags */
+	__u32 state;			/* enum ppw_pool_state */
+	__s32 ifindex;			/* slow.netdev, else the net_device behind p.dev */
+	__u32 napi_id;
+	__u64 netns_cookie;
+	__u32 netns_ino;
+	__u32 order;
+	__u32 pool_size;
+	__s32 nid;
+	char ifname[PPW_IFNAMSIZ];
+	char devname[PPW_DEVNAMSIZ];	/* kobject name of p.dev (e.g. PCI address) */
+	char driver[PPW_DRVNAMSIZ];	/* p.dev->driver->name, if bound */
+
+	__u64 first_seen_ns;		/* CLOCK_BOOTTIME */
+	/* The kernel's own running counters, as last reported. */
+	__u32 hold_cnt;			/* pages_state_hold_cnt */
+	__u32 release_cnt;		/* pages_state_release_cnt */
+	/* The same counters when ppwatch first saw the pool. */
+	__u32 base_hold;
+	__u32 base_release;
+	/* What the ledger saw since then. */
+	__u64 ledger_holds;		/* holds recorded in the page ledger */
+	__u64 ledger_releases;		/* releases that matched a ledger entry */
+	__u64 untracked_holds;		/* holds not recorded: page ledger full */
+	__u64 unmatched_releases;	/* releases of pages held before start */
+
+	/* Destroy and retry, from the page_pool_release tracepoint. */
+	__u64 detach_ns;		/* first page_pool_release (destroy) seen */
+	__u64 kernel_detach_time;	/* raw pool->user.detach_time (units: see ppw_rodata) */
+	__u64 last_release_ns;		/* time of the latest page_pool_release */
+	__u64 freed_ns;
+	__u64 destroy_cnt;		/* pool->destroy_cnt */
+	__u32 release_events;		/* page_pool_release calls seen: 1 + retries */
+	__s32 last_inflight;		/* inflight it reported last */
+};
+
+/* One entry per inflight page, keyed by netmem (pfn is 0 for net_iov). */
+struct ppw_page {
+	__u64 pool;			/* struct page_pool * */
+	__u32 gen;			/* ppw_pool.gen at hold time */
+	__u32 cpu;
+	__u64 hold_ns;			/* CLOCK_BOOTTIME at page_pool_state_hold */
+};
+
+/* Ring-buffer events: pool lifecycle, rare by construction. */
+enum ppw_event_type {
+	PPW_EV_POOL_NEW		= 1,	/* first sight of a pool */
+	PPW_EV_DESTROY		= 2,	/* first page_pool_release: destroy started */
+	PPW_EV_RETRY		= 3,	/* later page_pool_release: retry */
+	PPW_EV_FREED		= 4,	/* inflight reached 0 */
+	PPW_EV_NID		= 5,	/* page_pool_update_nid */
+	PPW_EV_POOL_RETIRED	= 6,	/* a record is about to be reused: its last state */
+};
+
+struct ppw_event {
+	__u32 type;			/* enum ppw_event_type */
+	__u32 cpu;
+	__u64 ts_ns;			/* CLOCK_BOOTTIME */
+	__u64 pool;
+	__u32 gen;
+	__u32 id;
+	__s32 inflight;
+	__u32 hold;
+	__u32 release;
+	__s32 nid;
+	__u64 cnt;			/* destroy_cnt for release events */
+	struct ppw_pool rec;		/* the record after the event */
+};
+
+/* Per-CPU counters, summed by user space. Every loss has one. */
+enum ppw_counter {
+	PPW_CNT_HOLD		= 0,	/* state_hold events handled */
+	PPW_CNT_RELEASE,		/* state_release events handled */
+	PPW_CNT_POOL_RELEASE,		/* page_pool_release events handled */
+	PPW_CNT_LEDGER_FULL,		/* page ledger full: hold not recorded (loss) */
+	PPW_CNT_POOLS_FULL,		/* pool table full: pool not tracked (loss) */
+	PPW_CNT_RINGBUF_DROP,		/* lifecycle event dropped, ring full (loss) */
+	PPW_CNT_UNMATCHED,		/* release of a page held before start */
+	PPW_CNT_POOL_REUSE,		/* address reused by a new pool */
+	PPW_CNT_DISCOVERED,		/* pools found by the discovery scan */
+	PPW_CNT_DISCOVERY_TRUNC,	/* discovery stopped at a bound (loss) */
+	PPW_CNT_MAX,
+};
+
+#endif /* __PPWATCH_H */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the running kernel offers, from its BTF: tracepoints, field types,
+ * the page_pool variant. Probes, never version numbers.
+ */
+#ifndef __PPWATCH_KFEATURES_H
+#define __PPWATCH_KFEATURES_H
+
+#include <stdbool.h>
+
+/* How a destroyed pool's DMA mappings go away (issue: DMA-unmap state). */
+enum unmap_regime {
+	UNMAP_UNKNOWN,
+	UNMAP_XARRAY,		/* pool->dma_mapped: unmapped at the first scrub */
+	UNMAP_ITEM_BLOCKS,	/* struct page_pool_item: unmapped in destroy */
+	UNMAP_ON_RETURN,	/* neither: mapped until each page returns */
+};
+
+struct features {
+	bool btf;			/* /sys/kernel/btf/vmlinux loaded */
+	bool page_pool;			/* struct page_pool in BTF */
+	bool tp_hold;			/* btf_trace_page_pool_state_hold */
+	bool tp_release;
+	bool tp_pool_release;
+	bool tp_update_nid;
+	bool pool_user;			/* pool->user: ids, netdev lists (v6.8) */
+	bool detach_time_is_ns;		/* user.detach_time is ktime_t */
+	enum unmap_regime unmap;
+	bool tracefs;			/* events/page_pool visible in tracefs */
+	long page_size;
+	char btf_err[96];
+};
+
+int features_probe(struct features *f);
+const char *unmap_regime_name(enum unmap_regime r);
+
+#endif /* __PPWATCH_KFEATURES_H */

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#ifndef __PPWATCH_MAIN_H
+#define __PPWATCH_MAIN_H
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "json.h"
+#include "loader.h"
+
+/* Exit codes (ppwatch(8) EXIT STATUS). */
+enum {
+	EXIT_OK		= 0,	/* done; for check: every rule holds */
+	EXIT_FAILED	= 1,	/* check: a rule failed */
+	EXIT_ERROR	= 2,	/* could not run: usage, privileges, kernel support */
+};
+
+/* Options every command accepts, before or after the command word. */
+struct env {
+	bool json;
+	bool pretty;
+	bool wide;
+	int verbose;
+	enum attach_mode attach;
+	uint64_t max_pages;
+	uint32_t max_pools;
+	bool no_netlink;
+	const char *prog;	/* argv[0] basename */
+	const char *cmd;	/* the command being run */
+};
+
+extern struct env env;
+extern struct json jw;		/* stdout, when env.json */
+extern volatile sig_atomic_t exiting;
+
+struct command {
+	const char *name;
+	const char *synopsis;	/* after "ppwatch NAME " */
+	const char *summary;
+	const struct option *lopts;	/* command's own options, may be NULL */
+	const char *sopts;
+	/* one option of the command's own; 0 or -EINVAL */
+	int (*opt)(int c, const char *arg);
+	/* positional arguments only, options already consumed */
+	int (*run)(int argc, char **argv);
+	void (*help)(void);	/* extra help text, may be NULL */
+};
+
+extern const struct command cmd_pools, cmd_top;
+
+void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* __PPWATCH_MAIN_H */

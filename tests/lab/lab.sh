@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The ppwatch lab: two network namespaces joined by a veth pair, with an XDP
+# program on the receiving end so veth allocates from real page pools.
+#
+#   <lab>-a: va 192.0.2.1/24  ==veth==  <lab>-b: vb 192.0.2.2/24 (+ XDP)
+#
+# Use it as a library (source it, call lab_* functions) or as a command:
+#   lab.sh up | down | xdp-on | xdp-off | hold N [SIZE] | release | status
+# with LAB=<name> (default "ppwlab") naming the namespaces and state dir.
+#
+# Nothing leaves the two namespaces: addresses are from 192.0.2.0/24
+# (RFC 5737, documentation), and every traffic burst is bounded.
+
+LAB=${LAB:-ppwlab}
+LAB_A=${LAB}-a
+LAB_B=${LAB}-b
+LAB_IP_A=192.0.2.1
+LAB_IP_B=192.0.2.2
+LAB_PORT=${LAB_PORT:-5001}
+LAB_DIR=${LAB_DIR:-/run/ppwatch-lab/$LAB}
+LAB_QUEUES=${LAB_QUEUES:-1}
+_lab_here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+OUTPUT=${OUTPUT:-$_lab_here/../../.output}
+PPGEN=${PPGEN:-$OUTPUT/lab/ppgen}
+XDP_OBJ=${XDP_OBJ:-$OUTPUT/lab/xdp_pass.bpf.o}
+
+lab_log() { [ -n "${LAB_QUIET:-}" ] || echo "lab: $*" >&2; }
+
+lab_fail() {
+	echo "lab: $*" >&2
+	return 1
+}
+
+# Create the namespaces and the veth pair; attach XDP (creates the pools).
+lab_up() {
+	[ -x "$PPGEN" ] || lab_fail "$PPGEN missing: run 'make' first" || return 1
+	[ -f "$XDP_OBJ" ] || lab_fail "$XDP_OBJ missing: run 'make' first" || return 1
+	mkdir -p "$LAB_DIR"
+	ip netns add "$LAB_A" || return 1
+	ip netns add "$LAB_B" || return 1
+	ip link add va netns "$LAB_A" numtxqueues "$LAB_QUEUES" numrxqueues "$LAB_QUEUES" \
+		type veth peer name vb netns "$LAB_B" \
+		numtxqueues "$LAB_QUEUES" numrxqueues "$LAB_QUEUES" || return 1
+	ip -n "$LAB_A" addr add "$LAB_IP_A/24" dev va
+	ip -n "$LAB_B" addr add "$LAB_IP_B/24" dev vb
+	ip -n "$LAB_A" link set lo up
+	ip -n "$LAB_B" link set lo up
+	ip -n "$LAB_A" link set va up
+	ip -n "$LAB_B" link set vb up
+	lab_xdp_on || return 1
+	lab_log "up: $LAB_A/va $LAB_IP_A <-> $LAB_B/vb $LAB_IP_B (XDP on vb)"
+}
+
+# Native XDP on vb: veth creates one page_pool per receive queue.
+lab_xdp_on() {
+	ip -n "$LAB_B" link set dev vb xdpdrv obj "$XDP_OBJ" sec xdp ||
+		lab_fail "cannot attach XDP to vb (iproute2 without libbpf?)"
+}
+
+# Detach XDP: page_pool_destroy() on every vb pool.
+lab_xdp_off() {
+	ip -n "$LAB_B" link set dev vb xdpdrv off
+}
+
+# Start a holder: a UDP socket in B that never reads; send it N datagrams.
+# Prints "pid inode port" of the holder.
+lab_hold() {
+	local n=${1:-100} size=${2:-1000} port=${3:-$LAB_PORT} ready
+	ready="$LAB_DIR/holder.$port"
+	rm -f "$ready"
+	"$PPGEN" hold --netns "$LAB_B" --bind "$LAB_IP_B:$port" --ready "$ready" \
+		--lifetime "${LAB_HOLD_LIFETIME:-600}" </dev/null >/dev/null 2>&1 &
+	local i
+	for i in $(seq 100); do
+		[ -s "$ready" ] && break
+		sleep 0.05
+	done
+	[ -s "$ready" ] || lab_fail "holder did not start" || return 1
+	"$PPGEN" send --netns "$LAB_A" --to "$LAB_IP_B:$port" --count "$n" --size "$size" \
+		>/dev/null || lab_fail "send failed" || return 1
+	cat "$ready"
+}
+
+# Number of datagrams queued on the holder's socket in B.
+lab_queued() {
+	local port=${1:-$LAB_PORT}
+	ip netns exec "$LAB_B" ss -u -a -n -m "sport = :$port" 2>/dev/null |
+		awk '/^UNCONN|^ESTAB/ { print $2; exit }'
+}
+
+# Close the holder: its pages go back to the pool (or the allocator).
+lab_release() {
+	local port=${1:-$LAB_PORT} f pid
+	for f in "$LAB_DIR"/holder.${port}; do
+		[ -s "$f" ] || continue
+		read -r pid _ <"$f"
+		kill -TERM "$pid" 2>/dev/null
+		while kill -0 "$pid" 2>/dev/null; do sleep 0.02; done
+		rm -f "$f"
+	done
+}
+
+lab_down() {
+	local f pid
+	for f in "$LAB_DIR"/holder.*; do
+		[ -s "$f" ] || continue
+		read -r pid _ <"$f"
+		kill -TERM "$pid" 2>/dev/null
+	done
+	ip netns del "$LAB_A" 2>/dev/null
+	ip netns del "$LAB_B" 2>/dev/null
+	rm -rf "$LAB_DIR"
+	return 0
+}
+
+lab_status() {
+	ip -n "$LAB_B" -d link show vb 2>/dev/null | sed -n '1,3p'
+	ls "$LAB_DIR" 2>/dev/null
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	set -u
+	cmd=${1:-}
+	shift || true
+	case "$cmd" in
+	up) lab_up ;;
+	down) lab_down ;;
+	xdp-on) lab_xdp_on ;;
+	xdp-off) lab_xdp_off ;;
+	hold) lab_hold "$@" ;;
+	release) lab_release "$@" ;;
+	queued) lab_queued "$@" ;;
+	status) lab_status ;;
+	*)
+		echo "usage: LAB=name $0 up|down|xdp-on|xdp-off|hold N [SIZE [PORT]]|release [PORT]|queued [PORT]|status" >&2
+		exit 2
+		;;
+	esac
+fi

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ppgen: the lab's traffic source and page holder.
+ *
+ *   ppgen send  --netns NS --to ADDR:PORT [--count N] [--size BYTES] [--timeout SEC]
+ *   ppgen hold  --netns NS --bind ADDR:PORT [--rcvbuf BYTES] [--ready FILE] [--lifetime SEC]
+ *   ppgen flood --from NS --netns NS --to ADDR:PORT [--seconds S] [--cycles C]
+ *               [--count N] [--size BYTES]
+ *
+ * 'hold' binds a UDP socket in NS and never reads it: every datagram that
+ * arrives through a veth with XDP keeps its page_pool page in the receive
+ * queue. It writes "pid inode port" to FILE once bound, closes the socket on
+ * SIGTERM/SIGINT/SIGUSR1 (the pages return to the pool) and exits. 'flood'
+ * repeats fill-then-close cycles to make hold and release events for
+ * benchmarks. Every loop is bounded in count and time.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCH 64
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "ppgen: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: ppgen send  --netns NS --to ADDR:PORT [--count N] [--size BYTES] [--timeout SEC]\n"
+		"       ppgen hold  --netns NS --bind ADDR:PORT [--rcvbuf BYTES] [--ready FILE] [--lifetime SEC]\n"
+		"       ppgen flood --from NS --netns NS --to ADDR:PORT [--seconds S] [--cycles C]\n"
+		"                   [--count N] [--size BYTES]\n");
+	exit(2);
+}
+
+/* Enter a network namespace given by name (/run/netns/NAME) or path. */
+static int enter_netns(const char *ns)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!ns)
+		return 0;
+	if (strchr(ns, '/'))
+		snprintf(path, sizeof(path), "%s", ns);
+	else
+		snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(path);
+	if (setns(fd, CLONE_NEWNET))
+		die("setns");
+	close(fd);
+	return 0;
+}
+
+static int self_netns(void)
+{
+	int fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		die("/proc/self/ns/net");
+	return fd;
+}
+
+static void parse_addr(const char *s, struct sockaddr_in *sa)
+{
+	char buf[64], *colon;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	colon = strrchr(buf, ':');
+	if (!colon) {
+		fprintf(stderr, "ppgen: '%s': expected ADDR:PORT\n", s);
+		exit(2);
+	}
+	*colon = 0;
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons(atoi(colon + 1));
+	if (inet_pton(AF_INET, buf, &sa->sin_addr) != 1) {
+		fprintf(stderr, "ppgen: '%s': not an IPv4 address\n", buf);
+		exit(2);
+	}
+}
+
+static long parse_num(const char *s, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (errno || end == s || *end || v < 0) {
+		fprintf(stderr, "ppgen: invalid %s '%s'\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+/* Send 'count' datagrams of 'size' bytes; returns the number sent. */
+static long send_burst(int fd, const struct sockaddr_in *to, long count, long size,
+		       double deadline)
+{
+	static char payload[65507];
+	struct mmsghdr msgs[BATCH];
+	struct iovec iov[BATCH];
+	long sent = 0;
+	int i, n, r;
+
+	memset(payload, 0x5a, sizeof(payload));
+	while (sent < count && !stop && now_s() < deadline) {
+		n = count - sent < BATCH ? count - sent : BATCH;
+		for (i = 0; i < n; i++) {
+			iov[i].iov_base = payload;
+			iov[i].iov_len = size;
+			memset(&msgs[i], 0, sizeof(msgs[i]));
+			msgs[i].msg_hdr.msg_name = (void *)to;
+			msgs[i].msg_hdr.msg_namelen = sizeof(*to);
+			msgs[i].msg_hdr.msg_iov = &iov[i];
+			msgs[i].msg_hdr.msg_iovlen = 1;
+		}
+		r = sendmmsg(fd, msgs, n, 0);
+		if (r < 0) {
+			if (errno == EAGAIN || errno == ENOBUFS || errno == EINTR) {
+				usleep(100);
+				continue;
+			}
+			die("sendmmsg");
+		}
+		sent += r;
+	}
+	return sent;
+}
+
+static int udp_socket(void)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		die("socket");
+	return fd;
+}
+
+static int bind_sink(const struct sockaddr_in *at, int rcvbuf)
+{
+	int fd = udp_socket(), one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (rcvbuf > 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		die("SO_RCVBUFFORCE");
+	if (bind(fd, (const struct sockaddr *)at, sizeof(*at)))
+		die("bind");
+	return fd;
+}
+
+static int cmd_send(const char *ns, const char *to, long count, long size, long timeout)
+{
+	struct sockaddr_in sa;
+	long sent;
+	int fd;
+
+	if (!to)
+		usage();
+	parse_addr(to, &sa);
+	enter_netns(ns);
+	fd = udp_socket();
+	sent = send_burst(fd, &sa, count, size, now_s() + timeout);
+	close(fd);
+	printf("%ld\n", sent);
+	return sent == count ? 0 : 1;
+}
+
+static int cmd_hold(const char *ns, const char *bind_to, long rcvbuf, const char *ready,
+		    long lifetime)
+{
+	struct sockaddr_in sa;
+	double deadline;
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	if (!bind_to)
+		usage();
+	parse_addr(bind_to, &sa);
+	enter_netns(ns);
+	fd = bind_sink(&sa, rcvbuf);
+	if (fstat(fd, &st))
+		die("fstat");
+	if (ready) {
+		char tmp[PATH_MAX];
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp", ready);
+		f = fopen(tmp, "w");
+		if (!f)
+			die(tmp);
+		fprintf(f, "%d %lu %u\n", getpid(), (unsigned long)st.st_ino, ntohs(sa.sin_port));
+		fclose(f);
+		if (rename(tmp, ready))
+			die("rename");
+	}
+	deadline = now_s() + lifetime;
+	while (!stop && now_s() < deadline)
+		usleep(20000);
+	close(fd);
+	return 0;
+}
+
+static int cmd_flood(const char *from, const char *ns, const char *to, long seconds,
+		     long cycles, long count, long size)
+{
+	double deadline = now_s() + seconds;
+	long c, sent = 0;
+	struct sockaddr_in sa;
+	int tx, here, there;
+
+	if (!to || !ns)
+		usage();
+	parse_addr(to, &sa);
+	here = self_netns();
+	enter_netns(from);
+	tx = udp_socket();
+	if (setns(here, CLONE_NEWNET))
+		die("setns");
+	enter_netns(ns);
+	there = self_netns();
+	for (c = 0; c < cycles && !stop && now_s() < deadline; c++) {
+		int rx;
+
+		if (setns(there, CLONE_NEWNET))
+			die("setns");
+		rx = bind_sink(&sa, 256 << 20);
+		sent += send_burst(tx, &sa, count, size, deadline);
+		usleep(2000);
+		close(rx);	/* every queued page goes back: release events */
+	}
+	close(tx);
+	printf("%ld cycles %ld datagrams\n", c, sent);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "netns", required_argument, NULL, 'n' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "to", required_argument, NULL, 't' },
+		{ "bind", required_argument, NULL, 'b' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "size", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "rcvbuf", required_argument, NULL, 'r' },
+		{ "ready", required_argument, NULL, 'R' },
+		{ "lifetime", required_argument, NULL, 'L' },
+		{ "seconds", required_argument, NULL, 'S' },
+		{ "cycles", required_argument, NULL, 'C' },
+		{ 0 }
+	};
+	const char *ns = NULL, *from = NULL, *to = NULL, *bind_to = NULL, *ready = NULL;
+	long count = 1000, size = 1000, timeout = 30, rcvbuf = 256 << 20;
+	long lifetime = 600, seconds = 3, cycles = 1000;
+	const char *cmd;
+	int o;
+
+	if (argc < 2)
+		usage();
+	cmd = argv[1];
+	optind = 2;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'n': ns = optarg; break;
+		case 'f': from = optarg; break;
+		case 't': to = optarg; break;
+		case 'b': bind_to = optarg; break;
+		case 'c': count = parse_num(optarg, "count"); break;
+		case 's': size = parse_num(optarg, "size"); break;
+		case 'T': timeout = parse_num(optarg, "timeout"); break;
+		case 'r': rcvbuf = parse_num(optarg, "rcvbuf"); break;
+		case 'R': ready = optarg; break;
+		case 'L': lifetime = parse_num(optarg, "lifetime"); break;
+		case 'S': seconds = parse_num(optarg, "seconds"); break;
+		case 'C': cycles = parse_num(optarg, "cycles"); break;
+		default: usage();
+		}
+	}
+	if (size < 1 || size > 65507) {
+		fprintf(stderr, "ppgen: size must be 1..65507\n");
+		return 2;
+	}
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	signal(SIGUSR1, on_signal);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (!strcmp(cmd, "send"))
+		return cmd_send(ns, to, count, size, timeout);
+	if (!strcmp(cmd, "hold"))
+		return cmd_hold(ns, bind_to, rcvbuf, ready, lifetime);
+	if (!strcmp(cmd, "flood"))
+		return cmd_flood(from, ns, to, seconds, cycles, count, size);
+	usage();
+	return 2;
+}
