@@ -169,3 +169,6 @@ help:
 .SECONDARY:
 
 -include $(wildcard $(OUTPUT)/cli/*.d)
+
+# the kernel series' build-and-boot rig (issue: patches/ and the VM tests)
+-include kernel/kernel.mk
