@@ -206,9 +206,147 @@ cmd_build() {
 	say "$flavor kernel built in $(( $(date +%s) - t0 )) s: $(cat "$bld/include/config/kernel.release")"
 }
 
+# --- guest helpers and initramfs ----------------------------------------------
+IRD=$KERNEL_WORK/initramfs
+
+# ppvm-nl is built from the *patched* tree: YNL library + netdev code
+# generated from its netdev.yaml, with its uapi netdev.h. Static.
+cmd_helpers() {
+	local src=$TREES/patched/src out=$IRD/bin ynl gen
+	ynl=$src/tools/net/ynl
+	gen=$IRD/ynl-gen
+	[ -f "$src/Documentation/netlink/specs/netdev.yaml" ] || die "run 'rig.sh prepare' first"
+	mkdir -p "$out" "$gen"
+	python3 "$ynl/ynl-gen-c.py" --mode user --header \
+		--spec "$src/Documentation/netlink/specs/netdev.yaml" -o "$gen/netdev-user.h"
+	python3 "$ynl/ynl-gen-c.py" --mode user --source \
+		--spec "$src/Documentation/netlink/specs/netdev.yaml" -o "$gen/netdev-user.c"
+	gcc -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -Werror -static \
+		-I"$ynl/lib" -I"$gen" -idirafter "$src/include/uapi" \
+		-D_LINUX_NETDEV_H -include "$src/include/uapi/linux/netdev.h" \
+		-o "$out/ppvm-nl" "$ROOT/tests/vm/ppvm-nl.c" "$gen/netdev-user.c" "$ynl/lib/ynl.c"
+	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static \
+		-o "$out/ppvm-tool" "$ROOT/tests/vm/ppvm-tool.c"
+}
+
+# copy a dynamically linked binary and the libraries ldd lists
+copy_dyn() {
+	local bin=$1 dst=$2 lib
+	install -D -m 0755 "$bin" "$dst"
+	for lib in $(ldd "$bin" | awk '/=> \//{print $3} /^\t\/lib/{print $1}'); do
+		[ -e "$STAGE$lib" ] || install -D -m 0755 "$lib" "$STAGE$lib"
+	done
+}
+
+cmd_initramfs() {
+	local bb
+	cmd_helpers
+	STAGE=$IRD/root
+	rm -rf "$STAGE"
+	mkdir -p "$STAGE"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,etc,vm/bin,vm/t}
+	mkdir -p "$STAGE/var"
+	ln -s /run "$STAGE/var/run"
+	bb=$(command -v busybox) || die "busybox missing: run 'make deps' (busybox-static)"
+	ldd "$bb" >/dev/null 2>&1 && die "$bb is not static (install busybox-static)"
+	install -m 0755 "$bb" "$STAGE/bin/busybox"
+	install -m 0755 "$ROOT/tests/vm/init.sh" "$STAGE/init"
+	install -m 0644 "$ROOT/tests/vm/lib.sh" "$ROOT/tests/vm/run.sh" "$STAGE/vm/"
+	install -m 0644 "$ROOT"/tests/vm/t/*.sh "$STAGE/vm/t/"
+	install -m 0755 "$IRD/bin/ppvm-nl" "$IRD/bin/ppvm-tool" "$STAGE/vm/bin/"
+	# iproute2 (ip netns, veth) and jq (ppwatch -j) from the host, with libs
+	copy_dyn "$(command -v ip)" "$STAGE/sbin/ip"
+	copy_dyn "$(command -v jq)" "$STAGE/usr/bin/jq"
+	if [ -x "$PPWATCH_BIN" ]; then
+		copy_dyn "$PPWATCH_BIN" "$STAGE/vm/bin/ppwatch"
+	else
+		say "WARNING: $PPWATCH_BIN missing: the ppwatch cross-checks will SKIP"
+	fi
+	echo "root:x:0:0:root:/:/bin/sh" >"$STAGE/etc/passwd"
+	(cd "$STAGE" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$IRD/initramfs.cpio.gz"
+	say "initramfs: $(du -h "$IRD/initramfs.cpio.gz" | cut -f1)"
+}
+
+# Boot FLAVOR's kernel under qemu TCG with two vmxnet3 NICs joined by a qemu
+# hub (no host or user-mode networking) behind an emulated intel-iommu, run
+# the tests and check the serial log.
+cmd_boot() {
+	local flavor=$1 bld=$TREES/$1/build log rc t0
+	need_flavor "$flavor"
+	[ -s "$bld/arch/x86/boot/bzImage" ] || die "no $flavor kernel: rig.sh build $flavor"
+	[ -s "$IRD/initramfs.cpio.gz" ] || die "no initramfs: rig.sh initramfs"
+	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
+	mkdir -p "$LOGS"
+	log=$LOGS/vm-$flavor.log
+	say "booting $flavor kernel (log: $log, timeout ${VM_TIMEOUT}s)"
+	t0=$(date +%s)
+	set +e
+	timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
+		-M q35 -accel tcg,thread=multi -cpu max -smp 2 -m 1024 \
+		-nographic -no-reboot -nodefaults -serial stdio \
+		-device intel-iommu \
+		-netdev hubport,id=h0,hubid=0 -device vmxnet3,netdev=h0 \
+		-netdev hubport,id=h1,hubid=0 -device vmxnet3,netdev=h1 \
+		-kernel "$bld/arch/x86/boot/bzImage" -initrd "$IRD/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic=-1 ppvm.flavor=$flavor ${VM_APPEND:-}" \
+		</dev/null >"$log" 2>&1
+	rc=$?
+	set -e
+	say "$flavor VM ran $(( $(date +%s) - t0 )) s (qemu exit $rc)"
+	check_log "$flavor" "$log" "$rc"
+}
+
+# The verdict: end marker present, summary with fail=0 and pass>0, no FAIL
+# line, no kernel splat, qemu not killed by the timeout.
+check_log() {
+	local flavor=$1 log=$2 rc=$3 bad=0 summary
+	tr -d '\r' <"$log" >"$log.txt"
+	grep -E '^PPVM: (FAIL|SKIP)|^PPVM-VALUES|^PPVM-SUMMARY' "$log.txt" | sed "s/^/  [$flavor] /" >&2 || true
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		say "$flavor: FAIL: VM timed out after ${VM_TIMEOUT}s"; bad=1
+	fi
+	if ! grep -q '^PPVM-END' "$log.txt"; then
+		say "$flavor: FAIL: no end marker (PPVM-END) in the log"; bad=1
+	fi
+	summary=$(grep '^PPVM-SUMMARY:' "$log.txt" | tail -n1)
+	case "$summary" in
+	*" fail=0 "*) ;;
+	*) say "$flavor: FAIL: summary '${summary:-missing}'"; bad=1 ;;
+	esac
+	case "$summary" in
+	*" pass=0 "*) say "$flavor: FAIL: no test passed"; bad=1 ;;
+	esac
+	if grep -q '^PPVM: FAIL' "$log.txt"; then bad=1; fi
+	if grep -E 'Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN|UBSAN|refcnt [-0-9]+ violation|Negative\([-0-9]+\) inflight' "$log.txt" >&2; then
+		say "$flavor: FAIL: kernel splat in the log"; bad=1
+	fi
+	[ $bad -eq 0 ] || die "$flavor VM tests failed (log: $log)"
+	say "$flavor VM tests passed: $summary"
+}
+
+# Everything: prepare, build both kernels, initramfs, boot both.
+cmd_test() {
+	local t0=$(date +%s) fl
+	cmd_prepare
+	for fl in stock patched; do cmd_build $fl; done
+	cmd_initramfs
+	local fails=0
+	for fl in stock patched; do cmd_boot $fl || fails=$((fails + 1)); done
+	say "kernel-test took $(( $(date +%s) - t0 )) s"
+	[ $fails -eq 0 ] || die "$fails VM run(s) failed"
+}
+
+# Only one kernel build/boot at a time on this machine.
+mkdir -p "$(dirname "$KERNEL_WORK")"
+exec 9>"$KERNEL_WORK.lock"
+flock -n 9 || { say "waiting for another rig run ($KERNEL_WORK.lock)"; flock 9; }
+
 case "${1:-}" in
 prepare) cmd_prepare ;;
 config) cmd_config "${2:-}" ;;
 build) cmd_build "${2:-}" ;;
-*) die "usage: $0 prepare | config FLAVOR | build FLAVOR | initramfs | boot FLAVOR" ;;
+helpers) cmd_helpers ;;
+initramfs) cmd_initramfs ;;
+boot) cmd_boot "${2:-}" ;;
+test) cmd_test ;;
+*) die "usage: $0 prepare | build FLAVOR | initramfs | boot FLAVOR | test" ;;
 esac

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# Kernel series rig (included by the top-level Makefile). See kernel/README.md.
+#
+#   make kernel-test            build the stock and the patched kernel, boot
+#                               both under qemu and run tests/vm (non-zero exit
+#                               on any failure)
+#   make kernel-build           prepare the trees and build both kernels
+#   make kernel-patches-check   git am, checkpatch --strict, YNL regen and W=1
+#                               checks of patches/ (no VM)
+#   make kernel-bisect          build the patched kernel at every patch of the
+#                               series (slow: one incremental build per patch)
+#
+# Knobs: KERNEL_WORK (trees, build dirs, ccache; default /var/tmp/ppwatch-kernel),
+# PREREQ_DIR (default ../shared/kernel/prereq), KERNEL_JOBS (make -j),
+# VM_TIMEOUT (seconds per VM boot, default 900), KERNEL_TEST=0 (make test
+# skips the kernel rig).
+
+KERNEL_WORK ?= /var/tmp/ppwatch-kernel
+PREREQ_DIR ?= $(abspath ../shared/kernel/prereq)
+KERNEL_JOBS ?= $(shell nproc)
+VM_TIMEOUT ?= 900
+KERNEL_TEST ?= 1
+
+KERNEL_RIG = KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) \
+	KERNEL_JOBS=$(KERNEL_JOBS) VM_TIMEOUT=$(VM_TIMEOUT) \
+	PPWATCH_BIN=$(abspath $(OUTPUT))/ppwatch kernel/rig.sh
+
+.PHONY: kernel-prepare kernel-build kernel-initramfs kernel-boot kernel-test \
+	kernel-patches-check kernel-bisect
+
+kernel-prepare: deps
+	$(Q)$(KERNEL_RIG) prepare
+
+kernel-build: kernel-prepare
+	$(Q)$(KERNEL_RIG) build stock
+	$(Q)$(KERNEL_RIG) build patched
+
+kernel-initramfs: kernel-prepare $(OUTPUT)/ppwatch
+	$(Q)$(KERNEL_RIG) initramfs
+
+kernel-boot: kernel-initramfs
+	$(Q)$(KERNEL_RIG) boot stock
+	$(Q)$(KERNEL_RIG) boot patched
+
+kernel-test: deps $(OUTPUT)/ppwatch
+	$(Q)$(KERNEL_RIG) test
+
+kernel-patches-check: deps
+	$(Q)KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
+		kernel/check-patches.sh
+
+kernel-bisect: deps
+	$(Q)KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
+		kernel/check-patches.sh --bisect
+
+# 'make test' runs the kernel rig too (KERNEL_TEST=0 leaves it out)
+ifneq ($(KERNEL_TEST),0)
+test: kernel-test
+endif

@@ -1,0 +1,21 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# /init of the ppwatch VM test initramfs: mount what the tests need, run
+# /vm/run.sh, power off (qemu runs with -no-reboot, so it exits).
+/bin/busybox --install -s /bin
+export PATH=/vm/bin:/sbin:/usr/sbin:/usr/bin:/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mkdir -p /run/netns /sys/fs/bpf
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t bpf bpf /sys/fs/bpf
+ip link set lo up
+flavor=$(sed -n 's/.*ppvm\.flavor=\([a-z]*\).*/\1/p' /proc/cmdline)
+sh /vm/run.sh "${flavor:-unknown}"
+sync
+poweroff -f
+reboot -f

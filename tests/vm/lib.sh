@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Helpers for the VM tests (busybox ash). Sourced by run.sh and every t/*.sh.
+#
+# Result lines, parsed by kernel/rig.sh on the host (anything else is log):
+#   PPVM: PASS <test>: <what>
+#   PPVM: FAIL <test>: <what>
+#   PPVM: SKIP <test>: <why>
+# A test that cannot run says SKIP with the reason; it never passes silently.
+
+# busybox-static's ash runs its own applets before searching PATH: make 'ip'
+# the iproute2 binary (netns, veth, -o), not busybox's applet
+ip() { /sbin/ip "$@"; }
+
+TRACE=/sys/kernel/tracing
+NLBIN=/vm/bin/ppvm-nl
+TOOL=/vm/bin/ppvm-tool
+FLAVOR=${FLAVOR:-unknown}
+
+log() { echo "  [$T] $*"; }
+pass() { echo "PPVM: PASS $T: $*"; }
+fail() { echo "PPVM: FAIL $T: $*"; }
+skip() { echo "PPVM: SKIP $T: $*"; }
+
+# check "what" VALUE OP EXPECTED (OP: -eq -ne -gt -ge -lt -le, or = / != for strings)
+check() {
+	local what=$1 a=$2 op=$3 b=$4
+	case "$a" in "") fail "$what: no value (expected $op $b)"; return 1 ;; esac
+	if [ "$a" "$op" "$b" ] 2>/dev/null; then
+		pass "$what ($a $op $b)"
+		return 0
+	fi
+	fail "$what: got '$a', expected $op '$b'"
+	return 1
+}
+
+# absent "what" VALUE: passes if VALUE is empty (attribute not reported)
+absent() {
+	if [ -z "$2" ]; then pass "$1 (absent)"; return 0; fi
+	fail "$1: expected absent, got '$2'"
+	return 1
+}
+
+# wait_for SECONDS CMD...: poll every 0.5 s (bounded)
+wait_for() {
+	local n=$(( $1 * 2 )); shift
+	while [ $n -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.5
+		n=$(( n - 1 ))
+	done
+	return 1
+}
+
+# --- netlink (ppvm-nl) -------------------------------------------------------
+# nl_pools [NETNS]: "pool id=.. key=.." lines of page-pool-get
+nl_pools() {
+	if [ -n "${1:-}" ]; then ip netns exec "$1" $NLBIN pools; else $NLBIN pools; fi
+}
+nl_stats() {
+	if [ -n "${1:-}" ]; then ip netns exec "$1" $NLBIN stats; else $NLBIN stats; fi
+}
+# field LINE KEY: value of key=value in LINE (empty if absent)
+field() {
+	echo " $1 " | sed -n "s/.* $2=\([^ ]*\) .*/\1/p"
+}
+# nl_line KIND(pools|stats) ID [NETNS]: the line of pool ID
+nl_line() {
+	if [ "$1" = pools ]; then nl_pools "${3:-}"; else nl_stats "${3:-}"; fi |
+		grep " id=$2 " 2>/dev/null || true
+}
+# nl_get KIND ID KEY [NETNS]
+nl_get() {
+	field "$(nl_line "$1" "$2" "${4:-}" | head -n1) " "$3"
+}
+# pool ids of ifindex IFX in NETNS
+nl_ids_of_ifindex() {
+	nl_pools "${2:-}" | grep " ifindex=$1 " | sed -n 's/.* id=\([0-9]*\) .*/\1/p'
+}
+
+# --- tracefs -----------------------------------------------------------------
+trace_start() {
+	echo 0 >$TRACE/tracing_on
+	echo >$TRACE/trace
+	echo 16384 >$TRACE/buffer_size_kb
+	for e in "$@"; do
+		if [ -e $TRACE/events/page_pool/$e/enable ]; then
+			echo 1 >$TRACE/events/page_pool/$e/enable
+		else
+			log "no tracepoint page_pool:$e on this kernel"
+		fi
+	done
+	echo 1 >$TRACE/tracing_on
+}
+trace_stop() {
+	echo 0 >$TRACE/tracing_on
+	echo 0 >$TRACE/events/page_pool/enable
+}
+# trace_snap FILE: copy the buffer (not consuming it)
+trace_snap() { cat $TRACE/trace >"$1"; }
+has_event() { [ -d $TRACE/events/page_pool/$1 ]; }
+# count EVENT lines in FILE matching the extra grep pattern (default: all)
+tcount() {
+	grep " $2: " "$1" | grep -c -- "${3:-.}" || true
+}
+
+# --- misc --------------------------------------------------------------------
+ifindex_of() { cat /sys/class/net/$1/ifindex 2>/dev/null || ip -n "$2" -o link show "$1" | cut -d: -f1; }
+
+# --- ppwatch cross-checks ----------------------------------------------------
+# Every test has a block marked "ppwatch cross-check": ppwatch must report
+# what netlink and the tracepoints reported. ppwatch not running on the
+# guest kernel makes those checks SKIP with its error (PPVM_PPWATCH_STRICT=1
+# turns that into FAIL).
+PPWATCH=/vm/bin/ppwatch
+# ppw_snap [ARGS]: ppwatch pools -j (observing 1.2 s) into /tmp/ppw.json
+ppw_snap() {
+	PPW_WHY=
+	if [ ! -x $PPWATCH ]; then
+		PPW_WHY="ppwatch binary not in the initramfs"
+	elif ! $PPWATCH pools -j --window 1.2 "$@" >/tmp/ppw.json 2>/tmp/ppw.err; then
+		PPW_WHY="'ppwatch pools -j' exited $?: $(head -c 400 /tmp/ppw.err | tr '\n' ' ')"
+	elif ! jq -e .pools /tmp/ppw.json >/dev/null 2>&1; then
+		PPW_WHY="'ppwatch pools -j' printed no JSON with .pools: $(head -c 200 /tmp/ppw.json)"
+	fi
+	[ -z "$PPW_WHY" ] && return 0
+	if [ "${PPVM_PPWATCH_STRICT:-0}" = 1 ]; then fail "ppwatch: $PPW_WHY"; else skip "ppwatch cross-check: $PPW_WHY"; fi
+	return 1
+}
+# ppw_pool ID FIELD (jq path below the pool object, e.g. "state", "inflight")
+ppw_pool() {
+	jq -r --argjson id "$1" "[.pools[] | select(.id == \$id)][0].$2 // empty" /tmp/ppw.json
+}
+# ppw_kernel FIELD
+ppw_kernel() { jq -r ".kernel.$1 // empty" /tmp/ppw.json; }
+# ppw_find JQ-FILTER FIELD: FIELD of the first pool matching a select() filter
+ppw_find() { jq -r "[.pools[] | select($1)][0].$2 // empty" /tmp/ppw.json; }
+
+# pointer token ("page_pool=XXXX", as the trace prints it) of pool ID, from
+# its item block events (patched kernels)
+trace_ptr_of_id() {
+	sed -n "s/.* page_pool_item_block_alloc: page_pool=\([^ ]*\) id=$2 .*/\1/p" "$1" | head -n1
+}
+# last "inflight=" value of page_pool_release events of pool PTR
+trace_release_inflight() {
+	grep " page_pool_release: page_pool=$2 " "$1" | tail -n1 | sed -n 's/.* inflight=\([-0-9]*\) .*/\1/p'
+}
+# pool pointer of the first page_pool_release event from page_pool_destroy()
+# itself (cnt=1: first scrub) with inflight >= MIN: a pool destroyed with
+# pages in flight (later retries of older zombies have cnt > 1)
+trace_release_ptr_min() {
+	grep ' page_pool_release: ' "$1" | awk -v min="$2" '{
+		p = ""; n = -1; c = -1
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^page_pool=/) p = substr($i, 11)
+			if ($i ~ /^inflight=/) n = substr($i, 10) + 0
+			if ($i ~ /^cnt=/) c = substr($i, 5) + 0
+		}
+		if (n >= min && c == 1) { print p; exit } }'
+}
+
+# veth pair in two fresh netns: NSA/IFA 192.0.2.1 <-> NSB/IFB 192.0.2.2
+veth_pair() {
+	ip netns add "$1" && ip netns add "$3" &&
+	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3" &&
+	ip -n "$1" addr add 192.0.2.1/24 dev "$2" &&
+	ip -n "$3" addr add 192.0.2.2/24 dev "$4" &&
+	ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
+}
+# start a non-reading UDP sink in NETNS on ADDR PORT; sets SINK (pid)
+sink_start() {
+	# not through the ip() function: '&' would fork a subshell and $! be its pid
+	/sbin/ip netns exec "$1" $TOOL sink "$2" "$3" >/tmp/sink.$3.log 2>&1 &
+	SINK=$!
+	wait_for 5 grep -q ready /tmp/sink.$3.log
+}
+sink_stop() { [ -n "${SINK:-}" ] && kill "$SINK" 2>/dev/null; wait "$SINK" 2>/dev/null; SINK=; }

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Which kernel regime is this, as the tracepoints and ppwatch see it.
+if [ "$FLAVOR" = patched ]; then
+	for e in page_pool_item_block_alloc page_pool_item_block_free \
+		 page_pool_item_fast_empty page_pool_item_slow_failed \
+		 page_pool_destroy_unmap; do
+		if has_event $e; then pass "tracepoint page_pool:$e exists"; else fail "no tracepoint page_pool:$e"; fi
+	done
+	grep -q '__field(u32, id)\|field:u32 id;' $TRACE/events/page_pool/page_pool_item_block_alloc/format &&
+		pass "page_pool_item_block_alloc records id" ||
+		fail "page_pool_item_block_alloc has no id field"
+	want=item-blocks
+else
+	want=dma_mapped-xarray
+fi
+# --- ppwatch cross-check ---
+if ppw_snap; then
+	check "ppwatch kernel.unmap_regime" "$(ppw_kernel unmap_regime)" = $want
+fi

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# item_slow_failed: make the dynamic item block allocation fail, and only
+# that allocation. fail_page_alloc is restricted by its stack-trace filter
+# (require-start/require-end) to allocations made from within the function
+# that allocates item blocks: page_pool_item_blk_add(), or the function it
+# was inlined into (page_pool_item_add(), page_pool_set_pp_info()). The page
+# pool's own page allocations happen before page_pool_set_pp_info() and are
+# not affected. times=5: exactly five block allocations fail.
+[ "$FLAVOR" = patched ] || { skip "item blocks exist only on the patched kernel"; return 0; }
+FI=/sys/kernel/debug/fail_page_alloc
+[ -d $FI ] || { skip "no $FI (CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS)"; return 0; }
+[ -e $FI/require-start ] || { skip "no stack-trace filter (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"; return 0; }
+FAILS=5; N=2000; SIZE=2000; PORT=5003
+sort /proc/kallsyms >/tmp/kallsyms.sorted
+for SYM in page_pool_item_blk_add page_pool_item_add page_pool_set_pp_info; do
+	START=$(awk -v s=$SYM '$3 == s && ($2 == "t" || $2 == "T") { print $1; exit }' /tmp/kallsyms.sorted)
+	[ -n "$START" ] && break
+done
+[ -n "$START" ] || { fail "none of the item allocation functions is in /proc/kallsyms"; return 0; }
+END=$(awk -v a=$START 'f && $1 != a { print $1; exit } $1 == a { f = 1 }' /tmp/kallsyms.sorted)
+log "fault injection window: $SYM 0x$START..0x$END"
+echo 0x$START >$FI/require-start
+echo 0x$END >$FI/require-end
+echo 32 >$FI/stacktrace-depth
+echo 0 >$FI/min-order
+echo 1 >$FI/interval
+echo $FAILS >$FI/times
+echo 0 >$FI/verbose
+echo 100 >$FI/probability
+
+trace_start page_pool_item_block_alloc page_pool_item_fast_empty page_pool_item_slow_failed
+veth_pair sfA va sfB vb || { fail "cannot create the veth pair"; return 0; }
+VBX=$(ip -n sfB -o link show vb | cut -d: -f1)
+ip netns exec sfB $TOOL xdp-attach vb || { fail "XDP attach on vb"; return 0; }
+sink_start sfB 192.0.2.2 $PORT || { fail "UDP sink did not start"; return 0; }
+ip netns exec sfA $TOOL send 192.0.2.2 $PORT $N $SIZE
+sleep 1
+echo 0 >$FI/probability
+check "fail_page_alloc used up its $FAILS failures" "$(cat $FI/times)" -eq 0
+ID=; best=-1
+for i in $(nl_ids_of_ifindex $VBX sfB); do
+	v=$(nl_get stats $i alloc-item-slow-failed sfB)
+	[ "${v:-0}" -gt "$best" ] && { best=$v; ID=$i; }
+done
+check "veth pool listed" "${ID:-0}" -gt 0 || { sink_stop; return 0; }
+LINE=$(nl_line pools $ID sfB); SLINE=$(nl_line stats $ID sfB)
+log "$LINE"; log "$SLINE"
+SF=$(field "$SLINE" alloc-item-slow-failed)
+FE=$(field "$SLINE" alloc-item-fast-empty)
+trace_snap /tmp/sf.trace
+TSF=$(tcount /tmp/sf.trace page_pool_item_slow_failed "id=$ID ")
+check "pool $ID alloc-item-slow-failed = injected failures" "$SF" -eq $FAILS
+check "tracepoint page_pool_item_slow_failed count for id $ID = alloc-item-slow-failed" "$TSF" -eq "$SF"
+check "tracepoint page_pool_item_fast_empty count for id $ID = alloc-item-fast-empty" \
+	"$(tcount /tmp/sf.trace page_pool_item_fast_empty "id=$ID ")" -eq "$FE"
+check "pool $ID allocated dynamic blocks once the failures were used up" "$(field "$LINE" item-blocks-dyn-alloc)" -ge 1
+echo "PPVM-VALUES: slow-failed id=$ID alloc-item-slow-failed=$SF trace-slow-failed=$TSF alloc-item-fast-empty=$FE item-blocks-dyn-alloc=$(field "$LINE" item-blocks-dyn-alloc)"
+# --- ppwatch cross-check (extend here: alloc-item-slow-failed) ---
+if ppw_snap; then
+	check "ppwatch: pool $ID state" "$(ppw_pool $ID state)" = live
+fi
+sink_stop
+trace_stop
+ip netns del sfA; ip netns del sfB

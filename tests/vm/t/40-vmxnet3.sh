@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# A DMA-mapping driver: qemu's vmxnet3 behind an emulated intel-iommu. With
+# an XDP program attached, its rx queues allocate from PP_FLAG_DMA_MAP page
+# pools. Two NICs on a qemu hub, each in its own netns. 1000 datagrams are
+# held by a non-reading socket, then the receiving NIC's driver is unbound:
+# the pool is destroyed with those pages in flight. On the patched kernel
+# page_pool_destroy_unmap must report them unmapped; on both kernels the pool
+# must stay a zombie until the socket closes, then free.
+N=1000; SIZE=1000; PORT=5004
+set -- $(ls -d /sys/bus/pci/drivers/vmxnet3/0000:* 2>/dev/null)
+[ $# -ge 2 ] || { skip "needs two vmxnet3 NICs (found $#)"; return 0; }
+P0=$(basename $1); P1=$(basename $2)
+N0=$(ls $1/net); N1=$(ls $2/net)
+log "vmxnet3: $P0=$N0 $P1=$N1"
+trace_start page_pool_release page_pool_destroy_unmap page_pool_item_block_alloc page_pool_item_block_free
+ip netns add vmxA && ip netns add vmxB
+ip link set "$N0" netns vmxA && ip link set "$N1" netns vmxB
+ip -n vmxA addr add 198.51.100.1/24 dev "$N0"; ip -n vmxA link set "$N0" up
+ip -n vmxB addr add 198.51.100.2/24 dev "$N1"; ip -n vmxB link set "$N1" up
+ip netns exec vmxB $TOOL xdp-attach "$N1" || { fail "XDP attach on vmxnet3 $N1"; return 0; }
+sleep 2
+sink_start vmxB 198.51.100.2 $PORT || { fail "UDP sink did not start"; return 0; }
+ip netns exec vmxA $TOOL send 198.51.100.2 $PORT $N $SIZE
+sleep 2
+log "$(ip netns exec vmxB cat /proc/net/udp | grep ":$(printf %04X $PORT) " | head -n1)"
+Q=$(ip netns exec vmxB cat /proc/net/udp | awk -v p=":$(printf %04X $PORT)" 'index($2, p) { split($5, q, ":"); print q[2]; exit }')
+check "datagrams queued in the sink (rx_queue bytes)" "$(printf '%d' 0x${Q:-0})" -gt 0
+
+echo "$P1" >/sys/bus/pci/drivers/vmxnet3/unbind || { fail "unbind $P1"; sink_stop; return 0; }
+sleep 2.5
+trace_snap /tmp/vmx.trace
+PTR=$(trace_release_ptr_min /tmp/vmx.trace 100)
+check "page_pool_release reports the destroyed vmxnet3 pool with pages in flight" "${PTR:+1}" = 1 || { sink_stop; return 0; }
+INFL1=$(grep " page_pool_release: page_pool=$PTR " /tmp/vmx.trace | head -n1 | sed -n 's/.* inflight=\([-0-9]*\) .*/\1/p')
+NREL=$(tcount /tmp/vmx.trace page_pool_release "page_pool=$PTR ")
+check "zombie: page_pool_release retried for the pool (still waiting)" "$NREL" -ge 2
+check "zombie: inflight unchanged while the socket holds the pages" "$(trace_release_inflight /tmp/vmx.trace $PTR)" -eq "$INFL1"
+if [ "$FLAVOR" = patched ]; then
+	UL=$(grep " page_pool_destroy_unmap: page_pool=$PTR " /tmp/vmx.trace | head -n1)
+	log "$UL"
+	check "page_pool_destroy_unmap fired for the pool" "${UL:+1}" = 1
+	ID=$(echo "$UL" | sed -n 's/.* id=\([0-9]*\) .*/\1/p')
+	UNM=$(echo "$UL" | sed -n 's/.* unmapped=\([0-9]*\) .*/\1/p')
+	check "page_pool_destroy_unmap unmapped = pages in flight at destroy (page_pool_release)" "$UNM" -eq "$INFL1"
+	check "page_pool_destroy_unmap inflight field = page_pool_release inflight" \
+		"$(echo "$UL" | sed -n 's/.* inflight=\([-0-9]*\) .*/\1/p')" -eq "$INFL1"
+	check "page_pool_destroy_unmap blocks walked = the pool's blocks" \
+		"$(echo "$UL" | sed -n 's/.* blocks=\([0-9]*\) .*/\1/p')" -eq \
+		"$(tcount /tmp/vmx.trace page_pool_item_block_alloc "page_pool=$PTR ")"
+	check "page_pool_destroy_unmap duration_ns" "$(echo "$UL" | sed -n 's/.* duration_ns=\([0-9]*\).*/\1/p')" -gt 0
+	echo "PPVM-VALUES: vmxnet3 id=$ID inflight-at-destroy=$INFL1 unmapped=$UNM $(echo "$UL" | sed -n 's/.*\(blocks=.*\)/\1/p')"
+else
+	absent "stock kernel: no page_pool_destroy_unmap tracepoint" "$(has_event page_pool_destroy_unmap && echo present)"
+	echo "PPVM-VALUES: vmxnet3 inflight-at-destroy=$INFL1 (stock: unmapped through the dma_mapped xarray)"
+fi
+# --- ppwatch cross-check (extend here: unmap at destroy) ---
+if ppw_snap; then
+	check "ppwatch: a zombie pool with inflight $INFL1" \
+		"$(ppw_find ".state == \"zombie\" and .inflight == $INFL1" id)" -gt 0
+fi
+sink_stop
+freed() { trace_snap /tmp/vmx.trace; [ "$(trace_release_inflight /tmp/vmx.trace $PTR)" = 0 ]; }
+if wait_for 6 freed; then pass "zombie vmxnet3 pool freed after the socket closed"; else fail "zombie vmxnet3 pool not freed 6 s after the socket closed"; fi
+if [ "$FLAVOR" = patched ]; then
+	check "every block of the vmxnet3 pool freed" \
+		"$(tcount /tmp/vmx.trace page_pool_item_block_free "page_pool=$PTR ")" -eq \
+		"$(tcount /tmp/vmx.trace page_pool_item_block_alloc "page_pool=$PTR ")"
+fi
+trace_stop
