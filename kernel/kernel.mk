@@ -46,11 +46,11 @@ kernel-boot: kernel-initramfs
 kernel-test: deps $(OUTPUT)/ppwatch
 	$(Q)$(KERNEL_RIG) test
 
-kernel-patches-check: deps
+kernel-patches-check: kernel-prepare
 	$(Q)KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
 		kernel/check-patches.sh
 
-kernel-bisect: deps
+kernel-bisect: kernel-prepare
 	$(Q)KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
 		kernel/check-patches.sh --bisect
 
