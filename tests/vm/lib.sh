@@ -174,3 +174,6 @@ sink_start() {
 	wait_for 5 grep -q ready /tmp/sink.$3.log
 }
 sink_stop() { [ -n "${SINK:-}" ] && kill "$SINK" 2>/dev/null; wait "$SINK" 2>/dev/null; SINK=; }
+# ppw_has FIELD: does any pool in /tmp/ppw.json carry FIELD (even as null)?
+# Used to switch on the item-stat cross-checks once ppwatch reports them.
+ppw_has() { [ "$(jq -r "[.pools[] | has(\"$1\")] | any" /tmp/ppw.json 2>/dev/null)" = true ]; }

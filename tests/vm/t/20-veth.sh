@@ -58,6 +58,16 @@ if [ "$FLAVOR" = patched ]; then
 	if ppw_snap; then
 		check "ppwatch: pool $ID state" "$(ppw_pool $ID state)" = live
 		check "ppwatch: pool $ID inflight >= netlink's" "$(ppw_pool $ID inflight)" -ge "$INFL"
+		# proposed JSON (kernel/README.md): .items = {blocks_prealloc,
+		# blocks_dyn, blocks_dyn_alloc, blocks_dyn_free, fast_empty, slow_failed}
+		if ppw_has items; then
+			check "ppwatch: pool $ID items.fast_empty = netlink" "$(ppw_pool $ID items.fast_empty)" -eq "$FE"
+			check "ppwatch: pool $ID items.slow_failed = netlink" "$(ppw_pool $ID items.slow_failed)" -eq "$SF"
+			check "ppwatch: pool $ID items.blocks_prealloc = netlink" "$(ppw_pool $ID items.blocks_prealloc)" -eq "$PRE"
+			check "ppwatch: pool $ID items.blocks_dyn_alloc = netlink" "$(ppw_pool $ID items.blocks_dyn_alloc)" -eq "$DALLOC"
+		else
+			skip "ppwatch cross-check: 'ppwatch pools -j' has no .items (item stats) yet"
+		fi
 	fi
 else
 	absent "stock kernel: veth pools have no netdev, page-pool-get does not list them" \
@@ -86,8 +96,12 @@ if ppw_snap; then
 		check "ppwatch: pool $ID state" "$(ppw_pool $ID state)" = zombie
 		check "ppwatch: pool $ID inflight" "$(ppw_pool $ID inflight)" -eq "$RINFL"
 	else
-		check "ppwatch: a zombie pool with inflight $RINFL" \
-			"$(ppw_find ".state == \"zombie\" and .inflight == $RINFL" id)" -gt 0
+		ZID=$(ppw_find ".state == \"zombie\" and .inflight == $RINFL" id)
+		check "ppwatch: a zombie pool with inflight $RINFL" "$ZID" -gt 0
+		# item stats do not exist here: "not available", never 0
+		if ppw_has items; then
+			absent "ppwatch: stock kernel: pool $ZID .items is null" "$(ppw_pool "${ZID:-0}" items)"
+		fi
 	fi
 fi
 sink_stop

@@ -58,6 +58,12 @@ echo "PPVM-VALUES: slow-failed id=$ID alloc-item-slow-failed=$SF trace-slow-fail
 # --- ppwatch cross-check (extend here: alloc-item-slow-failed) ---
 if ppw_snap; then
 	check "ppwatch: pool $ID state" "$(ppw_pool $ID state)" = live
+	if ppw_has items; then
+		check "ppwatch: pool $ID items.slow_failed = netlink" "$(ppw_pool $ID items.slow_failed)" -eq "$SF"
+		check "ppwatch: pool $ID items.fast_empty = netlink" "$(ppw_pool $ID items.fast_empty)" -eq "$FE"
+	else
+		skip "ppwatch cross-check: 'ppwatch pools -j' has no .items (item stats) yet"
+	fi
 fi
 sink_stop
 trace_stop

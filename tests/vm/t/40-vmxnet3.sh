@@ -55,8 +55,14 @@ else
 fi
 # --- ppwatch cross-check (extend here: unmap at destroy) ---
 if ppw_snap; then
-	check "ppwatch: a zombie pool with inflight $INFL1" \
-		"$(ppw_find ".state == \"zombie\" and .inflight == $INFL1" id)" -gt 0
+	ZID=$(ppw_find ".state == \"zombie\" and .inflight == $INFL1" id)
+	check "ppwatch: a zombie pool with inflight $INFL1" "$ZID" -gt 0
+	# proposed JSON: .destroy_unmap = {inflight, unmapped, blocks, duration_ns}
+	if [ "$FLAVOR" = patched ] && ppw_has destroy_unmap; then
+		check "ppwatch: pool $ZID destroy_unmap.unmapped = tracepoint" "$(ppw_pool "$ZID" destroy_unmap.unmapped)" -eq "$UNM"
+	elif [ "$FLAVOR" = patched ]; then
+		skip "ppwatch cross-check: 'ppwatch pools -j' has no .destroy_unmap yet"
+	fi
 fi
 sink_stop
 freed() { trace_snap /tmp/vmx.trace; [ "$(trace_release_inflight /tmp/vmx.trace $PTR)" = 0 ]; }
