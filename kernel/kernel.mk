@@ -13,17 +13,19 @@
 #
 # Knobs: KERNEL_WORK (trees, build dirs, ccache; default /var/tmp/ppwatch-kernel),
 # PREREQ_DIR (default ../shared/kernel/prereq), KERNEL_JOBS (make -j),
-# VM_TIMEOUT (seconds per VM boot, default 900), KERNEL_TEST=0 (make test
-# skips the kernel rig).
+# VM_TIMEOUT (seconds per VM boot, default 900), KERNEL_FLAVORS (default
+# "stock patched"; add "prefix" for the legacy pre-fix kernel), KERNEL_TEST=0
+# (make test skips the kernel rig).
 
 KERNEL_WORK ?= /var/tmp/ppwatch-kernel
 PREREQ_DIR ?= $(abspath ../shared/kernel/prereq)
 KERNEL_JOBS ?= $(shell nproc)
 VM_TIMEOUT ?= 900
 KERNEL_TEST ?= 1
+KERNEL_FLAVORS ?= stock patched
 
 KERNEL_RIG = KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) \
-	KERNEL_JOBS=$(KERNEL_JOBS) VM_TIMEOUT=$(VM_TIMEOUT) \
+	KERNEL_JOBS=$(KERNEL_JOBS) VM_TIMEOUT=$(VM_TIMEOUT) KERNEL_FLAVORS="$(KERNEL_FLAVORS)" \
 	PPWATCH_BIN=$(abspath $(OUTPUT))/ppwatch kernel/rig.sh
 
 .PHONY: kernel-prepare kernel-build kernel-initramfs kernel-boot kernel-test \
@@ -33,15 +35,13 @@ kernel-prepare: deps
 	$(Q)$(KERNEL_RIG) prepare
 
 kernel-build: kernel-prepare
-	$(Q)$(KERNEL_RIG) build stock
-	$(Q)$(KERNEL_RIG) build patched
+	$(Q)for f in $(KERNEL_FLAVORS); do $(KERNEL_RIG) build $$f || exit 1; done
 
 kernel-initramfs: kernel-prepare $(OUTPUT)/ppwatch
 	$(Q)$(KERNEL_RIG) initramfs
 
 kernel-boot: kernel-initramfs
-	$(Q)$(KERNEL_RIG) boot stock
-	$(Q)$(KERNEL_RIG) boot patched
+	$(Q)for f in $(KERNEL_FLAVORS); do $(KERNEL_RIG) boot $$f || exit 1; done
 
 kernel-test: deps $(OUTPUT)/ppwatch
 	$(Q)$(KERNEL_RIG) test

@@ -10,10 +10,22 @@ if [ "$FLAVOR" = patched ]; then
 		pass "page_pool_item_block_alloc records id" ||
 		fail "page_pool_item_block_alloc has no id field"
 	want=item-blocks
-else
+elif [ "$FLAVOR" = stock ]; then
 	want=dma_mapped-xarray
+else
+	want=
 fi
 # --- ppwatch cross-check ---
 if ppw_snap; then
-	check "ppwatch kernel.unmap_regime" "$(ppw_kernel unmap_regime)" = $want
+	if [ -n "$want" ]; then
+		check "ppwatch kernel.unmap_regime" "$(ppw_kernel unmap_regime)" = $want
+	else
+		# prefix: neither fix; ppwatch must not claim either regime
+		r=$(ppw_kernel unmap_regime)
+		log "ppwatch kernel.unmap_regime on the legacy kernel: '$r'"
+		case "$r" in
+		item-blocks|dma_mapped-xarray) fail "ppwatch: legacy kernel reported as unmap regime '$r'" ;;
+		*) pass "ppwatch: legacy kernel not reported as a fixed regime ('$r')" ;;
+		esac
+	fi
 fi

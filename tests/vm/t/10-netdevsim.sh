@@ -28,8 +28,8 @@ if [ "$FLAVOR" = patched ]; then
 	check "page_pool_item_block_alloc events (static) for id $ID = item-blocks-prealloc" \
 		"$(tcount /tmp/nsim.trace page_pool_item_block_alloc "id=$ID block=.* dynamic=0")" -eq "$PRE"
 else
-	absent "stock kernel: item-blocks-prealloc" "$(field "$LINE" item-blocks-prealloc)"
-	absent "stock kernel: alloc-item-fast-empty" "$(nl_get stats $ID alloc-item-fast-empty)"
+	absent "$FLAVOR kernel: item-blocks-prealloc" "$(field "$LINE" item-blocks-prealloc)"
+	absent "$FLAVOR kernel: alloc-item-fast-empty" "$(nl_get stats $ID alloc-item-fast-empty)"
 fi
 
 # hold a page, take the link down: the pool is destroyed but waits for it

@@ -70,7 +70,7 @@ if [ "$FLAVOR" = patched ]; then
 		fi
 	fi
 else
-	absent "stock kernel: veth pools have no netdev, page-pool-get does not list them" \
+	absent "$FLAVOR kernel: veth pools have no netdev, page-pool-get does not list them" \
 		"$(nl_ids_of_ifindex $VBX vethB)"
 fi
 
@@ -100,7 +100,7 @@ if ppw_snap; then
 		check "ppwatch: a zombie pool with inflight $RINFL" "$ZID" -gt 0
 		# item stats do not exist here: "not available", never 0
 		if ppw_has items; then
-			absent "ppwatch: stock kernel: pool $ZID .items is null" "$(ppw_pool "${ZID:-0}" items)"
+			absent "ppwatch: $FLAVOR kernel: pool $ZID .items is null" "$(ppw_pool "${ZID:-0}" items)"
 		fi
 	fi
 fi

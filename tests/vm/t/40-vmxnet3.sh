@@ -50,8 +50,9 @@ if [ "$FLAVOR" = patched ]; then
 	check "page_pool_destroy_unmap duration_ns" "$(echo "$UL" | sed -n 's/.* duration_ns=\([0-9]*\).*/\1/p')" -gt 0
 	echo "PPVM-VALUES: vmxnet3 id=$ID inflight-at-destroy=$INFL1 unmapped=$UNM $(echo "$UL" | sed -n 's/.*\(blocks=.*\)/\1/p')"
 else
-	absent "stock kernel: no page_pool_destroy_unmap tracepoint" "$(has_event page_pool_destroy_unmap && echo present)"
-	echo "PPVM-VALUES: vmxnet3 inflight-at-destroy=$INFL1 (stock: unmapped through the dma_mapped xarray)"
+	absent "$FLAVOR kernel: no page_pool_destroy_unmap tracepoint" "$(has_event page_pool_destroy_unmap && echo present)"
+	if [ "$FLAVOR" = stock ]; then how="unmapped through the dma_mapped xarray"; else how="left mapped: legacy regime"; fi
+	echo "PPVM-VALUES: vmxnet3 inflight-at-destroy=$INFL1 ($FLAVOR: $how)"
 fi
 # --- ppwatch cross-check (extend here: unmap at destroy) ---
 if ppw_snap; then
