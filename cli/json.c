@@ -131,8 +131,18 @@ void json_f64(struct json *j, double v)
 		fputs("null", j->f);
 	else if (v == (double)(int64_t)v && fabs(v) < 1e15)
 		fprintf(j->f, "%lld", (long long)v);
-	else
-		fprintf(j->f, "%.3f", v);
+	else {
+		char buf[64];
+		size_t n;
+
+		/* microsecond precision, no trailing zeros */
+		n = snprintf(buf, sizeof(buf), "%.6f", v);
+		while (n > 1 && buf[n - 1] == '0')
+			buf[--n] = 0;
+		if (buf[n - 1] == '.')
+			buf[--n] = 0;
+		fputs(buf, j->f);
+	}
 }
 
 void json_bool(struct json *j, bool v)

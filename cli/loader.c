@@ -188,8 +188,9 @@ int session_open(struct session *s, const struct session_opts *o)
 		n = sizeof(order) / sizeof(order[0]);
 		for (i = 0; i < n; i++) {
 			err = try_mode(s, order[i], i == n - 1);
-			/* no privileges: every attach type would fail the same way */
-			if (!err || err == -EPERM || err == -EACCES) {
+			/* no privileges, no memory: every attach type fails the same way */
+			if (!err || err == -EPERM || err == -EACCES || err == -ENOMEM ||
+			    err == -E2BIG) {
 				if (err && i < n - 1)
 					explain(s, "loading BPF programs", order[i], err);
 				break;

@@ -9,7 +9,7 @@
 
 static int log_level = LOG_WARN;
 static int libbpf_quiet;
-static char libbpf_last[256];
+static char libbpf_last[256];	/* first libbpf warning since log_libbpf_clear() */
 
 void log_set_level(int level)
 {
@@ -46,7 +46,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	int ours = level == LIBBPF_WARN ? LOG_INFO : level == LIBBPF_INFO ? LOG_DEBUG :
 		   LOG_LIBBPF_DEBUG;
 
-	if (level == LIBBPF_WARN) {
+	/* the first warning after a clear is the root cause; later ones echo it */
+	if (level == LIBBPF_WARN && !libbpf_last[0] && !strstr(fmt, "RLIMIT_MEMLOCK")) {
 		va_list aq;
 		size_t n;
 

@@ -14,7 +14,7 @@ void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* route libbpf_set_print() here; 'quiet' silences it while probing */
 void log_libbpf_setup(void);
 void log_libbpf_quiet(int quiet);
-/* libbpf's last warning (names the object that failed), "" if none */
+/* libbpf's first warning since the last clear (names the object that failed) */
 const char *log_libbpf_last(void);
 void log_libbpf_clear(void);
 

@@ -141,7 +141,8 @@ static void fill_counts(struct pool_row *w, const struct ledger *l, const struct
 	w->before_start = base > 0 && w->state != ROW_FREED ? base : 0;
 	w->untracked = w->inflight - w->ledger_pages - w->before_start;
 	w->destroy_cnt = r->destroy_cnt;
-	w->retries = r->release_events > 1 ? r->release_events - 1 : 0;
+	/* page_pool_release() ran destroy_cnt times: once in destroy, then retries */
+	w->retries = r->destroy_cnt > 1 ? r->destroy_cnt - 1 : 0;
 	w->last_inflight = r->last_inflight;
 	if (p && p->bpf && dt > 0) {
 		w->hold_per_s = (__u32)(r->hold_cnt - p->hold_cnt) / dt;

@@ -68,33 +68,45 @@ static bool shown(const struct ocol *c, bool wide)
 	return wide || !(c->flags & OC_WIDE);
 }
 
-static void put_cell(FILE *f, const struct ocol *c, const char *text, bool first)
+static void put_cell(FILE *f, const struct ocol *c, const char *text, bool first, bool last)
 {
 	int w = c->width;
 
 	if (!first)
 		fputc(' ', f);
-	if (c->flags & OC_LEFT)
+	if ((c->flags & OC_LEFT) && last)
+		fprintf(f, "%.*s", w, text);	/* no trailing blanks */
+	else if (c->flags & OC_LEFT)
 		fprintf(f, "%-*.*s", w, w, text);
 	else
 		fprintf(f, "%*s", w, text);
 }
 
+static int last_shown(const struct oview *ov, bool wide)
+{
+	int i;
+
+	for (i = ov->ncols - 1; i > 0; i--)
+		if (shown(&ov->cols[i], wide))
+			break;
+	return i;
+}
+
 void out_text(FILE *f, const struct oview *ov, const void *rows, size_t n, size_t row_size,
 	      bool wide, bool header)
 {
+	int last = last_shown(ov, wide), i;
 	char buf[128];
 	struct oval v;
 	bool first;
 	size_t r;
-	int i;
 
 	if (header) {
 		first = true;
 		for (i = 0; i < ov->ncols; i++) {
 			if (!shown(&ov->cols[i], wide))
 				continue;
-			put_cell(f, &ov->cols[i], ov->cols[i].hdr, first);
+			put_cell(f, &ov->cols[i], ov->cols[i].hdr, first, i == last);
 			first = false;
 		}
 		fputc('\n', f);
@@ -109,7 +121,7 @@ void out_text(FILE *f, const struct oview *ov, const void *rows, size_t n, size_
 			memset(&v, 0, sizeof(v));
 			ov->get(row, i, &v, ov->ctx);
 			put_cell(f, &ov->cols[i], ocell_text(&ov->cols[i], &v, buf, sizeof(buf)),
-				 first);
+				 first, i == last);
 			first = false;
 		}
 		fputc('\n', f);

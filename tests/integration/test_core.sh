@@ -1,0 +1,315 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The core on the running kernel, in the veth lab: pool identity, the
+# ledger against the kernel's own counters (read back from tracefs, not
+# from ppwatch's programs), zombies, top's JSON stream, attach variants,
+# losses and errors.
+
+ALL_TESTS="
+	invisible_to_netlink
+	inflight_matches_kernel_live
+	inflight_matches_kernel_destroyed
+	zombie_ages_then_frees
+	top_batch_json
+	attach_while_pools_exist
+	attach_variants
+	ledger_full_is_counted
+	group_by_device
+	options_before_or_after_command
+	errors_name_object_and_remedy
+"
+
+. "$(dirname "$0")/lib.sh"
+
+# ---- the kernel's own numbers, from a private tracefs instance ---------------
+
+tr_begin() {
+	local t
+	t=$(tracefs) || skip "tracefs not available"
+	TI=$t/instances/ppwt$BASHPID
+	mkdir "$TI" || skip "cannot create a tracefs instance"
+	at_exit tr_end
+	echo 16384 >"$TI/buffer_size_kb"
+	echo 1 >"$TI/events/page_pool/enable" || skip "no page_pool events in tracefs"
+}
+
+tr_end() {
+	[ -n "${TI:-}" ] && [ -d "$TI" ] || return 0
+	echo 0 >"$TI/events/page_pool/enable"
+	rmdir "$TI" 2>/dev/null
+}
+
+# The lab's pool in the trace: the one that allocated pages last (pools of
+# earlier labs may still be releasing theirs). Pointers are hashed by %p.
+tr_pool() {
+	grep 'page_pool_state_hold:' "$TI/trace" | tail -1 | grep -o 'page_pool=[0-9a-f]*'
+}
+
+# "HOLD RELEASE": the newest counters the kernel printed for the lab's pool
+tr_counters() {
+	local pool
+	pool=$(tr_pool) || { echo "0 0"; return; }
+	grep -F "$pool " "$TI/trace" | awk '
+	     /page_pool_state_hold:/ { for (i = 1; i <= NF; i++) if ($i ~ /^hold=/) { v = substr($i, 6) + 0; if (v > h) h = v } }
+	     /page_pool_state_release:|page_pool_release:/ {
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^release=/) { v = substr($i, 9) + 0; if (v > r) r = v }
+			if ($i ~ /^hold=/) { v = substr($i, 6) + 0; if (v > h) h = v }
+		} }
+	     END { print h + 0, r + 0 }'
+}
+
+# inflight reported by the newest page_pool_release of the lab's pool
+tr_release_inflight() {
+	local pool
+	pool=$(tr_pool) || return
+	grep -F "$pool " "$TI/trace" | awk '
+	     /page_pool_release:/ { for (i = 1; i <= NF; i++) if ($i ~ /^inflight=/) v = substr($i, 10) }
+	     END { print v }'
+}
+
+# ---- cases ---------------------------------------------------------------------
+
+invisible_to_netlink() {
+	require_kernel
+	lab_begin
+	lab_hold 200 >/dev/null || fail "holder"
+	local doc p
+	doc=$("$PPWATCH" -j pools) || fail "ppwatch pools failed"
+	p=$(vb_pool "$doc") || fail "no vb pool in: $doc"
+	log "vb pool: $(jq -c '{id,device,ifindex,netns,netlink,inflight}' <<<"$p")"
+	check "pool has a kernel id" jget "$p" '.id > 0' >/dev/null
+	check "netlink does not list veth pools" jget "$p" '.netlink == false' >/dev/null
+	check "device recovered from p.dev" jget "$p" \
+		".ifindex == $(ip -n "$LAB_B" -o link show vb | cut -d: -f1)" >/dev/null
+	check "pages held" jget "$p" '.inflight >= 100' >/dev/null
+	# and the same without netlink at all
+	doc=$("$PPWATCH" -j --no-netlink pools) || fail "ppwatch --no-netlink failed"
+	check "found without netlink" vb_pool "$doc" >/dev/null
+	check "kernel facts in the document" jget "$doc" '.kernel.attach | length > 0' >/dev/null
+}
+
+inflight_matches_kernel_live() {
+	require_kernel
+	tr_begin
+	lab_begin
+	local out=/tmp/ppwt$BASHPID.top hk rk p last
+	ppwatch_bg "$out" -j top -b 0.5 >/dev/null
+	sleep 1
+	lab_hold 2000 1000 >/dev/null || fail "holder"
+	sleep 1.2
+	read -r hk rk < <(tr_counters)
+	last=$(tail -1 "$out")
+	p=$(vb_pool "$last") || fail "no vb pool in top output"
+	log "kernel hold=$hk release=$rk; ppwatch $(jq -c '{inflight,hold_cnt,release_cnt,before_start,ledger_pages,untracked}' <<<"$p")"
+	check "hold count is the kernel's" jget "$p" ".hold_cnt == $hk" >/dev/null
+	check "release count is the kernel's" jget "$p" ".release_cnt == $rk" >/dev/null
+	check "inflight = hold - release" jget "$p" ".inflight == $((hk - rk))" >/dev/null
+	check "every page accounted for" jget "$p" \
+		'.before_start + .ledger_pages == .inflight and .untracked == 0' >/dev/null
+	check "pages held since start are in the ledger, with ages" jget "$p" \
+		'.ledger_pages > 0 and .oldest_age_s > 0' >/dev/null
+	rm -f "$out" "$out.err"
+}
+
+inflight_matches_kernel_destroyed() {
+	require_kernel
+	tr_begin
+	lab_begin
+	lab_hold 1000 1000 >/dev/null || fail "holder"
+	lab_xdp_off
+	sleep 1.3	# at least one retry
+	local doc p ki
+	doc=$("$PPWATCH" -j pools) || fail "ppwatch pools failed"
+	ki=$(tr_release_inflight)
+	p=$(vb_pool "$doc") || fail "no vb pool"
+	log "kernel page_pool_release inflight=$ki; ppwatch $(jq -c '{state,inflight,last_release_inflight,retries}' <<<"$p")"
+	[ -n "$ki" ] || fail "no page_pool_release event in the trace"
+	check "zombie" jget "$p" '.state == "zombie"' >/dev/null
+	check "inflight is page_pool_release's" jget "$p" ".inflight == $ki" >/dev/null
+	check "retries are counted" jget "$p" '.retries >= 1' >/dev/null
+}
+
+zombie_ages_then_frees() {
+	require_kernel
+	lab_begin
+	lab_hold 500 1000 >/dev/null || fail "holder"
+	lab_xdp_off
+	local a1 a2 out=/tmp/ppwt$BASHPID.top t_close line freed_at
+	# no netdev: a zombie veth pool is found at its next once-a-second retry,
+	# so the default 1.2 s window
+	a1=$(vb_pool "$("$PPWATCH" -j pools)" | jq -r .detach_age_s)
+	sleep 1.5
+	a2=$(vb_pool "$("$PPWATCH" -j pools)" | jq -r .detach_age_s)
+	log "detach age $a1 s, then $a2 s"
+	check "detach age grows" num "$a1 > 0 and $a2 >= $a1 + 2.0"
+	ppwatch_bg "$out" -j top -b -a 0.2 >/dev/null
+	sleep 1
+	t_close=$(date +%s.%N)
+	lab_release
+	sleep 3
+	line=$(jq -c --arg ns "$(lab_netns_ino)" \
+		'.time as $t | .pools[] | select(.device == "vb" and .state == "freed") | {t: $t, freed_age_s, zombie_s}' \
+		"$out" | head -1)
+	[ -n "$line" ] || fail "pool never shown freed: $(tail -1 "$out")"
+	freed_at=$(jq -r '.t - .freed_age_s' <<<"$line")
+	log "holder closed at $t_close, pool freed at $freed_at ($line)"
+	check "freed within 2 s of the holder closing" num "$freed_at - $t_close <= 2.0 and $freed_at - $t_close >= -0.1"
+	rm -f "$out" "$out.err"
+}
+
+top_batch_json() {
+	require_kernel
+	lab_begin
+	local out=/tmp/ppwt$BASHPID.top n
+	"$PPWATCH" -j top -b 0.5 6 >"$out" 2>"$out.err" &
+	local pid=$!
+	sleep 0.7
+	"$PPGEN" flood --from "$LAB_A" --netns "$LAB_B" --to "$LAB_IP_B:5100" \
+		--seconds 2 --count 1500 --size 1500 >/dev/null || fail "flood"
+	wait $pid || fail "top exited with $?: $(cat "$out.err")"
+	n=$(wc -l <"$out")
+	log "$n lines; rates: $(jq -c '[.pools[] | select(.device=="vb") | [.hold_per_s, .release_per_s]]' "$out" | tr '\n' ' ')"
+	check "one JSON object per interval" [ "$n" -eq 6 ]
+	check "every line is valid JSON" jq -e . "$out" >/dev/null
+	check "interval is 0.5 s" jq -e '.interval_s > 0.3 and .interval_s < 0.9' "$out" >/dev/null
+	check "rates are never negative" jq -se \
+		'all(.[].pools[]; (.hold_per_s // 0) >= 0 and (.release_per_s // 0) >= 0)' "$out" >/dev/null
+	check "traffic shows up as holds and releases" jq -se \
+		'any(.[].pools[] | select(.device == "vb"); .hold_per_s > 100 and .release_per_s > 100)' \
+		"$out" >/dev/null
+	# rates are the kernel counters' deltas over the interval
+	check "rate x interval = counter delta" jq -se '
+		[.[] | {t: .interval_s, p: (.pools[] | select(.device == "vb"))}] as $s
+		| all(range(1; $s | length);
+		      (($s[.].p.hold_cnt - $s[. - 1].p.hold_cnt) - $s[.].p.hold_per_s * $s[.].t
+		       | fabs) < 1)' "$out" >/dev/null
+	check "stderr is empty" [ ! -s "$out.err" ]
+	rm -f "$out" "$out.err"
+}
+
+attach_while_pools_exist() {
+	require_kernel
+	tr_begin
+	lab_begin
+	lab_hold 1200 1000 >/dev/null || fail "holder"
+	local doc p hk rk
+	read -r hk rk < <(tr_counters)
+	doc=$("$PPWATCH" -j pools) || fail "ppwatch pools failed"
+	p=$(vb_pool "$doc") || fail "no vb pool"
+	log "kernel hold=$hk release=$rk; ppwatch $(jq -c '{inflight,before_start,ledger_pages,untracked,oldest_age_s}' <<<"$p")"
+	check "inflight is the kernel's" jget "$p" ".inflight == $((hk - rk))" >/dev/null
+	check "all of it shown as before start" jget "$p" \
+		'.before_start == .inflight and .ledger_pages == 0 and .untracked == 0' >/dev/null
+	check "oldest age is a lower bound, not a guess" jget "$p" '.oldest_age_s > 0' >/dev/null
+	# and after destroy, the pre-existing pages still add up
+	lab_xdp_off
+	sleep 1.2
+	doc=$("$PPWATCH" -j pools) || fail "ppwatch pools failed"
+	p=$(vb_pool "$doc") || fail "no vb pool after destroy"
+	check "zombie found by its retry" jget "$p" \
+		".state == \"zombie\" and .inflight == $(tr_release_inflight)" >/dev/null
+}
+
+attach_variants() {
+	require_kernel
+	tracefs >/dev/null || skip "tracefs not available (classic tracepoints need it)"
+	lab_begin
+	local m out p port=5200 tpid
+	for m in tp_btf raw_tp tracepoint; do
+		out=/tmp/ppwt$BASHPID.$m
+		"$PPWATCH" -j --attach "$m" top -b 0.5 4 >"$out" 2>"$out.err" &
+		tpid=$!
+		sleep 0.8
+		lab_hold 1500 1000 $port >/dev/null || fail "holder"
+		wait $tpid || fail "$m: top failed: $(cat "$out.err")"
+		p=$(vb_pool "$(tail -1 "$out")") || fail "$m: no vb pool"
+		log "$m: $(jq -c '{inflight,before_start,ledger_pages,untracked}' <<<"$p")"
+		check "$m: pages held during the run are in the ledger" jget "$p" \
+			'.ledger_pages > 0 and .before_start + .ledger_pages == .inflight and .untracked == 0' \
+			>/dev/null
+		lab_release $port
+		port=$((port + 1))
+		rm -f "$out" "$out.err"
+	done
+}
+
+ledger_full_is_counted() {
+	require_kernel
+	lab_begin
+	local out=/tmp/ppwt$BASHPID.top last p
+	"$PPWATCH" -j --max-pages 16 top -b 0.5 4 >"$out" 2>"$out.err" &
+	local tpid=$!
+	sleep 0.8
+	lab_hold 2000 1000 >/dev/null || fail "holder"
+	wait $tpid || fail "top failed: $(cat "$out.err")"
+	last=$(tail -1 "$out")
+	p=$(vb_pool "$last") || fail "no vb pool"
+	log "losses $(jq -c .losses <<<"$last"); pool $(jq -c '{inflight,ledger_pages,untracked}' <<<"$p")"
+	check "ledger_full counted" jget "$last" '.losses.ledger_full > 0' >/dev/null
+	check "ledger capped" jget "$last" '.ledger.pages <= 16' >/dev/null
+	check "the pool shows pages it could not track" jget "$p" '.untracked > 0' >/dev/null
+	check "inflight stays exact" jget "$p" '.before_start + .ledger_pages + .untracked == .inflight' \
+		>/dev/null
+	rm -f "$out" "$out.err"
+}
+
+group_by_device() {
+	require_kernel
+	lab_begin
+	lab_hold 300 >/dev/null || fail "holder"
+	local doc d txt
+	doc=$("$PPWATCH" -j pools group-by device) || fail "ppwatch failed"
+	d=$(jq -ec --arg ns "$(lab_netns_ino)" \
+		'.devices[] | select(.device == "vb" and (.netns|tostring) == $ns)' <<<"$doc") ||
+		fail "no vb device row: $doc"
+	log "$d"
+	check "ynltool's fields" jget "$d" \
+		'.page_pools >= 1 and .zombies == 0 and .live.refs > 0 and .live.bytes == .live.refs * 4096 and .zombie.refs == 0' \
+		>/dev/null
+	txt=$("$PPWATCH" pools group-by device) || fail "text failed"
+	check "text table has the same device" grep -q '^vb ' <<<"$txt"
+}
+
+options_before_or_after_command() {
+	require_kernel
+	local a b
+	a=$("$PPWATCH" -j pools --window 0.1 | jq -c 'keys') || fail "ppwatch -j pools"
+	b=$("$PPWATCH" pools --window 0.1 -j | jq -c 'keys') || fail "ppwatch pools -j"
+	check "same document either way" [ "$a" = "$b" ]
+	a=$("$PPWATCH" --window 0.1 -j pools 2>&1) && fail "command option before the command accepted"
+	b=$("$PPWATCH" po -j --window 0.1 | jq -c 'keys') || fail "prefix of a command"
+	check "prefix matches" [ "$b" = "$(jq -c . <<<"$b")" ]
+}
+
+errors_name_object_and_remedy() {
+	require_kernel
+	local err rc
+	err=$("$PPWATCH" pools --max-pages lots 2>&1 >/dev/null)
+	rc=$?
+	log "bad value: rc=$rc: $err"
+	check "usage error exits 2" [ $rc -eq 2 ]
+	check "names the option" grep -q -- '--max-pages' <<<"$err"
+	err=$("$PPWATCH" frobnicate 2>&1 >/dev/null)
+	check "unknown command exits 2" [ $? -eq 2 ]
+	check "names the command" grep -q frobnicate <<<"$err"
+	if command -v setpriv >/dev/null; then
+		err=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+			"$PPWATCH" pools 2>&1 >/dev/null)
+		rc=$?
+		log "unprivileged: rc=$rc: $err"
+		check "no privileges exits 2" [ $rc -eq 2 ]
+		check "says to run as root" grep -q 'root' <<<"$err"
+		check "names the errno" grep -qi 'not permitted\|permission denied' <<<"$err"
+	fi
+	err=$("$PPWATCH" -j pools --max-pages 1073741824 2>&1 >/dev/null)
+	rc=$?
+	log "huge ledger: rc=$rc: $err"
+	if [ $rc -ne 0 ]; then
+		check "map too big exits 2" [ $rc -eq 2 ]
+		check "names the map and the remedy" grep -q 'max-pages' <<<"$err"
+	fi
+}
+
+run_tests

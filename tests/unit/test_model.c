@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The pure model without root: hand-made ledgers -> snapshots -> text and
+ * JSON, compared with golden files.
+ */
+#include <errno.h>
+
+#include "unit.h"
+
+#include "json.h"
+#include "model.h"
+#include "render.h"
+#include "util.h"
+
+#define SEC 1000000000ULL
+#define NOW (1000 * SEC)
+
+static struct pool_obs obs[6];
+static struct ledger led;
+
+/* A veth pool seen for 10 s: 100 pages from before start, 40 in the ledger. */
+static void live_veth(struct pool_obs *o)
+{
+	struct ppw_pool *r = &o->rec;
+
+	memset(o, 0, sizeof(*o));
+	r->addr = 0xffff888100001000ULL;
+	r->gen = 1;
+	r->id = 7;
+	r->flags = PPW_PF_DEV_NETDEV | PPW_PF_HAS_ID;
+	r->ifindex = 3;
+	snprintf(r->ifname, sizeof(r->ifname), "vb");
+	snprintf(r->devname, sizeof(r->devname), "vb");
+	r->netns_ino = 4026532246U;
+	r->pool_size = 256;
+	r->first_seen_ns = NOW - 10 * SEC;
+	r->base_hold = 1000;
+	r->base_release = 900;		/* 100 out when first seen */
+	r->hold_cnt = 1000 + 60;
+	r->release_cnt = 900 + 20;	/* 20 releases since ... */
+	r->ledger_holds = 60;
+	r->ledger_releases = 20;	/* ... all of ledger pages */
+	o->ledger_pages = 40;
+	o->oldest_hold_ns = NOW - 4 * SEC;
+}
+
+/* A destroyed pool still holding 500 pages, detached 75 s ago. */
+static void zombie(struct pool_obs *o)
+{
+	struct ppw_pool *r = &o->rec;
+
+	memset(o, 0, sizeof(*o));
+	r->addr = 0xffff888100002000ULL;
+	r->gen = 2;
+	r->id = 8;
+	r->flags = PPW_PF_DEV_NETDEV | PPW_PF_HAS_ID | PPW_PF_DMA_MAP;
+	r->ifindex = 3;
+	snprintf(r->ifname, sizeof(r->ifname), "vb");
+	r->netns_ino = 4026532246U;
+	r->order = 1;			/* 8 KiB pages */
+	r->state = PPW_POOL_DETACHED;
+	r->first_seen_ns = NOW - 100 * SEC;
+	r->detach_ns = NOW - 75 * SEC;
+	r->destroy_cnt = 76;
+	r->release_events = 76;
+	r->last_inflight = 500;
+	r->hold_cnt = 2000;
+	r->release_cnt = 1500;
+	r->ledger_holds = 2000;
+	r->ledger_releases = 1500;
+	o->ledger_pages = 500;
+	o->oldest_hold_ns = NOW - 90 * SEC;
+}
+
+/* Freed 3 s ago after 2 s as a zombie. */
+static void freed(struct pool_obs *o)
+{
+	struct ppw_pool *r = &o->rec;
+
+	memset(o, 0, sizeof(*o));
+	r->addr = 0xffff888100003000ULL;
+	r->gen = 3;
+	r->id = 9;
+	r->flags = PPW_PF_HAS_NETDEV | PPW_PF_HAS_ID | PPW_PF_HAS_NAPI;
+	r->napi_id = 8193;
+	r->ifindex = 2;
+	snprintf(r->ifname, sizeof(r->ifname), "eth0");
+	snprintf(r->driver, sizeof(r->driver), "vmxnet3");
+	r->state = PPW_POOL_FREED;
+	r->first_seen_ns = NOW - 50 * SEC;
+	r->detach_ns = NOW - 5 * SEC;
+	r->freed_ns = NOW - 3 * SEC;
+	r->hold_cnt = 300;
+	r->release_cnt = 300;
+}
+
+/* Listed by netlink only: a zombie detached at boottime second 900. */
+static void netlink_only(struct pool_obs *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->has_nl = true;
+	o->nl.id = 11;
+	o->nl.present = NLP_IFINDEX | NLP_INFLIGHT | NLP_INFLIGHT_MEM | NLP_DETACH_TIME;
+	o->nl.ifindex = 5;
+	o->nl.inflight = 1;
+	o->nl.inflight_mem = 4096;
+	o->nl.detach_time = 900;
+	o->nl.netns_ino = 4026531840U;
+	snprintf(o->nl.ifname, sizeof(o->nl.ifname), "eni0");
+}
+
+/* Destroyed before ppwatch started: only the kernel's detach_time (ns). */
+static void old_zombie_ktime(struct pool_obs *o)
+{
+	struct ppw_pool *r = &o->rec;
+
+	memset(o, 0, sizeof(*o));
+	r->addr = 0xffff888100005000ULL;
+	r->gen = 5;
+	r->id = 12;
+	r->flags = PPW_PF_HAS_ID;
+	snprintf(r->devname, sizeof(r->devname), "0000:03:00.0");
+	snprintf(r->driver, sizeof(r->driver), "vmxnet3");
+	r->state = PPW_POOL_DETACHED;
+	r->destroy_cnt = 120;
+	r->kernel_detach_time = NOW - 120 * SEC;
+	r->first_seen_ns = NOW - 2 * SEC;
+	r->base_hold = 64;
+	r->base_release = 61;
+	r->hold_cnt = 64;
+	r->release_cnt = 61;
+}
+
+/* Ledger full: 10 holds not recorded. */
+static void lossy(struct pool_obs *o)
+{
+	struct ppw_pool *r = &o->rec;
+
+	memset(o, 0, sizeof(*o));
+	r->addr = 0xffff888100006000ULL;
+	r->gen = 6;
+	r->id = 13;
+	r->flags = PPW_PF_HAS_NETDEV | PPW_PF_HAS_ID;
+	r->ifindex = 2;
+	snprintf(r->ifname, sizeof(r->ifname), "eth0");
+	r->first_seen_ns = NOW - 30 * SEC;
+	r->hold_cnt = 110;
+	r->release_cnt = 0;
+	r->ledger_holds = 100;
+	r->untracked_holds = 10;
+	o->ledger_pages = 100;
+	o->oldest_hold_ns = NOW - 29 * SEC;
+}
+
+static void make_ledger(bool ns_detach)
+{
+	memset(&led, 0, sizeof(led));
+	live_veth(&obs[0]);
+	zombie(&obs[1]);
+	freed(&obs[2]);
+	netlink_only(&obs[3]);
+	old_zombie_ktime(&obs[4]);
+	lossy(&obs[5]);
+	led.pools = obs;
+	led.n = 6;
+	led.now_ns = NOW;
+	led.page_size = 4096;
+	led.detach_time_is_ns = ns_detach;
+	led.max_pages = 1 << 20;
+	led.pages_used = 640;
+	led.counters[PPW_CNT_HOLD] = 2160;
+	led.counters[PPW_CNT_RELEASE] = 1520;
+	led.counters[PPW_CNT_LEDGER_FULL] = 10;
+}
+
+static const struct pool_row *row(const struct snapshot *s, __u32 id)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->rows[i].id == id)
+			return &s->rows[i];
+	return NULL;
+}
+
+static void test_classify(void)
+{
+	make_ledger(true);
+	CHECK_INT(pool_classify(&obs[0]), ROW_LIVE);
+	CHECK_INT(pool_classify(&obs[1]), ROW_ZOMBIE);
+	CHECK_INT(pool_classify(&obs[2]), ROW_FREED);
+	CHECK_INT(pool_classify(&obs[3]), ROW_ZOMBIE);	/* netlink detach-time */
+	CHECK_INT(pool_classify(&obs[4]), ROW_ZOMBIE);	/* destroy_cnt */
+	CHECK_STR(row_state_name(ROW_ZOMBIE), "zombie");
+}
+
+static void test_counts(void)
+{
+	struct snapshot s;
+	const struct pool_row *r;
+
+	make_ledger(true);
+	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	CHECK_INT(s.n, 6);
+
+	r = row(&s, 7);
+	CHECK_INT(r->inflight, 140);
+	CHECK_INT(r->inflight_bytes, 140 * 4096);
+	CHECK_INT(r->before_start, 100);
+	CHECK_INT(r->ledger_pages, 40);
+	CHECK_INT(r->untracked, 0);
+	CHECK_STR(r->device, "vb");
+	CHECK_NAN(r->hold_per_s);		/* first snapshot: no rate */
+	/* before-start pages are at least as old as first sight */
+	CHECK_NEAR(r->oldest_age_s, 10, 1e-9);
+	CHECK(r->oldest_at_least, "oldest is a lower bound");
+
+	r = row(&s, 8);
+	CHECK_INT(r->inflight, 500);
+	CHECK_INT(r->inflight_bytes, 500 * 8192);	/* order 1 */
+	CHECK_NEAR(r->detach_age_s, 75, 1e-9);
+	CHECK_NEAR(r->oldest_age_s, 90, 1e-9);
+	CHECK(!r->oldest_at_least, "ledger age is exact");
+	CHECK_INT(r->retries, 75);
+
+	r = row(&s, 9);
+	CHECK_INT(r->state, ROW_FREED);
+	CHECK_INT(r->inflight, 0);
+	CHECK_NAN(r->detach_age_s);
+	CHECK_NEAR(r->freed_age_s, 3, 1e-9);
+	CHECK_NEAR(r->zombie_s, 2, 1e-9);
+
+	r = row(&s, 11);
+	CHECK(!r->bpf, "netlink-only row");
+	CHECK_INT(r->inflight, 1);
+	CHECK_INT(r->inflight_bytes, 4096);
+	CHECK_NEAR(r->detach_age_s, 100, 1e-9);		/* 1000 s - 900 s */
+	CHECK_STR(r->device, "eni0");
+
+	r = row(&s, 12);
+	CHECK_NEAR(r->detach_age_s, 120, 1e-9);		/* ktime_t, ns */
+	CHECK_STR(r->device, "0000:03:00.0");
+	CHECK_INT(r->before_start, 3);
+
+	r = row(&s, 13);
+	CHECK_INT(r->untracked, 10);			/* ledger full */
+	snapshot_free(&s);
+
+	/* the same kernel field in seconds (kernels before 28b225282d44) */
+	make_ledger(false);
+	obs[4].rec.kernel_detach_time = 1000 - 120;
+	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	CHECK_NEAR(row(&s, 12)->detach_age_s, 120, 1e-9);
+	snapshot_free(&s);
+}
+
+static void test_rates(void)
+{
+	struct snapshot a, b;
+	const struct pool_row *r;
+
+	make_ledger(true);
+	CHECK_INT(snapshot_build(&a, &led, NULL), 0);
+	led.now_ns += 2 * SEC;
+	obs[0].rec.hold_cnt += 500;
+	obs[0].rec.release_cnt += 300;
+	/* the u32 kernel counters wrap: rates must not */
+	obs[5].rec.hold_cnt = 0xfffffff0U;
+	CHECK_INT(snapshot_build(&b, &led, &a), 0);
+	CHECK_NEAR(b.interval_s, 2, 1e-9);
+	r = row(&b, 7);
+	CHECK_NEAR(r->hold_per_s, 250, 1e-9);
+	CHECK_NEAR(r->release_per_s, 150, 1e-9);
+	snapshot_free(&a);
+	a = b;
+	led.now_ns += SEC;
+	obs[5].rec.hold_cnt = 0x10;	/* wrapped: 0x20 holds */
+	CHECK_INT(snapshot_build(&b, &led, &a), 0);
+	CHECK_NEAR(row(&b, 13)->hold_per_s, 32, 1e-9);
+	snapshot_free(&a);
+	snapshot_free(&b);
+}
+
+static void test_filter_sort_group(void)
+{
+	struct group_row *g;
+	struct snapshot s;
+	char *f1[] = { "vb" }, *f2[] = { "id:11", "vmxnet3" };
+	size_t n;
+
+	make_ledger(true);
+	snapshot_build(&s, &led, NULL);
+	snapshot_filter(&s, f1, 1);
+	CHECK_INT(s.n, 2);
+	snapshot_free(&s);
+
+	snapshot_build(&s, &led, NULL);
+	snapshot_filter(&s, f2, 2);
+	CHECK_INT(s.n, 3);	/* pool 11, and both vmxnet3 pools */
+	snapshot_free(&s);
+
+	snapshot_build(&s, &led, NULL);
+	CHECK_INT(render_sort_pools(&s, "inflight", false), 0);
+	CHECK_INT(s.rows[0].id, 8);			/* biggest first */
+	CHECK_INT(render_sort_pools(&s, "detach_age_s", false), 0);
+	CHECK_INT(s.rows[0].id, 12);			/* unknowns last */
+	CHECK_NAN(s.rows[s.n - 1].detach_age_s);
+	CHECK_INT(render_sort_pools(&s, "device", false), 0);
+	CHECK_STR(s.rows[0].device, "0000:03:00.0");
+	CHECK_INT(render_sort_pools(&s, "no_such_column", false), -ENOENT);
+
+	snapshot_drop_freed(&s);
+	CHECK_INT(s.n, 5);
+	CHECK_INT(snapshot_group_by_device(&s, &g, &n), 0);
+	CHECK_INT(n, 4);	/* vb, eni0, 0000:03:00.0, eth0 */
+	CHECK_INT(render_sort_groups(g, n, "zombie.refs", false), 0);
+	CHECK_STR(g[0].device, "vb");
+	CHECK_INT(g[0].page_pools, 2);
+	CHECK_INT(g[0].zombies, 1);
+	CHECK_INT(g[0].live_refs, 140);
+	CHECK_INT(g[0].zombie_refs, 500);
+	CHECK_INT(g[0].zombie_bytes, 500 * 8192);
+	free(g);
+	snapshot_free(&s);
+}
+
+static void test_golden(void)
+{
+	struct group_row *g;
+	struct snapshot s;
+	struct json j;
+	char *buf;
+	size_t n;
+
+	make_ledger(true);
+	snapshot_build(&s, &led, NULL);
+	render_sort_pools(&s, "id", true);
+
+	CAPTURE(buf, f, render_pools_text(f, &s, false, true));
+	check_golden("pools.txt", buf);
+	free(buf);
+	CAPTURE(buf, f, render_pools_text(f, &s, true, true));
+	check_golden("pools-wide.txt", buf);
+	free(buf);
+	CAPTURE(buf, f, {
+		json_init(&j, f, true);
+		json_obj_open(&j);
+		render_pools_json(&j, &s);
+		render_losses_json(&j, &s);
+		json_obj_close(&j);
+		json_end(&j);
+	});
+	check_golden("pools.json", buf);
+	free(buf);
+	CAPTURE(buf, f, render_losses_text(f, &s));
+	check_golden("losses.txt", buf);
+	free(buf);
+
+	snapshot_drop_freed(&s);
+	snapshot_group_by_device(&s, &g, &n);
+	render_sort_groups(g, n, "device", false);
+	CAPTURE(buf, f, render_groups_text(f, g, n, false, true));
+	check_golden("devices.txt", buf);
+	free(buf);
+	CAPTURE(buf, f, {
+		json_init(&j, f, false);
+		json_obj_open(&j);
+		render_groups_json(&j, g, n);
+		json_obj_close(&j);
+		json_end(&j);
+	});
+	check_golden("devices.json", buf);
+	free(buf);
+	free(g);
+	snapshot_free(&s);
+}
+
+int main(void)
+{
+	TEST(test_classify);
+	TEST(test_counts);
+	TEST(test_rates);
+	TEST(test_filter_sort_group);
+	TEST(test_golden);
+	return unit_done();
+}

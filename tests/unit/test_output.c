@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The JSON writer, the column renderer and the parsers. */
+#include <errno.h>
+
+#include "unit.h"
+
+#include "json.h"
+#include "output.h"
+#include "util.h"
+
+static void test_json_escaping(void)
+{
+	struct json j;
+	char *buf;
+
+	CAPTURE(buf, f, {
+		json_init(&j, f, false);
+		json_obj_open(&j);
+		json_kv_str(&j, "s", "a\"b\\c\nd\te\x01");
+		json_kv_f64(&j, "nan", NAN);
+		json_kv_f64(&j, "int", 3.0);
+		json_kv_f64(&j, "frac", 0.25);
+		json_kv_s64(&j, "neg", -5);
+		json_key(&j, "arr");
+		json_arr_open(&j);
+		json_u64(&j, 1);
+		json_bool(&j, true);
+		json_null(&j);
+		json_arr_close(&j);
+		json_key(&j, "empty");
+		json_obj_open(&j);
+		json_obj_close(&j);
+		json_obj_close(&j);
+		json_end(&j);
+	});
+	CHECK_STR(buf, "{\"s\":\"a\\\"b\\\\c\\nd\\te\\u0001\",\"nan\":null,\"int\":3,"
+		       "\"frac\":0.25,\"neg\":-5,\"arr\":[1,true,null],\"empty\":{}}\n");
+	free(buf);
+}
+
+static void test_json_lines(void)
+{
+	struct json j;
+	char *buf;
+
+	/* a stream of documents is one object per line */
+	CAPTURE(buf, f, {
+		json_init(&j, f, false);
+		json_obj_open(&j);
+		json_kv_u64(&j, "n", 1);
+		json_obj_close(&j);
+		json_end(&j);
+		json_obj_open(&j);
+		json_kv_u64(&j, "n", 2);
+		json_obj_close(&j);
+		json_end(&j);
+	});
+	CHECK_STR(buf, "{\"n\":1}\n{\"n\":2}\n");
+	free(buf);
+}
+
+struct r {
+	const char *name;
+	unsigned long long a, b;
+};
+
+static const struct ocol cols[] = {
+	{ "name", "NAME", 6, OF_PLAIN, OC_LEFT },
+	{ "x.a", "A", 5, OF_BYTES, 0 },
+	{ "x.b", "B", 5, OF_AGE, 0 },
+	{ "hidden", "H", 3, OF_PLAIN, OC_JSON },
+};
+
+static void get(const void *p, int c, struct oval *v, void *ctx)
+{
+	const struct r *r = p;
+
+	switch (c) {
+	case 0: OV_STR(v, r->name); break;
+	case 1: OV_U64(v, r->a); break;
+	case 2: OV_U64(v, r->b); v->null = !r->b; break;
+	case 3: OV_BOOL(v, true); break;
+	}
+}
+
+static void test_columns(void)
+{
+	struct r rows[] = { { "long-name", 2048, 65 }, { "b", 1, 0 } };
+	struct oview ov = { cols, 4, get, NULL };
+	struct json j;
+	char *buf;
+
+	CAPTURE(buf, f, out_text(f, &ov, rows, 2, sizeof(rows[0]), false, true));
+	CHECK_STR(buf, "NAME       A     B\n"
+		       "long-n 2.0KiB 1m05s\n"
+		       "b         1B     -\n");
+	free(buf);
+	/* dotted keys nest; JSON-only columns appear; text-null is null */
+	CAPTURE(buf, f, {
+		json_init(&j, f, false);
+		out_json_rows(&j, &ov, rows, 2, sizeof(rows[0]));
+		json_end(&j);
+	});
+	CHECK_STR(buf, "[{\"name\":\"long-name\",\"x\":{\"a\":2048,\"b\":65},\"hidden\":true},"
+		       "{\"name\":\"b\",\"x\":{\"a\":1,\"b\":null},\"hidden\":true}]\n");
+	free(buf);
+	CHECK_INT(ocol_find(&ov, "x.b"), 2);
+	CHECK_INT(ocol_find(&ov, "h"), 3);	/* unique prefix */
+	CHECK_INT(ocol_find(&ov, "x."), -1);	/* ambiguous */
+	CHECK_INT(out_sort(rows, 2, sizeof(rows[0]), &ov, "x.a", true), 0);
+	CHECK_STR(rows[0].name, "b");
+}
+
+static void test_parsers(void)
+{
+	uint64_t u;
+	double d;
+
+	CHECK_INT(parse_u64("42", 0, 100, &u), 0);
+	CHECK_INT(u, 42);
+	CHECK_INT(parse_u64("0x10", 0, 100, &u), 0);
+	CHECK_INT(u, 16);
+	CHECK_INT(parse_u64("101", 0, 100, &u), -EINVAL);
+	CHECK_INT(parse_u64("-1", 0, 100, &u), -EINVAL);
+	CHECK_INT(parse_u64("4x", 0, 100, &u), -EINVAL);
+	CHECK_INT(parse_u64("", 0, 100, &u), -EINVAL);
+	CHECK_INT(parse_duration("30s", &d), 0);
+	CHECK_NEAR(d, 30, 0);
+	CHECK_INT(parse_duration("500ms", &d), 0);
+	CHECK_NEAR(d, 0.5, 1e-12);
+	CHECK_INT(parse_duration("2m", &d), 0);
+	CHECK_NEAR(d, 120, 0);
+	CHECK_INT(parse_duration("1.5", &d), 0);
+	CHECK_NEAR(d, 1.5, 0);
+	CHECK_INT(parse_duration("3w", &d), -EINVAL);
+	CHECK_INT(parse_duration("-1s", &d), -EINVAL);
+	CHECK_INT(parse_size("64k", &u), 0);
+	CHECK_INT(u, 65536);
+	CHECK_INT(parse_size("1GiB", &u), 0);
+	CHECK_INT(u, 1ULL << 30);
+	CHECK_INT(parse_size("12q", &u), -EINVAL);
+}
+
+static void test_formats(void)
+{
+	char b[32];
+
+	CHECK_STR(fmt_bytes(b, sizeof(b), 0), "0B");
+	CHECK_STR(fmt_bytes(b, sizeof(b), 1536), "1.5KiB");
+	CHECK_STR(fmt_bytes(b, sizeof(b), 300 << 20), "300MiB");
+	CHECK_STR(fmt_age(b, sizeof(b), 0.25), "250ms");
+	CHECK_STR(fmt_age(b, sizeof(b), 12.34), "12.3s");
+	CHECK_STR(fmt_age(b, sizeof(b), 245), "4m05s");
+	CHECK_STR(fmt_age(b, sizeof(b), 7380), "2h03m");
+	CHECK_STR(fmt_age(b, sizeof(b), 3 * 86400 + 4 * 3600), "3d04h");
+}
+
+int main(void)
+{
+	TEST(test_json_escaping);
+	TEST(test_json_lines);
+	TEST(test_columns);
+	TEST(test_parsers);
+	TEST(test_formats);
+	return unit_done();
+}
