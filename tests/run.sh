@@ -30,6 +30,8 @@ for suite in $SUITES; do
 		echo "== unit"
 		tests/run-unit.sh "$OUTPUT/tests"
 		record unit $?
+		tests/check-docs.sh
+		record docs $?
 		;;
 	integration)
 		for t in tests/integration/test_*.sh; do
