@@ -65,7 +65,7 @@ MAN_PAGES := $(patsubst docs/%.rst,$(OUTPUT)/man/%.8,$(filter-out docs/common_op
 .PHONY: all
 all: $(OUTPUT)/ppwatch $(LAB_BINS)
 
-$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/cli $(OUTPUT)/tests $(OUTPUT)/lab $(OUTPUT)/man:
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/cli $(OUTPUT)/tests $(OUTPUT)/lab $(OUTPUT)/man $(OUTPUT)/bench:
 	$(call msg,MKDIR,$@)
 	$(Q)mkdir -p $@
 
@@ -120,6 +120,23 @@ test: deps all $(UNIT_BINS)
 demo: deps all
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) tests/lab/demo.sh
 
+# --- bench -----------------------------------------------------------------
+$(OUTPUT)/bench/count.bpf.o: bench/count.bpf.c $(VMLINUX) | $(OUTPUT)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPFCFLAGS) -c $< -o $@
+
+$(OUTPUT)/bench/count.skel.h: $(OUTPUT)/bench/count.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name count_bpf > $@
+
+$(OUTPUT)/bench/ppbench: bench/ppbench.c $(OUTPUT)/bench/count.skel.h
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(OUTPUT)/bench $< -lbpf -lelf -lz -o $@
+
+.PHONY: bench
+bench: all $(OUTPUT)/bench/ppbench
+	$(Q)OUTPUT=$(abspath $(OUTPUT)) bench/run.sh $(BENCH_ARGS)
+
 # --- docs --------------------------------------------------------------------
 $(OUTPUT)/man/%.8: docs/%.rst docs/common_options.rst | $(OUTPUT)/man
 	$(call msg,MAN,$@)
@@ -159,6 +176,7 @@ help:
 	@echo '  make test       run the whole test suite: unit, BPF, lab integration (root)'
 	@echo '  make unit       run the unit tests only (no root)'
 	@echo '  make man        build the man pages into $(OUTPUT)/man'
+	@echo '  make bench      per-event cost of the hooks vs a counting-only program (root)'
 	@echo '  make install    install ppwatch and man pages (DESTDIR=, prefix=$(prefix))'
 	@echo '  make vmlinux    regenerate $(VMLINUX) from /sys/kernel/btf/vmlinux'
 	@echo '  make clean      remove $(OUTPUT)'

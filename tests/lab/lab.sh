@@ -109,8 +109,8 @@ lab_down() {
 		read -r pid _ <"$f"
 		kill -TERM "$pid" 2>/dev/null
 	done
-	ip netns del "$LAB_A" 2>/dev/null
-	ip netns del "$LAB_B" 2>/dev/null
+	ip netns del "$LAB_A" 2>/dev/null || true
+	ip netns del "$LAB_B" 2>/dev/null || true
 	rm -rf "$LAB_DIR"
 	return 0
 }
