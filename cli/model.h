@@ -99,6 +99,19 @@ struct pool_row {
 	__u32 retries;
 	__s32 last_inflight;	/* from the last page_pool_release */
 	double seen_age_s;	/* since ppwatch first saw it */
+	/*
+	 * Item-block kernels with ppwatch's series (patches/): allocation
+	 * item stats and block counts. 'item_stats'/'item_blocks' false means
+	 * "not available on this kernel", which is not the same as 0.
+	 */
+	bool item_stats;
+	__u64 item_fast_empty;
+	__u64 item_slow_failed;
+	bool item_blocks;
+	__u64 blocks_prealloc;
+	__u64 blocks_dyn;
+	__u64 blocks_dyn_alloc;
+	__u64 blocks_dyn_free;
 };
 
 struct snapshot {
