@@ -49,7 +49,8 @@ BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
 SKEL := $(OUTPUT)/ppwatch.skel.h
 
 # cli/ splits into the pure model (unit-tested without root) and the rest
-MODEL_SRCS := cli/model.c cli/output.c cli/json.c cli/util.c cli/render.c
+MODEL_SRCS := cli/model.c cli/output.c cli/json.c cli/util.c cli/render.c \
+	cli/rules.c cli/verdict.c
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(patsubst cli/%.c,$(OUTPUT)/cli/%.o,$(CLI_SRCS))
 MODEL_OBJS := $(patsubst cli/%.c,$(OUTPUT)/cli/%.o,$(MODEL_SRCS))
@@ -106,7 +107,7 @@ $(OUTPUT)/lab/xdp_pass.bpf.o: tests/lab/xdp_pass.bpf.c | $(OUTPUT)/lab
 # --- tests -------------------------------------------------------------------
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h $(MODEL_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $< $(MODEL_OBJS) -lm -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $< $(MODEL_OBJS) -lyaml -lm -o $@
 
 .PHONY: unit
 unit: $(UNIT_BINS)

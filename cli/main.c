@@ -27,6 +27,7 @@ volatile sig_atomic_t exiting;
 static const struct command *commands[] = {
 	&cmd_pools,
 	&cmd_top,
+	&cmd_check,
 	NULL,
 };
 

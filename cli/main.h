@@ -49,6 +49,7 @@ struct command {
 };
 
 extern const struct command cmd_pools, cmd_top;
+extern const struct command cmd_check, cmd_export;
 
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

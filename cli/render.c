@@ -239,6 +239,14 @@ static const struct {
 	{ "discovery_truncated", PPW_CNT_DISCOVERY_TRUNC },
 };
 
+const char *loss_counter(size_t i, int *idx)
+{
+	if (i >= ARRAY_SIZE(loss_counters))
+		return NULL;
+	*idx = loss_counters[i].idx;
+	return loss_counters[i].key;
+}
+
 __u64 snapshot_losses(const struct snapshot *s)
 {
 	__u64 sum = 0;

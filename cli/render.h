@@ -30,5 +30,7 @@ void render_groups_json(struct json *j, const struct group_row *g, size_t n);
 void render_losses_text(FILE *f, const struct snapshot *s);
 void render_losses_json(struct json *j, const struct snapshot *s);
 __u64 snapshot_losses(const struct snapshot *s);
+/* the i-th loss counter: its key and index into snapshot.counters; NULL past the end */
+const char *loss_counter(size_t i, int *idx);
 
 #endif /* __PPWATCH_RENDER_H */
