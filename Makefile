@@ -44,13 +44,13 @@ CPPFLAGS += -I$(OUTPUT) -Ibpf -Icli
 LDLIBS += -lbpf -lelf -lz -lmnl -lyaml -lm
 
 # ledger.bpf.c defines the shared maps: the linker wants it first
-BPF_FAMILIES := ledger lifecycle discover
+BPF_FAMILIES := ledger lifecycle discover holders
 BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
 SKEL := $(OUTPUT)/ppwatch.skel.h
 
 # cli/ splits into the pure model (unit-tested without root) and the rest
 MODEL_SRCS := cli/model.c cli/output.c cli/json.c cli/util.c cli/render.c \
-	cli/rules.c cli/verdict.c
+	cli/rules.c cli/verdict.c cli/attrib.c cli/render_scan.c
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(patsubst cli/%.c,$(OUTPUT)/cli/%.o,$(CLI_SRCS))
 MODEL_OBJS := $(patsubst cli/%.c,$(OUTPUT)/cli/%.o,$(MODEL_SRCS))

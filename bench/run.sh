@@ -4,7 +4,10 @@
 # Per-event cost of ppwatch's hook programs, from bpf_stats, as a ratio to a
 # counting-only program on the same tracepoints in the same run.
 #
-#   bench/run.sh [SECONDS] [ROUNDS] [-- extra ppwatch options]
+#   bench/run.sh [SECONDS] [ROUNDS] [-- ppwatch command and options]
+#
+# The ppwatch command defaults to 'top -b 1'; 'stacks -e 64 3600' measures
+# the programs with stack sampling at its default rate.
 #
 # Each round: a fresh lab, 'ppwatch top -b' holding its programs attached,
 # ppbench (baseline + BPF_STATS_RUN_TIME) around a fill-and-close UDP flood
@@ -25,11 +28,12 @@ stamp=$(date +%Y%m%d-%H%M%S)
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root" >&2; exit 2; }
 ppw=
 trap 'if [ -n "$ppw" ]; then kill $ppw 2>/dev/null || true; fi; lab_down' EXIT
+[ $# -gt 0 ] || set -- top -b 1
 echo "kernel $(uname -r), $(nproc) CPUs, ${SECONDS_PER_ROUND}s x $ROUNDS rounds, ppwatch $*"
 for r in $(seq "$ROUNDS"); do
 	lab_down
 	lab_up >/dev/null
-	"$OUTPUT/ppwatch" "$@" top -b 1 >/dev/null &
+	"$OUTPUT/ppwatch" "$@" >/dev/null &
 	ppw=$!
 	sleep 1
 	echo "-- round $r"

@@ -165,6 +165,122 @@ static __always_inline bool pool_has_mp(struct page_pool *pool)
 }
 
 /*
+ * 5. Which pool a page belongs to: page->pp, or, on kernels carrying the
+ * item-block series ("page_pool: fix IOMMU crash when driver has already
+ * unbound", Yunsheng Lin, v7), page->pp_item whose PAGE_SIZE-aligned block
+ * starts with the pool pointer (page_pool_item_to_block()).
+ */
+struct page___item {
+	void *pp_item;
+} __attribute__((preserve_access_index));
+
+struct page_pool_item_block___ppw {
+	struct page_pool *pp;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 page_pool_of(__u64 pg, __u64 page_mask)
+{
+	struct page___item *pi = (void *)pg;
+	struct page_pool_item_block___ppw *blk;
+	__u64 item;
+
+	if (bpf_core_field_exists(pi->pp_item)) {
+		item = (__u64)BPF_CORE_READ(pi, pp_item);
+		if (!item)
+			return 0;
+		blk = (void *)(item & page_mask);
+		return (__u64)BPF_CORE_READ(blk, pp);
+	}
+	return (__u64)BPF_CORE_READ((struct page *)pg, pp);
+}
+
+/*
+ * 6. skb frags: skb_frag_t became { netmem_ref netmem; len; offset } in "net:
+ * add netmem to skb_frag_t" (Mina Almasry, v6.8); before, a struct bio_vec
+ * with bv_page.
+ */
+struct bio_vec___frag {
+	struct page *bv_page;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 skb_frag_netmem_at(__u64 frag)
+{
+	__u64 v = 0;
+
+	if (bpf_core_field_exists(((struct skb_frag *)0)->netmem))
+		bpf_probe_read_kernel(&v, sizeof(v),
+				      (void *)frag + bpf_core_field_offset(struct skb_frag, netmem));
+	else
+		bpf_probe_read_kernel(&v, sizeof(v),
+				      (void *)frag + bpf_core_field_offset(struct bio_vec___frag,
+									   bv_page));
+	return v;
+}
+
+/*
+ * 7. A slab's kmem_cache: struct slab split out of struct page in "mm: Split
+ * slab into its own type" (Matthew Wilcox, v5.17); before, page->slab_cache.
+ */
+struct page___slab {
+	struct kmem_cache *slab_cache;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 slab_cache_of(__u64 head)
+{
+	if (bpf_core_type_exists(struct slab))
+		return (__u64)BPF_CORE_READ((struct slab *)head, slab_cache);
+	return (__u64)BPF_CORE_READ((struct page___slab *)head, slab_cache);
+}
+
+/*
+ * 8. A pool's own pages. frag_page was a struct page * before "page_pool:
+ * convert to use netmem" (v6.10); same size, same name. The item-block
+ * series replaces the ptr_ring with a list that keeps a count.
+ */
+struct pp_ring_cache___item {
+	atomic_t count;
+} __attribute__((preserve_access_index));
+
+struct page_pool___ring_item {
+	struct pp_ring_cache___item ring;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 pool_frag_netmem(struct page_pool *pool)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v),
+			      (void *)pool + bpf_core_field_offset(struct page_pool, frag_page));
+	return v;
+}
+
+/* true when the kernel keeps a ring count (item-block kernels) */
+static __always_inline bool pool_ring_count(struct page_pool *pool, __u32 *count)
+{
+	struct page_pool___ring_item *p = (void *)pool;
+
+	if (!bpf_core_field_exists(p->ring.count))
+		return false;
+	*count = BPF_CORE_READ(p, ring.count.counter);
+	return true;
+}
+
+/*
+ * 9. The per-CPU skb defer lists: softnet_data.defer_list since "net:
+ * generalize skb freeing deferral to per-cpu lists" (Eric Dumazet, v5.19),
+ * until v6.18 moved them into net_hotdata.skb_defer_nodes, one per CPU and
+ * NUMA node. net_hotdata is not in BTF: reading it needs its symbol
+ * (CONFIG_KALLSYMS_ALL); without it the lists are reported as not readable.
+ */
+struct softnet_data___old {
+	struct sk_buff *defer_list;
+} __attribute__((preserve_access_index));
+
+struct net_hotdata___defer {
+	void *skb_defer_nodes;
+} __attribute__((preserve_access_index));
+
+/*
  * Differences handled in user space (cli/features.c), by reading BTF:
  *
  * - pool->user.detach_time is seconds (u64) before, and a ktime_t in ns

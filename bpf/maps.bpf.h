@@ -48,6 +48,22 @@ PPW_MAP struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
+/* sampled stacks; sized to 1 entry while --stacks is off */
+PPW_MAP struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, PPW_DEF_STACKS);
+	__type(key, __u32);
+	__uint(value_size, PPW_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+/* (pool, gen, kind, stack) -> events */
+PPW_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PPW_DEF_STACKS);
+	__type(key, struct ppw_stack_key);
+	__type(value, __u64);
+} stack_counts SEC(".maps");
+
 /* scratch space for building records off the 512-byte stack */
 PPW_MAP struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -22,6 +22,7 @@
 #define PPW_DEF_MAX_POOLS	4096
 #define PPW_DEF_MAX_PAGES	(1U << 20)
 #define PPW_DEF_RINGBUF		(256 * 1024)
+#define PPW_DEF_SCAN_RINGBUF	(8 * 1024 * 1024)
 
 /* Where a pool sits in its life. */
 enum ppw_pool_state {
@@ -93,6 +94,116 @@ struct ppw_page {
 	__u32 gen;			/* ppw_pool.gen at hold time */
 	__u32 cpu;
 	__u64 hold_ns;			/* CLOCK_BOOTTIME at page_pool_state_hold */
+	__s32 stack_id;			/* hold stack if sampled, else -1 */
+	__u32 pad;
+};
+
+/*
+ * The holder scan (holders.bpf.c): iterators write fixed-size records to the
+ * iterator's seq_file, except page records, which can be many per socket
+ * and go through the 'scan_events' ring buffer; user space reads both back
+ * (cli/scan.c).
+ */
+enum ppw_rec_type {
+	PPW_REC_SOCK		= 1,	/* a socket whose queues were walked */
+	PPW_REC_PAGE		= 2,	/* a page_pool page found in a holder */
+	PPW_REC_OWNER		= 3,	/* a process holds a socket through an fd */
+	PPW_REC_POOL		= 4,	/* a pool's own cache/ring/frag page */
+	PPW_REC_CHECK		= 5,	/* virt_to_page self-check result */
+	PPW_REC_DEFER		= 6,	/* per-CPU defer list walked (or not readable) */
+};
+
+/* where in a holder a page was found */
+enum ppw_where {
+	PPW_IN_HEAD		= 1,	/* skb linear part (head_frag) */
+	PPW_IN_FRAG		= 2,	/* skb_shinfo frags[] */
+	PPW_IN_FRAGLIST		= 3,	/* an skb on the frag_list */
+	PPW_IN_OOO		= 4,	/* TCP out-of-order queue */
+	PPW_IN_READER		= 5,	/* UDP reader_queue */
+	PPW_IN_DEFER		= 6,	/* per-CPU skb defer list */
+};
+
+enum ppw_sock_flags {
+	PPW_SF_TRUNCATED	= 1U << 0,	/* a queue was longer than the walk bound */
+	PPW_SF_VIA_FD		= 1U << 1,	/* walked from a process's fd (no iterator) */
+};
+
+struct ppw_rec_sock {
+	__u64 sk;
+	__u64 netns_cookie;
+	__u32 netns_ino;
+	__u32 ino;
+	__u16 family;
+	__u16 type;
+	__u16 protocol;
+	__u16 state;
+	__u16 lport;			/* host order */
+	__u16 rport;
+	__u32 flags;			/* enum ppw_sock_flags */
+	__u8 laddr[16];			/* IPv4 in the first 4 bytes */
+	__u8 raddr[16];
+	__u32 skbs;
+	__u32 rmem;			/* sk_rmem_alloc */
+	__u32 nonpp_pages;		/* pages that are not page_pool's */
+	__u32 pad;
+};
+
+struct ppw_rec_page {
+	__u64 holder;			/* struct sock *, or the CPU for PPW_IN_DEFER */
+	__u64 netmem;			/* head page, bit 0 set for net_iov */
+	__u64 pool;			/* struct page_pool * from the page */
+	__u64 hold_ns;			/* from the ledger, 0 if not in it */
+	__u32 gen;			/* ledger entry's pool generation */
+	__u32 where;			/* enum ppw_where */
+	__u32 in_ledger;
+	__s32 stack_id;			/* hold stack, -1 if not sampled */
+};
+
+struct ppw_rec_owner {
+	__u64 sk;
+	__u32 ino;
+	__u32 pid;
+	__u32 tgid;
+	__u32 fd;
+	char comm[16];
+};
+
+struct ppw_rec_pool {
+	__u64 pool;
+	__u64 frag_netmem;		/* partly used frag page the pool keeps, or 0 */
+	__u32 gen;
+	__u32 alloc_count;		/* pages in the alloc cache */
+	__u32 ring_count;		/* pages in the recycle ring */
+	__u32 ring_size;
+	__u32 hold;			/* counters read at the same moment */
+	__u32 release;
+};
+
+struct ppw_rec_check {
+	__u64 addr;			/* a slab object (the socket) */
+	__u64 page;			/* what virt_to_page() made of it */
+	__u32 ok;			/* the page is that object's slab */
+	__u32 pad;
+};
+
+struct ppw_rec_defer {
+	__u32 cpu;
+	__u32 readable;			/* 0: this kernel's defer lists are out of reach */
+	__u32 skbs;
+	__u32 pad;
+};
+
+struct ppw_scan_rec {
+	__u32 type;			/* enum ppw_rec_type */
+	__u32 pad;
+	union {
+		struct ppw_rec_sock sock;
+		struct ppw_rec_page page;
+		struct ppw_rec_owner owner;
+		struct ppw_rec_pool pool;
+		struct ppw_rec_check check;
+		struct ppw_rec_defer defer;
+	};
 };
 
 /* Ring-buffer events: pool lifecycle, rare by construction. */
@@ -120,6 +231,24 @@ struct ppw_event {
 	struct ppw_pool rec;		/* the record after the event */
 };
 
+/* Sampled stacks (--stacks): counts per pool, event kind and stack. */
+enum ppw_stack_kind {
+	PPW_STACK_HOLD		= 1,
+	PPW_STACK_RELEASE	= 2,
+	PPW_STACK_ZOMBIE_RELEASE = 3,	/* a page of a destroyed pool came back */
+};
+
+struct ppw_stack_key {
+	__u64 pool;
+	__u32 gen;
+	__u32 kind;			/* enum ppw_stack_kind */
+	__s32 stack_id;
+	__u32 pad;
+};
+
+#define PPW_STACK_DEPTH		127	/* PERF_MAX_STACK_DEPTH */
+#define PPW_DEF_STACKS		16384
+
 /* Per-CPU counters, summed by user space. Every loss has one. */
 enum ppw_counter {
 	PPW_CNT_HOLD		= 0,	/* state_hold events handled */
@@ -132,6 +261,9 @@ enum ppw_counter {
 	PPW_CNT_POOL_REUSE,		/* address reused by a new pool */
 	PPW_CNT_DISCOVERED,		/* pools found by the discovery scan */
 	PPW_CNT_DISCOVERY_TRUNC,	/* discovery stopped at a bound (loss) */
+	PPW_CNT_STACKS,			/* stacks taken (sampled) */
+	PPW_CNT_STACK_FAIL,		/* stack not stored: map full or walk failed (loss) */
+	PPW_CNT_SCAN_DROP,		/* holder scan: page record dropped, ring full (loss) */
 	PPW_CNT_MAX,
 };
 

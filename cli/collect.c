@@ -253,3 +253,48 @@ int collector_collect(struct collector *c, struct ledger *l)
 	l->max_pages = c->s->opts.max_pages;
 	return 0;
 }
+
+int collector_ledger_of(struct collector *c, __u64 pool, __u32 gen, struct ledger_page **out,
+			size_t *n)
+{
+	int fd = bpf_map__fd(c->s->skel->maps.pages), err;
+	__u64 in_batch = 0, out_batch = 0;
+	struct ledger_page *v = NULL;
+	size_t cnt = 0, cap = 0;
+	bool first = true;
+	__u32 got, i;
+
+	do {
+		got = c->batch;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch, c->keys,
+					   c->vals, &got, NULL);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			free(v);
+			return err;
+		}
+		for (i = 0; i < got; i++) {
+			if (c->vals[i].pool != pool || c->vals[i].gen != gen)
+				continue;
+			if (cnt == cap) {
+				struct ledger_page *nv;
+
+				cap = cap ? cap * 2 : 256;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = nv;
+			}
+			v[cnt].netmem = c->keys[i];
+			v[cnt].v = c->vals[i];
+			cnt++;
+		}
+		in_batch = out_batch;
+		first = false;
+	} while (!err);
+	*out = v;
+	*n = cnt;
+	return 0;
+}

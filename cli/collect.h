@@ -37,4 +37,13 @@ void collector_event(struct collector *c, const struct ppw_event *e);
 int collector_collect(struct collector *c, struct ledger *l);
 void collector_free(struct collector *c);
 
+struct ledger_page {
+	__u64 netmem;
+	struct ppw_page v;
+};
+
+/* every page-ledger entry of the pool (addr, gen); *out is malloc'd */
+int collector_ledger_of(struct collector *c, __u64 pool, __u32 gen, struct ledger_page **out,
+			size_t *n);
+
 #endif /* __PPWATCH_COLLECT_H */

@@ -80,6 +80,11 @@ int features_probe(struct features *f)
 	f->btf = true;
 	pool_id = btf__find_by_name_kind(btf, "page_pool", BTF_KIND_STRUCT);
 	f->page_pool = pool_id > 0;
+	{
+		int id = btf__find_by_name_kind(btf, "page", BTF_KIND_STRUCT);
+
+		f->struct_page_size = id > 0 ? btf__resolve_size(btf, id) : 0;
+	}
 	f->tp_hold = has_type(btf, "btf_trace_page_pool_state_hold", BTF_KIND_TYPEDEF);
 	f->tp_release = has_type(btf, "btf_trace_page_pool_state_release", BTF_KIND_TYPEDEF);
 	f->tp_pool_release = has_type(btf, "btf_trace_page_pool_release", BTF_KIND_TYPEDEF);

@@ -28,6 +28,7 @@ struct features {
 	enum unmap_regime unmap;
 	bool tracefs;			/* events/page_pool visible in tracefs */
 	long page_size;
+	long struct_page_size;		/* sizeof(struct page), for pfns */
 	char btf_err[96];
 };
 

@@ -106,6 +106,69 @@ static void explain(const struct session *s, const char *what, enum attach_mode 
 		      attach_mode_name(m), strerror(-err), detail);
 }
 
+/*
+ * page_pool's signature in page->pp_magic (include/net/page_pool/types.h:
+ * PP_SIGNATURE = 0x40 + POISON_POINTER_DELTA) and the mask that drops the
+ * low bits and, since "page_pool: Track DMA-mapped pages and unmap them
+ * when destroying the pool", the DMA index bits 7..38. POISON_POINTER_DELTA
+ * is CONFIG_ILLEGAL_POINTER_VALUE: 0xdead000000000000 on x86_64 and arm64.
+ */
+#define PPW_POISON_DELTA	0xdead000000000000ULL
+#define PPW_PP_SIGNATURE	(0x40ULL + PPW_POISON_DELTA)
+#define PPW_PP_DMA_INDEX_MASK	(0xffffffffULL << 7)
+#define PPW_PP_MAGIC_MASK	(~(PPW_PP_DMA_INDEX_MASK | 0x3ULL))
+
+/*
+ * The direct map and vmemmap when the kernel does not export
+ * page_offset_base / vmemmap_base (no CONFIG_KALLSYMS_ALL): x86_64's
+ * defaults without memory randomisation, 4-level paging. The scan
+ * self-checks them on a slab object and says so when they are wrong.
+ */
+#define PPW_X86_PAGE_OFFSET	0xffff888000000000ULL
+#define PPW_X86_VMEMMAP		0xffffea0000000000ULL
+
+static bool kallsyms_has(const char *sym)
+{
+	char line[256], name[128];
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %*s %127s", name) == 1 && !strcmp(name, sym);
+	fclose(f);
+	return found;
+}
+
+static void configure_rodata(struct session *s)
+{
+	struct ppwatch_bpf__rodata *ro = s->skel->rodata;
+	long shift = 0, ps = s->feat.page_size;
+
+	while (ps > 1) {
+		ps >>= 1;
+		shift++;
+	}
+	ro->cfg_stack_every = s->opts.stack_every;
+	ro->cfg_pp_signature = PPW_PP_SIGNATURE;
+	ro->cfg_pp_magic_mask = PPW_PP_MAGIC_MASK;
+	ro->cfg_page_shift = shift;
+	ro->cfg_max_skbs = s->opts.max_skbs;
+	ro->cfg_nr_cpus = s->ncpus;
+	ro->cfg_nr_nodes = 1;
+	if (!s->opts.holders)
+		return;
+	s->layout.from_kallsyms = kallsyms_has("page_offset_base") &&
+				  kallsyms_has("vmemmap_base");
+#if defined(__x86_64__)
+	s->layout.page_offset = PPW_X86_PAGE_OFFSET;
+	s->layout.vmemmap = PPW_X86_VMEMMAP;
+#endif
+	ro->cfg_page_offset = s->layout.page_offset;
+	ro->cfg_vmemmap = s->layout.vmemmap;
+}
+
 static int try_mode(struct session *s, enum attach_mode m, bool last_try)
 {
 	const char *pfx = modes[m].sec_prefix;
@@ -123,12 +186,22 @@ static int try_mode(struct session *s, enum attach_mode m, bool last_try)
 	err = bpf_map__set_max_entries(s->skel->maps.pages, s->opts.max_pages);
 	err = err ?: bpf_map__set_max_entries(s->skel->maps.pools, s->opts.max_pools);
 	err = err ?: bpf_map__set_max_entries(s->skel->maps.events, s->opts.ringbuf_bytes);
+	err = err ?: bpf_map__set_max_entries(s->skel->maps.stacks,
+					      s->opts.stack_every ? s->opts.max_stacks : 1);
+	err = err ?: bpf_map__set_max_entries(s->skel->maps.stack_counts,
+					      s->opts.stack_every ? s->opts.max_stacks : 1);
+	err = err ?: bpf_map__set_max_entries(s->skel->maps.scan_events,
+					      s->opts.holders ? s->opts.scan_ringbuf_bytes :
+					      (uint32_t)s->feat.page_size);
 	if (err)
 		goto fail;
+	configure_rodata(s);
 
 	bpf_object__for_each_program(prog, s->skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
-		bool on = !strncmp(sec, "iter/", 5) ||
+		const char *name = bpf_program__name(prog);
+		bool on = !strncmp(sec, "iter/", 5) ?
+			  (!strncmp(name, "scan_", 5) ? s->opts.holders : true) :
 			  (!strncmp(sec, pfx, strlen(pfx)) && tp_present(&s->feat, sec));
 
 		bpf_program__set_autoload(prog, on);
@@ -172,6 +245,12 @@ int session_open(struct session *s, const struct session_opts *o)
 		s->opts.max_pools = PPW_DEF_MAX_POOLS;
 	if (!s->opts.ringbuf_bytes)
 		s->opts.ringbuf_bytes = PPW_DEF_RINGBUF;
+	if (!s->opts.max_stacks)
+		s->opts.max_stacks = PPW_DEF_STACKS;
+	if (!s->opts.max_skbs)
+		s->opts.max_skbs = 65536;
+	if (!s->opts.scan_ringbuf_bytes)
+		s->opts.scan_ringbuf_bytes = PPW_DEF_SCAN_RINGBUF;
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0) {
 		p_err("cannot count possible CPUs: %s", strerror(-s->ncpus));

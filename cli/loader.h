@@ -28,6 +28,11 @@ struct session_opts {
 	uint32_t ringbuf_bytes;
 	ring_buffer_sample_fn on_event;
 	void *event_ctx;
+	bool holders;		/* load the holder-scan iterators */
+	uint32_t stack_every;	/* --stacks: 1 in N events (0: off) */
+	uint32_t max_stacks;
+	uint32_t max_skbs;	/* holder scan: skbs walked per queue */
+	uint32_t scan_ringbuf_bytes;
 };
 
 struct ppwatch_bpf;
@@ -36,6 +41,11 @@ struct session {
 	struct ppwatch_bpf *skel;
 	struct ring_buffer *rb;
 	struct features feat;
+	struct mem_layout {
+		uint64_t page_offset;	/* what the scan was told (0: from kallsyms) */
+		uint64_t vmemmap;
+		bool from_kallsyms;
+	} layout;
 	struct session_opts opts;
 	enum attach_mode mode;	/* the one that loaded */
 	int ncpus;

@@ -27,6 +27,9 @@ volatile sig_atomic_t exiting;
 static const struct command *commands[] = {
 	&cmd_pools,
 	&cmd_top,
+	&cmd_holders,
+	&cmd_pages,
+	&cmd_stacks,
 	&cmd_check,
 	NULL,
 };

@@ -18,7 +18,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int monitor_open(struct monitor *m, bool subscribe)
+int monitor_open(struct monitor *m, const struct monitor_opts *o)
 {
 	struct session_opts so = {
 		.mode = env.attach,
@@ -26,6 +26,8 @@ int monitor_open(struct monitor *m, bool subscribe)
 		.max_pools = env.max_pools,
 		.on_event = on_event,
 		.event_ctx = m,
+		.holders = o->holders,
+		.stack_every = o->stack_every,
 	};
 	int err;
 
@@ -34,7 +36,7 @@ int monitor_open(struct monitor *m, bool subscribe)
 	if (err)
 		return err;
 	if (!env.no_netlink) {
-		nl_client_init(&m->nl, subscribe);
+		nl_client_init(&m->nl, o->subscribe);
 		if (!m->nl.available)
 			p_info("netlink: %s; showing what BPF sees", m->nl.why);
 		netns_scan(&m->nsl);

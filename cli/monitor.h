@@ -22,7 +22,13 @@ struct monitor {
 	int samples;
 };
 
-int monitor_open(struct monitor *m, bool subscribe);
+struct monitor_opts {
+	bool subscribe;		/* netlink page-pool notifications */
+	bool holders;		/* load the holder-scan iterators */
+	uint32_t stack_every;	/* --stacks sampling: 1 in N, 0 off */
+};
+
+int monitor_open(struct monitor *m, const struct monitor_opts *o);
 /* take a snapshot: cur becomes prev, a new cur is collected */
 int monitor_sample(struct monitor *m);
 void monitor_close(struct monitor *m);

@@ -75,7 +75,7 @@ static void put_cell(FILE *f, const struct ocol *c, const char *text, bool first
 	if (!first)
 		fputc(' ', f);
 	if ((c->flags & OC_LEFT) && last)
-		fprintf(f, "%.*s", w, text);	/* no trailing blanks */
+		fputs(text, f);		/* the last column: whole, no trailing blanks */
 	else if (c->flags & OC_LEFT)
 		fprintf(f, "%-*.*s", w, w, text);
 	else
@@ -182,6 +182,8 @@ void out_json_row(struct json *j, const struct oview *ov, const void *row)
 	}
 	if (open_pfx)
 		json_obj_close(j);
+	if (ov->json_extra)
+		ov->json_extra(j, row, ov->ctx);
 	json_obj_close(j);
 }
 

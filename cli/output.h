@@ -63,6 +63,8 @@ struct oview {
 	int ncols;
 	oget_fn get;
 	void *ctx;
+	/* JSON only: members a flat column cannot carry (arrays), per row */
+	void (*json_extra)(struct json *j, const void *row, void *ctx);
 };
 
 #define OV_STR(v, x) ((v)->t = OT_STR, (v)->s = (x))

@@ -91,7 +91,7 @@ static int pools_run(int argc, char **argv)
 			return EXIT_ERROR;
 	}
 
-	err = monitor_open(&m, false);
+	err = monitor_open(&m, &(struct monitor_opts){ 0 });
 	if (err)
 		return EXIT_ERROR;
 	m.col.keep_freed_s = opts.window + 1;

@@ -14,7 +14,7 @@ enum pool_col {
 	PC_UNTRACKED, PC_RETRIES, PC_DRIVER, PC_DEVNAME, PC_DETACH_TIME, PC_FREED_AGE,
 	PC_ZOMBIE_S, PC_NETLINK, PC_DMA_MAP, PC_ORDER, PC_POOL_SIZE, PC_NID, PC_HOLD_CNT,
 	PC_REL_CNT, PC_DESTROY_CNT, PC_LAST_INFLIGHT, PC_SEEN_AGE, PC_NETNS_COOKIE, PC_ADDR,
-	PC_GEN, PC_MAX
+	PC_GEN, PC_OLDEST_LB, PC_MAX
 };
 
 static const struct ocol pool_cols[PC_MAX] = {
@@ -53,6 +53,7 @@ static const struct ocol pool_cols[PC_MAX] = {
 	[PC_NETNS_COOKIE] = { "netns_cookie", "COOKIE", 8, OF_PLAIN, OC_JSON },
 	[PC_ADDR]	= { "addr", "ADDR", 18, OF_PLAIN, OC_JSON },
 	[PC_GEN]	= { "gen", "GEN", 5, OF_PLAIN, OC_JSON },
+	[PC_OLDEST_LB]	= { "oldest_age_is_lower_bound", "LB", 2, OF_PLAIN, OC_JSON },
 };
 
 struct pool_ctx {
@@ -122,6 +123,7 @@ static void pool_get(const void *p, int col, struct oval *v, void *arg)
 		v->null = !r->addr;
 		break;
 	case PC_GEN: OV_U64(v, r->gen); v->null = !r->bpf; break;
+	case PC_OLDEST_LB: OV_BOOL(v, r->oldest_at_least); v->null = isnan(r->oldest_age_s); break;
 	}
 }
 

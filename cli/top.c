@@ -251,7 +251,7 @@ static int top_run(int argc, char **argv)
 		opts.view.sort = "live.refs";
 	interactive = !opts.batch && !env.json && isatty(STDOUT_FILENO);
 
-	err = monitor_open(&m, true);
+	err = monitor_open(&m, &(struct monitor_opts){ .subscribe = true });
 	if (err)
 		return EXIT_ERROR;
 	m.col.keep_freed_s = opts.view.show_freed ? 30 : 0;

@@ -83,6 +83,24 @@ lab_hold() {
 	cat "$ready"
 }
 
+# A packet socket on vb in B that never reads: it keeps a clone of every
+# frame. Then N datagrams to a port nobody listens on. Prints "pid inode".
+lab_hold_packet() {
+	local n=${1:-100} size=${2:-1000} ready="$LAB_DIR/holder.packet"
+	rm -f "$ready"
+	"$PPGEN" hold --netns "$LAB_B" --packet vb --ready "$ready" \
+		--lifetime "${LAB_HOLD_LIFETIME:-600}" </dev/null >/dev/null 2>&1 &
+	local i
+	for i in $(seq 100); do
+		[ -s "$ready" ] && break
+		sleep 0.05
+	done
+	[ -s "$ready" ] || lab_fail "packet holder did not start" || return 1
+	"$PPGEN" send --netns "$LAB_A" --to "$LAB_IP_B:9" --count "$n" --size "$size" \
+		>/dev/null || lab_fail "send failed" || return 1
+	cat "$ready"
+}
+
 # Number of datagrams queued on the holder's socket in B.
 lab_queued() {
 	local port=${1:-$LAB_PORT}

@@ -4,13 +4,16 @@
  *
  *   ppgen send  --netns NS --to ADDR:PORT [--count N] [--size BYTES] [--timeout SEC]
  *   ppgen hold  --netns NS --bind ADDR:PORT [--rcvbuf BYTES] [--ready FILE] [--lifetime SEC]
+ *   ppgen hold  --netns NS --packet IFNAME [--rcvbuf BYTES] [--ready FILE] [--lifetime SEC]
  *   ppgen flood --from NS --netns NS --to ADDR:PORT [--seconds S] [--cycles C]
  *               [--count N] [--size BYTES]
  *
  * 'hold' binds a UDP socket in NS and never reads it: every datagram that
  * arrives through a veth with XDP keeps its page_pool page in the receive
  * queue. It writes "pid inode port" to FILE once bound, closes the socket on
- * SIGTERM/SIGINT/SIGUSR1 (the pages return to the pool) and exits. 'flood'
+ * SIGTERM/SIGINT/SIGUSR1 (the pages return to the pool) and exits. With
+ * --packet it is an AF_PACKET socket on IFNAME instead, which keeps clones of
+ * every frame it sees, as a capture that stops reading would. 'flood'
  * repeats fill-then-close cycles to make hold and release events for
  * benchmarks. Every loop is bounded in count and time.
  */
@@ -19,6 +22,9 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
@@ -58,6 +64,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: ppgen send  --netns NS --to ADDR:PORT [--count N] [--size BYTES] [--timeout SEC]\n"
 		"       ppgen hold  --netns NS --bind ADDR:PORT [--rcvbuf BYTES] [--ready FILE] [--lifetime SEC]\n"
+		"       ppgen hold  --netns NS --packet IFNAME [--rcvbuf BYTES] [--ready FILE] [--lifetime SEC]\n"
 		"       ppgen flood --from NS --netns NS --to ADDR:PORT [--seconds S] [--cycles C]\n"
 		"                   [--count N] [--size BYTES]\n");
 	exit(2);
@@ -200,20 +207,38 @@ static int cmd_send(const char *ns, const char *to, long count, long size, long 
 	return sent == count ? 0 : 1;
 }
 
-static int cmd_hold(const char *ns, const char *bind_to, long rcvbuf, const char *ready,
-		    long lifetime)
+static int packet_sink(const char *ifname, int rcvbuf)
 {
-	struct sockaddr_in sa;
+	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+
+	if (fd < 0)
+		die("socket(AF_PACKET)");
+	ll.sll_ifindex = if_nametoindex(ifname);
+	if (!ll.sll_ifindex)
+		die(ifname);
+	if (rcvbuf > 0 && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		die("SO_RCVBUFFORCE");
+	if (bind(fd, (struct sockaddr *)&ll, sizeof(ll)))
+		die("bind(AF_PACKET)");
+	return fd;
+}
+
+static int cmd_hold(const char *ns, const char *bind_to, const char *packet, long rcvbuf,
+		    const char *ready, long lifetime)
+{
+	struct sockaddr_in sa = { 0 };
 	double deadline;
 	struct stat st;
 	FILE *f;
 	int fd;
 
-	if (!bind_to)
+	if (!bind_to == !packet)
 		usage();
-	parse_addr(bind_to, &sa);
+	if (bind_to)
+		parse_addr(bind_to, &sa);
 	enter_netns(ns);
-	fd = bind_sink(&sa, rcvbuf);
+	fd = packet ? packet_sink(packet, rcvbuf) : bind_sink(&sa, rcvbuf);
 	if (fstat(fd, &st))
 		die("fstat");
 	if (ready) {
@@ -283,9 +308,11 @@ int main(int argc, char **argv)
 		{ "lifetime", required_argument, NULL, 'L' },
 		{ "seconds", required_argument, NULL, 'S' },
 		{ "cycles", required_argument, NULL, 'C' },
+		{ "packet", required_argument, NULL, 'P' },
 		{ 0 }
 	};
 	const char *ns = NULL, *from = NULL, *to = NULL, *bind_to = NULL, *ready = NULL;
+	const char *packet = NULL;
 	long count = 1000, size = 1000, timeout = 30, rcvbuf = 256 << 20;
 	long lifetime = 600, seconds = 3, cycles = 1000;
 	const char *cmd;
@@ -309,6 +336,7 @@ int main(int argc, char **argv)
 		case 'L': lifetime = parse_num(optarg, "lifetime"); break;
 		case 'S': seconds = parse_num(optarg, "seconds"); break;
 		case 'C': cycles = parse_num(optarg, "cycles"); break;
+		case 'P': packet = optarg; break;
 		default: usage();
 		}
 	}
@@ -324,7 +352,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "send"))
 		return cmd_send(ns, to, count, size, timeout);
 	if (!strcmp(cmd, "hold"))
-		return cmd_hold(ns, bind_to, rcvbuf, ready, lifetime);
+		return cmd_hold(ns, bind_to, packet, rcvbuf, ready, lifetime);
 	if (!strcmp(cmd, "flood"))
 		return cmd_flood(from, ns, to, seconds, cycles, count, size);
 	usage();
