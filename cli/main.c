@@ -31,6 +31,7 @@ static const struct command *commands[] = {
 	&cmd_pages,
 	&cmd_stacks,
 	&cmd_check,
+	&cmd_export,
 	NULL,
 };
 

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ppwatch export without root or sockets: the metrics in both exposition
+ * formats (golden files), content negotiation, 64-bit totals over the
+ * kernel's 32-bit counters, and the HTTP request parser against good,
+ * malformed and hostile input.
+ */
+#include <errno.h>
+
+#include "unit.h"
+
+#include "http.h"
+#include "model.h"
+#include "prom.h"
+#include "util.h"
+
+static struct pool_row row(__u32 id, const char *dev, enum row_state st, __s64 inflight)
+{
+	struct pool_row r;
+
+	memset(&r, 0, sizeof(r));
+	r.addr = 0xffff888100000000ULL + id * 0x1000;
+	r.gen = 1;
+	r.id = id;
+	r.bpf = true;
+	r.state = st;
+	snprintf(r.ifname, sizeof(r.ifname), "%s", dev);
+	snprintf(r.device, sizeof(r.device), "%s", dev);
+	r.ifindex = 3;
+	r.netns_ino = 4026532246U;
+	r.inflight = inflight;
+	r.inflight_bytes = inflight * 4096;
+	r.ledger_pages = inflight;
+	r.hold_cnt = 1000 + inflight;
+	r.release_cnt = 1000;
+	r.hold_per_s = r.release_per_s = NAN;
+	r.oldest_age_s = inflight ? 4.5 : NAN;
+	r.detach_age_s = r.freed_age_s = r.zombie_s = NAN;
+	return r;
+}
+
+static struct pool_row rows[5];
+
+static void make_snapshot(struct snapshot *s, bool items)
+{
+	rows[0] = row(7, "eth0", ROW_LIVE, 1200);
+	rows[0].napi_id = 8193;
+	snprintf(rows[0].driver, sizeof(rows[0].driver), "mlx5_core");
+	rows[1] = row(9, "eth0", ROW_ZOMBIE, 500);
+	rows[1].detach_age_s = 75.25;
+	rows[1].retries = 75;
+	rows[1].ledger_pages = 400;
+	rows[1].before_start = 100;
+	rows[1].oldest_age_s = 90;
+	rows[1].oldest_at_least = true;
+	/* a name with every character a label value must escape */
+	rows[2] = row(12, "we\"ird\\na\nme", ROW_LIVE, 0);
+	rows[3] = row(13, "vb", ROW_FREED, 0);	/* freed: not exported */
+	rows[4] = row(0, "old", ROW_LIVE, 3);	/* a kernel without pool ids */
+	rows[4].bpf = false;
+	if (items) {
+		rows[0].item_stats = rows[1].item_stats = true;
+		rows[0].item_fast_empty = 17;
+		rows[0].item_slow_failed = 2;
+		rows[0].item_blocks = true;
+		rows[0].blocks_prealloc = 3;
+		rows[0].blocks_dyn = 1;
+		rows[0].blocks_dyn_alloc = 5;
+		rows[0].blocks_dyn_free = 4;
+	}
+	memset(s, 0, sizeof(*s));
+	s->rows = rows;
+	s->n = 5;
+	s->ts_ns = 5000ULL * 1000000000ULL;
+	s->counters[PPW_CNT_HOLD] = 123456;
+	s->counters[PPW_CNT_RELEASE] = 120000;
+	s->counters[PPW_CNT_POOL_RELEASE] = 80;
+	s->counters[PPW_CNT_LEDGER_FULL] = 57;
+	s->pages_used = 1600;
+	s->max_pages = 1 << 20;
+}
+
+static struct prom_self self_stats(void)
+{
+	struct prom_self self = {
+		.version = "0.1.0",
+		.attach = "tp_btf",
+		.netlink = true,
+		.interval_s = 1,
+		.collect_duration_s = 0.00125,
+		.collect_seconds_total = 3.5,
+		.collects_total = 2800,
+		.collect_errors_total = 1,
+		.last_collect_time = 1700000000.5,
+		.scrape_duration_s = 0.0002,
+		.http_code = { 200, 404, 408 },
+		.http_count = { 90, 2, 1 },
+		.cpu_seconds = 1.75,
+		.rss_bytes = 12 << 20,
+		.start_time = 1699997200,
+	};
+	return self;
+}
+
+static void test_render_golden(void)
+{
+	struct prom_totals t = { 0 };
+	struct prom_self self = self_stats();
+	struct snapshot s;
+	char *buf;
+
+	make_snapshot(&s, false);
+	CHECK_INT(prom_totals_update(&t, &s), 0);
+	CAPTURE(buf, f, prom_render(f, PROM_TEXT, &s, &t, &self));
+	check_golden("export.prom", buf);
+	CHECK(!strstr(buf, "pool_id=\"13\""), "freed pool 13 left the output");
+	CHECK(!strstr(buf, "item_"), "no item families without item stats");
+	CHECK(strstr(buf, "device=\"we\\\"ird\\\\na\\nme\"") != NULL, "label value escaped");
+	free(buf);
+	make_snapshot(&s, true);
+	CAPTURE(buf, f, prom_render(f, PROM_OPENMETRICS, &s, &t, &self));
+	check_golden("export.om", buf);
+	CHECK(strstr(buf, "# TYPE ppwatch_pool_pages_held counter\n") != NULL,
+	      "OpenMetrics counter family without _total");
+	CHECK(strstr(buf, "# TYPE ppwatch_build info\n") != NULL, "info family");
+	CHECK(strlen(buf) > 6 && !strcmp(buf + strlen(buf) - 6, "# EOF\n"), "ends with # EOF");
+	free(buf);
+	prom_totals_free(&t);
+}
+
+/* every family has HELP and TYPE once, before its first sample, and no sample strays */
+static void test_render_structure(void)
+{
+	struct prom_totals t = { 0 };
+	struct prom_self self = self_stats();
+	const struct prom_family_help *h;
+	char *buf, *line, *save, fam[128] = "";
+	struct snapshot s;
+	size_t n, i;
+	int types = 0;
+
+	make_snapshot(&s, true);
+	prom_totals_update(&t, &s);
+	CAPTURE(buf, f, prom_render(f, PROM_TEXT, &s, &t, &self));
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "# TYPE ", 7)) {
+			types++;
+			sscanf(line + 7, "%127s", fam);
+			continue;
+		}
+		if (line[0] == '#')
+			continue;
+		CHECK(!strncmp(line, fam, strlen(fam)) &&
+		      (line[strlen(fam)] == '{' || line[strlen(fam)] == ' '),
+		      "sample '%s' outside its family '%s'", line, fam);
+	}
+	n = prom_families(&h);
+	CHECK_INT(types, n);	/* with item stats and self stats, every family */
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(h[i].name);
+
+		CHECK(!strcmp(h[i].type, "counter") == (l > 6 && !strcmp(h[i].name + l - 6, "_total")),
+		      "%s: counters and only counters end in _total", h[i].name);
+		CHECK(!strncmp(h[i].name, "ppwatch_", 8) || !strncmp(h[i].name, "process_", 8),
+		      "%s: namespace", h[i].name);
+	}
+	free(buf);
+	prom_totals_free(&t);
+}
+
+static void test_totals_wrap(void)
+{
+	struct prom_totals t = { 0 };
+	const struct prom_total *x;
+	struct snapshot s;
+
+	make_snapshot(&s, false);
+	rows[0].hold_cnt = 0xfffffff0u;
+	rows[0].release_cnt = 0xffffff00u;
+	prom_totals_update(&t, &s);
+	x = prom_totals_find(&t, &rows[0]);
+	CHECK(x && x->hold == 0xfffffff0u, "first sight: the kernel's value");
+	rows[0].hold_cnt = 0x10;	/* wrapped: +0x20 */
+	rows[0].release_cnt = 0xffffff10u;
+	prom_totals_update(&t, &s);
+	x = prom_totals_find(&t, &rows[0]);
+	CHECK(x && x->hold == 0x100000010ULL, "hold widened past 2^32: %llx",
+	      x ? (unsigned long long)x->hold : 0);
+	CHECK(x && x->release == 0xffffff10u, "release");
+	CHECK(prom_totals_find(&t, &rows[4]) == NULL, "netlink-only pools have no totals");
+	/* a pool gone from the snapshot is forgotten; a new one at its address starts over */
+	s.n = 1;
+	rows[0].gen = 2;
+	rows[0].hold_cnt = 5;
+	prom_totals_update(&t, &s);
+	CHECK_INT(t.n, 1);
+	x = prom_totals_find(&t, &rows[0]);
+	CHECK(x && x->hold == 5, "new generation starts from its own count");
+	prom_totals_free(&t);
+}
+
+static void test_negotiate(void)
+{
+	CHECK_INT(prom_negotiate(NULL), PROM_TEXT);
+	CHECK_INT(prom_negotiate(""), PROM_TEXT);
+	CHECK_INT(prom_negotiate("*/*"), PROM_TEXT);
+	CHECK_INT(prom_negotiate("text/plain;version=0.0.4"), PROM_TEXT);
+	/* what Prometheus 2.42 sends */
+	CHECK_INT(prom_negotiate("application/openmetrics-text;version=1.0.0,application/"
+				 "openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;"
+				 "q=0.5,*/*;q=0.1"), PROM_OPENMETRICS);
+	CHECK_INT(prom_negotiate("application/openmetrics-text"), PROM_OPENMETRICS);
+	CHECK_INT(prom_negotiate("application/openmetrics-text; version=1.0.0; q=0.2, "
+				 "text/plain; q=0.9"), PROM_TEXT);
+	CHECK_INT(prom_negotiate("application/openmetrics-text;q=0"), PROM_TEXT);
+	CHECK_INT(prom_negotiate("application/openmetrics-text;version=0.0.1"), PROM_TEXT);
+	CHECK_STR(prom_content_type(PROM_TEXT), "text/plain; version=0.0.4; charset=utf-8");
+}
+
+/* ---- HTTP -------------------------------------------------------------------- */
+
+static int parse(const char *s, struct http_req *r)
+{
+	enum http_status st = http_parse(s, strlen(s), r);
+
+	return st == HTTP_INCOMPLETE ? -1 : r->code;
+}
+
+static void test_http_good(void)
+{
+	struct http_req r;
+
+	CHECK_INT(parse("GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: text/plain\r\n\r\n", &r), 0);
+	CHECK_STR(r.method, "GET");
+	CHECK_STR(r.path, "/metrics");
+	CHECK_STR(r.accept, "text/plain");
+	CHECK(!r.head, "GET");
+	CHECK_INT(parse("GET /metrics?x=1&y HTTP/1.0\n\n", &r), 0);	/* bare LF, 1.0 */
+	CHECK_STR(r.path, "/metrics");
+	CHECK_INT(parse("HEAD / HTTP/1.1\r\nhost: x\r\n\r\n", &r), 0);
+	CHECK(r.head, "HEAD");
+	CHECK_INT(parse("\r\nGET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", &r), 0);
+	CHECK_INT(parse("GET http://h:9478/metrics HTTP/1.1\r\nHost: h\r\n\r\n", &r), 0);
+	CHECK_STR(r.path, "/metrics");
+	CHECK_INT(parse("GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: a/b;q=0.1\r\n"
+			"Accept:   c/d  \r\nUser-Agent: Prometheus/2.42.0\r\n\r\n", &r), 0);
+	CHECK_STR(r.accept, "a/b;q=0.1,c/d");
+	/* bytes after the head (a body, a pipelined request) do not matter */
+	CHECK_INT(parse("GET /metrics HTTP/1.0\r\n\r\nGARBAGE", &r), 0);
+}
+
+static void test_http_incomplete(void)
+{
+	struct http_req r;
+	char big[HTTP_MAX_HEAD + 64];
+
+	CHECK_INT(parse("", &r), -1);
+	CHECK_INT(parse("GET /metrics HTTP/1.1\r\n", &r), -1);
+	CHECK_INT(parse("GET /metrics HTTP/1.1\r\nHost: x\r\n", &r), -1);
+	/* a head that never ends is cut at the cap: 431 */
+	memset(big, 'a', sizeof(big));
+	memcpy(big, "GET /metrics HTTP/1.1\r\nX: ", 26);
+	CHECK_INT(http_parse(big, HTTP_MAX_HEAD, &r), HTTP_DONE);
+	CHECK_INT(r.code, 431);
+	CHECK_INT(http_parse(big, HTTP_MAX_HEAD - 1, &r), HTTP_INCOMPLETE);
+}
+
+static void test_http_bad(void)
+{
+	static const struct {
+		const char *req;
+		int code;
+	} cases[] = {
+		{ "garbage\r\n\r\n", 400 },
+		{ "\r\n\r\n", 400 },
+		{ "GET\r\n\r\n", 400 },
+		{ "GET /metrics\r\n\r\n", 400 },			/* HTTP/0.9 */
+		{ "GET /metrics HTTP/1.1 extra\r\n\r\n", 400 },
+		{ "GET /metrics HTTP/2.0\r\n\r\n", 505 },
+		{ "GET /metrics HTTP/1.x\r\n\r\n", 400 },
+		{ "GET /metrics FTP/1.1\r\n\r\n", 400 },
+		{ "GET  /metrics HTTP/1.1\r\n\r\n", 400 },
+		{ "GET metrics HTTP/1.1\r\nHost: x\r\n\r\n", 400 },
+		{ "GET * HTTP/1.1\r\nHost: x\r\n\r\n", 400 },
+		{ "G(T /metrics HTTP/1.1\r\n\r\n", 400 },
+		{ "GET /met\x01rics HTTP/1.1\r\nHost: x\r\n\r\n", 400 },
+		{ "GET /metrics HTTP/1.1\r\n\r\n", 400 },		/* 1.1 without Host */
+		{ "GET /metrics HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400 },
+		{ "GET /metrics HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n", 400 },
+		{ "GET /metrics HTTP/1.1\r\nHost: x\r\n: empty\r\n\r\n", 400 },
+		{ "GET /metrics HTTP/1.1\r\nHost: x\r\nBad Name: v\r\n\r\n", 400 },
+		{ "GET /metrics HTTP/1.1\r\nHost: x\r\nA: b\r\n folded\r\n\r\n", 400 },
+		{ "POST /metrics HTTP/1.1\r\nHost: x\r\n\r\n", 405 },
+		{ "DELETE / HTTP/1.0\r\n\r\n", 405 },
+		{ "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 400 },
+		{ "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505 },
+		{ "\x16\x03\x01\x02\x05\x01\x07\x01\xfc\x03\x03\r\n\r\n", 400 },	/* TLS-ish */
+	};
+	struct http_req r;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int code = parse(cases[i].req, &r);
+
+		CHECK(code == cases[i].code, "case %zu: %d, want %d (%s)", i, code, cases[i].code,
+		      r.why ? r.why : "");
+		CHECK(code <= 0 || r.why, "case %zu: a reason", i);
+	}
+	/* a NUL byte inside the head */
+	CHECK(http_parse("GET /\0 HTTP/1.0\r\n\r\n", 20, &r) == HTTP_DONE && r.code == 400,
+	      "NUL: %d", r.code);
+}
+
+static void test_http_response(void)
+{
+	char *out;
+	size_t len;
+
+	CHECK_INT(http_response(&out, &len, 200, "text/plain", NULL, "abc\n", 4, false), 0);
+	CHECK(len > 4 && !memcmp(out + len - 4, "abc\n", 4), "body at the end");
+	CHECK(!strncmp(out, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n",
+		       62), "%.*s", (int)len, out);
+	CHECK(strstr(out, "Connection: close\r\n\r\nabc") != NULL, "close");
+	free(out);
+	CHECK_INT(http_response(&out, &len, 405, "text/plain", "Allow: GET, HEAD\r\n", "x", 1, true),
+		  0);
+	CHECK(len > 4 && !memcmp(out + len - 4, "\r\n\r\n", 4), "HEAD: no body");
+	CHECK(memmem(out, len, "Content-Length: 1\r\n", 19) != NULL, "HEAD keeps the length");
+	CHECK(memmem(out, len, "Allow: GET, HEAD\r\n", 18) != NULL, "Allow");
+	free(out);
+	CHECK_STR(http_reason(408), "Request Timeout");
+}
+
+/* every metric family is documented in the man page */
+static void test_families_documented(void)
+{
+	const struct prom_family_help *h;
+	char *doc = NULL, pat[128];
+	size_t n, i, len = 0;
+	FILE *f = fopen("docs/ppwatch-export.rst", "r");
+
+	CHECK(f != NULL, "docs/ppwatch-export.rst missing");
+	if (!f)
+		return;
+	if (getdelim(&doc, &len, '\0', f) < 0)
+		doc = strdup("");
+	fclose(f);
+	n = prom_families(&h);
+	for (i = 0; i < n; i++) {
+		snprintf(pat, sizeof(pat), "``%s``", h[i].name);
+		CHECK(strstr(doc, pat) != NULL, "%s not in docs/ppwatch-export.rst", h[i].name);
+	}
+	free(doc);
+}
+
+int main(void)
+{
+	TEST(test_render_golden);
+	TEST(test_render_structure);
+	TEST(test_totals_wrap);
+	TEST(test_negotiate);
+	TEST(test_http_good);
+	TEST(test_http_incomplete);
+	TEST(test_http_bad);
+	TEST(test_http_response);
+	TEST(test_families_documented);
+	return unit_done();
+}
