@@ -513,7 +513,7 @@ static int check_run(int argc, char **argv)
 		goto out_rules;
 	}
 
-	if (monitor_open(&m, false))
+	if (monitor_open(&m, &(struct monitor_opts){ 0 }))
 		goto out_rules;
 	m.col.keep_freed_s = opts.run ? 10 * 86400.0 : 0;
 	err = monitor_sample(&m);

@@ -615,7 +615,7 @@ static int export_run(int argc, char **argv)
 		if (lfd < 0)
 			goto out_conns;
 	}
-	if (monitor_open(&mon, false))
+	if (monitor_open(&mon, &(struct monitor_opts){ 0 }))
 		goto out_listen;
 	mon.col.keep_freed_s = 0;
 	self.attach = attach_mode_name(mon.s.mode);
