@@ -14,7 +14,7 @@
 # Knobs: KERNEL_WORK (trees, build dirs, ccache; default /var/tmp/ppwatch-kernel),
 # PREREQ_DIR (default ../shared/kernel/prereq), KERNEL_JOBS (make -j),
 # VM_TIMEOUT (seconds per VM boot, default 900), KERNEL_FLAVORS (default
-# "stock patched"; add "prefix" for the legacy pre-fix kernel), KERNEL_TEST=0
+# "stock prefix patched"; prefix = the legacy pre-fix kernel), KERNEL_TEST=0
 # (make test skips the kernel rig).
 
 KERNEL_WORK ?= /var/tmp/ppwatch-kernel
@@ -22,7 +22,7 @@ PREREQ_DIR ?= $(abspath ../shared/kernel/prereq)
 KERNEL_JOBS ?= $(shell nproc)
 VM_TIMEOUT ?= 900
 KERNEL_TEST ?= 1
-KERNEL_FLAVORS ?= stock patched
+KERNEL_FLAVORS ?= stock prefix patched
 
 KERNEL_RIG = KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) \
 	KERNEL_JOBS=$(KERNEL_JOBS) VM_TIMEOUT=$(VM_TIMEOUT) KERNEL_FLAVORS="$(KERNEL_FLAVORS)" \
