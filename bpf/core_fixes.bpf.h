@@ -281,6 +281,27 @@ struct net_hotdata___defer {
 } __attribute__((preserve_access_index));
 
 /*
+ * 10. DMA mappings a destroyed pool still has: pool->dma_mapped, an xarray
+ * of every mapped page, from "page_pool: Track DMA-mapped pages and unmap
+ * them when destroying the pool" (Toke Hoiland-Jorgensen, v6.16, stable
+ * 6.12.34 and 6.15.3). page_pool_scrub() unmaps all of them on the first
+ * release, so it must be empty from then on: xa_head is NULL when empty.
+ */
+struct page_pool___xa {
+	struct xarray dma_mapped;
+} __attribute__((preserve_access_index));
+
+/* 1: entries left, 0: empty, -1: no such xarray on this kernel */
+static __always_inline int pool_dma_mapped_left(struct page_pool *pool)
+{
+	struct page_pool___xa *x = (void *)pool;
+
+	if (!bpf_core_field_exists(x->dma_mapped))
+		return -1;
+	return BPF_CORE_READ(x, dma_mapped.xa_head) != NULL;
+}
+
+/*
  * Differences handled in user space (cli/features.c), by reading BTF:
  *
  * - pool->user.detach_time is seconds (u64) before, and a ktime_t in ns

@@ -36,9 +36,12 @@ static __always_inline int on_pool_release(struct page_pool *pool, __s32 infligh
 
 	if (rec->state == PPW_POOL_LIVE) {
 		rec->state = PPW_POOL_DETACHED;
-		if (cnt <= 1)
+		if (cnt <= 1) {
 			rec->detach_ns = now;
+			rec->destroy_inflight = inflight;
+		}
 	}
+	rec->dma_mapped_left = pool_dma_mapped_left(pool) > 0;
 	emit(cnt <= 1 ? PPW_EV_DESTROY : PPW_EV_RETRY, rec, inflight, hold, release,
 	     rec->nid, cnt);
 	if (inflight == 0) {

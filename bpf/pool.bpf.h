@@ -203,6 +203,7 @@ pool_get(struct page_pool *pool, enum ppw_seen how, __u32 arg)
 		s->state = PPW_POOL_DETACHED;
 		s->destroy_cnt = destroy;
 		s->kernel_detach_time = pool_detach_time_raw(pool);
+		s->dma_mapped_left = pool_dma_mapped_left(pool) > 0;
 	}
 
 	if (bpf_map_update_elem(&pools, &key, s, flags)) {

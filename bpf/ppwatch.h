@@ -86,6 +86,14 @@ struct ppw_pool {
 	__u64 destroy_cnt;		/* pool->destroy_cnt */
 	__u32 release_events;		/* page_pool_release calls seen: 1 + retries */
 	__s32 last_inflight;		/* inflight it reported last */
+
+	/* DMA-unmap facts (cli/model.c turns them into a state per regime) */
+	__s32 destroy_inflight;		/* pages outside the pool when destroy scrubbed it */
+	__u32 dma_mapped_left;		/* dma_mapped xarray not empty at the last release */
+	__u32 unmapped_pages;		/* item-block kernels with ppwatch's series: */
+	__u32 pad2;
+	__u64 unmap_ns;			/* page_pool_items_unmap done, CLOCK_BOOTTIME */
+	__u64 unmap_took_ns;
 };
 
 /* One entry per inflight page, keyed by netmem (pfn is 0 for net_iov). */

@@ -250,6 +250,7 @@ int collector_collect(struct collector *c, struct ledger *l)
 	l->n = c->nobs;
 	l->page_size = c->s->feat.page_size;
 	l->detach_time_is_ns = c->s->feat.detach_time_is_ns;
+	l->regime = c->s->feat.unmap;
 	l->max_pages = c->s->opts.max_pages;
 	return 0;
 }

@@ -48,7 +48,8 @@ struct command {
 	void (*help)(void);	/* extra help text, may be NULL */
 };
 
-extern const struct command cmd_pools, cmd_top, cmd_holders, cmd_pages, cmd_stacks;
+extern const struct command cmd_pools, cmd_top, cmd_holders, cmd_pages, cmd_stacks, cmd_watch;
+extern const struct command cmd_record, cmd_postmortem;
 extern const struct command cmd_check, cmd_export;
 
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -31,6 +31,19 @@ const char *row_state_name(enum row_state s)
 	return "?";
 }
 
+const char *dma_state_name(enum dma_state s)
+{
+	switch (s) {
+	case DMA_UNKNOWN: return "unknown";
+	case DMA_NOT_MAPPED: return "not_mapped";
+	case DMA_MAPPED: return "mapped";
+	case DMA_UNMAP_PENDING: return "unmap_pending";
+	case DMA_UNMAPPED: return "unmapped";
+	case DMA_HAZARD: return "hazard";
+	}
+	return "?";
+}
+
 static double ns_to_s(__u64 ns)
 {
 	return ns / 1e9;
@@ -41,22 +54,26 @@ static double age_s(__u64 now, __u64 then)
 	return then && now >= then ? ns_to_s(now - then) : 0;
 }
 
+double pool_detach_age(const struct ppw_pool *r, __u64 now_ns, bool detach_time_is_ns)
+{
+	if (r->addr && r->detach_ns)
+		return age_s(now_ns, r->detach_ns);
+	if (r->addr && r->kernel_detach_time) {
+		if (detach_time_is_ns)
+			return age_s(now_ns, r->kernel_detach_time);
+		return ns_to_s(now_ns) - (double)r->kernel_detach_time;
+	}
+	return NAN;
+}
+
 /* When the pool was detached, in seconds before 'now'; NAN if not known. */
 static double detach_age(const struct ledger *l, const struct pool_obs *o)
 {
-	const struct ppw_pool *r = &o->rec;
-	double now_s = ns_to_s(l->now_ns);
+	double a = pool_detach_age(&o->rec, l->now_ns, l->detach_time_is_ns);
 
-	if (r->addr && r->detach_ns)
-		return age_s(l->now_ns, r->detach_ns);
-	if (r->addr && r->kernel_detach_time) {
-		if (l->detach_time_is_ns)
-			return age_s(l->now_ns, r->kernel_detach_time);
-		return now_s - (double)r->kernel_detach_time;
-	}
-	if (o->has_nl && (o->nl.present & NLP_DETACH_TIME))
-		return now_s - (double)o->nl.detach_time;
-	return NAN;
+	if (isnan(a) && o->has_nl && (o->nl.present & NLP_DETACH_TIME))
+		return ns_to_s(l->now_ns) - (double)o->nl.detach_time;
+	return a;
 }
 
 static const struct pool_row *find_prev(const struct snapshot *prev, __u64 addr, __u32 gen,
@@ -175,6 +192,65 @@ static void fill_ages(struct pool_row *w, const struct ledger *l, const struct p
 	}
 }
 
+/*
+ * The DMA-unmap state, by the kernel's regime (cli/kfeatures.c):
+ *  - dma_mapped xarray: page_pool_scrub() unmaps every mapped page on the
+ *    first release, so from the destroy on nothing is mapped; the xarray
+ *    being non-empty afterwards would be a kernel bug and is a hazard;
+ *  - item blocks: page_pool_destroy() unmaps every item right after the
+ *    first release (the series' tracepoint reports it; without it, the
+ *    first retry proves it done);
+ *  - neither: an inflight page stays mapped until it comes back.
+ */
+static void fill_dma(struct pool_row *w, const struct ledger *l, const struct pool_obs *o)
+{
+	const struct ppw_pool *r = &o->rec;
+
+	w->dma_still_mapped = w->dma_unmapped_at_destroy = -1;
+	w->dma_unmap_age_s = NAN;
+	if (!r->addr) {
+		w->dma = DMA_UNKNOWN;
+		return;
+	}
+	if (!(r->flags & PPW_PF_DMA_MAP)) {
+		w->dma = DMA_NOT_MAPPED;
+		w->dma_still_mapped = 0;
+		return;
+	}
+	if (w->state == ROW_LIVE) {
+		w->dma = DMA_MAPPED;
+		w->dma_still_mapped = w->inflight;
+		return;
+	}
+	if (r->detach_ns)
+		w->dma_unmapped_at_destroy = r->destroy_inflight;
+	switch (l->regime) {
+	case UNMAP_XARRAY:
+		w->dma = r->dma_mapped_left ? DMA_HAZARD : DMA_UNMAPPED;
+		w->dma_still_mapped = r->dma_mapped_left ? -1 : 0;
+		w->dma_unmap_age_s = w->detach_age_s;	/* the first scrub */
+		break;
+	case UNMAP_ITEM_BLOCKS:
+		if (r->unmap_ns) {
+			w->dma = DMA_UNMAPPED;
+			w->dma_unmapped_at_destroy = r->unmapped_pages;
+			w->dma_unmap_age_s = age_s(l->now_ns, r->unmap_ns);
+		} else {
+			w->dma = r->destroy_cnt > 1 ? DMA_UNMAPPED : DMA_UNMAP_PENDING;
+		}
+		w->dma_still_mapped = w->dma == DMA_UNMAPPED ? 0 : -1;
+		break;
+	default:
+		w->dma = w->inflight > 0 ? DMA_HAZARD : DMA_UNMAPPED;
+		w->dma_still_mapped = w->inflight > 0 ? w->inflight : 0;
+		w->dma_unmapped_at_destroy = 0;
+	}
+	if (w->state == ROW_FREED) {
+		w->dma = DMA_UNMAPPED;
+		w->dma_still_mapped = 0;
+	}
+}
+
 int snapshot_build(struct snapshot *out, const struct ledger *l, const struct snapshot *prev)
 {
 	double dt = 0;
@@ -201,8 +277,26 @@ int snapshot_build(struct snapshot *out, const struct ledger *l, const struct sn
 		fill_identity(w, o);
 		fill_counts(w, l, o, find_prev(prev, o->rec.addr, o->rec.gen, w->id), dt);
 		fill_ages(w, l, o);
+		fill_dma(w, l, o);
 	}
 	return 0;
+}
+
+void pool_row_of(struct pool_row *w, const struct ppw_pool *r, __u64 now_ns, __u32 page_size,
+		 bool detach_time_is_ns, enum unmap_regime regime)
+{
+	struct pool_obs o = { .rec = *r };
+	struct ledger l = {
+		.pools = &o, .n = 1, .now_ns = now_ns, .page_size = page_size,
+		.detach_time_is_ns = detach_time_is_ns, .regime = regime,
+	};
+	struct snapshot s;
+
+	memset(w, 0, sizeof(*w));
+	if (snapshot_build(&s, &l, NULL) || !s.n)
+		return;
+	*w = s.rows[0];
+	snapshot_free(&s);
 }
 
 void snapshot_free(struct snapshot *s)

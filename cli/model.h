@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "kfeatures.h"
 #include "ppwatch.h"
 
 /* page-pool-get attributes present in a netlink reply */
@@ -58,9 +59,20 @@ struct ledger {
 	__u64 counters[PPW_CNT_MAX];
 	__u64 max_pages;	/* page ledger capacity */
 	__u64 pages_used;
+	enum unmap_regime regime;	/* how this kernel unmaps at destroy */
 };
 
 enum row_state { ROW_LIVE, ROW_ZOMBIE, ROW_FREED };
+
+/* Where a pool's DMA mappings stand. */
+enum dma_state {
+	DMA_UNKNOWN,		/* no BPF record (netlink only) */
+	DMA_NOT_MAPPED,		/* the pool never maps its pages (veth, ...) */
+	DMA_MAPPED,		/* live: every inflight page is mapped */
+	DMA_UNMAP_PENDING,	/* destroyed; the kernel unmaps right after (item blocks) */
+	DMA_UNMAPPED,		/* destroyed, every mapping torn down */
+	DMA_HAZARD,		/* destroyed, pages still mapped until they come back */
+};
 
 struct pool_row {
 	__u64 addr;
@@ -99,6 +111,10 @@ struct pool_row {
 	__u32 retries;
 	__s32 last_inflight;	/* from the last page_pool_release */
 	double seen_age_s;	/* since ppwatch first saw it */
+	enum dma_state dma;
+	__s64 dma_still_mapped;		/* pages still mapped, -1 unknown */
+	__s64 dma_unmapped_at_destroy;	/* -1 unknown */
+	double dma_unmap_age_s;		/* since the unmap completed, NAN unknown */
 	/*
 	 * Item-block kernels with ppwatch's series (patches/): allocation
 	 * item stats and block counts. 'item_stats'/'item_blocks' false means
@@ -141,7 +157,13 @@ struct group_row {
 };
 
 enum row_state pool_classify(const struct pool_obs *o);
+/* seconds since the pool was destroyed, NAN if it was not (or it is unknown) */
+double pool_detach_age(const struct ppw_pool *r, __u64 now_ns, bool detach_time_is_ns);
+/* the snapshot row of one record, as the views show it */
+void pool_row_of(struct pool_row *w, const struct ppw_pool *r, __u64 now_ns, __u32 page_size,
+		 bool detach_time_is_ns, enum unmap_regime regime);
 const char *row_state_name(enum row_state s);
+const char *dma_state_name(enum dma_state s);
 
 int snapshot_build(struct snapshot *out, const struct ledger *l, const struct snapshot *prev);
 void snapshot_free(struct snapshot *s);

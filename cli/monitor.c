@@ -13,8 +13,11 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	struct monitor *m = ctx;
 
-	if (size >= sizeof(struct ppw_event))
-		collector_event(&m->col, data);
+	if (size < sizeof(struct ppw_event))
+		return 0;
+	collector_event(&m->col, data);
+	if (m->on_event)
+		m->on_event(m->event_arg, data);
 	return 0;
 }
 
@@ -32,6 +35,8 @@ int monitor_open(struct monitor *m, const struct monitor_opts *o)
 	int err;
 
 	memset(m, 0, sizeof(*m));
+	m->on_event = o->on_event;
+	m->event_arg = o->event_arg;
 	err = session_open(&m->s, &so);
 	if (err)
 		return err;

@@ -20,12 +20,17 @@ struct monitor {
 	struct snapshot prev;
 	struct snapshot cur;
 	int samples;
+	void (*on_event)(void *arg, const struct ppw_event *e);
+	void *event_arg;
 };
 
 struct monitor_opts {
 	bool subscribe;		/* netlink page-pool notifications */
 	bool holders;		/* load the holder-scan iterators */
 	uint32_t stack_every;	/* --stacks sampling: 1 in N, 0 off */
+	/* every lifecycle event from the ring buffer, as it arrives */
+	void (*on_event)(void *arg, const struct ppw_event *e);
+	void *event_arg;
 };
 
 int monitor_open(struct monitor *m, const struct monitor_opts *o);

@@ -23,6 +23,7 @@
 #include "collect.h"
 #include "log.h"
 #include "main.h"
+#include "pages.h"
 #include "monitor.h"
 #include "ppwatch.skel.h"
 #include "render_scan.h"
@@ -115,6 +116,10 @@ struct listing {
 	size_t unknown_age;	/* left out by --older-than */
 };
 
+static int build_listing(struct monitor *m, const struct pool_row *row,
+			 const struct holders_report *rep, const struct ksyms *k,
+			 double older_than, size_t limit, struct listing *l);
+
 static struct page_row *row_add(struct listing *l)
 {
 	if (l->n == l->cap) {
@@ -155,8 +160,28 @@ static void fill_common(struct page_row *pr, struct monitor *m, const struct hol
 	}
 }
 
+int pages_listing(struct monitor *m, const struct pool_row *row,
+		  const struct holders_report *rep, const struct ksyms *k, double older_than,
+		  size_t limit, struct page_row **rows, size_t *nrows, size_t *unknown_age)
+{
+	struct listing ll, *l = &ll;
+	int err = build_listing(m, row, rep, k, older_than, limit, l);
+
+	*rows = l->rows;
+	*nrows = l->n;
+	*unknown_age = l->unknown_age;
+	return err;
+}
+
 static int build(struct monitor *m, const struct pool_row *row, const struct holders_report *rep,
 		 const struct ksyms *k, struct listing *l)
+{
+	return build_listing(m, row, rep, k, opts.older_than, opts.limit, l);
+}
+
+static int build_listing(struct monitor *m, const struct pool_row *row,
+			 const struct holders_report *rep, const struct ksyms *k,
+			 double older_than, size_t limit, struct listing *l)
 {
 	struct ledger_page *lp = NULL;
 	struct page_row *pr;
@@ -170,7 +195,7 @@ static int build(struct monitor *m, const struct pool_row *row, const struct hol
 	for (i = 0; i < n; i++) {
 		double age = (m->cur.ts_ns - lp[i].v.hold_ns) / 1e9;
 
-		if (!isnan(opts.older_than) && age < opts.older_than)
+		if (!isnan(older_than) && age < older_than)
 			continue;
 		pr = row_add(l);
 		if (!pr)
@@ -189,7 +214,7 @@ static int build(struct monitor *m, const struct pool_row *row, const struct hol
 			continue;
 		if (hp->in_ledger && hp->gen == row->gen)
 			continue;
-		if (!isnan(opts.older_than)) {
+		if (!isnan(older_than)) {
 			l->unknown_age++;
 			continue;
 		}
@@ -204,8 +229,8 @@ static int build(struct monitor *m, const struct pool_row *row, const struct hol
 	}
 	free(lp);
 	qsort(l->rows, l->n, sizeof(*l->rows), age_cmp);
-	if (opts.limit && l->n > opts.limit)
-		l->n = opts.limit;
+	if (limit && l->n > limit)
+		l->n = limit;
 	return 0;
 nomem:
 	free(lp);

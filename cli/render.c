@@ -14,11 +14,11 @@ enum pool_col {
 	PC_UNTRACKED, PC_RETRIES, PC_DRIVER, PC_DEVNAME, PC_DETACH_TIME, PC_FREED_AGE,
 	PC_ZOMBIE_S, PC_NETLINK, PC_DMA_MAP, PC_ORDER, PC_POOL_SIZE, PC_NID, PC_HOLD_CNT,
 	PC_REL_CNT, PC_DESTROY_CNT, PC_LAST_INFLIGHT, PC_SEEN_AGE, PC_NETNS_COOKIE, PC_ADDR,
-	PC_GEN, PC_OLDEST_LB, PC_MAX
+	PC_GEN, PC_OLDEST_LB, PC_DMA, PC_DMA_LEFT, PC_DMA_UNMAPPED, PC_DMA_AGE, PC_MAX
 };
 
 static const struct ocol pool_cols[PC_MAX] = {
-	[PC_ID]		= { "id", "ID", 5, OF_PLAIN, 0 },
+	[PC_ID]		= { "id", "ID", 4, OF_PLAIN, 0 },
 	[PC_DEVICE]	= { "device", "DEVICE", 12, OF_PLAIN, OC_LEFT },
 	[PC_IFNAME]	= { "ifname", "IFNAME", 12, OF_PLAIN, OC_JSON },
 	[PC_IFINDEX]	= { "ifindex", "IFINDEX", 7, OF_PLAIN, OC_WIDE },
@@ -27,10 +27,11 @@ static const struct ocol pool_cols[PC_MAX] = {
 	[PC_STATE]	= { "state", "STATE", 6, OF_PLAIN, OC_LEFT },
 	[PC_INFLIGHT]	= { "inflight", "INFLIGHT", 8, OF_PLAIN, 0 },
 	[PC_BYTES]	= { "inflight_bytes", "BYTES", 7, OF_BYTES, 0 },
-	[PC_HOLD_RATE]	= { "hold_per_s", "HOLD/s", 7, OF_RATE, 0 },
-	[PC_REL_RATE]	= { "release_per_s", "REL/s", 7, OF_RATE, 0 },
+	[PC_HOLD_RATE]	= { "hold_per_s", "HOLD/s", 6, OF_RATE, 0 },
+	[PC_REL_RATE]	= { "release_per_s", "REL/s", 6, OF_RATE, 0 },
 	[PC_OLDEST]	= { "oldest_age_s", "OLDEST", 7, OF_AGE, 0 },
-	[PC_DETACH_AGE]	= { "detach_age_s", "DETACHED", 8, OF_AGE, 0 },
+	[PC_DETACH_AGE]	= { "detach_age_s", "DETACH", 7, OF_AGE, 0 },
+	[PC_DMA]	= { "dma", "DMA", 8, OF_PLAIN, OC_LEFT },
 	[PC_BEFORE]	= { "before_start", "BEFORE", 7, OF_PLAIN, OC_WIDE },
 	[PC_LEDGER]	= { "ledger_pages", "LEDGER", 7, OF_PLAIN, OC_WIDE },
 	[PC_UNTRACKED]	= { "untracked", "UNTRACKD", 8, OF_PLAIN, OC_WIDE },
@@ -54,17 +55,40 @@ static const struct ocol pool_cols[PC_MAX] = {
 	[PC_ADDR]	= { "addr", "ADDR", 18, OF_PLAIN, OC_JSON },
 	[PC_GEN]	= { "gen", "GEN", 5, OF_PLAIN, OC_JSON },
 	[PC_OLDEST_LB]	= { "oldest_age_is_lower_bound", "LB", 2, OF_PLAIN, OC_JSON },
+	[PC_DMA_LEFT]	= { "dma_still_mapped", "MAPPED", 7, OF_PLAIN, OC_JSON },
+	[PC_DMA_UNMAPPED] = { "dma_unmapped_at_destroy", "UNMAPPD", 7, OF_PLAIN, OC_JSON },
+	[PC_DMA_AGE]	= { "dma_unmap_age_s", "UNMAP_T", 7, OF_AGE, OC_JSON },
 };
 
 struct pool_ctx {
 	__u64 now_ns;
 	char addr[24];
+	char dma[24];
+	bool json;
 };
 
 static void f64_or_null(struct oval *v, double x)
 {
 	OV_F64(v, x);
 	v->null = !isfinite(x);
+}
+
+/* JSON: the state name; text: short, and the count for a hazard */
+static const char *dma_text(const struct pool_row *r, struct pool_ctx *c)
+{
+	if (c->json)
+		return dma_state_name(r->dma);
+	switch (r->dma) {
+	case DMA_NOT_MAPPED: return "-";
+	case DMA_UNMAP_PENDING: return "pending";
+	case DMA_HAZARD:
+		if (r->dma_still_mapped > 0)
+			snprintf(c->dma, sizeof(c->dma), "HAZ:%lld", (long long)r->dma_still_mapped);
+		else
+			snprintf(c->dma, sizeof(c->dma), "HAZARD");
+		return c->dma;
+	default: return dma_state_name(r->dma);
+	}
 }
 
 static void pool_get(const void *p, int col, struct oval *v, void *arg)
@@ -124,6 +148,13 @@ static void pool_get(const void *p, int col, struct oval *v, void *arg)
 		break;
 	case PC_GEN: OV_U64(v, r->gen); v->null = !r->bpf; break;
 	case PC_OLDEST_LB: OV_BOOL(v, r->oldest_at_least); v->null = isnan(r->oldest_age_s); break;
+	case PC_DMA: OV_STR(v, dma_text(r, c)); break;
+	case PC_DMA_LEFT: OV_S64(v, r->dma_still_mapped); v->null = r->dma_still_mapped < 0; break;
+	case PC_DMA_UNMAPPED:
+		OV_S64(v, r->dma_unmapped_at_destroy);
+		v->null = r->dma_unmapped_at_destroy < 0;
+		break;
+	case PC_DMA_AGE: f64_or_null(v, r->dma_unmap_age_s); break;
 	}
 }
 
@@ -139,6 +170,7 @@ int render_sort_pools(struct snapshot *s, const char *key, bool reverse)
 {
 	struct oview ov = pool_oview(s);
 
+	pool_ctx.json = true;	/* sort by the state names, not the display */
 	return out_sort(s->rows, s->n, sizeof(*s->rows), &ov, key, reverse);
 }
 
@@ -146,6 +178,7 @@ void render_pools_text(FILE *f, const struct snapshot *s, bool wide, bool header
 {
 	struct oview ov = pool_oview(s);
 
+	pool_ctx.json = false;
 	out_text(f, &ov, s->rows, s->n, sizeof(*s->rows), wide, header);
 }
 
@@ -153,6 +186,7 @@ void render_pools_json(struct json *j, const struct snapshot *s)
 {
 	struct oview ov = pool_oview(s);
 
+	pool_ctx.json = true;
 	json_key(j, "pools");
 	out_json_rows(j, &ov, s->rows, s->n, sizeof(*s->rows));
 }

@@ -174,8 +174,13 @@ void render_holders_json(struct json *j, const struct holders_report *rep)
 	for (i = 0; i < rep->n; i++) {
 		const struct pool_holders *ph = &rep->pools[i];
 
+		char a[24];
+
 		json_obj_open(j);
 		json_kv_u64(j, "id", ph->row->id);
+		snprintf(a, sizeof(a), "0x%llx", (unsigned long long)ph->row->addr);
+		json_kv_str(j, "addr", a);
+		json_kv_u64(j, "gen", ph->row->gen);
 		json_kv_str(j, "device", ph->row->device);
 		json_kv_s64(j, "ifindex", ph->row->ifindex);
 		json_kv_u64(j, "netns", ph->row->netns_ino);

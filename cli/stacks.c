@@ -225,55 +225,66 @@ static void print_text(struct monitor *m, const struct ksyms *k, struct stack_ag
 	}
 }
 
-static void print_json(struct monitor *m, const struct ksyms *k, struct stack_agg *v,
-		       size_t n)
+void stacks_write_json(struct json *j, struct session *s, const struct ksyms *k,
+		       const struct snapshot *snap, const struct stack_agg *v, size_t n,
+		       uint64_t every)
 {
 	__u64 ips[PPW_STACK_DEPTH];
 	char buf[512];
 	size_t i, r;
 	int nf, f;
 
-	json_obj_open(&jw);
-	json_kv_str(&jw, "version", PPWATCH_VERSION);
-	json_key(&jw, "sampling");
-	json_obj_open(&jw);
-	json_kv_u64(&jw, "every", opts.every);
-	json_kv_u64(&jw, "stacks_taken", m->cur.counters[PPW_CNT_STACKS]);
-	json_kv_u64(&jw, "stacks_lost", m->cur.counters[PPW_CNT_STACK_FAIL]);
-	json_obj_close(&jw);
-	json_key(&jw, "pools");
-	json_arr_open(&jw);
-	for (r = 0; r < m->cur.n; r++) {
-		const struct pool_row *row = &m->cur.rows[r];
+	json_key(j, "sampling");
+	json_obj_open(j);
+	json_kv_u64(j, "every", every);
+	json_kv_u64(j, "stacks_taken", snap->counters[PPW_CNT_STACKS]);
+	json_kv_u64(j, "stacks_lost", snap->counters[PPW_CNT_STACK_FAIL]);
+	json_obj_close(j);
+	json_key(j, "pools");
+	json_arr_open(j);
+	for (r = 0; r < snap->n; r++) {
+		const struct pool_row *row = &snap->rows[r];
+		char a[24];
 
-		json_obj_open(&jw);
-		json_kv_u64(&jw, "id", row->id);
-		json_kv_str(&jw, "device", row->device);
-		json_kv_str(&jw, "state", row_state_name(row->state));
-		json_key(&jw, "stacks");
-		json_arr_open(&jw);
+		json_obj_open(j);
+		json_kv_u64(j, "id", row->id);
+		json_kv_str(j, "device", row->device);
+		json_kv_str(j, "state", row_state_name(row->state));
+		snprintf(a, sizeof(a), "0x%llx", (unsigned long long)row->addr);
+		json_kv_str(j, "addr", a);
+		json_kv_u64(j, "gen", row->gen);
+		json_key(j, "stacks");
+		json_arr_open(j);
 		for (i = 0; i < n; i++) {
 			if (v[i].key.pool != row->addr || v[i].key.gen != row->gen)
 				continue;
-			json_obj_open(&jw);
-			json_kv_str(&jw, "kind", stack_kind_name(v[i].key.kind));
-			json_kv_u64(&jw, "count", v[i].count);
-			json_kv_u64(&jw, "estimated_events",
+			json_obj_open(j);
+			json_kv_str(j, "kind", stack_kind_name(v[i].key.kind));
+			json_kv_u64(j, "count", v[i].count);
+			json_kv_u64(j, "estimated_events",
 				    v[i].key.kind == PPW_STACK_ZOMBIE_RELEASE ? v[i].count :
-				    v[i].count * opts.every);
-			json_key(&jw, "frames");
-			json_arr_open(&jw);
-			nf = stack_frames(&m->s, v[i].key.stack_id, ips, PPW_STACK_DEPTH);
+				    v[i].count * every);
+			json_key(j, "frames");
+			json_arr_open(j);
+			nf = stack_frames(s, v[i].key.stack_id, ips, PPW_STACK_DEPTH);
 			nf = nf > 0 ? stack_trim(k, ips, nf) : nf;
 			for (f = 0; f < nf; f++)
-				json_str(&jw, ksyms_fmt(k, ips[f], buf, sizeof(buf)));
-			json_arr_close(&jw);
-			json_obj_close(&jw);
+				json_str(j, ksyms_fmt(k, ips[f], buf, sizeof(buf)));
+			json_arr_close(j);
+			json_obj_close(j);
 		}
-		json_arr_close(&jw);
-		json_obj_close(&jw);
+		json_arr_close(j);
+		json_obj_close(j);
 	}
-	json_arr_close(&jw);
+	json_arr_close(j);
+}
+
+static void print_json(struct monitor *m, const struct ksyms *k, struct stack_agg *v,
+		       size_t n)
+{
+	json_obj_open(&jw);
+	json_kv_str(&jw, "version", PPWATCH_VERSION);
+	stacks_write_json(&jw, &m->s, k, &m->cur, v, n, opts.every);
 	json_obj_close(&jw);
 	json_end(&jw);
 }

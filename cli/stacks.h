@@ -7,6 +7,7 @@
 #define __PPWATCH_STACKS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ksyms.h"
 #include "ppwatch.h"
@@ -30,5 +31,12 @@ int stack_trim(const struct ksyms *k, __u64 *ips, int n);
 const char *stack_fmt(const struct ksyms *k, const __u64 *ips, int n, int max_frames,
 		      char *buf, size_t len);
 const char *stack_kind_name(__u32 kind);
+
+struct json;
+struct snapshot;
+/* "sampling": {...}, "pools": [{id, device, state, addr, gen, stacks: [...]}] */
+void stacks_write_json(struct json *j, struct session *s, const struct ksyms *k,
+		       const struct snapshot *snap, const struct stack_agg *v, size_t n,
+		       uint64_t every);
 
 #endif /* __PPWATCH_STACKS_H */

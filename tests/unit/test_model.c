@@ -64,6 +64,7 @@ static void zombie(struct pool_obs *o)
 	r->destroy_cnt = 76;
 	r->release_events = 76;
 	r->last_inflight = 500;
+	r->destroy_inflight = 620;
 	r->hold_cnt = 2000;
 	r->release_cnt = 1500;
 	r->ledger_holds = 2000;
@@ -167,6 +168,7 @@ static void make_ledger(bool ns_detach)
 	led.page_size = 4096;
 	led.detach_time_is_ns = ns_detach;
 	led.max_pages = 1 << 20;
+	led.regime = UNMAP_XARRAY;
 	led.pages_used = 640;
 	led.counters[PPW_CNT_HOLD] = 2160;
 	led.counters[PPW_CNT_RELEASE] = 1520;
@@ -324,6 +326,58 @@ static void test_filter_sort_group(void)
 	snapshot_free(&s);
 }
 
+static void test_dma(void)
+{
+	struct snapshot s;
+	const struct pool_row *r;
+
+	/* dma_mapped xarray: the first scrub unmapped everything */
+	make_ledger(true);
+	led.regime = UNMAP_XARRAY;
+	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	CHECK_INT(row(&s, 7)->dma, DMA_NOT_MAPPED);		/* veth never maps */
+	r = row(&s, 8);
+	CHECK_INT(r->dma, DMA_UNMAPPED);
+	CHECK_INT(r->dma_unmapped_at_destroy, 620);
+	CHECK_INT(r->dma_still_mapped, 0);
+	CHECK_NEAR(r->dma_unmap_age_s, 75, 1e-9);
+	CHECK_INT(row(&s, 11)->dma, DMA_UNKNOWN);		/* netlink only */
+	snapshot_free(&s);
+	/* ... and a non-empty xarray after destroy is a hazard */
+	obs[1].rec.dma_mapped_left = 1;
+	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	CHECK_INT(row(&s, 8)->dma, DMA_HAZARD);
+	snapshot_free(&s);
+
+	/* neither fix: mapped until each page comes back */
+	make_ledger(true);
+	led.regime = UNMAP_ON_RETURN;
+	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	r = row(&s, 8);
+	CHECK_INT(r->dma, DMA_HAZARD);
+	CHECK_INT(r->dma_still_mapped, 500);
+	snapshot_free(&s);
+
+	/* item blocks: unmapped in destroy, right after the first release */
+	make_ledger(true);
+	led.regime = UNMAP_ITEM_BLOCKS;
+	obs[1].rec.destroy_cnt = 1;
+	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	CHECK_INT(row(&s, 8)->dma, DMA_UNMAP_PENDING);
+	snapshot_free(&s);
+	obs[1].rec.destroy_cnt = 2;				/* a retry: destroy returned */
+	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	CHECK_INT(row(&s, 8)->dma, DMA_UNMAPPED);
+	snapshot_free(&s);
+	obs[1].rec.unmap_ns = NOW - 74 * SEC;			/* the series' tracepoint */
+	obs[1].rec.unmapped_pages = 615;
+	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	r = row(&s, 8);
+	CHECK_INT(r->dma_unmapped_at_destroy, 615);
+	CHECK_NEAR(r->dma_unmap_age_s, 74, 1e-9);
+	snapshot_free(&s);
+}
+
 static void test_golden(void)
 {
 	struct group_row *g;
@@ -381,6 +435,7 @@ int main(void)
 	TEST(test_counts);
 	TEST(test_rates);
 	TEST(test_filter_sort_group);
+	TEST(test_dma);
 	TEST(test_golden);
 	return unit_done();
 }
