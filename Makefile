@@ -44,7 +44,7 @@ CPPFLAGS += -I$(OUTPUT) -Ibpf -Icli
 LDLIBS += -lbpf -lelf -lz -lmnl -lyaml -lm
 
 # ledger.bpf.c defines the shared maps: the linker wants it first
-BPF_FAMILIES := ledger lifecycle discover holders
+BPF_FAMILIES := ledger lifecycle discover holders items
 BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
 SKEL := $(OUTPUT)/ppwatch.skel.h
 

@@ -302,6 +302,54 @@ static __always_inline int pool_dma_mapped_left(struct page_pool *pool)
 }
 
 /*
+ * 11. Item-block counters. The v7 series ("page_pool: fix IOMMU crash when
+ * driver has already unbound" and "page_pool: support unlimited number of
+ * inflight pages", Yunsheng Lin) adds alloc_stats.item_fast_empty and
+ * .item_slow_failed (with CONFIG_PAGE_POOL_STATS); ppwatch's series
+ * ("page_pool: count item blocks and report them in page-pool-get") adds
+ * the block counts, the cumulative ones as u64_stats_t (8 bytes on 64-bit).
+ */
+struct page_pool_alloc_stats___items {
+	u64 item_fast_empty;
+	u64 item_slow_failed;
+} __attribute__((preserve_access_index));
+
+struct u64_stats___ppw {
+	long v;
+};
+
+struct page_pool___items {
+	struct page_pool_alloc_stats___items alloc_stats;
+	u32 item_blks_prealloc;
+	u32 item_blks_dyn;
+	struct u64_stats___ppw item_blks_dyn_alloc;
+	struct u64_stats___ppw item_blks_dyn_free;
+} __attribute__((preserve_access_index));
+
+/* read what the kernel has; returns PPW_PF_ITEM_STATS | PPW_PF_ITEM_BLOCKS it found */
+static __always_inline __u32 pool_item_counters(struct page_pool *pool, struct ppw_pool *r)
+{
+	struct page_pool___items *p = (void *)pool;
+	__u32 f = 0;
+
+	if (bpf_core_field_exists(p->alloc_stats.item_fast_empty)) {
+		r->item_fast_empty = BPF_CORE_READ(p, alloc_stats.item_fast_empty);
+		r->item_slow_failed = BPF_CORE_READ(p, alloc_stats.item_slow_failed);
+		f |= PPW_PF_ITEM_STATS;
+	}
+	if (bpf_core_field_exists(p->item_blks_prealloc)) {
+		r->blocks_prealloc = BPF_CORE_READ(p, item_blks_prealloc);
+		r->blocks_dyn = BPF_CORE_READ(p, item_blks_dyn);
+		bpf_probe_read_kernel(&r->blocks_dyn_alloc, sizeof(__u64), (void *)pool +
+				      bpf_core_field_offset(struct page_pool___items, item_blks_dyn_alloc));
+		bpf_probe_read_kernel(&r->blocks_dyn_free, sizeof(__u64), (void *)pool +
+				      bpf_core_field_offset(struct page_pool___items, item_blks_dyn_free));
+		f |= PPW_PF_ITEM_BLOCKS;
+	}
+	return f;
+}
+
+/*
  * Differences handled in user space (cli/features.c), by reading BTF:
  *
  * - pool->user.detach_time is seconds (u64) before, and a ktime_t in ns

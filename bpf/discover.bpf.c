@@ -57,11 +57,16 @@ struct veth_priv___ppw {
 __noinline int discover_pool(__u64 addr)
 {
 	struct page_pool *pool = (void *)addr;
+	struct ppw_pool *rec;
 
 	if (!pool)
 		return 0;
-	if (pool_get(pool, PPW_SEEN_DISCOVERY, 0))
-		cnt_inc(PPW_CNT_DISCOVERED);
+	rec = pool_get(pool, PPW_SEEN_DISCOVERY, 0);
+	if (!rec)
+		return 0;
+	cnt_inc(PPW_CNT_DISCOVERED);
+	/* counters that change without an event ppwatch hooks: fresh each scan */
+	pool_item_counters(pool, rec);
 	return 0;
 }
 

@@ -42,6 +42,7 @@ static __always_inline int on_pool_release(struct page_pool *pool, __s32 infligh
 		}
 	}
 	rec->dma_mapped_left = pool_dma_mapped_left(pool) > 0;
+	pool_item_counters(pool, rec);
 	emit(cnt <= 1 ? PPW_EV_DESTROY : PPW_EV_RETRY, rec, inflight, hold, release,
 	     rec->nid, cnt);
 	if (inflight == 0) {

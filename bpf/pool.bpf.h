@@ -186,6 +186,7 @@ pool_get(struct page_pool *pool, enum ppw_seen how, __u32 arg)
 	pool_fill_identity(s, pool);
 	if (how == PPW_SEEN_DISCOVERY)
 		s->flags |= PPW_PF_DISCOVERED;
+	s->flags |= pool_item_counters(pool, s);
 
 	s->hold_cnt = BPF_CORE_READ(pool, pages_state_hold_cnt);
 	s->release_cnt = BPF_CORE_READ(pool, pages_state_release_cnt.counter);

@@ -41,6 +41,8 @@ enum ppw_pool_flags {
 	PPW_PF_MEM_PROVIDER	= 1U << 6,	/* mp_priv set (devmem, io_uring zcrx) */
 	PPW_PF_HAS_NAPI		= 1U << 7,
 	PPW_PF_ORPHANED		= 1U << 8,	/* netdev gone, re-parented to loopback */
+	PPW_PF_ITEM_STATS	= 1U << 9,	/* alloc_stats.item_{fast_empty,slow_failed} */
+	PPW_PF_ITEM_BLOCKS	= 1U << 10,	/* item block counters (ppwatch's series) */
 };
 
 /*
@@ -91,9 +93,17 @@ struct ppw_pool {
 	__s32 destroy_inflight;		/* pages outside the pool when destroy scrubbed it */
 	__u32 dma_mapped_left;		/* dma_mapped xarray not empty at the last release */
 	__u32 unmapped_pages;		/* item-block kernels with ppwatch's series: */
-	__u32 pad2;
-	__u64 unmap_ns;			/* page_pool_items_unmap done, CLOCK_BOOTTIME */
+	__u32 unmap_blocks;		/*   page_pool_destroy_unmap */
+	__u64 unmap_ns;			/*   when, CLOCK_BOOTTIME */
 	__u64 unmap_took_ns;
+
+	/* item blocks (the v7 series; block counts need ppwatch's series) */
+	__u64 item_fast_empty;
+	__u64 item_slow_failed;
+	__u32 blocks_prealloc;
+	__u32 blocks_dyn;
+	__u64 blocks_dyn_alloc;
+	__u64 blocks_dyn_free;
 };
 
 /* One entry per inflight page, keyed by netmem (pfn is 0 for net_iov). */
@@ -222,6 +232,10 @@ enum ppw_event_type {
 	PPW_EV_FREED		= 4,	/* inflight reached 0 */
 	PPW_EV_NID		= 5,	/* page_pool_update_nid */
 	PPW_EV_POOL_RETIRED	= 6,	/* a record is about to be reused: its last state */
+	PPW_EV_UNMAP		= 7,	/* page_pool_destroy_unmap: DMA mappings torn down */
+	PPW_EV_BLOCK_ALLOC	= 8,	/* a dynamic item block allocated */
+	PPW_EV_BLOCK_FREE	= 9,	/* a dynamic item block freed */
+	PPW_EV_SLOW_FAILED	= 10,	/* no dynamic item block: a page allocation failed */
 };
 
 struct ppw_event {

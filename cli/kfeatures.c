@@ -89,9 +89,18 @@ int features_probe(struct features *f)
 	f->tp_release = has_type(btf, "btf_trace_page_pool_state_release", BTF_KIND_TYPEDEF);
 	f->tp_pool_release = has_type(btf, "btf_trace_page_pool_release", BTF_KIND_TYPEDEF);
 	f->tp_update_nid = has_type(btf, "btf_trace_page_pool_update_nid", BTF_KIND_TYPEDEF);
+	f->tp_block_alloc = has_type(btf, "btf_trace_page_pool_item_block_alloc", BTF_KIND_TYPEDEF);
+	f->tp_block_free = has_type(btf, "btf_trace_page_pool_item_block_free", BTF_KIND_TYPEDEF);
+	f->tp_fast_empty = has_type(btf, "btf_trace_page_pool_item_fast_empty", BTF_KIND_TYPEDEF);
+	f->tp_slow_failed = has_type(btf, "btf_trace_page_pool_item_slow_failed", BTF_KIND_TYPEDEF);
+	f->tp_destroy_unmap = has_type(btf, "btf_trace_page_pool_destroy_unmap", BTF_KIND_TYPEDEF);
 	if (f->page_pool) {
 		f->pool_user = find_member(btf, pool_id, "user") != NULL;
 		f->detach_time_is_ns = detach_time_is_ktime(btf, pool_id);
+		int stats = btf__find_by_name_kind(btf, "page_pool_alloc_stats", BTF_KIND_STRUCT);
+
+		f->item_stats = stats > 0 && find_member(btf, stats, "item_fast_empty");
+		f->item_blocks = find_member(btf, pool_id, "item_blks_prealloc") != NULL;
 		if (has_type(btf, "page_pool_item", BTF_KIND_STRUCT))
 			f->unmap = UNMAP_ITEM_BLOCKS;
 		else if (find_member(btf, pool_id, "dma_mapped"))

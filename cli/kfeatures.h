@@ -23,6 +23,10 @@ struct features {
 	bool tp_release;
 	bool tp_pool_release;
 	bool tp_update_nid;
+	/* ppwatch's kernel series (patches/) */
+	bool tp_block_alloc, tp_block_free, tp_fast_empty, tp_slow_failed, tp_destroy_unmap;
+	bool item_stats;		/* alloc_stats.item_fast_empty (the v7 series) */
+	bool item_blocks;		/* item block counters (ppwatch's series) */
 	bool pool_user;			/* pool->user: ids, netdev lists (v6.8) */
 	bool detach_time_is_ns;		/* user.detach_time is ktime_t */
 	enum unmap_regime unmap;

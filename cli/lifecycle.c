@@ -17,6 +17,9 @@ static const char *const kind_names[LE_KIND_MAX] = {
 	[LE_NL_ADD] = "netlink_add",
 	[LE_NL_CHANGE] = "netlink_change",
 	[LE_NL_DEL] = "netlink_del",
+	[LE_BLOCK_ALLOC] = "block_alloc",
+	[LE_BLOCK_FREE] = "block_free",
+	[LE_SLOW_FAILED] = "item_slow_failed",
 };
 
 const char *life_kind_name(enum life_kind k)
@@ -141,6 +144,10 @@ int life_on_bpf(struct lifecycle *lc, const struct ppw_event *e, double detach_a
 	case PPW_EV_RETRY: out->kind = LE_RETRY; break;
 	case PPW_EV_FREED: out->kind = LE_FREED; break;
 	case PPW_EV_NID: out->kind = LE_NID; break;
+	case PPW_EV_UNMAP: out->kind = LE_UNMAP; break;
+	case PPW_EV_BLOCK_ALLOC: out->kind = LE_BLOCK_ALLOC; break;
+	case PPW_EV_BLOCK_FREE: out->kind = LE_BLOCK_FREE; break;
+	case PPW_EV_SLOW_FAILED: out->kind = LE_SLOW_FAILED; break;
 	default: return 0;	/* PPW_EV_POOL_RETIRED: the collector's business */
 	}
 	p = get(lc, e->pool, e->gen, e->ts_ns);
@@ -161,6 +168,9 @@ int life_on_bpf(struct lifecycle *lc, const struct ppw_event *e, double detach_a
 		break;
 	case LE_FREED:
 		p->freed_ns = e->ts_ns;
+		break;
+	case LE_UNMAP:
+		p->unmap_ns = e->ts_ns;
 		break;
 	default:
 		break;

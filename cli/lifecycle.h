@@ -25,6 +25,9 @@ enum life_kind {
 	LE_NL_ADD,		/* netlink page-pool-add-ntf */
 	LE_NL_CHANGE,		/* netlink page-pool-change-ntf */
 	LE_NL_DEL,		/* netlink page-pool-del-ntf */
+	LE_BLOCK_ALLOC,		/* a dynamic item block allocated (ppwatch's series) */
+	LE_BLOCK_FREE,		/* a dynamic item block freed */
+	LE_SLOW_FAILED,		/* no item block: a page allocation failed */
 	LE_KIND_MAX,
 };
 

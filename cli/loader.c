@@ -56,6 +56,16 @@ static bool tp_present(const struct features *f, const char *sec)
 		return f->tp_pool_release;
 	if (!strcmp(tp, "page_pool_update_nid"))
 		return f->tp_update_nid;
+	if (!strcmp(tp, "page_pool_item_block_alloc"))
+		return f->tp_block_alloc;
+	if (!strcmp(tp, "page_pool_item_block_free"))
+		return f->tp_block_free;
+	if (!strcmp(tp, "page_pool_item_fast_empty"))
+		return f->tp_fast_empty;
+	if (!strcmp(tp, "page_pool_item_slow_failed"))
+		return f->tp_slow_failed;
+	if (!strcmp(tp, "page_pool_destroy_unmap"))
+		return f->tp_destroy_unmap;
 	return true;
 }
 

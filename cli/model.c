@@ -153,6 +153,21 @@ static void fill_counts(struct pool_row *w, const struct ledger *l, const struct
 	w->inflight_bytes = w->inflight > 0 ? (__u64)w->inflight * ((__u64)l->page_size << r->order)
 					    : 0;
 	w->ledger_pages = o->ledger_pages;
+	w->item_stats = r->flags & PPW_PF_ITEM_STATS;
+	w->item_fast_empty = r->item_fast_empty;
+	w->item_slow_failed = r->item_slow_failed;
+	w->item_blocks = r->flags & PPW_PF_ITEM_BLOCKS;
+	w->blocks_prealloc = r->blocks_prealloc;
+	w->blocks_dyn = r->blocks_dyn;
+	w->blocks_dyn_alloc = r->blocks_dyn_alloc;
+	w->blocks_dyn_free = r->blocks_dyn_free;
+	if (r->unmap_ns) {
+		w->unmap_seen = true;
+		w->unmap_pages = r->unmapped_pages;
+		w->unmap_blocks = r->unmap_blocks;
+		w->unmap_took_ns = r->unmap_took_ns;
+		w->unmap_inflight = r->destroy_inflight;
+	}
 	base = (__s32)(r->base_hold - r->base_release);
 	base -= (__s64)r->unmatched_releases;
 	w->before_start = base > 0 && w->state != ROW_FREED ? base : 0;

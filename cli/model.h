@@ -128,6 +128,12 @@ struct pool_row {
 	__u64 blocks_dyn;
 	__u64 blocks_dyn_alloc;
 	__u64 blocks_dyn_free;
+	/* page_pool_destroy_unmap (ppwatch's series), when it fired */
+	bool unmap_seen;
+	__u32 unmap_pages;
+	__u32 unmap_blocks;
+	__u64 unmap_took_ns;
+	__s32 unmap_inflight;
 };
 
 struct snapshot {

@@ -197,5 +197,7 @@ void monitor_print_json_kernel(const struct monitor *m)
 	json_kv_str(&jw, "unmap_regime", unmap_regime_name(m->s.feat.unmap));
 	json_kv_bool(&jw, "netlink", m->nl.available);
 	json_kv_u64(&jw, "page_size", m->s.feat.page_size);
+	json_kv_bool(&jw, "item_stats", m->s.feat.item_stats);
+	json_kv_bool(&jw, "item_blocks", m->s.feat.item_blocks);
 	json_obj_close(&jw);
 }

@@ -163,6 +163,8 @@ void out_json_row(struct json *j, const struct oview *ov, const void *row)
 	for (i = 0; i < ov->ncols; i++) {
 		const char *key = ov->cols[i].key;
 
+		if (ov->cols[i].flags & OC_TEXT)
+			continue;
 		pl = key_prefix(key);
 		if (open_pfx && (pl != open_len || strncmp(key, open_pfx, pl))) {
 			json_obj_close(j);

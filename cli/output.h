@@ -33,6 +33,7 @@ enum ocol_flags {
 	OC_WIDE		= 1 << 1,	/* text only with --wide */
 	OC_JSON		= 1 << 2,	/* JSON only, never in text */
 	OC_AT_LEAST	= 1 << 3,	/* value is a lower bound: text prefixes '>' */
+	OC_TEXT		= 1 << 4,	/* text only, never in JSON */
 };
 
 struct oval {

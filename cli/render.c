@@ -14,7 +14,8 @@ enum pool_col {
 	PC_UNTRACKED, PC_RETRIES, PC_DRIVER, PC_DEVNAME, PC_DETACH_TIME, PC_FREED_AGE,
 	PC_ZOMBIE_S, PC_NETLINK, PC_DMA_MAP, PC_ORDER, PC_POOL_SIZE, PC_NID, PC_HOLD_CNT,
 	PC_REL_CNT, PC_DESTROY_CNT, PC_LAST_INFLIGHT, PC_SEEN_AGE, PC_NETNS_COOKIE, PC_ADDR,
-	PC_GEN, PC_OLDEST_LB, PC_DMA, PC_DMA_LEFT, PC_DMA_UNMAPPED, PC_DMA_AGE, PC_MAX
+	PC_GEN, PC_OLDEST_LB, PC_DMA, PC_DMA_LEFT, PC_DMA_UNMAPPED, PC_DMA_AGE, PC_FAST_EMPTY,
+	PC_SLOW_FAILED, PC_BLOCKS, PC_MAX
 };
 
 static const struct ocol pool_cols[PC_MAX] = {
@@ -58,12 +59,17 @@ static const struct ocol pool_cols[PC_MAX] = {
 	[PC_DMA_LEFT]	= { "dma_still_mapped", "MAPPED", 7, OF_PLAIN, OC_JSON },
 	[PC_DMA_UNMAPPED] = { "dma_unmapped_at_destroy", "UNMAPPD", 7, OF_PLAIN, OC_JSON },
 	[PC_DMA_AGE]	= { "dma_unmap_age_s", "UNMAP_T", 7, OF_AGE, OC_JSON },
+	/* text only: JSON has them in "items" (pool_json_extra) */
+	[PC_FAST_EMPTY]	= { "item_fast_empty", "FASTEMPTY", 9, OF_PLAIN, OC_WIDE | OC_TEXT },
+	[PC_SLOW_FAILED] = { "item_slow_failed", "SLOWFAIL", 8, OF_PLAIN, OC_WIDE | OC_TEXT },
+	[PC_BLOCKS]	= { "item_blocks", "BLOCKS", 9, OF_PLAIN, OC_WIDE | OC_TEXT | OC_LEFT },
 };
 
 struct pool_ctx {
 	__u64 now_ns;
 	char addr[24];
 	char dma[24];
+	char blocks[32];
 	bool json;
 };
 
@@ -155,7 +161,71 @@ static void pool_get(const void *p, int col, struct oval *v, void *arg)
 		v->null = r->dma_unmapped_at_destroy < 0;
 		break;
 	case PC_DMA_AGE: f64_or_null(v, r->dma_unmap_age_s); break;
+	case PC_FAST_EMPTY:
+		if (r->item_stats)
+			OV_U64(v, r->item_fast_empty);
+		else
+			OV_STR(v, r->bpf ? "n/a" : "");
+		break;
+	case PC_SLOW_FAILED:
+		if (r->item_stats)
+			OV_U64(v, r->item_slow_failed);
+		else
+			OV_STR(v, r->bpf ? "n/a" : "");
+		break;
+	case PC_BLOCKS:
+		if (r->item_blocks) {
+			snprintf(c->blocks, sizeof(c->blocks), "%llu+%llu",
+				 (unsigned long long)r->blocks_prealloc,
+				 (unsigned long long)r->blocks_dyn);
+			OV_STR(v, c->blocks);
+		} else {
+			OV_STR(v, r->bpf ? "n/a" : "");
+		}
+		break;
 	}
+}
+
+/*
+ * "items": the item-block counters, null on kernels without them ("not
+ * available", never 0); "destroy_unmap": the series' page_pool_destroy_unmap,
+ * null until it fired.
+ */
+static void pool_json_extra(struct json *j, const void *p, void *arg)
+{
+	const struct pool_row *r = p;
+
+	json_key(j, "items");
+	if (!r->item_stats && !r->item_blocks) {
+		json_null(j);
+	} else {
+		json_obj_open(j);
+		json_key(j, "fast_empty");
+		r->item_stats ? json_u64(j, r->item_fast_empty) : json_null(j);
+		json_key(j, "slow_failed");
+		r->item_stats ? json_u64(j, r->item_slow_failed) : json_null(j);
+		json_key(j, "blocks_prealloc");
+		r->item_blocks ? json_u64(j, r->blocks_prealloc) : json_null(j);
+		json_key(j, "blocks_dyn");
+		r->item_blocks ? json_u64(j, r->blocks_dyn) : json_null(j);
+		json_key(j, "blocks_dyn_alloc");
+		r->item_blocks ? json_u64(j, r->blocks_dyn_alloc) : json_null(j);
+		json_key(j, "blocks_dyn_free");
+		r->item_blocks ? json_u64(j, r->blocks_dyn_free) : json_null(j);
+		json_obj_close(j);
+	}
+	json_key(j, "destroy_unmap");
+	if (!r->unmap_seen) {
+		json_null(j);
+		return;
+	}
+	json_obj_open(j);
+	json_kv_s64(j, "inflight", r->unmap_inflight);
+	json_kv_u64(j, "unmapped", r->unmap_pages);
+	json_kv_u64(j, "blocks", r->unmap_blocks);
+	json_kv_u64(j, "duration_ns", r->unmap_took_ns);
+	json_kv_f64(j, "age_s", r->dma_unmap_age_s);
+	json_obj_close(j);
 }
 
 static struct pool_ctx pool_ctx;
@@ -163,7 +233,7 @@ static struct pool_ctx pool_ctx;
 struct oview pool_oview(const struct snapshot *s)
 {
 	pool_ctx.now_ns = s ? s->ts_ns : 0;
-	return (struct oview){ pool_cols, PC_MAX, pool_get, &pool_ctx };
+	return (struct oview){ pool_cols, PC_MAX, pool_get, &pool_ctx, pool_json_extra };
 }
 
 int render_sort_pools(struct snapshot *s, const char *key, bool reverse)

@@ -39,8 +39,21 @@ static void detail(struct event_row *er, const struct life_event *e)
 			 er->row.id, e->inflight, floor(e->detach_age_s));
 		break;
 	case LE_UNMAP:
-		snprintf(er->detail, sizeof(er->detail), "%lld pages unmapped at destroy",
-			 (long long)r->dma_unmapped_at_destroy);
+		snprintf(er->detail, sizeof(er->detail), "DMA unmap at destroy: %u pages, %u blocks, "
+			 "%.1f us", r->unmap_pages, r->unmap_blocks, r->unmap_took_ns / 1e3);
+		break;
+	case LE_BLOCK_ALLOC:
+	case LE_BLOCK_FREE:
+		snprintf(er->detail, sizeof(er->detail), "dynamic item block %s: %llu pre-allocated "
+			 "+ %llu dynamic (%llu allocated, %llu freed so far)",
+			 e->kind == LE_BLOCK_ALLOC ? "allocated" : "freed",
+			 (unsigned long long)r->blocks_prealloc, (unsigned long long)r->blocks_dyn,
+			 (unsigned long long)r->blocks_dyn_alloc,
+			 (unsigned long long)r->blocks_dyn_free);
+		break;
+	case LE_SLOW_FAILED:
+		snprintf(er->detail, sizeof(er->detail), "no item block could be allocated: a page "
+			 "allocation failed (%llu so far)", (unsigned long long)r->item_slow_failed);
 		break;
 	case LE_FREED:
 		snprintf(er->detail, sizeof(er->detail), "freed%s%s%s",
@@ -144,6 +157,17 @@ void render_event_json(struct json *j, const struct event_row *er)
 		json_kv_f64(j, "stall_after_s", er->stall_after_s);
 	if (er->kind == LE_FREED)
 		json_kv_f64(j, "zombie_s", er->row.zombie_s);
+	if (er->kind == LE_UNMAP) {
+		json_kv_u64(j, "unmapped", er->row.unmap_pages);
+		json_kv_u64(j, "blocks", er->row.unmap_blocks);
+		json_kv_u64(j, "duration_ns", er->row.unmap_took_ns);
+	}
+	if (er->row.item_blocks && (er->kind == LE_BLOCK_ALLOC || er->kind == LE_BLOCK_FREE)) {
+		json_kv_u64(j, "blocks_prealloc", er->row.blocks_prealloc);
+		json_kv_u64(j, "blocks_dyn", er->row.blocks_dyn);
+	}
+	if (er->row.item_stats && er->kind == LE_SLOW_FAILED)
+		json_kv_u64(j, "item_slow_failed", er->row.item_slow_failed);
 	if (er->row.addr) {
 		char a[24];
 

@@ -54,7 +54,8 @@ static int watch_opt(int o, const char *arg)
 			if (k < 0) {
 				usage_error("-e '%s': events are new, destroy, retry, stalled, "
 					    "unmap, freed, nid, netlink_add, netlink_change, "
-					    "netlink_del", tok);
+					    "netlink_del, block_alloc, block_free, "
+					    "item_slow_failed", tok);
 				return -EINVAL;
 			}
 			opts.kinds |= 1U << k;
@@ -77,7 +78,9 @@ static void watch_help(void)
 	       "  DURATION           stop after this long (default: Ctrl-C)\n"
 	       "\n"
 	       "  -e, --event LIST   only these events: new, destroy, retry, stalled, unmap,\n"
-	       "                     freed, nid, netlink_add, netlink_change, netlink_del\n"
+	       "                     freed, nid, netlink_add, netlink_change, netlink_del,\n"
+	       "                     block_alloc, block_free, item_slow_failed (kernels with\n"
+	       "                     ppwatch's item-block series)\n"
 	       "  --stall-after DUR  when a destroyed pool counts as stalled (default 60s,\n"
 	       "                     when the kernel warns)\n\n");
 }

@@ -65,6 +65,18 @@ static void zombie(struct pool_obs *o)
 	r->release_events = 76;
 	r->last_inflight = 500;
 	r->destroy_inflight = 620;
+	/* an item-block kernel with ppwatch's series */
+	r->flags |= PPW_PF_ITEM_STATS | PPW_PF_ITEM_BLOCKS;
+	r->item_fast_empty = 1234;
+	r->item_slow_failed = 2;
+	r->blocks_prealloc = 5;
+	r->blocks_dyn = 3;
+	r->blocks_dyn_alloc = 7;
+	r->blocks_dyn_free = 4;
+	r->unmap_ns = NOW - 74 * SEC;
+	r->unmapped_pages = 620;
+	r->unmap_blocks = 8;
+	r->unmap_took_ns = 41000;
 	r->hold_cnt = 2000;
 	r->release_cnt = 1500;
 	r->ledger_holds = 2000;
@@ -224,6 +236,11 @@ static void test_counts(void)
 	CHECK_NEAR(r->oldest_age_s, 90, 1e-9);
 	CHECK(!r->oldest_at_least, "ledger age is exact");
 	CHECK_INT(r->retries, 75);
+	CHECK(r->item_stats && r->item_blocks, "item counters");
+	CHECK_INT(r->item_fast_empty, 1234);
+	CHECK_INT(r->blocks_dyn_alloc - r->blocks_dyn_free, r->blocks_dyn);
+	CHECK(r->unmap_seen && r->unmap_pages == 620, "destroy_unmap");
+	CHECK(!row(&s, 7)->item_stats, "not available is not 0");
 
 	r = row(&s, 9);
 	CHECK_INT(r->state, ROW_FREED);
@@ -362,6 +379,7 @@ static void test_dma(void)
 	make_ledger(true);
 	led.regime = UNMAP_ITEM_BLOCKS;
 	obs[1].rec.destroy_cnt = 1;
+	obs[1].rec.unmap_ns = 0;
 	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
 	CHECK_INT(row(&s, 8)->dma, DMA_UNMAP_PENDING);
 	snapshot_free(&s);
