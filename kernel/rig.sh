@@ -22,6 +22,8 @@
 #   KERNEL_JOBS   make -j (default: nproc)
 #   VM_TIMEOUT    seconds before a VM run counts as hung (default 900)
 #   KERNEL_FLAVORS  flavors 'test' builds and boots (default "stock prefix patched")
+#   KERNEL_CONFIG_EXTRA  more config fragments (e.g. kernel/config-debug/*.config)
+#   KERNEL_BUILD_NAME    build dir name under trees/FLAVOR (default build)
 #   PPWATCH_BIN   ppwatch binary copied into the initramfs
 #                 (default .output/ppwatch)
 set -euo pipefail
@@ -190,11 +192,18 @@ cmd_prepare() {
 }
 
 fragments() {
+	local f
 	ls "$ROOT"/kernel/config/*.config | sort
+	for f in ${KERNEL_CONFIG_EXTRA:-}; do
+		case "$f" in /*) ;; *) f=$ROOT/$f ;; esac
+		[ -f "$f" ] || die "no config fragment $f"
+		echo "$f"
+	done
 }
+BUILD_NAME=${KERNEL_BUILD_NAME:-build}
 
 cmd_config() {
-	local flavor=$1 src=$TREES/$1/src bld=$TREES/$1/build want
+	local flavor=$1 src=$TREES/$1/src bld=$TREES/$1/$BUILD_NAME want
 	need_flavor "$flavor"
 	mkdir -p "$bld"
 	want=$(cat $(fragments) | sha256sum | cut -d' ' -f1)
@@ -224,7 +233,7 @@ cmd_config() {
 }
 
 cmd_build() {
-	local flavor=$1 src=$TREES/$1/src bld=$TREES/$1/build t0
+	local flavor=$1 src=$TREES/$1/src bld=$TREES/$1/$BUILD_NAME t0
 	need_flavor "$flavor"
 	command -v ccache >/dev/null || die "ccache missing: run 'make deps'"
 	cmd_config "$flavor"
@@ -301,13 +310,13 @@ cmd_initramfs() {
 # hub (no host or user-mode networking) behind an emulated intel-iommu, run
 # the tests and check the serial log.
 cmd_boot() {
-	local flavor=$1 bld=$TREES/$1/build log rc t0
+	local flavor=$1 bld=$TREES/$1/$BUILD_NAME log rc t0
 	need_flavor "$flavor"
 	[ -s "$bld/arch/x86/boot/bzImage" ] || die "no $flavor kernel: rig.sh build $flavor"
 	[ -s "$IRD/initramfs.cpio.gz" ] || die "no initramfs: rig.sh initramfs"
 	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
 	mkdir -p "$LOGS"
-	log=$LOGS/vm-$flavor.log
+	log=$LOGS/vm-$flavor${BUILD_NAME#build}.log
 	say "booting $flavor kernel (log: $log, timeout ${VM_TIMEOUT}s)"
 	t0=$(date +%s)
 	set +e
