@@ -39,7 +39,7 @@ FAILED=0
 bad() { say "FAIL: $*"; FAILED=1; }
 
 mkdir -p "$OUT"
-exec 9>"$KERNEL_WORK.lock"
+exec 9>"${KERNEL_LOCK:-/var/tmp/ppwatch-kernel-rig.lock}"
 flock -n 9 || { say "waiting for another rig run"; flock 9; }
 
 [ -d "$REPO/.git" ] || die "no rig repository at $REPO: run 'make kernel-prepare'"

@@ -382,8 +382,9 @@ cmd_test() {
 
 # Only one kernel build/boot at a time on this machine.
 mkdir -p "$(dirname "$KERNEL_WORK")"
-exec 9>"$KERNEL_WORK.lock"
-flock -n 9 || { say "waiting for another rig run ($KERNEL_WORK.lock)"; flock 9; }
+# one lock for the machine, whatever KERNEL_WORK: never two kernel builds at once
+exec 9>"${KERNEL_LOCK:-/var/tmp/ppwatch-kernel-rig.lock}"
+flock -n 9 || { say "waiting for another rig run (${KERNEL_LOCK:-/var/tmp/ppwatch-kernel-rig.lock})"; flock 9; }
 
 case "${1:-}" in
 prepare) cmd_prepare ;;
