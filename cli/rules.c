@@ -887,6 +887,16 @@ static const char *unit_word(enum limit_kind k, double v)
 	}
 }
 
+/* what a pool's value is, before it: "oldest page 12.0s" */
+static const char *value_prefix(enum limit_kind k)
+{
+	switch (k) {
+	case LIM_MAX_OLDEST_AGE: return "oldest page ";
+	case LIM_MAX_ZOMBIE_AGE: return "zombie for ";
+	default: return "";
+	}
+}
+
 static const char *pools_word(size_t n)
 {
 	return n == 1 ? "pool" : "pools";
@@ -963,8 +973,7 @@ static int describe_findings(struct check_result *res, enum limit_kind k, enum v
 
 		fmt_value(val, sizeof(val), t, x->value, x->at_least);
 		pool_name(pn, sizeof(pn), x->pool_id, x->device);
-		fprintf(f, "%s: %s%s%s\n", pn, k == LIM_MAX_OLDEST_AGE ? "oldest page " :
-			k == LIM_MAX_ZOMBIE_AGE ? "zombie for " : "", val, unit_word(k, x->value));
+		fprintf(f, "%s: %s%s%s\n", pn, value_prefix(k), val, unit_word(k, x->value));
 	}
 	fclose(f);
 	return 0;
@@ -1012,12 +1021,12 @@ static int eval_pool_limit(const struct rule *rule, enum limit_kind k, const str
 			  res->findings[0].at_least);
 		pool_name(pn, sizeof(pn), res->findings[0].pool_id, res->findings[0].device);
 		if (res->nfindings == 1)
-			snprintf(res->summary, sizeof(res->summary), "%s: %s%s > %s", pn, val,
-				 unit_word(k, res->findings[0].value), lim);
+			snprintf(res->summary, sizeof(res->summary), "%s: %s%s%s > %s", pn,
+				 value_prefix(k), val, unit_word(k, res->findings[0].value), lim);
 		else
 			snprintf(res->summary, sizeof(res->summary), "%zu of %zu %s over %s, "
-				 "first %s: %s%s", res->nfindings, res->npools,
-				 pools_word(res->npools), lim, pn, val,
+				 "first %s: %s%s%s", res->nfindings, res->npools,
+				 pools_word(res->npools), lim, pn, value_prefix(k), val,
 				 unit_word(k, res->findings[0].value));
 		if (nunknown)
 			snprintf(res->summary + strlen(res->summary),
