@@ -123,7 +123,7 @@ static const char *vtype_name(enum vtype t)
 	case VT_COUNT: return "count";
 	case VT_BYTES: return "size";
 	case VT_DURATION: return "duration";
-	case VT_STATE: return "live|zombie|any";
+	case VT_STATE: return "state";
 	case VT_NETNS: return "netns";
 	case VT_U32: return "u32";
 	case VT_VERSION: return "1";
