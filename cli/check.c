@@ -33,7 +33,9 @@
 #include <sys/syscall.h>
 
 #include "log.h"
+#include "attrib.h"
 #include "main.h"
+#include "scan.h"
 #include "monitor.h"
 #include "render.h"
 #include "rules.h"
@@ -276,17 +278,58 @@ static bool exec_failed(struct child *c, char *err, size_t errlen)
  * and its pages) for every stuck pool; until ppwatch can attribute pages,
  * each stuck pool says so in p->holders_note.
  */
+/* who holds the stuck pools' pages: a holder scan (cli/scan.c, cli/attrib.c) */
 static void run_find_holders(struct monitor *m, struct run_report *rep)
 {
-	size_t i;
+	struct holders_report hr;
+	struct scan_result scan;
+	bool any = false;
+	size_t i, k, h;
 
+	for (i = 0; i < rep->n; i++)
+		any |= rep->pools[i].stuck && rep->pools[i].row.state == ROW_ZOMBIE;
+	if (!any)
+		return;
+	if (scan_run(&m->s, &m->nsl, &scan)) {
+		for (i = 0; i < rep->n; i++)
+			rep->pools[i].holders_note = "the holder scan failed";
+		return;
+	}
+	if (attrib_build(&hr, &scan, &m->cur,
+			 &(struct attrib_params){ .now_ns = m->cur.ts_ns,
+						  .page_size = m->s.feat.page_size })) {
+		scan_free(&scan);
+		return;
+	}
 	for (i = 0; i < rep->n; i++) {
 		struct run_pool *p = &rep->pools[i];
+		const struct pool_holders *ph = NULL;
 
 		if (!p->stuck || p->row.state != ROW_ZOMBIE)
 			continue;
-		p->holders_note = "this ppwatch cannot attribute pages to sockets or processes";
+		for (k = 0; k < hr.n && !ph; k++)
+			if (hr.pools[k].row->addr == p->row.addr && hr.pools[k].row->gen == p->row.gen)
+				ph = &hr.pools[k];
+		if (!ph) {
+			p->holders_note = "the pool was freed during the holder scan";
+			continue;
+		}
+		p->holders = calloc(ph->n ? ph->n : 1, sizeof(*p->holders));
+		if (!p->holders)
+			continue;
+		for (h = 0; h < ph->n; h++) {
+			struct run_holder *rh = &p->holders[p->nholders++];
+
+			rh->pid = ph->v[h].nowners ? (int)ph->v[h].owners[0].pid : 0;
+			snprintf(rh->comm, sizeof(rh->comm), "%s",
+				 ph->v[h].nowners ? ph->v[h].owners[0].comm : "");
+			snprintf(rh->what, sizeof(rh->what), "%.*s", (int)sizeof(rh->what) - 1,
+				 ph->v[h].desc);
+			rh->pages = ph->v[h].pages;
+		}
 	}
+	attrib_free(&hr);
+	scan_free(&scan);
 }
 
 static void take_keys(const struct snapshot *s, struct run_key **keys, size_t *n)
@@ -540,7 +583,7 @@ static int check_run(int argc, char **argv)
 		goto out_rules;
 	}
 
-	if (monitor_open(&m, &(struct monitor_opts){ 0 }))
+	if (monitor_open(&m, &(struct monitor_opts){ .holders = opts.run != NULL }))
 		goto out_rules;
 	m.col.keep_freed_s = opts.run ? 10 * 86400.0 : 0;
 	err = monitor_sample(&m);
