@@ -230,6 +230,8 @@ static void fill_dma(struct pool_row *w, const struct ledger *l, const struct po
 	if (!(r->flags & PPW_PF_DMA_MAP)) {
 		w->dma = DMA_NOT_MAPPED;
 		w->dma_still_mapped = 0;
+		if (w->state != ROW_LIVE)
+			w->dma_unmapped_at_destroy = 0;	/* nothing was mapped */
 		return;
 	}
 	if (w->state == ROW_LIVE) {

@@ -36,6 +36,10 @@ enum fam {
 	F_BEFORE_START,
 	F_UNTRACKED,
 	F_RETRIES,
+	F_DMA_STATE,
+	F_DMA_HAZARD,
+	F_DMA_STILL_MAPPED,
+	F_DMA_UNMAPPED,
 	F_ITEM_FAST_EMPTY,
 	F_ITEM_SLOW_FAILED,
 	F_ITEM_BLOCKS,
@@ -98,6 +102,14 @@ static const struct family fams[F_NR] = {
 		"Inflight pages ppwatch could not record (ledger full or events lost)." },
 	[F_RETRIES] = { "ppwatch_pool_release_retries_total", MT_COUNTER, NULL, POOL,
 		"Times the kernel retried releasing a destroyed pool (once a second while pages are out)." },
+	[F_DMA_STATE] = { "ppwatch_pool_dma_state", MT_GAUGE, NULL, POOL ", state",
+		"1 for the pool's DMA-mapping state: not_mapped, mapped, unmap_pending, unmapped, hazard." },
+	[F_DMA_HAZARD] = { "ppwatch_pool_dma_hazard", MT_GAUGE, NULL, POOL,
+		"1 if the pool was destroyed with pages still DMA-mapped until they come back, else 0." },
+	[F_DMA_STILL_MAPPED] = { "ppwatch_pool_dma_still_mapped_pages", MT_GAUGE, NULL, POOL,
+		"Pages of the pool still DMA-mapped (live pools: every inflight page of a mapping pool)." },
+	[F_DMA_UNMAPPED] = { "ppwatch_pool_dma_unmapped_at_destroy_pages", MT_GAUGE, NULL, POOL,
+		"Pages whose DMA mappings the kernel tore down when the pool was destroyed." },
 	[F_ITEM_FAST_EMPTY] = { "ppwatch_pool_item_fast_empty_total", MT_COUNTER, NULL, POOL,
 		"Allocations that found the pre-allocated tracking items used up (kernels with page-pool item stats)." },
 	[F_ITEM_SLOW_FAILED] = { "ppwatch_pool_item_slow_failed_total", MT_COUNTER, NULL, POOL,
@@ -471,6 +483,13 @@ static bool pool_value(int fam, const struct pool_row *r, const struct prom_tota
 	case F_BEFORE_START: *v = r->before_start; return r->bpf;
 	case F_UNTRACKED: *v = r->untracked > 0 ? r->untracked : 0; return r->bpf;
 	case F_RETRIES: *v = r->retries; return r->bpf;
+	case F_DMA_HAZARD: *v = r->dma == DMA_HAZARD; return r->dma != DMA_UNKNOWN;
+	case F_DMA_STILL_MAPPED:
+		*v = r->dma_still_mapped;
+		return r->dma != DMA_UNKNOWN && r->dma_still_mapped >= 0;
+	case F_DMA_UNMAPPED:
+		*v = r->dma_unmapped_at_destroy;
+		return r->dma != DMA_UNKNOWN && r->dma_unmapped_at_destroy >= 0;
 	case F_ITEM_FAST_EMPTY: *v = r->item_fast_empty; return r->item_stats;
 	case F_ITEM_SLOW_FAILED: *v = r->item_slow_failed; return r->item_stats;
 	case F_ITEM_BLOCKS_ALLOC: *v = r->blocks_dyn_alloc; return r->item_blocks;
@@ -504,6 +523,12 @@ static void render_pools(struct out *o, const struct snapshot *s, const struct p
 		for (i = 0; i < n; i++) {
 			const struct prom_total *pt = t ? prom_totals_find(t, rows[i]) : NULL;
 
+			if (fam == F_DMA_STATE) {
+				if (rows[i]->dma == DMA_UNKNOWN)
+					continue;
+				sample(o, fam, labels[i], "state", dma_state_name(rows[i]->dma), 1);
+				continue;
+			}
 			if (fam == F_ITEM_BLOCKS) {
 				if (!rows[i]->item_blocks)
 					continue;

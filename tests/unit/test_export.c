@@ -55,6 +55,16 @@ static void make_snapshot(struct snapshot *s, bool items)
 	rows[1].oldest_at_least = true;
 	/* a name with every character a label value must escape */
 	rows[2] = row(12, "we\"ird\\na\nme", ROW_LIVE, 0);
+	/* DMA: a live mapping pool, a zombie still mapped (a hazard), one that never maps */
+	rows[0].dma = DMA_MAPPED;
+	rows[0].dma_still_mapped = 1200;
+	rows[0].dma_unmapped_at_destroy = -1;
+	rows[1].dma = DMA_HAZARD;
+	rows[1].dma_still_mapped = 500;
+	rows[1].dma_unmapped_at_destroy = 0;
+	rows[2].dma = DMA_NOT_MAPPED;
+	rows[2].dma_still_mapped = 0;
+	rows[2].dma_unmapped_at_destroy = -1;
 	rows[3] = row(13, "vb", ROW_FREED, 0);	/* freed: not exported */
 	rows[4] = row(0, "old", ROW_LIVE, 3);	/* a kernel without pool ids */
 	rows[4].bpf = false;
