@@ -40,10 +40,12 @@ tr_end() {
 	rmdir "$TI" 2>/dev/null
 }
 
-# The lab's pool in the trace: the one that allocated pages last (pools of
-# earlier labs may still be releasing theirs). Pointers are hashed by %p.
+# The lab's pool in the trace: the one that took the most pages from the
+# allocator while the case ran (pools of earlier labs may still be
+# releasing theirs; pointers are hashed by %p, so this is how to tell).
 tr_pool() {
-	grep 'page_pool_state_hold:' "$TI/trace" | tail -1 | grep -o 'page_pool=[0-9a-f]*'
+	grep 'page_pool_state_hold:' "$TI/trace" | grep -o 'page_pool=[0-9a-f]*' |
+		sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }'
 }
 
 # "HOLD RELEASE": the newest counters the kernel printed for the lab's pool
