@@ -281,6 +281,7 @@ static int list_once(struct monitor *m, const struct ksyms *k)
 			json_obj_open(&jw);
 			json_kv_u64(&jw, "id", row->id);
 			json_kv_str(&jw, "device", row->device);
+			json_kv_u64(&jw, "netns", row->netns_ino);
 			json_kv_str(&jw, "state", row_state_name(row->state));
 			json_kv_s64(&jw, "inflight", row->inflight);
 			json_kv_u64(&jw, "unknown_age_pages", l.unknown_age);

@@ -29,9 +29,11 @@ for suite in $SUITES; do
 	unit)
 		echo "== unit"
 		tests/run-unit.sh "$OUTPUT/tests"
-		record unit $?
+		rc=$?
+		record unit $rc
 		tests/check-docs.sh
-		record docs $?
+		rc=$?
+		record docs $rc
 		;;
 	integration)
 		for t in tests/integration/test_*.sh; do
@@ -42,14 +44,16 @@ for suite in $SUITES; do
 				continue
 			fi
 			bash "$t"
-			record "integration/$(basename "$t" .sh)" $?
+			rc=$?	# before any command substitution resets $?
+			record "integration/$(basename "$t" .sh)" $rc
 		done
 		;;
 	kernel)
 		echo "== kernel (VM)"
 		if [ -f kernel/kernel.mk ] && make -s -n kernel-test >/dev/null 2>&1; then
 			make --no-print-directory kernel-test
-			record kernel $?
+			rc=$?
+			record kernel $rc
 		else
 			echo "  SKIP: the kernel VM rig (kernel/kernel.mk) is not in this tree"
 			record kernel 4

@@ -152,7 +152,7 @@ zombie_ages_then_frees() {
 	lab_release
 	sleep 3
 	line=$(jq -c --arg ns "$(lab_netns_ino)" \
-		'.time as $t | .pools[] | select(.device == "vb" and .state == "freed") | {t: $t, freed_age_s, zombie_s}' \
+		'.time as $t | .pools[] | select(.device == "vb" and .state == "freed" and (.netns|tostring) == $ns) | {t: $t, freed_age_s, zombie_s}' \
 		"$out" | head -1)
 	[ -n "$line" ] || fail "pool never shown freed: $(tail -1 "$out")"
 	freed_at=$(jq -r '.t - .freed_age_s' <<<"$line")

@@ -142,8 +142,8 @@ pages_older_than() {
 	lab_hold $n 3000 >/dev/null || fail "holder"
 	lab_xdp_off	# its cache and ring go back: only the held pages stay out
 	wait $ppid || fail "pages failed: $(cat "$out.err")"
-	a=$(sed -n 1p "$out" | jq -c '[.pools[] | select(.state == "zombie") | .pages[]] | {n: length, netmems: [.[].netmem] | sort, min: ([.[].age_s] | min), holders: ([.[].holder] | unique | length)}')
-	b=$(sed -n 2p "$out" | jq -c '[.pools[] | select(.state == "zombie") | .pages[]] | {n: length, netmems: [.[].netmem] | sort, min: ([.[].age_s] | min)}')
+	a=$(sed -n 1p "$out" | jq -c --arg ns "$(lab_netns_ino)" '[.pools[] | select(.state == "zombie" and (.netns|tostring) == $ns) | .pages[]] | {n: length, netmems: [.[].netmem] | sort, min: ([.[].age_s] | min), holders: ([.[].holder] | unique | length)}')
+	b=$(sed -n 2p "$out" | jq -c --arg ns "$(lab_netns_ino)" '[.pools[] | select(.state == "zombie" and (.netns|tostring) == $ns) | .pages[]] | {n: length, netmems: [.[].netmem] | sort, min: ([.[].age_s] | min)}')
 	log "first: $(jq -c 'del(.netmems)' <<<"$a"), second: $(jq -c 'del(.netmems)' <<<"$b")"
 	check "exactly the held pages" jget "$a" ".n == $n and .holders == 1" >/dev/null
 	check "the same pages both times" [ "$(jq -c .netmems <<<"$a")" = "$(jq -c .netmems <<<"$b")" ]

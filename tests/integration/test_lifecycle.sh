@@ -60,7 +60,8 @@ watch_stalled() {
 	sleep 0.8
 	lab_xdp_off
 	wait $wpid || fail "watch failed: $(cat "$out.err")"
-	s=$(jq -sc '[.[] | select(.event == "stalled")]' "$out")
+	s=$(jq -sc --arg ns "$(lab_netns_ino)" \
+		'[.[] | select(.event == "stalled" and (.netns|tostring) == $ns)]' "$out")
 	log "$(jq -c '[.[] | {event, inflight, detach_age_s}]' <<<"$s")"
 	check "stalled once, after 2 s, with the inflight" jget "$s" \
 		'length == 1 and .[0].inflight == 200 and .[0].detach_age_s >= 2 and .[0].detach_age_s < 3.5' \
