@@ -50,7 +50,7 @@ SKEL := $(OUTPUT)/ppwatch.skel.h
 
 # cli/ splits into the pure model (unit-tested without root) and the rest
 MODEL_SRCS := cli/model.c cli/output.c cli/json.c cli/util.c cli/render.c \
-	cli/rules.c cli/verdict.c cli/attrib.c cli/render_scan.c cli/prom.c cli/http.c \
+	cli/rules.c cli/rules_eval.c cli/verdict.c cli/report_fmt.c cli/attrib.c cli/render_scan.c cli/prom.c cli/http.c \
 	cli/lifecycle.c cli/render_life.c cli/jsonp.c cli/postmortem.c
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(patsubst cli/%.c,$(OUTPUT)/cli/%.o,$(CLI_SRCS))
