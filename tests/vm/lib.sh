@@ -126,6 +126,28 @@ ppw_snap() {
 	if [ "${PPVM_PPWATCH_STRICT:-0}" = 1 ]; then fail "ppwatch: $PPW_WHY"; else skip "ppwatch cross-check: $PPW_WHY"; fi
 	return 1
 }
+# ppw_start SECONDS: ppwatch pools -j observing SECONDS in the background,
+# for events that happen once (page_pool_destroy_unmap); ppw_finish waits
+# for it and validates /tmp/ppw.json like ppw_snap
+ppw_start() {
+	PPW_PID=
+	[ -x $PPWATCH ] || return 0
+	$PPWATCH pools -j -a --window "$1" >/tmp/ppw.json 2>/tmp/ppw.err &
+	PPW_PID=$!
+}
+ppw_finish() {
+	PPW_WHY=
+	if [ -z "$PPW_PID" ]; then
+		PPW_WHY="ppwatch binary not in the initramfs"
+	elif ! wait "$PPW_PID"; then
+		PPW_WHY="'ppwatch pools -j' exited non-zero: $(head -c 400 /tmp/ppw.err | tr '\n' ' ')"
+	elif ! jq -e .pools /tmp/ppw.json >/dev/null 2>&1; then
+		PPW_WHY="'ppwatch pools -j' printed no JSON with .pools: $(head -c 200 /tmp/ppw.json)"
+	fi
+	[ -z "$PPW_WHY" ] && return 0
+	if [ "${PPVM_PPWATCH_STRICT:-0}" = 1 ]; then fail "ppwatch: $PPW_WHY"; else skip "ppwatch cross-check: $PPW_WHY"; fi
+	return 1
+}
 # ppw_pool ID FIELD (jq path below the pool object, e.g. "state", "inflight")
 ppw_pool() {
 	jq -r --argjson id "$1" "[.pools[] | select(.id == \$id)][0].$2 // empty" /tmp/ppw.json

@@ -26,6 +26,9 @@ log "$(ip netns exec vmxB cat /proc/net/udp | grep ":$(printf %04X $PORT) " | he
 Q=$(ip netns exec vmxB cat /proc/net/udp | awk -v p=":$(printf %04X $PORT)" 'index($2, p) { split($5, q, ":"); print q[2]; exit }')
 check "datagrams queued in the sink (rx_queue bytes)" "$(printf '%d' 0x${Q:-0})" -gt 0
 
+# ppwatch watches across the unbind: page_pool_destroy_unmap fires once
+ppw_start 8
+sleep 3
 echo "$P1" >/sys/bus/pci/drivers/vmxnet3/unbind || { fail "unbind $P1"; sink_stop; return 0; }
 sleep 2.5
 trace_snap /tmp/vmx.trace
@@ -55,7 +58,7 @@ else
 	echo "PPVM-VALUES: vmxnet3 inflight-at-destroy=$INFL1 ($FLAVOR: $how)"
 fi
 # --- ppwatch cross-check (extend here: unmap at destroy) ---
-if ppw_snap; then
+if ppw_finish; then
 	ZID=$(ppw_find ".state == \"zombie\" and .inflight == $INFL1" id)
 	check "ppwatch: a zombie pool with inflight $INFL1" "$ZID" -gt 0
 	# proposed JSON: .destroy_unmap = {inflight, unmapped, blocks, duration_ns}
