@@ -132,8 +132,11 @@ ppw_snap() {
 ppw_start() {
 	PPW_PID=
 	[ -x $PPWATCH ] || return 0
-	$PPWATCH pools -j -a --window "$1" >/tmp/ppw.json 2>/tmp/ppw.err &
+	# -d: its "loaded and attached" message says when it is watching
+	$PPWATCH pools -j -a -d --window "$1" >/tmp/ppw.json 2>/tmp/ppw.err &
 	PPW_PID=$!
+	wait_for 30 grep -q 'loaded and attached' /tmp/ppw.err ||
+		log "ppwatch did not report 'loaded and attached' within 30 s"
 }
 ppw_finish() {
 	PPW_WHY=

@@ -28,7 +28,6 @@ check "datagrams queued in the sink (rx_queue bytes)" "$(printf '%d' 0x${Q:-0})"
 
 # ppwatch watches across the unbind: page_pool_destroy_unmap fires once
 ppw_start 8
-sleep 3
 echo "$P1" >/sys/bus/pci/drivers/vmxnet3/unbind || { fail "unbind $P1"; sink_stop; return 0; }
 sleep 2.5
 trace_snap /tmp/vmx.trace
