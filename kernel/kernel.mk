@@ -14,14 +14,13 @@
 # Knobs: KERNEL_WORK (trees, build dirs, ccache; default /var/tmp/ppwatch-kernel),
 # PREREQ_DIR (default ../shared/kernel/prereq), KERNEL_JOBS (make -j),
 # VM_TIMEOUT (seconds per VM boot, default 900), KERNEL_FLAVORS (default
-# "stock prefix patched"; prefix = the legacy pre-fix kernel), KERNEL_TEST=0
-# (make test skips the kernel rig).
+# "stock prefix patched"; prefix = the legacy pre-fix kernel).
+# 'make test' runs kernel-test through tests/run.sh's "kernel" suite.
 
 KERNEL_WORK ?= /var/tmp/ppwatch-kernel
 PREREQ_DIR ?= $(abspath ../shared/kernel/prereq)
 KERNEL_JOBS ?= $(shell nproc)
 VM_TIMEOUT ?= 900
-KERNEL_TEST ?= 1
 KERNEL_FLAVORS ?= stock prefix patched
 
 KERNEL_RIG = KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) \
@@ -53,8 +52,3 @@ kernel-patches-check: kernel-prepare
 kernel-bisect: kernel-prepare
 	$(Q)KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
 		kernel/check-patches.sh --bisect
-
-# 'make test' runs the kernel rig too (KERNEL_TEST=0 leaves it out)
-ifneq ($(KERNEL_TEST),0)
-test: kernel-test
-endif
