@@ -123,7 +123,7 @@ ppw_snap() {
 		PPW_WHY="'ppwatch pools -j' printed no JSON with .pools: $(head -c 200 /tmp/ppw.json)"
 	fi
 	[ -z "$PPW_WHY" ] && return 0
-	if [ "${PPVM_PPWATCH_STRICT:-0}" = 1 ]; then fail "ppwatch: $PPW_WHY"; else skip "ppwatch cross-check: $PPW_WHY"; fi
+	if [ "${PPVM_PPWATCH_STRICT:-1}" = 1 ]; then fail "ppwatch: $PPW_WHY"; else skip "ppwatch cross-check: $PPW_WHY"; fi
 	return 1
 }
 # ppw_start SECONDS: ppwatch pools -j observing SECONDS in the background,
@@ -148,7 +148,7 @@ ppw_finish() {
 		PPW_WHY="'ppwatch pools -j' printed no JSON with .pools: $(head -c 200 /tmp/ppw.json)"
 	fi
 	[ -z "$PPW_WHY" ] && return 0
-	if [ "${PPVM_PPWATCH_STRICT:-0}" = 1 ]; then fail "ppwatch: $PPW_WHY"; else skip "ppwatch cross-check: $PPW_WHY"; fi
+	if [ "${PPVM_PPWATCH_STRICT:-1}" = 1 ]; then fail "ppwatch: $PPW_WHY"; else skip "ppwatch cross-check: $PPW_WHY"; fi
 	return 1
 }
 # ppw_pool ID FIELD (jq path below the pool object, e.g. "state", "inflight")

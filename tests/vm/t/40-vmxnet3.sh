@@ -63,9 +63,27 @@ if ppw_finish; then
 	# proposed JSON: .destroy_unmap = {inflight, unmapped, blocks, duration_ns}
 	if [ "$FLAVOR" = patched ] && ppw_has destroy_unmap; then
 		check "ppwatch: pool $ZID destroy_unmap.unmapped = tracepoint" "$(ppw_pool "$ZID" destroy_unmap.unmapped)" -eq "$UNM"
+		check "ppwatch: pool $ZID destroy_unmap.inflight = page_pool_release" "$(ppw_pool "$ZID" destroy_unmap.inflight)" -eq "$INFL1"
+		check "ppwatch: pool $ZID destroy_unmap.blocks = tracepoint" "$(ppw_pool "$ZID" destroy_unmap.blocks)" -eq \
+			"$(echo "$UL" | sed -n 's/.* blocks=\([0-9]*\) .*/\1/p')"
 	elif [ "$FLAVOR" = patched ]; then
 		skip "ppwatch cross-check: 'ppwatch pools -j' has no .destroy_unmap yet"
 	fi
+	# the DMA state of the destroyed pool, by the kernel's regime
+	check "ppwatch: pool $ZID maps its pages" "$(ppw_pool "$ZID" dma_map)" = true
+	case $FLAVOR in
+	prefix)
+		# neither fix: every page still out is still mapped, the legacy hazard
+		check "ppwatch: pool $ZID dma = hazard" "$(ppw_pool "$ZID" dma)" = hazard
+		check "ppwatch: pool $ZID dma_still_mapped = inflight" "$(ppw_pool "$ZID" dma_still_mapped)" -eq "$INFL1"
+		;;
+	*)
+		check "ppwatch: pool $ZID dma = unmapped" "$(ppw_pool "$ZID" dma)" = unmapped
+		check "ppwatch: pool $ZID dma_still_mapped = 0" "$(ppw_pool "$ZID" dma_still_mapped)" -eq 0
+		check "ppwatch: pool $ZID dma_unmapped_at_destroy = inflight at destroy" \
+			"$(ppw_pool "$ZID" dma_unmapped_at_destroy)" -eq "$INFL1"
+		;;
+	esac
 fi
 sink_stop
 freed() { trace_snap /tmp/vmx.trace; [ "$(trace_release_inflight /tmp/vmx.trace $PTR)" = 0 ]; }
