@@ -109,8 +109,8 @@ ifindex_of() { cat /sys/class/net/$1/ifindex 2>/dev/null || ip -n "$2" -o link s
 # --- ppwatch cross-checks ----------------------------------------------------
 # Every test has a block marked "ppwatch cross-check": ppwatch must report
 # what netlink and the tracepoints reported. ppwatch not running on the
-# guest kernel makes those checks SKIP with its error (PPVM_PPWATCH_STRICT=1
-# turns that into FAIL).
+# guest kernel makes those checks FAIL with its error (PPVM_PPWATCH_STRICT=0
+# turns that into SKIP).
 PPWATCH=/vm/bin/ppwatch
 # ppw_snap [ARGS]: ppwatch pools -j (observing 1.2 s) into /tmp/ppw.json
 ppw_snap() {
