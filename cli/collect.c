@@ -39,6 +39,8 @@ void collector_free(struct collector *c)
 	free(c->obs);
 	free(c->keys);
 	free(c->vals);
+	free(c->pkeys);
+	free(c->pvals);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -94,29 +96,60 @@ static struct pool_obs *obs_add(struct collector *c)
 	return &c->obs[c->nobs++];
 }
 
+/*
+ * Read the pool table in batches, then trim it. Deleting while walking with
+ * bpf_map_get_next_key() restarts the walk at the first key when the
+ * current one is gone, which listed every pool before it twice.
+ */
 static int read_pools(struct collector *c, __u64 now)
 {
-	int fd = bpf_map__fd(c->s->skel->maps.pools);
-	__u64 key, next, *prev = NULL;
-	struct ppw_pool rec, again;
-	struct pool_obs *o;
+	int fd = bpf_map__fd(c->s->skel->maps.pools), err;
+	__u64 in_batch = 0, out_batch = 0;
+	size_t i, ntrim = 0;
+	bool first = true;
+	__u32 n;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &rec))
-			continue;
-		if (rec.state == PPW_POOL_FREED && now > rec.freed_ns + FREED_GRACE_NS) {
-			/* keep it here, drop it from the kernel-side table */
-			grave_add(c, &rec);
-			if (!bpf_map_lookup_elem(fd, &key, &again) && again.gen == rec.gen)
-				bpf_map_delete_elem(fd, &key);
-			continue;
-		}
-		o = obs_add(c);
-		if (!o)
+	if (!c->pkeys) {
+		c->pcap = bpf_map__max_entries(c->s->skel->maps.pools);
+		c->pkeys = calloc(c->pcap, sizeof(*c->pkeys));
+		c->pvals = calloc(c->pcap, sizeof(*c->pvals));
+		if (!c->pkeys || !c->pvals)
 			return -ENOMEM;
-		o->rec = rec;
+	}
+	do {
+		n = c->pcap - ntrim;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch,
+					   c->pkeys + ntrim, c->pvals + ntrim, &n, NULL);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			p_err("reading the pool table (map 'pools'): %s", strerror(-err));
+			return err;
+		}
+		for (i = ntrim; i < ntrim + n; i++) {
+			const struct ppw_pool *rec = &c->pvals[i];
+			struct pool_obs *o;
+
+			if (rec->state == PPW_POOL_FREED && now > rec->freed_ns + FREED_GRACE_NS) {
+				/* keep it here, drop it from the kernel-side table below */
+				grave_add(c, rec);
+				c->pkeys[ntrim] = c->pkeys[i];
+				c->pvals[ntrim++] = *rec;
+				continue;
+			}
+			o = obs_add(c);
+			if (!o)
+				return -ENOMEM;
+			o->rec = *rec;
+		}
+		in_batch = out_batch;
+		first = false;
+	} while (!err && ntrim < c->pcap);
+	for (i = 0; i < ntrim; i++) {
+		struct ppw_pool again;
+
+		/* unless the BPF side reused the slot for a new pool meanwhile */
+		if (!bpf_map_lookup_elem(fd, &c->pkeys[i], &again) && again.gen == c->pvals[i].gen)
+			bpf_map_delete_elem(fd, &c->pkeys[i]);
 	}
 	return 0;
 }

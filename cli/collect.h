@@ -27,6 +27,9 @@ struct collector {
 	__u64 *keys;			/* page ledger batch buffers */
 	struct ppw_page *vals;
 	size_t batch;
+	__u64 *pkeys;			/* pool table batch buffers */
+	struct ppw_pool *pvals;
+	__u32 pcap;
 };
 
 int collector_init(struct collector *c, struct session *s, struct nl_client *nl,
