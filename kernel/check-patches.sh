@@ -20,7 +20,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KERNEL_WORK=${KERNEL_WORK:-/var/tmp/ppwatch-kernel}
 KERNEL_JOBS=${KERNEL_JOBS:-$(nproc)}
-PREREQ_DIR=${PREREQ_DIR:-$ROOT/../shared/kernel/prereq}
+PREREQ_DIR=${PREREQ_DIR:-$ROOT/kernel/prereq}
 TREES=$KERNEL_WORK/trees
 REPO=$TREES/patched/src
 SRC=$TREES/check/src

@@ -12,13 +12,13 @@
 #                               series (slow: one incremental build per patch)
 #
 # Knobs: KERNEL_WORK (trees, build dirs, ccache; default /var/tmp/ppwatch-kernel),
-# PREREQ_DIR (default ../shared/kernel/prereq), KERNEL_JOBS (make -j),
+# PREREQ_DIR (default kernel/prereq), KERNEL_JOBS (make -j),
 # VM_TIMEOUT (seconds per VM boot, default 900), KERNEL_FLAVORS (default
 # "stock prefix patched"; prefix = the legacy pre-fix kernel).
 # 'make test' runs kernel-test through tests/run.sh's "kernel" suite.
 
 KERNEL_WORK ?= /var/tmp/ppwatch-kernel
-PREREQ_DIR ?= $(abspath ../shared/kernel/prereq)
+PREREQ_DIR ?= $(abspath kernel/prereq)
 KERNEL_JOBS ?= $(shell nproc)
 VM_TIMEOUT ?= 900
 KERNEL_FLAVORS ?= stock prefix patched

@@ -18,7 +18,7 @@
 # Knobs (environment; kernel/kernel.mk passes its make variables through):
 #   KERNEL_WORK   work dir for trees, build dirs, ccache, logs
 #                 (default /var/tmp/ppwatch-kernel)
-#   PREREQ_DIR    the prerequisite series (default ../shared/kernel/prereq)
+#   PREREQ_DIR    the prerequisite series (default kernel/prereq)
 #   KERNEL_JOBS   make -j (default: nproc)
 #   VM_TIMEOUT    seconds before a VM run counts as hung (default 900)
 #   KERNEL_FLAVORS  flavors 'test' builds and boots (default "stock prefix patched")
@@ -30,7 +30,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KERNEL_WORK=${KERNEL_WORK:-/var/tmp/ppwatch-kernel}
-PREREQ_DIR=${PREREQ_DIR:-$ROOT/../shared/kernel/prereq}
+PREREQ_DIR=${PREREQ_DIR:-$ROOT/kernel/prereq}
 KERNEL_JOBS=${KERNEL_JOBS:-$(nproc)}
 VM_TIMEOUT=${VM_TIMEOUT:-900}
 KERNEL_FLAVORS=${KERNEL_FLAVORS:-stock prefix patched}
@@ -62,24 +62,34 @@ need_flavor() {
 	esac
 }
 
-# The patches/ series in 'series' order (quilt style: one file name a line,
-# '#' comments).
-series_files() {
+# SER: the patches/ series in 'series' order (quilt style: one file name a
+# line, '#' comments). Sets a global, not a pipe, so that die() stops the run.
+load_series() {
 	local f
 	[ -f "$ROOT/patches/series" ] || die "patches/series is missing"
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$ROOT/patches/series" | grep -v '^$' |
+	SER=()
 	while read -r f; do
+		f=${f%%#*}
+		f=${f%"${f##*[![:space:]]}"}
+		[ -n "$f" ] || continue
 		[ -f "$ROOT/patches/$f" ] || die "patches/series lists missing file $f"
-		printf '%s\n' "$ROOT/patches/$f"
-	done
+		SER+=("$ROOT/patches/$f")
+	done <"$ROOT/patches/series"
+	[ ${#SER[@]} -gt 0 ] || die "patches/series lists no patches"
 }
 
-prereq_files() {
+# PRE: the prerequisite series, pinned: patches/ is written against exactly
+# these patches (kernel/prereq.sha256).
+load_prereq() {
+	local f
 	[ -d "$PREREQ_DIR" ] || die "prerequisite series not found at $PREREQ_DIR (set PREREQ_DIR)"
-	# pinned: our series is written against exactly these patches
 	(cd "$PREREQ_DIR" && sha256sum --quiet -c "$ROOT/kernel/prereq.sha256") ||
 		die "prerequisite series in $PREREQ_DIR differs from kernel/prereq.sha256"
-	sed 's/^[0-9a-f]*  //' "$ROOT/kernel/prereq.sha256" | sed "s|^|$PREREQ_DIR/|"
+	PRE=()
+	while read -r _ f; do
+		PRE+=("$PREREQ_DIR/$f")
+	done <"$ROOT/kernel/prereq.sha256"
+	[ ${#PRE[@]} -gt 0 ] || die "kernel/prereq.sha256 lists no patches"
 }
 
 ensure_tarball() {
@@ -126,8 +136,8 @@ ensure_repo() {
 # fails the run: git am is never asked to use a 3-way merge or to skip.
 apply_series() {
 	local repo=$TREES/patched/src stamp want
-	mapfile -t PRE < <(prereq_files)
-	mapfile -t SER < <(series_files)
+	load_prereq
+	load_series
 	want=$(cat "${PRE[@]}" "${SER[@]}" | sha256sum | cut -d' ' -f1)
 	stamp=$repo/.git/ppwatch-applied
 	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
@@ -164,7 +174,7 @@ ensure_stock() {
 # fix and the revert of the dma_mapped xarray backport), nothing else
 ensure_prefix() {
 	local repo=$TREES/patched/src wt=$TREES/prefix/src want stamp
-	mapfile -t PRE < <(prereq_files)
+	load_prereq
 	want=$(cat "${PRE[@]:0:3}" | sha256sum | cut -d' ' -f1)
 	if [ ! -e "$wt/.git" ]; then
 		mkdir -p "$TREES/prefix"
