@@ -228,7 +228,8 @@ static int try_mode(struct session *s, enum attach_mode m, bool last_try)
 		goto fail;
 	log_libbpf_quiet(0);
 	s->mode = m;
-	p_dbg("loaded and attached with %s programs", attach_mode_name(m));
+	/* scripts wait for this line (-v) before they make pools */
+	p_info("loaded and attached with %s programs", attach_mode_name(m));
 	return 0;
 fail:
 	log_libbpf_quiet(0);

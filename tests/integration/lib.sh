@@ -97,6 +97,20 @@ ppwatch_bg() {
 	echo $!
 }
 
+# Wait until a ppwatch started in the background with -v (stderr to ERR,
+# pid PID) has attached its probes, so that what the test does next happens
+# while it watches. Fails the test if ppwatch exits first or takes 30 s.
+wait_attached() {	# err pid
+	local i
+	for ((i = 0; i < 300; i++)); do
+		grep -q 'loaded and attached' "$1" 2>/dev/null && return 0
+		kill -0 "$2" 2>/dev/null ||
+			fail "ppwatch exited before attaching: $(head -c 400 "$1" | tr '\n' ' ')"
+		sleep 0.1
+	done
+	fail "ppwatch did not attach within 30 s: $(head -c 400 "$1" | tr '\n' ' ')"
+}
+
 # The id of the lab's vb pool(s) according to ppwatch, from a pools -j document.
 vb_pool() {
 	jq -er --arg ns "$(lab_netns_ino)" \

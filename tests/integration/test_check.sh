@@ -124,9 +124,9 @@ rule_max_oldest_age() {
 	# ppwatch started make its oldest age a lower bound)
 	lab_xdp_off
 	rules_file hasty 'max_oldest_age: 500ms'
-	"$PPWATCH" -j check --window 2.5 -f "$RULES" >"$out" 2>/dev/null &
+	"$PPWATCH" -v -j check --window 2.5 -f "$RULES" >"$out" 2>"$out.err" &
 	pid=$!
-	sleep 0.8
+	wait_attached "$out.err" $pid
 	lab_xdp_on || fail "XDP on"
 	lab_hold 300 >/dev/null || fail "holder"
 	wait $pid
@@ -210,9 +210,9 @@ rule_max_losses() {
 	run_check 0 --window 0.3 -f "$rules"
 	check "no losses: passes" grep -q '^PASS  complete: max_losses <= 0: 0 lost$' <<<"$OUT"
 	# a 16-page ledger with 300 pages arriving while ppwatch watches
-	"$PPWATCH" check --max-pages 16 --window 2.5 -f "$rules" >"$out" 2>&1 &
+	"$PPWATCH" -v check --max-pages 16 --window 2.5 -f "$rules" >"$out" 2>&1 &
 	pid=$!
-	sleep 0.8
+	wait_attached "$out" $pid
 	lab_hold 300 1000 5002 >/dev/null || fail "holder 2"
 	wait $pid
 	check "ledger full: exit 1" [ $? -eq 1 ]

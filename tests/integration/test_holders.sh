@@ -112,9 +112,9 @@ pages_leave_ledger_when_holder_closes() {
 	require_kernel
 	lab_begin
 	local out=/tmp/ppwt$BASHPID.top before after
-	"$PPWATCH" -j top -b -a 0.5 12 >"$out" 2>"$out.err" &
+	"$PPWATCH" -v -j top -b -a 0.5 12 >"$out" 2>"$out.err" &
 	local tpid=$!
-	sleep 0.8
+	wait_attached "$out.err" $tpid
 	lab_xdp_off	# the pool from set-up was made before ppwatch started
 	lab_xdp_on
 	lab_hold 400 3000 >/dev/null || fail "holder"
@@ -134,9 +134,9 @@ pages_older_than() {
 	require_kernel
 	lab_begin
 	local out=/tmp/ppwt$BASHPID.pages n=120 a b
-	"$PPWATCH" -j pages vb --older-than 1s 2 2 >"$out" 2>"$out.err" &
+	"$PPWATCH" -v -j pages vb --older-than 1s 2 2 >"$out" 2>"$out.err" &
 	local ppid=$!
-	sleep 0.5
+	wait_attached "$out.err" $ppid
 	lab_xdp_off
 	lab_xdp_on	# a pool made while ppwatch watches: every page has an age
 	lab_hold $n 3000 >/dev/null || fail "holder"
@@ -156,9 +156,9 @@ stacks_name_the_last_releases() {
 	require_kernel
 	lab_begin
 	local out=/tmp/ppwt$BASHPID.stacks
-	"$PPWATCH" -j stacks -e 8 4 >"$out" 2>"$out.err" &
+	"$PPWATCH" -v -j stacks -e 8 4 >"$out" 2>"$out.err" &
 	local spid=$!
-	sleep 0.8
+	wait_attached "$out.err" $spid
 	lab_xdp_off
 	lab_xdp_on
 	lab_hold 500 3000 >/dev/null || fail "holder"

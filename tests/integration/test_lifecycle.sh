@@ -22,9 +22,9 @@ watch_destroy_retries_freed() {
 	lab_begin
 	local out=/tmp/ppwt$BASHPID.watch t_close ev
 	lab_hold 300 3000 >/dev/null || fail "holder"
-	"$PPWATCH" -j watch vb 8 >"$out" 2>"$out.err" &
+	"$PPWATCH" -v -j watch vb 8 >"$out" 2>"$out.err" &
 	local wpid=$!
-	sleep 1
+	wait_attached "$out.err" $wpid
 	lab_xdp_off
 	sleep 3.5
 	t_close=$(date +%s.%N)
@@ -55,9 +55,9 @@ watch_stalled() {
 	lab_begin
 	local out=/tmp/ppwt$BASHPID.watch s
 	lab_hold 200 3000 >/dev/null || fail "holder"
-	"$PPWATCH" -j watch -e destroy,stalled --stall-after 2s vb 5 >"$out" 2>"$out.err" &
+	"$PPWATCH" -v -j watch -e destroy,stalled --stall-after 2s vb 5 >"$out" 2>"$out.err" &
 	local wpid=$!
-	sleep 0.8
+	wait_attached "$out.err" $wpid
 	lab_xdp_off
 	wait $wpid || fail "watch failed: $(cat "$out.err")"
 	s=$(jq -sc --arg ns "$(lab_netns_ino)" \
@@ -122,9 +122,9 @@ record_then_postmortem_same_report() {
 	require_kernel
 	lab_begin
 	local rec=/tmp/ppwt$BASHPID.rec a b ra rb
-	"$PPWATCH" record -o "$rec" --stall-after 2s --snapshot-every 1s --stacks=16 2>"$rec.err" &
+	"$PPWATCH" -v record -o "$rec" --stall-after 2s --snapshot-every 1s --stacks=16 2>"$rec.err" &
 	local rpid=$!
-	sleep 1
+	wait_attached "$rec.err" $rpid
 	lab_hold 300 3000 >/dev/null || fail "holder"
 	lab_xdp_off
 	sleep 3
@@ -141,9 +141,9 @@ record_then_postmortem_same_report() {
 	check "same destroy time" num "($(jq '[.pools[] | .destroyed_at][0]' <<<"$a") - $(jq '[.pools[] | .destroyed_at][0]' <<<"$b")) | fabs < 1"
 	check "the recording has the retries" jq -e '[.pools[] | .retries] | max >= 2' <<<"$b" >/dev/null
 	# and after the holder closes, the recording shows the pool freed, and who freed it
-	"$PPWATCH" record -o "$rec" --stacks=16 4 2>"$rec.err" &
+	"$PPWATCH" -v record -o "$rec" --stacks=16 4 2>"$rec.err" &
 	rpid=$!
-	sleep 1.5
+	wait_attached "$rec.err" $rpid
 	lab_release
 	wait $rpid || fail "record failed: $(cat "$rec.err")"
 	b=$("$PPWATCH" -j postmortem "$rec") || fail "postmortem failed"

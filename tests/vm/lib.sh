@@ -132,8 +132,8 @@ ppw_snap() {
 ppw_start() {
 	PPW_PID=
 	[ -x $PPWATCH ] || return 0
-	# -d: its "loaded and attached" message says when it is watching
-	$PPWATCH pools -j -a -d --window "$1" >/tmp/ppw.json 2>/tmp/ppw.err &
+	# -v: its "loaded and attached" message says when it is watching
+	$PPWATCH pools -j -a -v --window "$1" >/tmp/ppw.json 2>/tmp/ppw.err &
 	PPW_PID=$!
 	wait_for 30 grep -q 'loaded and attached' /tmp/ppw.err ||
 		log "ppwatch did not report 'loaded and attached' within 30 s"
