@@ -120,32 +120,6 @@ static int check_opt(int o, const char *arg)
 	return -ENOENT;
 }
 
-/* words from column 'col' (the cursor is there), wrapped before 'width' */
-static void put_wrapped(const char *text, int col, int width)
-{
-	const char *p = text;
-	int at = col, n;
-
-	while (*p) {
-		while (*p == ' ')
-			p++;
-		n = strcspn(p, " ");
-		if (!n)
-			break;
-		if (at > col && at + 1 + n > width) {
-			printf("\n%*s", col, "");
-			at = col;
-		} else if (at > col) {
-			putchar(' ');
-			at++;
-		}
-		printf("%.*s", n, p);
-		at += n;
-		p += n;
-	}
-	putchar('\n');
-}
-
 static void check_help(void)
 {
 	const struct rules_key_help *h;
@@ -173,7 +147,7 @@ static void check_help(void)
 			       "match (all given keys must hold)");
 		}
 		printf("    %-21s %-9s ", h[i].key, h[i].type);
-		put_wrapped(h[i].help, 36, 80);
+		print_wrapped(h[i].help, 36, 80);
 	}
 	printf("\nExample: rules:\n"
 	       "           - name: vb-bounded\n"

@@ -105,32 +105,6 @@ static int export_opt(int o, const char *arg)
 	return -ENOENT;
 }
 
-/* words from column 'col' (the cursor is there), wrapped before 'width' */
-static void put_wrapped(const char *text, int col, int width)
-{
-	const char *p = text;
-	int at = col, n;
-
-	while (*p) {
-		while (*p == ' ')
-			p++;
-		n = strcspn(p, " ");
-		if (!n)
-			break;
-		if (at > col && at + 1 + n > width) {
-			printf("\n%*s", col, "");
-			at = col;
-		} else if (at > col) {
-			putchar(' ');
-			at++;
-		}
-		printf("%.*s", n, p);
-		at += n;
-		p += n;
-	}
-	putchar('\n');
-}
-
 static void export_help(void)
 {
 	const struct prom_family_help *h;
@@ -154,7 +128,7 @@ static void export_help(void)
 	for (i = 0; i < n; i++)
 	{
 		printf("  %s %s {%s}\n      ", h[i].name, h[i].type, h[i].labels);
-		put_wrapped(h[i].help, 6, 80);
+		print_wrapped(h[i].help, 6, 80);
 	}
 	putchar('\n');
 }

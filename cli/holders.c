@@ -63,15 +63,10 @@ static int holders_run(int argc, char **argv)
 	struct holders_report rep;
 	struct scan_result scan;
 	struct monitor m;
-	int i = 0, r, err;
+	int err;
 
-	while (i < argc) {
-		r = view_parse_arg(&opts.view, &i, argc, argv);
-		if (r < 0)
-			return EXIT_ERROR;
-		if (r == 0 && view_add_filter(&opts.view, argv[i++]))
-			return EXIT_ERROR;
-	}
+	if (view_parse_args(&opts.view, argc, argv, NULL))
+		return EXIT_ERROR;
 	if (monitor_open(&m, &(struct monitor_opts){ .holders = true }))
 		return EXIT_ERROR;
 	err = monitor_sample(&m);

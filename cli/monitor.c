@@ -8,6 +8,7 @@
 #include "monitor.h"
 #include "log.h"
 #include "render.h"
+#include "util.h"
 
 static int on_event(void *ctx, void *data, size_t size)
 {
@@ -89,6 +90,26 @@ int view_add_filter(struct view_opts *v, char *f)
 		return -EINVAL;
 	}
 	v->filters[v->nfilters++] = f;
+	return 0;
+}
+
+int view_parse_args(struct view_opts *v, int argc, char **argv, double *duration)
+{
+	int i = 0, r;
+
+	while (i < argc) {
+		r = view_parse_arg(v, &i, argc, argv);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			continue;
+		if (duration && !*duration && !parse_duration(argv[i], duration) && *duration > 0) {
+			i++;
+			continue;
+		}
+		if (view_add_filter(v, argv[i++]))
+			return -EINVAL;
+	}
 	return 0;
 }
 

@@ -56,6 +56,12 @@ struct view_opts {
  */
 int view_parse_arg(struct view_opts *v, int *i, int argc, char **argv);
 int view_add_filter(struct view_opts *v, char *f);
+/*
+ * A command's whole argument list: view keywords, then pool/device filters;
+ * with 'duration', the first positive duration among them is DURATION.
+ * 0, or -EINVAL (already reported).
+ */
+int view_parse_args(struct view_opts *v, int argc, char **argv, double *duration);
 /* filter and sort the snapshot, group it if asked: 0 or -errno */
 int view_apply(const struct view_opts *v, struct snapshot *s, struct group_row **g, size_t *ng);
 void view_print_text(const struct view_opts *v, const struct snapshot *s,

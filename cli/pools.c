@@ -80,16 +80,11 @@ static int pools_run(int argc, char **argv)
 	struct group_row *groups = NULL;
 	struct monitor m;
 	size_t ngroups = 0;
-	int i = 0, r, err;
+	int err;
 	double end;
 
-	while (i < argc) {
-		r = view_parse_arg(&opts.view, &i, argc, argv);
-		if (r < 0)
-			return EXIT_ERROR;
-		if (r == 0 && view_add_filter(&opts.view, argv[i++]))
-			return EXIT_ERROR;
-	}
+	if (view_parse_args(&opts.view, argc, argv, NULL))
+		return EXIT_ERROR;
 
 	err = monitor_open(&m, &(struct monitor_opts){ 0 });
 	if (err)

@@ -296,21 +296,10 @@ static int stacks_run(int argc, char **argv)
 	struct monitor m;
 	double end;
 	size_t n = 0;
-	int i = 0, r, err;
+	int err;
 
-	while (i < argc) {
-		r = view_parse_arg(&opts.view, &i, argc, argv);
-		if (r < 0)
-			return EXIT_ERROR;
-		if (r > 0)
-			continue;
-		if (!opts.duration && !parse_duration(argv[i], &opts.duration) && opts.duration > 0) {
-			i++;
-			continue;
-		}
-		if (view_add_filter(&opts.view, argv[i++]))
-			return EXIT_ERROR;
-	}
+	if (view_parse_args(&opts.view, argc, argv, &opts.duration))
+		return EXIT_ERROR;
 	err = ksyms_load(&k, NULL);
 	if (err) {
 		p_err("reading /proc/kallsyms: %s%s", strerror(-err), err == -EPERM ?

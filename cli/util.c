@@ -144,3 +144,29 @@ bool str_is_prefix(const char *pfx, const char *s)
 {
 	return pfx && *pfx && !strncmp(pfx, s, strlen(pfx));
 }
+
+void print_wrapped(const char *text, int col, int width)
+{
+	const char *p = text;
+	int at = col, n;
+
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		n = strcspn(p, " ");
+		if (!n)
+			break;
+		if (at > col && at + 1 + n > width) {
+			printf("\n%*s", col, "");
+			at = col;
+		} else if (at > col) {
+			putchar(' ');
+			at++;
+		}
+		printf("%.*s", n, p);
+		at += n;
+		p += n;
+	}
+	putchar('\n');
+}
+

@@ -26,5 +26,7 @@ uint64_t now_mono_ns(void);
 double now_real_s(void);
 
 bool str_is_prefix(const char *pfx, const char *s);
+/* help text: words from column 'col' (the cursor is there), wrapped before 'width' */
+void print_wrapped(const char *text, int col, int width);
 
 #endif /* __PPWATCH_UTIL_H */

@@ -184,21 +184,10 @@ static int watch_loop(struct watch *w, double duration)
 
 static int watch_run(int argc, char **argv)
 {
-	int i = 0, r, err;
+	int err;
 
-	while (i < argc) {
-		r = view_parse_arg(&opts.view, &i, argc, argv);
-		if (r < 0)
-			return EXIT_ERROR;
-		if (r > 0)
-			continue;
-		if (!opts.duration && !parse_duration(argv[i], &opts.duration) && opts.duration > 0) {
-			i++;
-			continue;
-		}
-		if (view_add_filter(&opts.view, argv[i++]))
-			return EXIT_ERROR;
-	}
+	if (view_parse_args(&opts.view, argc, argv, &opts.duration))
+		return EXIT_ERROR;
 	life_init(&W.lc, opts.stall_after, 256);
 	if (monitor_open(&W.m, &(struct monitor_opts){ .subscribe = true, .on_event = on_event,
 						      .event_arg = &W })) {
