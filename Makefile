@@ -106,7 +106,7 @@ $(OUTPUT)/lab/xdp_pass.bpf.o: tests/lab/xdp_pass.bpf.c | $(OUTPUT)/lab
 	$(Q)$(CLANG) $(BPFCFLAGS) -c $< -o $@
 
 # --- tests -------------------------------------------------------------------
-$(OUTPUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h $(MODEL_OBJS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/unit/fixtures.h $(MODEL_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $< $(MODEL_OBJS) -lyaml -lm -o $@
 

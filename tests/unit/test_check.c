@@ -9,6 +9,7 @@
 #include <glob.h>
 
 #include "unit.h"
+#include "fixtures.h"
 
 #include "json.h"
 #include "model.h"
@@ -21,24 +22,8 @@
 
 static struct pool_row row(__u32 id, const char *dev, enum row_state st, __s64 inflight)
 {
-	struct pool_row r;
+	struct pool_row r = fixture_row(id, dev, st, inflight, 4.0);
 
-	memset(&r, 0, sizeof(r));
-	r.addr = 0xffff888100000000ULL + id * 0x1000;
-	r.gen = 1;
-	r.id = id;
-	r.bpf = true;
-	r.state = st;
-	snprintf(r.ifname, sizeof(r.ifname), "%s", dev);
-	snprintf(r.device, sizeof(r.device), "%s", dev);
-	r.ifindex = 3;
-	r.netns_ino = 4026532246U;
-	r.inflight = inflight;
-	r.inflight_bytes = inflight * 4096;
-	r.ledger_pages = inflight;
-	r.hold_per_s = r.release_per_s = NAN;
-	r.oldest_age_s = inflight ? 4.0 : NAN;
-	r.detach_age_s = r.freed_age_s = r.zombie_s = NAN;
 	r.seen_age_s = 100;
 	return r;
 }

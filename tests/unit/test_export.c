@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "unit.h"
+#include "fixtures.h"
 
 #include "http.h"
 #include "model.h"
@@ -16,26 +17,10 @@
 
 static struct pool_row row(__u32 id, const char *dev, enum row_state st, __s64 inflight)
 {
-	struct pool_row r;
+	struct pool_row r = fixture_row(id, dev, st, inflight, 4.5);
 
-	memset(&r, 0, sizeof(r));
-	r.addr = 0xffff888100000000ULL + id * 0x1000;
-	r.gen = 1;
-	r.id = id;
-	r.bpf = true;
-	r.state = st;
-	snprintf(r.ifname, sizeof(r.ifname), "%s", dev);
-	snprintf(r.device, sizeof(r.device), "%s", dev);
-	r.ifindex = 3;
-	r.netns_ino = 4026532246U;
-	r.inflight = inflight;
-	r.inflight_bytes = inflight * 4096;
-	r.ledger_pages = inflight;
 	r.hold_cnt = 1000 + inflight;
 	r.release_cnt = 1000;
-	r.hold_per_s = r.release_per_s = NAN;
-	r.oldest_age_s = inflight ? 4.5 : NAN;
-	r.detach_age_s = r.freed_age_s = r.zombie_s = NAN;
 	return r;
 }
 
