@@ -64,41 +64,37 @@ lab_xdp_off() {
 	ip -n "$LAB_B" link set dev vb xdpdrv off
 }
 
-# Start a holder: a UDP socket in B that never reads; send it N datagrams.
-# Prints "pid inode port" of the holder.
-lab_hold() {
-	local n=${1:-100} size=${2:-1000} port=${3:-$LAB_PORT} ready
-	ready="$LAB_DIR/holder.$port"
+# Start a ppgen holder in B (ppgen hold ARGS...), wait until it wrote READY,
+# then send N datagrams of SIZE bytes from A to TO. Prints what it wrote.
+lab_hold_with() {	# ready to n size args...
+	local ready=$1 to=$2 n=$3 size=$4 i
+	shift 4
 	rm -f "$ready"
-	"$PPGEN" hold --netns "$LAB_B" --bind "$LAB_IP_B:$port" --ready "$ready" \
+	"$PPGEN" hold --netns "$LAB_B" "$@" --ready "$ready" \
 		--lifetime "${LAB_HOLD_LIFETIME:-600}" </dev/null >/dev/null 2>&1 &
-	local i
 	for i in $(seq 100); do
 		[ -s "$ready" ] && break
 		sleep 0.05
 	done
-	[ -s "$ready" ] || lab_fail "holder did not start" || return 1
-	"$PPGEN" send --netns "$LAB_A" --to "$LAB_IP_B:$port" --count "$n" --size "$size" \
+	[ -s "$ready" ] || lab_fail "holder ($*) did not start" || return 1
+	"$PPGEN" send --netns "$LAB_A" --to "$to" --count "$n" --size "$size" \
 		>/dev/null || lab_fail "send failed" || return 1
 	cat "$ready"
+}
+
+# Start a holder: a UDP socket in B that never reads; send it N datagrams.
+# Prints "pid inode port" of the holder.
+lab_hold() {
+	local n=${1:-100} size=${2:-1000} port=${3:-$LAB_PORT}
+	lab_hold_with "$LAB_DIR/holder.$port" "$LAB_IP_B:$port" "$n" "$size" \
+		--bind "$LAB_IP_B:$port"
 }
 
 # A packet socket on vb in B that never reads: it keeps a clone of every
 # frame. Then N datagrams to a port nobody listens on. Prints "pid inode".
 lab_hold_packet() {
-	local n=${1:-100} size=${2:-1000} ready="$LAB_DIR/holder.packet"
-	rm -f "$ready"
-	"$PPGEN" hold --netns "$LAB_B" --packet vb --ready "$ready" \
-		--lifetime "${LAB_HOLD_LIFETIME:-600}" </dev/null >/dev/null 2>&1 &
-	local i
-	for i in $(seq 100); do
-		[ -s "$ready" ] && break
-		sleep 0.05
-	done
-	[ -s "$ready" ] || lab_fail "packet holder did not start" || return 1
-	"$PPGEN" send --netns "$LAB_A" --to "$LAB_IP_B:9" --count "$n" --size "$size" \
-		>/dev/null || lab_fail "send failed" || return 1
-	cat "$ready"
+	lab_hold_with "$LAB_DIR/holder.packet" "$LAB_IP_B:9" "${1:-100}" "${2:-1000}" \
+		--packet vb
 }
 
 # Number of datagrams queued on the holder's socket in B.
