@@ -194,36 +194,58 @@ static struct pool_obs *obs_find(struct collector *c, __u64 addr, __u32 gen)
 	return bsearch(&key, c->obs, c->nobs, sizeof(*c->obs), obs_cmp);
 }
 
-/* One pass over the page ledger: count and oldest hold per pool. */
-static int read_pages(struct collector *c, struct ledger *l)
+/*
+ * Hand every batch of the page ledger to fn (c->keys[0..n), c->vals[0..n));
+ * a non-zero return from fn stops the walk and is returned.
+ */
+static int walk_ledger(struct collector *c, int (*fn)(struct collector *c, __u32 n, void *arg),
+		       void *arg)
 {
-	int fd = bpf_map__fd(c->s->skel->maps.pages), err;
+	int fd = bpf_map__fd(c->s->skel->maps.pages), err, ret;
 	__u64 in_batch = 0, out_batch = 0;
 	bool first = true;
-	__u32 n, i;
+	__u32 n;
 
-	qsort(c->obs, c->nobs, sizeof(*c->obs), obs_cmp);
 	do {
 		n = c->batch;
 		err = bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch, c->keys,
 					   c->vals, &n, NULL);
 		if (err && errno != ENOENT)
 			return -errno;
-		for (i = 0; i < n; i++) {
-			const struct ppw_page *pg = &c->vals[i];
-			struct pool_obs *o = obs_find(c, pg->pool, pg->gen);
-
-			l->pages_used++;
-			if (!o)
-				continue;
-			o->ledger_pages++;
-			if (!o->oldest_hold_ns || pg->hold_ns < o->oldest_hold_ns)
-				o->oldest_hold_ns = pg->hold_ns;
-		}
+		ret = fn(c, n, arg);
+		if (ret)
+			return ret;
 		in_batch = out_batch;
 		first = false;
 	} while (!err);
 	return 0;
+}
+
+/* count and oldest hold per pool */
+static int count_pages(struct collector *c, __u32 n, void *arg)
+{
+	struct ledger *l = arg;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		const struct ppw_page *pg = &c->vals[i];
+		struct pool_obs *o = obs_find(c, pg->pool, pg->gen);
+
+		l->pages_used++;
+		if (!o)
+			continue;
+		o->ledger_pages++;
+		if (!o->oldest_hold_ns || pg->hold_ns < o->oldest_hold_ns)
+			o->oldest_hold_ns = pg->hold_ns;
+	}
+	return 0;
+}
+
+/* One pass over the page ledger: count and oldest hold per pool. */
+static int read_pages(struct collector *c, struct ledger *l)
+{
+	qsort(c->obs, c->nobs, sizeof(*c->obs), obs_cmp);
+	return walk_ledger(c, count_pages, l);
 }
 
 static void merge_netlink(struct collector *c)
@@ -288,47 +310,48 @@ int collector_collect(struct collector *c, struct ledger *l)
 	return 0;
 }
 
+struct pages_of {
+	__u64 pool;
+	__u32 gen;
+	struct ledger_page *v;
+	size_t cnt, cap;
+};
+
+static int collect_pages_of(struct collector *c, __u32 n, void *arg)
+{
+	struct pages_of *p = arg;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (c->vals[i].pool != p->pool || c->vals[i].gen != p->gen)
+			continue;
+		if (p->cnt == p->cap) {
+			size_t cap = p->cap ? p->cap * 2 : 256;
+			struct ledger_page *nv = realloc(p->v, cap * sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			p->v = nv;
+			p->cap = cap;
+		}
+		p->v[p->cnt].netmem = c->keys[i];
+		p->v[p->cnt].v = c->vals[i];
+		p->cnt++;
+	}
+	return 0;
+}
+
 int collector_ledger_of(struct collector *c, __u64 pool, __u32 gen, struct ledger_page **out,
 			size_t *n)
 {
-	int fd = bpf_map__fd(c->s->skel->maps.pages), err;
-	__u64 in_batch = 0, out_batch = 0;
-	struct ledger_page *v = NULL;
-	size_t cnt = 0, cap = 0;
-	bool first = true;
-	__u32 got, i;
+	struct pages_of p = { .pool = pool, .gen = gen };
+	int err = walk_ledger(c, collect_pages_of, &p);
 
-	do {
-		got = c->batch;
-		err = bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch, c->keys,
-					   c->vals, &got, NULL);
-		if (err && errno != ENOENT) {
-			err = -errno;
-			free(v);
-			return err;
-		}
-		for (i = 0; i < got; i++) {
-			if (c->vals[i].pool != pool || c->vals[i].gen != gen)
-				continue;
-			if (cnt == cap) {
-				struct ledger_page *nv;
-
-				cap = cap ? cap * 2 : 256;
-				nv = realloc(v, cap * sizeof(*v));
-				if (!nv) {
-					free(v);
-					return -ENOMEM;
-				}
-				v = nv;
-			}
-			v[cnt].netmem = c->keys[i];
-			v[cnt].v = c->vals[i];
-			cnt++;
-		}
-		in_batch = out_batch;
-		first = false;
-	} while (!err);
-	*out = v;
-	*n = cnt;
+	if (err) {
+		free(p.v);
+		return err;
+	}
+	*out = p.v;
+	*n = p.cnt;
 	return 0;
 }
