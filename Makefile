@@ -4,6 +4,11 @@
 # Layout and idioms follow libbpf-bootstrap: OUTPUT dir, V=1, pattern rules
 # .bpf.c -> .bpf.o -> .skel.h, dependency files. The BPF side builds against
 # the checked-in vmlinux/<arch>/vmlinux.h, never the build host's kernel.
+#
+# Flags: CFLAGS and LDFLAGS are yours (default -g -O2); EXTRA_CFLAGS and
+# EXTRA_LDFLAGS add to them; the project's own flags (-std=gnu11,
+# -D_GNU_SOURCE, warnings) are always applied. WERROR=0 keeps warnings
+# warnings.
 
 OUTPUT ?= .output
 prefix ?= /usr/local
@@ -12,13 +17,17 @@ CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= bpftool
 CC ?= cc
-PKG_CONFIG ?= pkg-config
+WERROR ?= 1
 
+# The checked-in vmlinux.h is x86_64's; another architecture needs its own
+# (make vmlinux on such a machine writes vmlinux/<arch>/vmlinux.h).
 ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-ifeq ($(filter x86 arm64,$(ARCH)),)
-$(error ppwatch has a vmlinux.h for x86 and arm64 only, not '$(ARCH)')
-endif
 VMLINUX := vmlinux/$(ARCH)/vmlinux.h
+ifeq ($(filter vmlinux clean help,$(MAKECMDGOALS)),)
+ifeq ($(wildcard $(VMLINUX)),)
+$(error no $(VMLINUX): ppwatch ships vmlinux/x86/vmlinux.h only; run 'make vmlinux' on a $(ARCH) machine with BTF to generate one)
+endif
+endif
 
 VERSION := $(shell cat VERSION)
 
@@ -37,27 +46,38 @@ CLANG_BPF_SYS_INCLUDES ?= $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 
 BPFCFLAGS := -g -O2 -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	-I$(dir $(VMLINUX)) -Ibpf $(CLANG_BPF_SYS_INCLUDES)
+
 CFLAGS ?= -g -O2
-CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-	-Werror -D_GNU_SOURCE -DPPWATCH_VERSION='"$(VERSION)"'
-CPPFLAGS += -I$(OUTPUT) -Ibpf -Icli
-LDLIBS += -lbpf -lelf -lz -lmnl -lyaml -lm
+PPW_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
+	-Wno-missing-field-initializers $(if $(filter 1,$(WERROR)),-Werror) \
+	-DPPWATCH_VERSION='"$(VERSION)"'
+ALL_CFLAGS = $(PPW_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
+ALL_CPPFLAGS = -I$(OUTPUT) -Ibpf -Icli $(CPPFLAGS)
+ALL_LDLIBS = -lbpf -lelf -lz -lmnl -lyaml -lm $(LDLIBS)
 
 # ledger.bpf.c defines the shared maps: the linker wants it first
 BPF_FAMILIES := ledger lifecycle discover holders items
 BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
 SKEL := $(OUTPUT)/ppwatch.skel.h
 
-# cli/ splits into the pure model (unit-tested without root) and the rest
-MODEL_SRCS := cli/model.c cli/output.c cli/json.c cli/util.c cli/render.c \
-	cli/rules.c cli/rules_eval.c cli/verdict.c cli/report_fmt.c cli/attrib.c cli/render_scan.c cli/prom.c cli/http.c \
-	cli/lifecycle.c cli/render_life.c cli/jsonp.c cli/postmortem.c
-CLI_SRCS := $(wildcard cli/*.c)
+# cli/ by role (README "How it works"): the pure folders are unit-tested
+# without root and may not reach the kernel (tests/check-layout.sh)
+PURE_DIRS := lib model output
+IMPURE_DIRS := sources cmd
+PURE_SRCS := $(foreach d,$(PURE_DIRS),$(wildcard cli/$(d)/*.c))
+CLI_SRCS := cli/main.c $(PURE_SRCS) $(foreach d,$(IMPURE_DIRS),$(wildcard cli/$(d)/*.c))
 CLI_OBJS := $(patsubst cli/%.c,$(OUTPUT)/cli/%.o,$(CLI_SRCS))
-MODEL_OBJS := $(patsubst cli/%.c,$(OUTPUT)/cli/%.o,$(MODEL_SRCS))
+PURE_OBJS := $(patsubst cli/%.c,$(OUTPUT)/cli/%.o,$(PURE_SRCS))
+CLI_DIRS := $(addprefix $(OUTPUT)/cli/,$(PURE_DIRS) $(IMPURE_DIRS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+# the same unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_OUT := $(OUTPUT)/san
+SAN_PURE_OBJS := $(patsubst cli/%.c,$(SAN_OUT)/cli/%.o,$(PURE_SRCS))
+SAN_UNIT_BINS := $(patsubst tests/unit/%.c,$(SAN_OUT)/tests/%,$(UNIT_SRCS))
 
 LAB_BINS := $(OUTPUT)/lab/ppgen $(OUTPUT)/lab/xdp_pass.bpf.o
 
@@ -67,7 +87,8 @@ MAN_PAGES := $(patsubst docs/%.rst,$(OUTPUT)/man/%.8,$(filter-out docs/common_op
 .PHONY: all
 all: $(OUTPUT)/ppwatch $(LAB_BINS)
 
-$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/cli $(OUTPUT)/tests $(OUTPUT)/lab $(OUTPUT)/man $(OUTPUT)/bench:
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/tests $(OUTPUT)/lab $(OUTPUT)/man $(OUTPUT)/bench $(CLI_DIRS) \
+$(SAN_OUT)/tests $(addprefix $(SAN_OUT)/cli/,$(PURE_DIRS)):
 	$(call msg,MKDIR,$@)
 	$(Q)mkdir -p $@
 
@@ -88,34 +109,52 @@ $(SKEL): $(OUTPUT)/ppwatch.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name ppwatch_bpf > $@
 
 # --- user space --------------------------------------------------------------
-$(OUTPUT)/cli/%.o: cli/%.c $(SKEL) | $(OUTPUT)/cli
+# The skeleton is order-only: it must exist before the first compile, and
+# the dependency files (-MMD) make exactly the objects that include it
+# rebuild when it changes.
+$(OUTPUT)/cli/%.o: cli/%.c | $(CLI_DIRS) $(SKEL)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(OUTPUT)/ppwatch: $(CLI_OBJS)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $^ $(ALL_LDLIBS) -o $@
 
 # --- lab (tests/lab) ----------------------------------------------------------
 $(OUTPUT)/lab/ppgen: tests/lab/ppgen.c | $(OUTPUT)/lab
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -o $@
 
 $(OUTPUT)/lab/xdp_pass.bpf.o: tests/lab/xdp_pass.bpf.c | $(OUTPUT)/lab
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPFCFLAGS) -c $< -o $@
 
 # --- tests -------------------------------------------------------------------
-$(OUTPUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/unit/fixtures.h $(MODEL_OBJS) | $(OUTPUT)/tests
+# Unit tests link every pure object: no list to keep.
+$(OUTPUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/unit/fixtures.h $(PURE_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit $< $(MODEL_OBJS) -lyaml -lm -o $@
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $< $(PURE_OBJS) $(ALL_LDFLAGS) -lyaml -lm $(LDLIBS) -o $@
 
-.PHONY: unit
+$(SAN_OUT)/cli/%.o: cli/%.c | $(addprefix $(SAN_OUT)/cli/,$(PURE_DIRS))
+	$(call msg,CC-SAN,$@)
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+$(SAN_OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/unit/fixtures.h $(SAN_PURE_OBJS) | $(SAN_OUT)/tests
+	$(call msg,CC-SAN,$@)
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(SAN_PURE_OBJS) $(ALL_LDFLAGS) -lyaml -lm $(LDLIBS) -o $@
+
+.PHONY: unit unit-san san-objs
+# named here so make keeps them (objects only a pattern rule needs are intermediate)
+san-objs: $(SAN_PURE_OBJS)
+
 unit: $(UNIT_BINS)
 	$(Q)tests/run-unit.sh $(OUTPUT)/tests
 
+unit-san: $(SAN_UNIT_BINS)
+	$(Q)tests/run-unit.sh $(SAN_OUT)/tests
+
 .PHONY: test
-test: deps all $(UNIT_BINS)
+test: deps all $(UNIT_BINS) $(SAN_UNIT_BINS)
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) tests/run.sh
 
 .PHONY: demo
@@ -133,7 +172,7 @@ $(OUTPUT)/bench/count.skel.h: $(OUTPUT)/bench/count.bpf.o
 
 $(OUTPUT)/bench/ppbench: bench/ppbench.c $(OUTPUT)/bench/count.skel.h
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) -I$(OUTPUT)/bench $< -lbpf -lelf -lz -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/bench $< $(ALL_LDFLAGS) -lbpf -lelf -lz -o $@
 
 .PHONY: bench
 bench: all $(OUTPUT)/bench/ppbench
@@ -146,6 +185,13 @@ $(OUTPUT)/man/%.8: docs/%.rst docs/common_options.rst | $(OUTPUT)/man
 
 .PHONY: man
 man: $(MAN_PAGES)
+
+# --- checks and editors --------------------------------------------------------
+# compile_commands.json for clangd and friends, from the rules above
+.PHONY: compdb
+compdb: $(SKEL)
+	$(call msg,GEN,compile_commands.json)
+	$(Q)scripts/compdb.sh '$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS)' $(CLI_SRCS) > compile_commands.json
 
 # --- set-up and install ----------------------------------------------------------
 .PHONY: deps
@@ -177,18 +223,20 @@ help:
 	@echo '  make demo       run the self-contained lab and ppwatch top on it (root)'
 	@echo '  make test       run the whole test suite: unit, BPF, lab integration (root)'
 	@echo '  make unit       run the unit tests only (no root)'
+	@echo '  make unit-san   the unit tests under ASan + UBSan (no root)'
 	@echo '  make man        build the man pages into $(OUTPUT)/man'
 	@echo '  make bench      per-event cost of the hooks vs a counting-only program (root)'
+	@echo '  make compdb     compile_commands.json for editors (clangd)'
 	@echo '  make install    install ppwatch and man pages (DESTDIR=, prefix=$(prefix))'
 	@echo '  make vmlinux    regenerate $(VMLINUX) from /sys/kernel/btf/vmlinux'
 	@echo '  make clean      remove $(OUTPUT)'
 	@echo
 	@echo '  V=1             show the full commands'
+	@echo '  CFLAGS=, EXTRA_CFLAGS=, LDFLAGS=, EXTRA_LDFLAGS=   your flags (WERROR=0: no -Werror)'
 
 .DELETE_ON_ERROR:
-.SECONDARY:
 
--include $(wildcard $(OUTPUT)/cli/*.d)
+-include $(wildcard $(OUTPUT)/cli/*/*.d $(OUTPUT)/cli/*.d $(SAN_OUT)/cli/*/*.d)
 
 # the kernel series' build-and-boot rig (issue: patches/ and the VM tests)
 -include kernel/kernel.mk

@@ -13,10 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "lib/log.h"
+#include "sources/libbpf_log.h"
 #include "ppwatch.h"
 #include "main.h"
-#include "util.h"
+#include "lib/util.h"
 
 struct env env = {
 	.attach = ATTACH_AUTO,
@@ -223,7 +224,7 @@ int main(int argc, char **argv)
 
 	env.prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	setlinebuf(stdout);
-	log_libbpf_setup();
+	libbpf_log_setup();
 
 	ci = find_command(argc, argv);
 	if (ci > 0 && strcmp(argv[ci], "help")) {

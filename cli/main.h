@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "json.h"
-#include "loader.h"
+#include "lib/json.h"
+#include "sources/loader.h"
 
 /* Exit codes (ppwatch(8) EXIT STATUS). */
 enum {

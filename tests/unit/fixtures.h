@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model.h"
+#include "model/snapshot.h"
 
 /*
  * A BPF-observed pool of 'dev' (ifindex 3, one netns) with every inflight

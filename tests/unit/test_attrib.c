@@ -8,9 +8,9 @@
 
 #include "unit.h"
 
-#include "attrib.h"
-#include "json.h"
-#include "render_scan.h"
+#include "model/attrib.h"
+#include "lib/json.h"
+#include "output/holder_table.h"
 
 #define SEC 1000000000ULL
 #define NOW (500 * SEC)

@@ -11,11 +11,11 @@
 #include "unit.h"
 #include "fixtures.h"
 
-#include "json.h"
-#include "model.h"
-#include "rules.h"
-#include "util.h"
-#include "verdict.h"
+#include "lib/json.h"
+#include "model/snapshot.h"
+#include "model/rules.h"
+#include "lib/util.h"
+#include "model/run_report.h"
 
 #define SEC 1000000000ULL
 #define NOW (5000 * SEC)

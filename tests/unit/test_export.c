@@ -10,10 +10,10 @@
 #include "unit.h"
 #include "fixtures.h"
 
-#include "http.h"
-#include "model.h"
-#include "prom.h"
-#include "util.h"
+#include "lib/http.h"
+#include "model/snapshot.h"
+#include "output/prom.h"
+#include "lib/util.h"
 
 static struct pool_row row(__u32 id, const char *dev, enum row_state st, __s64 inflight)
 {

@@ -4,9 +4,9 @@
 
 #include "unit.h"
 
-#include "jsonp.h"
-#include "lifecycle.h"
-#include "postmortem.h"
+#include "lib/jsonp.h"
+#include "model/lifecycle.h"
+#include "model/postmortem.h"
 
 #define SEC 1000000000ULL
 

@@ -7,10 +7,10 @@
 
 #include "unit.h"
 
-#include "json.h"
-#include "model.h"
-#include "render.h"
-#include "util.h"
+#include "lib/json.h"
+#include "model/snapshot.h"
+#include "output/pool_table.h"
+#include "lib/util.h"
 
 #define SEC 1000000000ULL
 #define NOW (1000 * SEC)

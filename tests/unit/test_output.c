@@ -4,9 +4,9 @@
 
 #include "unit.h"
 
-#include "json.h"
-#include "output.h"
-#include "util.h"
+#include "lib/json.h"
+#include "output/table.h"
+#include "lib/util.h"
 
 static void test_json_escaping(void)
 {

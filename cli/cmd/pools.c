@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ppwatch pools: every page pool on the host, once.
+ *
+ * Pools come from three sources, merged by id: the discovery scan (pools
+ * that exist now, even idle and invisible to netlink), the tracepoints
+ * during a short observation window (destroyed pools are retried once a
+ * second, so a window just over a second catches every zombie), and the
+ * netlink page-pool-get dump. Rates are over the window.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/log.h"
+#include "main.h"
+#include "sources/monitor.h"
+#include "output/pool_table.h"
+#include "lib/util.h"
+
+static struct {
+	double window;
+	struct view_opts view;
+} opts = {
+	.window = 1.2,
+};
+
+enum { OPT_WINDOW = 0x200 };
+
+static const struct option pools_lopts[] = {
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "sort", required_argument, NULL, 's' },
+	{ "reverse", no_argument, NULL, 'r' },
+	{ "all", no_argument, NULL, 'a' },
+	{ 0 }
+};
+
+static int pools_opt(int o, const char *arg)
+{
+	switch (o) {
+	case OPT_WINDOW:
+		if (parse_duration(arg, &opts.window) || opts.window > 3600) {
+			usage_error("--window '%s': expected a duration such as 1.5s", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case 's':
+		opts.view.sort = arg;
+		return 0;
+	case 'r':
+		opts.view.reverse = true;
+		return 0;
+	case 'a':
+		opts.view.show_freed = true;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void pools_help(void)
+{
+	printf("ARGS:\n"
+	       "  POOL | DEVICE      only these pools: a pool id, or a device/driver name\n"
+	       "  pool ID, dev NAME, ifindex N   the same, spelled out\n"
+	       "  group-by device    one row per device (ynltool's view); 'group-by pool' is\n"
+	       "                     the default\n"
+	       "\n"
+	       "  --window DUR       observe this long before printing (default 1.2s): a\n"
+	       "                     destroyed pool shows up at its next once-a-second retry\n"
+	       "  -s, --sort KEY     sort by a column, by its JSON key (default id)\n"
+	       "  -r, --reverse      reverse the sort\n"
+	       "  -a, --all          include pools freed during the window\n\n");
+}
+
+static int pools_run(int argc, char **argv)
+{
+	struct group_row *groups = NULL;
+	struct monitor m;
+	size_t ngroups = 0;
+	int err;
+	double end;
+
+	if (view_parse_args(&opts.view, argc, argv, NULL))
+		return EXIT_ERROR;
+
+	err = monitor_open(&m, &(struct monitor_opts){ 0 });
+	if (err)
+		return EXIT_ERROR;
+	m.col.keep_freed_s = opts.window + 1;
+	err = monitor_sample(&m);
+	end = now_mono_ns() / 1e9 + opts.window;
+	while (!err && !exiting && now_mono_ns() / 1e9 < end) {
+		int ms = (int)((end - now_mono_ns() / 1e9) * 1000) + 1;
+
+		session_poll(&m.s, ms > 100 ? 100 : ms);
+	}
+	if (!err)
+		err = monitor_sample(&m);
+	if (!err)
+		err = view_apply(&opts.view, &m.cur, &groups, &ngroups);
+	if (err) {
+		if (err != -ENOENT)
+			p_err("collecting pool state: %s", strerror(-err));
+		monitor_close(&m);
+		return EXIT_ERROR;
+	}
+
+	if (env.json) {
+		json_obj_open(&jw);
+		json_kv_str(&jw, "version", PPWATCH_VERSION);
+		json_kv_f64(&jw, "time", now_real_s());
+		json_kv_f64(&jw, "window_s", m.cur.interval_s);
+		monitor_print_json_kernel(&m);
+		view_print_json(&opts.view, &m.cur, groups, ngroups);
+		json_obj_close(&jw);
+		json_end(&jw);
+	} else {
+		view_print_text(&opts.view, &m.cur, groups, ngroups, true);
+		if (snapshot_losses(&m.cur) || log_get_level() >= LOG_INFO)
+			render_losses_text(stderr, &m.cur);
+	}
+	free(groups);
+	monitor_close(&m);
+	return EXIT_OK;
+}
+
+const struct command cmd_pools = {
+	.name = "pools",
+	.synopsis = "[POOL|DEVICE]... [group-by device] [--window DUR] [-s KEY] [-r] [-a]",
+	.summary = "list every page pool with its inflight pages, bytes and state",
+	.lopts = pools_lopts,
+	.sopts = "s:ra",
+	.opt = pools_opt,
+	.run = pools_run,
+	.help = pools_help,
+};

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * One logging module. Everything goes to stderr, so '-j' keeps stdout pure
+ * JSON. libbpf's messages come here too, one level lower (xdp-tools), through
+ * sources/libbpf_log.c.
+ */
+#ifndef __PPWATCH_LIB_LOG_H
+#define __PPWATCH_LIB_LOG_H
+
+#include <stdarg.h>
+
+enum log_level { LOG_ERR, LOG_WARN, LOG_INFO, LOG_DEBUG, LOG_LIBBPF_DEBUG };
+
+void log_set_level(int level);
+int log_get_level(void);
+void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log_vmsg(int level, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+#define p_err(...) log_msg(LOG_ERR, __VA_ARGS__)
+#define p_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
+#define p_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#define p_dbg(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+#endif /* __PPWATCH_LIB_LOG_H */

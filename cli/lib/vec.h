@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Growable arrays: the one helper every array that grows one element at a
+ * time goes through, so each growth is checked for overflow and for memory
+ * in one place.
+ *
+ *	struct thing *v = NULL; size_t n = 0, cap = 0;
+ *	struct thing *t = VEC_PUSH(v, n, cap);	// zeroed, or NULL: nothing changed
+ */
+#ifndef __PPWATCH_LIB_VEC_H
+#define __PPWATCH_LIB_VEC_H
+
+#include <stddef.h>
+#include <string.h>
+
+/*
+ * Room for at least 'need' elements of 'elem' bytes: the new array (cap
+ * updated), or NULL with errno set (ENOMEM, EOVERFLOW) and v and cap untouched.
+ */
+void *vec_grow(void *v, size_t *cap, size_t need, size_t elem);
+
+/* Append one zeroed element to (ptr, n, cap): a pointer to it, or NULL. */
+#define VEC_PUSH(ptr, n, cap)							\
+	__extension__({								\
+		__typeof__(ptr) vp_ = (n) < (cap) ? (ptr) :			\
+			vec_grow((ptr), &(cap), (n) + 1, sizeof(*(ptr)));	\
+		if (vp_) {							\
+			(ptr) = vp_;						\
+			vp_ = &vp_[(n)++];					\
+			memset(vp_, 0, sizeof(*vp_));				\
+		}								\
+		vp_;								\
+	})
+
+#endif /* __PPWATCH_LIB_VEC_H */

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Facts about the running kernel that the model interprets. The probing
+ * itself is in sources/kfeatures.c; the model only needs the answers.
+ */
+#ifndef __PPWATCH_MODEL_KERNEL_H
+#define __PPWATCH_MODEL_KERNEL_H
+
+/* How a destroyed pool's DMA mappings go away. */
+enum unmap_regime {
+	UNMAP_UNKNOWN,
+	UNMAP_XARRAY,		/* pool->dma_mapped: unmapped at the first scrub */
+	UNMAP_ITEM_BLOCKS,	/* struct page_pool_item: unmapped in destroy */
+	UNMAP_ON_RETURN,	/* neither: mapped until each page returns */
+};
+
+const char *unmap_regime_name(enum unmap_regime r);
+
+#endif /* __PPWATCH_MODEL_KERNEL_H */

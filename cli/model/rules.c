@@ -1,0 +1,755 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ppwatch check's rules: YAML -> struct ruleset through one table of keys
+ * (key, type, destination, help). cli/rules_eval.c checks them.
+ *
+ * libyaml builds the node tree (yaml_parser_load); every node carries its
+ * start mark, so each error names the file, the 1-based line and column of
+ * the offending node, what was found and what was expected. Errors do not
+ * stop the walk: every problem in the file is reported in one go.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "output/pool_table.h"
+#include "model/rules.h"
+#include "model/rules_priv.h"
+#include "lib/util.h"
+
+/* ---- the schema ----------------------------------------------------------- */
+
+
+enum section { SEC_FILE, SEC_RULE, SEC_MATCH };
+
+
+#define R(f) offsetof(struct rule, f)
+#define M(f) offsetof(struct rule_match, f)
+
+static const struct keydef file_keys[] = {
+	{ "version", VT_VERSION, -1, -1, -1, "format version of the file; 1 (optional)" },
+	{ "rules", VT_RULES, -1, -1, -1, "the list of rules (required)" },
+	{ NULL }
+};
+
+static const struct keydef rule_keys[] = {
+	{ "name", VT_STR, -1, R(name), -1,
+	  "the rule's name, unique in the file; names the checks in every output format" },
+	{ "description", VT_STR, -1, R(description), -1, "free text, for people" },
+	{ "match", VT_MATCH, -1, -1, R(has_match),
+	  "which pools the limits apply to (keys below; all must hold); none: every pool" },
+	{ "max_inflight", VT_COUNT, LIM_MAX_INFLIGHT, -1, -1,
+	  "most inflight pages any matching pool may have" },
+	{ "max_inflight_bytes", VT_BYTES, LIM_MAX_INFLIGHT_BYTES, -1, -1,
+	  "most inflight bytes any matching pool may have" },
+	{ "max_oldest_age", VT_DURATION, LIM_MAX_OLDEST_AGE, -1, -1,
+	  "oldest age any inflight page of a matching pool may reach; a lower bound "
+	  "(pages held before ppwatch started) fails only when it is over the limit" },
+	{ "max_zombie_age", VT_DURATION, LIM_MAX_ZOMBIE_AGE, -1, -1,
+	  "longest a matching pool may stay a zombie (destroyed, pages still out); "
+	  "0: no zombie at all" },
+	{ "max_item_slow_failed", VT_COUNT, LIM_MAX_ITEM_SLOW_FAILED, -1, -1,
+	  "most allocations of a matching pool that failed for want of a tracking item "
+	  "(needs a kernel reporting page-pool item stats; could not check otherwise)" },
+	{ "max_losses", VT_COUNT, LIM_MAX_LOSSES, -1, -1,
+	  "most events ppwatch itself may lose (ledger_full + pools_full + ringbuf_drop + "
+	  "discovery_truncated); host-wide, not combined with match" },
+	{ "min_pools", VT_COUNT, LIM_MIN_POOLS, -1, -1,
+	  "fewest pools that must match (so a rule cannot pass by matching nothing)" },
+	{ NULL }
+};
+
+static const struct keydef match_keys[] = {
+	{ "device", VT_STR, -1, M(device), -1,
+	  "interface or device name (ifname, dev_name); shell glob such as 'eth*'" },
+	{ "driver", VT_STR, -1, M(driver), -1, "driver name; shell glob" },
+	{ "pool", VT_U32, -1, M(pool), M(has_pool), "pool id (as netlink and the kernel's "
+						     "warnings call it)" },
+	{ "ifindex", VT_U32, -1, M(ifindex), M(has_ifindex), "interface index" },
+	{ "netns", VT_NETNS, -1, M(netns), -1,
+	  "network namespace: a name under /run/netns, a path, or an inode number" },
+	{ "state", VT_STATE, -1, M(state), -1, "live, zombie or any (default any)" },
+	{ NULL }
+};
+
+static const char *vtype_expect(enum vtype t)
+{
+	switch (t) {
+	case VT_STR: return "a string";
+	case VT_COUNT: return "a whole number such as 4096";
+	case VT_BYTES: return "a size such as 65536, 64k or 16M";
+	case VT_DURATION: return "a duration such as 30s, 500ms or 2m";
+	case VT_STATE: return "live, zombie or any";
+	case VT_NETNS: return "a namespace name, a path or an inode number";
+	case VT_U32: return "a number from 0 to 4294967295";
+	case VT_VERSION: return "1";
+	case VT_RULES: return "a list of rules";
+	case VT_MATCH: return "a mapping such as { device: eth0 }";
+	}
+	return "?";
+}
+
+static const char *vtype_name(enum vtype t)
+{
+	switch (t) {
+	case VT_STR: return "string";
+	case VT_COUNT: return "count";
+	case VT_BYTES: return "size";
+	case VT_DURATION: return "duration";
+	case VT_STATE: return "state";
+	case VT_NETNS: return "netns";
+	case VT_U32: return "u32";
+	case VT_VERSION: return "1";
+	case VT_RULES: return "list";
+	case VT_MATCH: return "mapping";
+	}
+	return "?";
+}
+
+const char *limit_key(enum limit_kind k)
+{
+	const struct keydef *d;
+
+	for (d = rule_keys; d->key; d++)
+		if (d->lim == (int)k)
+			return d->key;
+	return "?";
+}
+
+const struct keydef *rules_limit_def(enum limit_kind k)
+{
+	const struct keydef *d;
+
+	for (d = rule_keys; d->key; d++)
+		if (d->lim == (int)k)
+			return d;
+	return NULL;
+}
+
+size_t rules_schema(const struct rules_key_help **out)
+{
+	static struct rules_key_help h[32];
+	static size_t n;
+	static const struct {
+		const char *name;
+		const struct keydef *keys;
+	} secs[] = { { "file", file_keys }, { "rule", rule_keys }, { "match", match_keys } };
+	const struct keydef *d;
+	size_t i;
+
+	if (!n)
+		for (i = 0; i < ARRAY_SIZE(secs); i++)
+			for (d = secs[i].keys; d->key && n < ARRAY_SIZE(h); d++)
+				h[n++] = (struct rules_key_help){ secs[i].name, d->key,
+								  vtype_name(d->t), d->help };
+	*out = h;
+	return n;
+}
+
+/* ---- diagnostics ------------------------------------------------------------ */
+
+struct diag_msg {
+	struct rpos pos;
+	size_t seq;
+	char *text;
+};
+
+struct pctx {
+	const char *file;
+	yaml_document_t *doc;
+	FILE *diag;
+	int errors;
+	bool nomem;
+	struct diag_msg *msgs;	/* printed sorted by position at the end */
+	size_t nmsgs;
+};
+
+static struct rpos node_pos(const yaml_node_t *n)
+{
+	return (struct rpos){ (int)n->start_mark.line + 1, (int)n->start_mark.column + 1 };
+}
+
+__attribute__((format(printf, 3, 4)))
+static void perr(struct pctx *c, struct rpos p, const char *fmt, ...)
+{
+	va_list ap;
+
+	struct diag_msg *m;
+
+	c->errors++;
+	m = realloc(c->msgs, (c->nmsgs + 1) * sizeof(*m));
+	if (!m) {
+		c->nomem = true;
+		return;
+	}
+	c->msgs = m;
+	m = &m[c->nmsgs];
+	m->pos = p;
+	m->seq = c->nmsgs;
+	va_start(ap, fmt);
+	if (vasprintf(&m->text, fmt, ap) < 0)
+		c->nomem = true;
+	else
+		c->nmsgs++;
+	va_end(ap);
+}
+
+static int diag_cmp(const void *a, const void *b)
+{
+	const struct diag_msg *x = a, *y = b;
+
+	if (x->pos.line != y->pos.line)
+		return x->pos.line - y->pos.line;
+	if (x->pos.col != y->pos.col)
+		return x->pos.col - y->pos.col;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* every error, in file order */
+static void diag_flush(struct pctx *c)
+{
+	size_t i;
+
+	if (c->nmsgs)
+		qsort(c->msgs, c->nmsgs, sizeof(*c->msgs), diag_cmp);
+	for (i = 0; i < c->nmsgs; i++) {
+		if (c->diag && c->msgs[i].pos.line)
+			fprintf(c->diag, "%s:%d:%d: error: %s\n", c->file, c->msgs[i].pos.line,
+				c->msgs[i].pos.col, c->msgs[i].text);
+		else if (c->diag)
+			fprintf(c->diag, "%s: error: %s\n", c->file, c->msgs[i].text);
+		free(c->msgs[i].text);
+	}
+	free(c->msgs);
+	c->msgs = NULL;
+	c->nmsgs = 0;
+}
+
+static const char *node_kind(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_SCALAR_NODE:
+		return n->data.scalar.length ? "a value" : "nothing";
+	case YAML_SEQUENCE_NODE:
+		return "a list";
+	case YAML_MAPPING_NODE:
+		return "a mapping";
+	default:
+		return "nothing";
+	}
+}
+
+/* what a node is, for "got ..." (scalars quoted, long ones cut) */
+static const char *node_desc(const yaml_node_t *n, char *buf, size_t len)
+{
+	if (n->type == YAML_SCALAR_NODE && n->data.scalar.length) {
+		int l = n->data.scalar.length > 40 ? 40 : (int)n->data.scalar.length;
+
+		snprintf(buf, len, "'%.*s%s'", l, (const char *)n->data.scalar.value,
+			 n->data.scalar.length > 40 ? "..." : "");
+		return buf;
+	}
+	return node_kind(n);
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, prev, tmp, d[64];
+
+	if (la >= ARRAY_SIZE(d) || lb >= ARRAY_SIZE(d))
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		d[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = d[0];
+		d[0] = i;
+		for (j = 1; j <= lb; j++) {
+			tmp = d[j];
+			d[j] = a[i - 1] == b[j - 1] ? prev :
+			       1 + (prev < d[j] ? (prev < d[j - 1] ? prev : d[j - 1]) :
+						  (d[j] < d[j - 1] ? d[j] : d[j - 1]));
+			prev = tmp;
+		}
+	}
+	return d[lb];
+}
+
+static void unknown_key(struct pctx *c, const yaml_node_t *k, const char *where,
+			const struct keydef *keys)
+{
+	const char *key = (const char *)k->data.scalar.value, *best = NULL;
+	size_t bestd = strlen(key) >= 8 ? 4 : 3, d, off = 0;
+	const struct keydef *kd;
+	char list[512];
+
+	list[0] = 0;
+	for (kd = keys; kd->key; kd++) {
+		off += snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0, "%s%s",
+				kd == keys ? "" : ", ", kd->key);
+		d = edit_distance(key, kd->key);
+		if (d < bestd) {
+			bestd = d;
+			best = kd->key;
+		}
+	}
+	if (best)
+		perr(c, node_pos(k), "unknown key '%s' in %s; did you mean '%s'? (expected one "
+		     "of: %s)", key, where, best, list);
+	else
+		perr(c, node_pos(k), "unknown key '%s' in %s; expected one of: %s", key, where,
+		     list);
+}
+
+/* ---- values --------------------------------------------------------------------- */
+
+static char *xstrdup(struct pctx *c, const char *s)
+{
+	char *r = strdup(s);
+
+	if (!r)
+		c->nomem = true;
+	return r;
+}
+
+/* A scalar's text; reports and returns NULL for anything else or nothing. */
+static const char *scalar(struct pctx *c, const yaml_node_t *v, const char *key, enum vtype t)
+{
+	char buf[64];
+
+	if (v->type != YAML_SCALAR_NODE || !v->data.scalar.length) {
+		perr(c, node_pos(v), "%s: expected %s, got %s", key, vtype_expect(t),
+		     node_desc(v, buf, sizeof(buf)));
+		return NULL;
+	}
+	if (strlen((const char *)v->data.scalar.value) != v->data.scalar.length) {
+		perr(c, node_pos(v), "%s: a NUL byte in the value; expected %s", key,
+		     vtype_expect(t));
+		return NULL;
+	}
+	return (const char *)v->data.scalar.value;
+}
+
+/* Parse a scalar of type t into *num or *str; 0 or -EINVAL (reported). */
+static int parse_value(struct pctx *c, const yaml_node_t *v, const char *key, enum vtype t,
+		       double *num, char **str)
+{
+	const char *s = scalar(c, v, key, t);
+	char buf[64];
+	uint64_t u;
+	double d;
+
+	if (!s)
+		return -EINVAL;
+	switch (t) {
+	case VT_STR:
+	case VT_NETNS:
+		*str = xstrdup(c, s);
+		return 0;
+	case VT_COUNT:
+		if (parse_u64(s, 0, 1ULL << 53, &u))
+			break;
+		*num = (double)u;
+		return 0;
+	case VT_U32:
+	case VT_VERSION:
+		if (parse_u64(s, t == VT_VERSION ? 1 : 0, t == VT_VERSION ? 1 : UINT32_MAX, &u))
+			break;
+		*num = (double)u;
+		return 0;
+	case VT_BYTES:
+		if (parse_size(s, &u) || u > 1ULL << 53)
+			break;
+		*num = (double)u;
+		return 0;
+	case VT_DURATION:
+		if (parse_duration(s, &d) || d > 10 * 365 * 86400.0)
+			break;
+		*num = d;
+		return 0;
+	case VT_STATE:
+		if (!strcmp(s, "live"))
+			*num = ROW_LIVE;
+		else if (!strcmp(s, "zombie"))
+			*num = ROW_ZOMBIE;
+		else if (!strcmp(s, "any"))
+			*num = -1;
+		else
+			break;
+		return 0;
+	default:
+		break;
+	}
+	perr(c, node_pos(v), "%s: expected %s, got %s", key, vtype_expect(t),
+	     node_desc(v, buf, sizeof(buf)));
+	return -EINVAL;
+}
+
+static yaml_node_t *node(struct pctx *c, int idx)
+{
+	return yaml_document_get_node(c->doc, idx);
+}
+
+typedef void (*pair_fn)(struct pctx *c, const struct keydef *d, yaml_node_t *k,
+			yaml_node_t *v, void *dst);
+
+/*
+ * Walk a mapping against a key table: unknown and duplicate keys are
+ * errors; each known key goes to fn. seen[] gets each key's position.
+ */
+static void walk_mapping(struct pctx *c, yaml_node_t *map, const char *where,
+			 const struct keydef *keys, struct rpos *seen, pair_fn fn, void *dst)
+{
+	yaml_node_pair_t *p;
+	const struct keydef *d;
+	yaml_node_t *k, *v;
+	char buf[64];
+	int i;
+
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		k = node(c, p->key);
+		v = node(c, p->value);
+		if (!k || !v)
+			continue;
+		if (k->type != YAML_SCALAR_NODE) {
+			perr(c, node_pos(k), "a key in %s must be a plain word, got %s", where,
+			     node_desc(k, buf, sizeof(buf)));
+			continue;
+		}
+		for (d = keys, i = 0; d->key; d++, i++)
+			if (!strcmp(d->key, (const char *)k->data.scalar.value))
+				break;
+		if (!d->key) {
+			unknown_key(c, k, where, keys);
+			continue;
+		}
+		if (seen[i].line) {
+			perr(c, node_pos(k), "duplicate key '%s' in %s (first at line %d, "
+			     "column %d)", d->key, where, seen[i].line, seen[i].col);
+			continue;
+		}
+		seen[i] = node_pos(k);
+		fn(c, d, k, v, dst);
+	}
+}
+
+static void set_field(struct pctx *c, const struct keydef *d, yaml_node_t *v, void *base)
+{
+	double num = 0;
+	char *str = NULL;
+
+	if (parse_value(c, v, d->key, d->t, &num, &str))
+		return;
+	if (d->has_off >= 0)
+		*(bool *)((char *)base + d->has_off) = true;
+	switch (d->t) {
+	case VT_STR:
+	case VT_NETNS:
+		*(char **)((char *)base + d->off) = str;
+		break;
+	case VT_U32:
+		*(__u32 *)((char *)base + d->off) = (__u32)num;
+		break;
+	case VT_STATE:
+		*(int *)((char *)base + d->off) = (int)num;
+		break;
+	default:
+		free(str);
+		break;
+	}
+}
+
+static void match_pair(struct pctx *c, const struct keydef *d, yaml_node_t *k, yaml_node_t *v,
+		       void *dst)
+{
+	struct rule_match *m = dst;
+
+	set_field(c, d, v, m);
+	if (!strcmp(d->key, "netns"))
+		m->netns_pos = node_pos(v);
+}
+
+static void rule_pair(struct pctx *c, const struct keydef *d, yaml_node_t *k, yaml_node_t *v,
+		      void *dst)
+{
+	struct rpos seen[ARRAY_SIZE(match_keys)] = {};
+	struct rule *r = dst;
+	char buf[64];
+
+	if (d->lim >= 0) {
+		if (!parse_value(c, v, d->key, d->t, &r->limit[d->lim], NULL)) {
+			r->has[d->lim] = true;
+			r->limit_pos[d->lim] = node_pos(k);
+		}
+		return;
+	}
+	if (d->t == VT_MATCH) {
+		if (v->type != YAML_MAPPING_NODE) {
+			perr(c, node_pos(v), "match: expected %s, got %s", vtype_expect(d->t),
+			     node_desc(v, buf, sizeof(buf)));
+			return;
+		}
+		r->has_match = true;
+		walk_mapping(c, v, "match", match_keys, seen, match_pair, &r->match);
+		return;
+	}
+	set_field(c, d, v, r);
+}
+
+static void parse_rule(struct pctx *c, yaml_node_t *n, struct ruleset *rs)
+{
+	struct rpos seen[ARRAY_SIZE(rule_keys)] = {};
+	struct rule *r = &rs->rules[rs->n];
+	const struct keydef *d;
+	int errors = c->errors;
+	bool any = false;
+	char buf[64];
+	size_t i;
+	int k;
+
+	if (n->type != YAML_MAPPING_NODE) {
+		perr(c, node_pos(n), "a rule: expected a mapping with 'name' and limits, got %s",
+		     node_desc(n, buf, sizeof(buf)));
+		return;
+	}
+	memset(r, 0, sizeof(*r));
+	r->pos = node_pos(n);
+	r->match.state = -1;
+	rs->n++;
+	walk_mapping(c, n, "a rule", rule_keys, seen, rule_pair, r);
+	if (!seen[0].line)
+		perr(c, r->pos, "this rule has no 'name'; every rule needs one (it names the "
+		     "checks in the output)");
+	for (i = 0; r->name && i + 1 < rs->n; i++)
+		if (rs->rules[i].name && !strcmp(rs->rules[i].name, r->name))
+			perr(c, r->pos, "duplicate rule name '%s' (first at line %d)", r->name,
+			     rs->rules[i].pos.line);
+	for (k = 0; k < LIM_NR; k++)
+		any |= r->has[k];
+	for (d = rule_keys, i = 0; d->key; d++, i++)
+		any |= d->lim >= 0 && seen[i].line;	/* given, even if its value was bad */
+	if (!any && errors == c->errors) {
+		char list[256];
+		size_t off = 0;
+
+		for (d = rule_keys; d->key; d++)
+			if (d->lim >= 0)
+				off += snprintf(list + off, sizeof(list) - off, "%s%s",
+						off ? ", " : "", d->key);
+		perr(c, r->pos, "rule '%s' checks nothing; give at least one of: %s",
+		     r->name ? r->name : "?", list);
+	}
+	if (r->has[LIM_MAX_LOSSES] && r->has_match)
+		perr(c, r->limit_pos[LIM_MAX_LOSSES], "max_losses counts ppwatch's losses on the "
+		     "whole host; it cannot be combined with 'match' (put it in a rule of its "
+		     "own)");
+}
+
+static void file_pair(struct pctx *c, const struct keydef *d, yaml_node_t *k, yaml_node_t *v,
+		      void *dst)
+{
+	struct ruleset *rs = dst;
+	yaml_node_item_t *it;
+	double ver;
+	char buf[64];
+	size_t n;
+
+	if (d->t == VT_VERSION) {
+		parse_value(c, v, d->key, d->t, &ver, NULL);
+		return;
+	}
+	if (v->type != YAML_SEQUENCE_NODE) {
+		perr(c, node_pos(v), "rules: expected a list of rules ('- name: ...'), got %s",
+		     node_desc(v, buf, sizeof(buf)));
+		return;
+	}
+	n = v->data.sequence.items.top - v->data.sequence.items.start;
+	if (!n) {
+		perr(c, node_pos(v), "rules: the list is empty; expected at least one rule");
+		return;
+	}
+	rs->rules = calloc(n, sizeof(*rs->rules));
+	if (!rs->rules) {
+		c->nomem = true;
+		return;
+	}
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++)
+		if (node(c, *it))
+			parse_rule(c, node(c, *it), rs);
+}
+
+/* libyaml's own errors: problem at a mark, maybe with a context */
+static void yaml_error(struct pctx *c, const yaml_parser_t *p)
+{
+	struct rpos pos = { (int)p->problem_mark.line + 1, (int)p->problem_mark.column + 1 };
+
+	if (p->error == YAML_MEMORY_ERROR) {
+		c->nomem = true;
+		return;
+	}
+	if (p->context)
+		perr(c, pos, "invalid YAML: %s %s (line %d, column %d)", p->problem ?: "error",
+		     p->context, (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
+	else
+		perr(c, pos, "invalid YAML: %s", p->problem ?: "error");
+}
+
+int rules_parse(struct ruleset *rs, const char *file, const char *buf, size_t len, FILE *diag)
+{
+	struct rpos seen[ARRAY_SIZE(file_keys)] = {};
+	struct pctx c = { .file = file, .diag = diag };
+	yaml_document_t doc, extra;
+	yaml_parser_t p;
+	yaml_node_t *root;
+	char dbuf[64];
+
+	memset(rs, 0, sizeof(*rs));
+	rs->file = strdup(file);
+	if (!rs->file || !yaml_parser_initialize(&p)) {
+		rules_free(rs);
+		return -ENOMEM;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+	if (!yaml_parser_load(&p, &doc)) {
+		yaml_error(&c, &p);
+		goto out_parser;
+	}
+	c.doc = &doc;
+	root = yaml_document_get_root_node(&doc);
+	if (!root) {
+		perr(&c, (struct rpos){ 1, 1 }, "the file is empty; expected a mapping with a "
+		     "'rules' list");
+	} else if (root->type != YAML_MAPPING_NODE) {
+		perr(&c, node_pos(root), "expected a mapping with a 'rules' list at the top, "
+		     "got %s", node_desc(root, dbuf, sizeof(dbuf)));
+	} else {
+		walk_mapping(&c, root, "the top level", file_keys, seen, file_pair, rs);
+		if (!seen[1].line)
+			perr(&c, node_pos(root), "no 'rules' list; expected 'rules:' with at least "
+			     "one rule");
+		/* a second document would be ignored silently: refuse it */
+		if (yaml_parser_load(&p, &extra)) {
+			if (yaml_document_get_root_node(&extra))
+				perr(&c, (struct rpos){ (int)extra.start_mark.line + 1,
+					(int)extra.start_mark.column + 1 },
+				     "a second YAML document; expected one document per file");
+			yaml_document_delete(&extra);
+		} else {
+			yaml_error(&c, &p);
+		}
+	}
+	yaml_document_delete(&doc);
+out_parser:
+	yaml_parser_delete(&p);
+	diag_flush(&c);
+	if (c.nomem) {
+		rules_free(rs);
+		return -ENOMEM;
+	}
+	if (c.errors) {
+		char *f = rs->file;
+
+		rs->file = NULL;
+		rules_free(rs);
+		rs->file = f;
+	}
+	return c.errors;
+}
+
+int rules_load(struct ruleset *rs, const char *path, FILE *diag)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	memset(rs, 0, sizeof(*rs));
+	f = fopen(path, "r");
+	if (!f) {
+		if (diag)
+			fprintf(diag, "%s: error: cannot read the rules file: %s\n", path,
+				strerror(errno));
+		return 1;
+	}
+	/* getdelim on NUL: the whole file, and its length even with NULs inside */
+	if (getdelim(&buf, &len, '\0', f) < 0) {
+		err = ferror(f) ? errno : 0;
+		fclose(f);
+		free(buf);
+		if (err) {
+			if (diag)
+				fprintf(diag, "%s: error: reading the rules file: %s\n", path,
+					strerror(err));
+			return 1;
+		}
+		return rules_parse(rs, path, "", 0, diag);
+	}
+	if (!feof(f) && fgetc(f) != EOF) {
+		fclose(f);
+		free(buf);
+		if (diag)
+			fprintf(diag, "%s: error: a NUL byte in the file; expected YAML text\n",
+				path);
+		return 1;
+	}
+	fclose(f);
+	err = rules_parse(rs, path, buf, strlen(buf), diag);
+	free(buf);
+	return err;
+}
+
+void rules_free(struct ruleset *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++) {
+		struct rule *r = &rs->rules[i];
+
+		free(r->name);
+		free(r->description);
+		free(r->match.device);
+		free(r->match.driver);
+		free(r->match.netns);
+	}
+	free(rs->rules);
+	free(rs->file);
+	memset(rs, 0, sizeof(*rs));
+}
+
+int rules_resolve_netns(struct ruleset *rs, int (*resolve)(const char *name, __u32 *ino),
+			FILE *diag)
+{
+	int errors = 0, err;
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < rs->n; i++) {
+		struct rule_match *m = &rs->rules[i].match;
+
+		if (!m->netns)
+			continue;
+		if (!parse_u64(m->netns, 1, UINT32_MAX, &v)) {
+			m->netns_ino = v;
+			continue;
+		}
+		err = resolve(m->netns, &m->netns_ino);
+		if (err) {
+			errors++;
+			if (diag)
+				fprintf(diag, "%s:%d:%d: error: netns '%s': %s; expected a name "
+					"under /run/netns, a path or an inode number\n", rs->file,
+					m->netns_pos.line, m->netns_pos.col, m->netns,
+					strerror(-err));
+		}
+	}
+	return errors;
+}
+
+/* ---- evaluation ------------------------------------------------------------------ */

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/snapshot.h"
+#include "lib/util.h"
+
+enum row_state pool_classify(const struct pool_obs *o)
+{
+	if (o->rec.addr) {
+		if (o->rec.state == PPW_POOL_FREED)
+			return ROW_FREED;
+		if (o->rec.state == PPW_POOL_DETACHED || o->rec.destroy_cnt)
+			return ROW_ZOMBIE;
+	}
+	if (o->has_nl && (o->nl.present & NLP_DETACH_TIME))
+		return ROW_ZOMBIE;
+	return ROW_LIVE;
+}
+
+const char *row_state_name(enum row_state s)
+{
+	switch (s) {
+	case ROW_LIVE: return "live";
+	case ROW_ZOMBIE: return "zombie";
+	case ROW_FREED: return "freed";
+	}
+	return "?";
+}
+
+const char *dma_state_name(enum dma_state s)
+{
+	switch (s) {
+	case DMA_UNKNOWN: return "unknown";
+	case DMA_NOT_MAPPED: return "not_mapped";
+	case DMA_MAPPED: return "mapped";
+	case DMA_UNMAP_PENDING: return "unmap_pending";
+	case DMA_UNMAPPED: return "unmapped";
+	case DMA_HAZARD: return "hazard";
+	}
+	return "?";
+}
+
+static double ns_to_s(__u64 ns)
+{
+	return ns / 1e9;
+}
+
+static double age_s(__u64 now, __u64 then)
+{
+	return then && now >= then ? ns_to_s(now - then) : 0;
+}
+
+double pool_detach_age(const struct ppw_pool *r, __u64 now_ns, bool detach_time_is_ns)
+{
+	if (r->addr && r->detach_ns)
+		return age_s(now_ns, r->detach_ns);
+	if (r->addr && r->kernel_detach_time) {
+		if (detach_time_is_ns)
+			return age_s(now_ns, r->kernel_detach_time);
+		return ns_to_s(now_ns) - (double)r->kernel_detach_time;
+	}
+	return NAN;
+}
+
+/* When the pool was detached, in seconds before 'now'; NAN if not known. */
+static double detach_age(const struct ledger *l, const struct pool_obs *o)
+{
+	double a = pool_detach_age(&o->rec, l->now_ns, l->detach_time_is_ns);
+
+	if (isnan(a) && o->has_nl && (o->nl.present & NLP_DETACH_TIME))
+		return ns_to_s(l->now_ns) - (double)o->nl.detach_time;
+	return a;
+}
+
+static const struct pool_row *find_prev(const struct snapshot *prev, __u64 addr, __u32 gen,
+					__u32 id)
+{
+	size_t i;
+
+	if (!prev)
+		return NULL;
+	for (i = 0; i < prev->n; i++) {
+		const struct pool_row *p = &prev->rows[i];
+
+		if (addr ? (p->addr == addr && p->gen == gen) : (!p->addr && p->id == id))
+			return p;
+	}
+	return NULL;
+}
+
+static void fill_identity(struct pool_row *w, const struct pool_obs *o)
+{
+	const struct ppw_pool *r = &o->rec;
+
+	w->addr = r->addr;
+	w->gen = r->gen;
+	w->id = r->id ? r->id : (o->has_nl ? o->nl.id : 0);
+	memcpy(w->ifname, r->ifname, sizeof(w->ifname));
+	memcpy(w->devname, r->devname, sizeof(w->devname));
+	memcpy(w->driver, r->driver, sizeof(w->driver));
+	w->ifindex = r->ifindex;
+	w->netns_ino = r->netns_ino;
+	w->netns_cookie = r->netns_cookie;
+	w->napi_id = r->napi_id;
+	w->flags = r->flags;
+	w->order = r->order;
+	w->pool_size = r->pool_size;
+	w->nid = r->nid;
+	if (o->has_nl) {
+		w->netlink = true;
+		if (!w->ifname[0])
+			memcpy(w->ifname, o->nl.ifname, sizeof(w->ifname));
+		if (!w->ifindex && (o->nl.present & NLP_IFINDEX))
+			w->ifindex = o->nl.ifindex;
+		if (!w->napi_id && (o->nl.present & NLP_NAPI_ID))
+			w->napi_id = o->nl.napi_id;
+		if (!w->netns_ino)
+			w->netns_ino = o->nl.netns_ino;
+	}
+	if (w->flags & PPW_PF_ORPHANED)
+		snprintf(w->device, sizeof(w->device), "<orphan>");
+	else if (w->ifname[0])
+		snprintf(w->device, sizeof(w->device), "%s", w->ifname);
+	else if (w->devname[0])
+		snprintf(w->device, sizeof(w->device), "%s", w->devname);
+}
+
+static void fill_counts(struct pool_row *w, const struct ledger *l, const struct pool_obs *o,
+			const struct pool_row *p, double dt)
+{
+	const struct ppw_pool *r = &o->rec;
+	__s64 base;
+
+	w->hold_per_s = w->release_per_s = NAN;
+	if (!r->addr) {
+		/* netlink only: its inflight is all we know */
+		w->inflight = (o->nl.present & NLP_INFLIGHT) ? (__s64)o->nl.inflight : 0;
+		w->inflight_bytes = (o->nl.present & NLP_INFLIGHT_MEM) ? o->nl.inflight_mem :
+					(__u64)w->inflight * l->page_size;
+		w->before_start = w->inflight;
+		return;
+	}
+	w->bpf = true;
+	w->hold_cnt = r->hold_cnt;
+	w->release_cnt = r->release_cnt;
+	w->inflight = (__s32)(r->hold_cnt - r->release_cnt);
+	if (w->state == ROW_FREED)
+		w->inflight = 0;
+	w->inflight_bytes = w->inflight > 0 ? (__u64)w->inflight * ((__u64)l->page_size << r->order)
+					    : 0;
+	w->ledger_pages = o->ledger_pages;
+	w->item_stats = r->flags & PPW_PF_ITEM_STATS;
+	w->item_fast_empty = r->item_fast_empty;
+	w->item_slow_failed = r->item_slow_failed;
+	w->item_blocks = r->flags & PPW_PF_ITEM_BLOCKS;
+	w->blocks_prealloc = r->blocks_prealloc;
+	w->blocks_dyn = r->blocks_dyn;
+	w->blocks_dyn_alloc = r->blocks_dyn_alloc;
+	w->blocks_dyn_free = r->blocks_dyn_free;
+	if (r->unmap_ns) {
+		w->unmap_seen = true;
+		w->unmap_pages = r->unmapped_pages;
+		w->unmap_blocks = r->unmap_blocks;
+		w->unmap_took_ns = r->unmap_took_ns;
+		w->unmap_inflight = r->destroy_inflight;
+	}
+	base = (__s32)(r->base_hold - r->base_release);
+	base -= (__s64)r->unmatched_releases;
+	w->before_start = base > 0 && w->state != ROW_FREED ? base : 0;
+	w->untracked = w->inflight - w->ledger_pages - w->before_start;
+	w->destroy_cnt = r->destroy_cnt;
+	/* page_pool_release() ran destroy_cnt times: once in destroy, then retries */
+	w->retries = r->destroy_cnt > 1 ? r->destroy_cnt - 1 : 0;
+	w->last_inflight = r->last_inflight;
+	if (p && p->bpf && dt > 0) {
+		w->hold_per_s = (__u32)(r->hold_cnt - p->hold_cnt) / dt;
+		w->release_per_s = (__u32)(r->release_cnt - p->release_cnt) / dt;
+	}
+}
+
+static void fill_ages(struct pool_row *w, const struct ledger *l, const struct pool_obs *o)
+{
+	const struct ppw_pool *r = &o->rec;
+
+	w->oldest_age_s = w->detach_age_s = w->freed_age_s = w->zombie_s = NAN;
+	w->seen_age_s = r->addr ? age_s(l->now_ns, r->first_seen_ns) : NAN;
+	if (o->ledger_pages && o->oldest_hold_ns)
+		w->oldest_age_s = age_s(l->now_ns, o->oldest_hold_ns);
+	if (w->before_start > 0 && r->addr) {
+		/* held before we looked: at least as old as our first sight */
+		if (isnan(w->oldest_age_s) || w->seen_age_s > w->oldest_age_s) {
+			w->oldest_age_s = w->seen_age_s;
+			w->oldest_at_least = true;
+		}
+	}
+	if (w->state != ROW_LIVE)
+		w->detach_age_s = detach_age(l, o);
+	if (w->state == ROW_FREED && r->freed_ns) {
+		w->freed_age_s = age_s(l->now_ns, r->freed_ns);
+		if (!isnan(w->detach_age_s))
+			w->zombie_s = w->detach_age_s - w->freed_age_s;
+		w->detach_age_s = NAN;	/* a freed pool has no detach age */
+	}
+}
+
+/*
+ * The DMA-unmap state, by the kernel's regime (cli/kfeatures.c):
+ *  - dma_mapped xarray: page_pool_scrub() unmaps every mapped page on the
+ *    first release, so from the destroy on nothing is mapped; the xarray
+ *    being non-empty afterwards would be a kernel bug and is a hazard;
+ *  - item blocks: page_pool_destroy() unmaps every item right after the
+ *    first release (the series' tracepoint reports it; without it, the
+ *    first retry proves it done);
+ *  - neither: an inflight page stays mapped until it comes back.
+ */
+static void fill_dma(struct pool_row *w, const struct ledger *l, const struct pool_obs *o)
+{
+	const struct ppw_pool *r = &o->rec;
+
+	w->dma_still_mapped = w->dma_unmapped_at_destroy = -1;
+	w->dma_unmap_age_s = NAN;
+	if (!r->addr) {
+		w->dma = DMA_UNKNOWN;
+		return;
+	}
+	if (!(r->flags & PPW_PF_DMA_MAP)) {
+		w->dma = DMA_NOT_MAPPED;
+		w->dma_still_mapped = 0;
+		if (w->state != ROW_LIVE)
+			w->dma_unmapped_at_destroy = 0;	/* nothing was mapped */
+		return;
+	}
+	if (w->state == ROW_LIVE) {
+		w->dma = DMA_MAPPED;
+		w->dma_still_mapped = w->inflight;
+		return;
+	}
+	if (r->detach_ns)
+		w->dma_unmapped_at_destroy = r->destroy_inflight;
+	switch (l->regime) {
+	case UNMAP_XARRAY:
+		w->dma = r->dma_mapped_left ? DMA_HAZARD : DMA_UNMAPPED;
+		w->dma_still_mapped = r->dma_mapped_left ? -1 : 0;
+		w->dma_unmap_age_s = w->detach_age_s;	/* the first scrub */
+		break;
+	case UNMAP_ITEM_BLOCKS:
+		if (r->unmap_ns) {
+			w->dma = DMA_UNMAPPED;
+			w->dma_unmapped_at_destroy = r->unmapped_pages;
+			w->dma_unmap_age_s = age_s(l->now_ns, r->unmap_ns);
+		} else {
+			w->dma = r->destroy_cnt > 1 ? DMA_UNMAPPED : DMA_UNMAP_PENDING;
+		}
+		w->dma_still_mapped = w->dma == DMA_UNMAPPED ? 0 : -1;
+		break;
+	default:
+		w->dma = w->inflight > 0 ? DMA_HAZARD : DMA_UNMAPPED;
+		w->dma_still_mapped = w->inflight > 0 ? w->inflight : 0;
+		w->dma_unmapped_at_destroy = 0;
+	}
+	if (w->state == ROW_FREED) {
+		w->dma = DMA_UNMAPPED;
+		w->dma_still_mapped = 0;
+	}
+}
+
+int snapshot_build(struct snapshot *out, const struct ledger *l, const struct snapshot *prev)
+{
+	double dt = 0;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->ts_ns = l->now_ns;
+	if (prev && prev->ts_ns && l->now_ns > prev->ts_ns)
+		dt = ns_to_s(l->now_ns - prev->ts_ns);
+	out->interval_s = dt;
+	memcpy(out->counters, l->counters, sizeof(out->counters));
+	out->max_pages = l->max_pages;
+	out->pages_used = l->pages_used;
+	if (!l->n)
+		return 0;
+	out->rows = calloc(l->n, sizeof(*out->rows));
+	if (!out->rows)
+		return -ENOMEM;
+	for (i = 0; i < l->n; i++) {
+		const struct pool_obs *o = &l->pools[i];
+		struct pool_row *w = &out->rows[out->n++];
+
+		w->state = pool_classify(o);
+		fill_identity(w, o);
+		fill_counts(w, l, o, find_prev(prev, o->rec.addr, o->rec.gen, w->id), dt);
+		fill_ages(w, l, o);
+		fill_dma(w, l, o);
+	}
+	return 0;
+}
+
+void pool_row_of(struct pool_row *w, const struct ppw_pool *r, __u64 now_ns, __u32 page_size,
+		 bool detach_time_is_ns, enum unmap_regime regime)
+{
+	struct pool_obs o = { .rec = *r };
+	struct ledger l = {
+		.pools = &o, .n = 1, .now_ns = now_ns, .page_size = page_size,
+		.detach_time_is_ns = detach_time_is_ns, .regime = regime,
+	};
+	struct snapshot s;
+
+	memset(w, 0, sizeof(*w));
+	if (snapshot_build(&s, &l, NULL) || !s.n)
+		return;
+	*w = s.rows[0];
+	snapshot_free(&s);
+}
+
+void snapshot_free(struct snapshot *s)
+{
+	free(s->rows);
+	s->rows = NULL;
+	s->n = 0;
+}
+
+bool row_matches(const struct pool_row *r, const char *f)
+{
+	uint64_t v;
+
+	if (!strncmp(f, "id:", 3))
+		return !parse_u64(f + 3, 0, UINT32_MAX, &v) && r->id == v;
+	if (!strncmp(f, "ifindex:", 8))
+		return !parse_u64(f + 8, 0, INT32_MAX, &v) && r->ifindex == (__s32)v;
+	if (!parse_u64(f, 0, UINT32_MAX, &v))
+		return r->id == v;
+	return !strcmp(f, r->ifname) || !strcmp(f, r->devname) || !strcmp(f, r->device) ||
+	       (r->driver[0] && !strcmp(f, r->driver));
+}
+
+static void snapshot_keep(struct snapshot *s, bool (*keep)(const struct pool_row *, void *),
+			  void *arg)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		if (keep(&s->rows[i], arg))
+			s->rows[n++] = s->rows[i];
+	s->n = n;
+}
+
+struct filter_arg {
+	char **filters;
+	int n;
+};
+
+static bool keep_matching(const struct pool_row *r, void *arg)
+{
+	struct filter_arg *fa = arg;
+	int i;
+
+	for (i = 0; i < fa->n; i++)
+		if (row_matches(r, fa->filters[i]))
+			return true;
+	return false;
+}
+
+void snapshot_filter(struct snapshot *s, char **filters, int nfilters)
+{
+	struct filter_arg fa = { filters, nfilters };
+
+	if (nfilters > 0)
+		snapshot_keep(s, keep_matching, &fa);
+}
+
+static bool keep_unfreed(const struct pool_row *r, void *arg)
+{
+	return r->state != ROW_FREED;
+}
+
+void snapshot_drop_freed(struct snapshot *s)
+{
+	snapshot_keep(s, keep_unfreed, NULL);
+}
+
+static double nan_add(double a, double b)
+{
+	if (isnan(a))
+		return b;
+	if (isnan(b))
+		return a;
+	return a + b;
+}
+
+static double nan_max(double a, double b)
+{
+	if (isnan(a))
+		return b;
+	if (isnan(b))
+		return a;
+	return a > b ? a : b;
+}
+
+/* ynltool's 'group-by device': one row per (netns, device). */
+int snapshot_group_by_device(const struct snapshot *s, struct group_row **out, size_t *n)
+{
+	struct group_row *g = NULL, *row;
+	size_t i, j, ng = 0;
+
+	if (s->n) {
+		g = calloc(s->n, sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+	}
+	for (i = 0; i < s->n; i++) {
+		const struct pool_row *r = &s->rows[i];
+
+		if (r->state == ROW_FREED)
+			continue;
+		for (j = 0; j < ng; j++)
+			if (g[j].netns_ino == r->netns_ino && g[j].ifindex == r->ifindex &&
+			    !strcmp(g[j].device, r->device))
+				break;
+		row = &g[j];
+		if (j == ng) {
+			ng++;
+			snprintf(row->device, sizeof(row->device), "%s", r->device);
+			memcpy(row->ifname, r->ifname, sizeof(row->ifname));
+			row->ifindex = r->ifindex;
+			row->netns_ino = r->netns_ino;
+			row->hold_per_s = row->release_per_s = row->oldest_age_s = NAN;
+		}
+		row->page_pools++;
+		if (r->state == ROW_ZOMBIE) {
+			row->zombies++;
+			row->zombie_refs += r->inflight;
+			row->zombie_bytes += r->inflight_bytes;
+		} else {
+			row->live_refs += r->inflight;
+			row->live_bytes += r->inflight_bytes;
+		}
+		row->hold_per_s = nan_add(row->hold_per_s, r->hold_per_s);
+		row->release_per_s = nan_add(row->release_per_s, r->release_per_s);
+		row->oldest_age_s = nan_max(row->oldest_age_s, r->oldest_age_s);
+	}
+	*out = g;
+	*n = ng;
+	return 0;
+}

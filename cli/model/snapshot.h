@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The pure model: ledger -> snapshot.
+ *
+ * A 'ledger' is what the collector read at one instant: the BPF pool
+ * records, per-pool aggregates of the page ledger, what netlink said, and
+ * the loss counters. A 'snapshot' turns a ledger (and the previous
+ * snapshot, for rates) into rows ready to render. Nothing here touches the
+ * kernel: the unit tests drive it with hand-made ledgers.
+ */
+#ifndef __PPWATCH_MODEL_H
+#define __PPWATCH_MODEL_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/kernel.h"
+#include "ppwatch.h"
+
+/* page-pool-get attributes present in a netlink reply */
+enum nl_present {
+	NLP_IFINDEX		= 1U << 0,
+	NLP_NAPI_ID		= 1U << 1,
+	NLP_INFLIGHT		= 1U << 2,
+	NLP_INFLIGHT_MEM	= 1U << 3,
+	NLP_DETACH_TIME		= 1U << 4,
+	NLP_DMABUF		= 1U << 5,
+	NLP_IO_URING		= 1U << 6,
+};
+
+struct nl_pool {
+	__u32 id;
+	__u32 present;		/* enum nl_present */
+	__u32 ifindex;
+	__u32 napi_id;
+	__u64 inflight;
+	__u64 inflight_mem;
+	__u64 detach_time;	/* CLOCK_BOOTTIME seconds */
+	__u32 dmabuf;
+	__u32 netns_ino;	/* namespace the dump ran in */
+	char ifname[PPW_IFNAMSIZ];
+};
+
+struct pool_obs {
+	struct ppw_pool rec;	/* rec.addr == 0: known from netlink only */
+	__u64 ledger_pages;	/* page-ledger entries of (rec.addr, rec.gen) */
+	__u64 oldest_hold_ns;	/* CLOCK_BOOTTIME; 0: no entry */
+	bool has_nl;
+	struct nl_pool nl;
+};
+
+struct ledger {
+	struct pool_obs *pools;
+	size_t n;
+	__u64 now_ns;		/* CLOCK_BOOTTIME when collected */
+	__u32 page_size;
+	bool detach_time_is_ns;	/* see cli/features.c */
+	__u64 counters[PPW_CNT_MAX];
+	__u64 max_pages;	/* page ledger capacity */
+	__u64 pages_used;
+	enum unmap_regime regime;	/* how this kernel unmaps at destroy */
+};
+
+enum row_state { ROW_LIVE, ROW_ZOMBIE, ROW_FREED };
+
+/* Where a pool's DMA mappings stand. */
+enum dma_state {
+	DMA_UNKNOWN,		/* no BPF record (netlink only) */
+	DMA_NOT_MAPPED,		/* the pool never maps its pages (veth, ...) */
+	DMA_MAPPED,		/* live: every inflight page is mapped */
+	DMA_UNMAP_PENDING,	/* destroyed; the kernel unmaps right after (item blocks) */
+	DMA_UNMAPPED,		/* destroyed, every mapping torn down */
+	DMA_HAZARD,		/* destroyed, pages still mapped until they come back */
+};
+
+struct pool_row {
+	__u64 addr;
+	__u32 gen;
+	__u32 id;
+	char ifname[PPW_IFNAMSIZ];
+	__s32 ifindex;
+	char devname[PPW_DEVNAMSIZ];
+	char driver[PPW_DRVNAMSIZ];
+	char device[48];	/* what to call it: ifname, else devname */
+	__u32 netns_ino;
+	__u64 netns_cookie;
+	__u32 napi_id;		/* 0: none */
+	__u32 flags;		/* enum ppw_pool_flags */
+	bool bpf;		/* has a BPF record (counters known) */
+	bool netlink;		/* listed by netlink */
+	enum row_state state;
+	__u32 order;
+	__u32 pool_size;
+	__s32 nid;
+	__s64 inflight;		/* hold - release, the kernel's own numbers */
+	__u64 inflight_bytes;
+	__s64 ledger_pages;	/* with a hold time: ages known */
+	__s64 before_start;	/* held before ppwatch saw the pool */
+	__s64 untracked;	/* not explained: ledger full or lost events */
+	__u32 hold_cnt;
+	__u32 release_cnt;
+	double hold_per_s;	/* NAN: no previous snapshot */
+	double release_per_s;
+	double oldest_age_s;	/* NAN: nothing inflight */
+	bool oldest_at_least;	/* pages from before start: at least this old */
+	double detach_age_s;	/* NAN: not detached */
+	double freed_age_s;	/* NAN: not freed */
+	double zombie_s;	/* detach to freed, for freed pools */
+	__u64 destroy_cnt;
+	__u32 retries;
+	__s32 last_inflight;	/* from the last page_pool_release */
+	double seen_age_s;	/* since ppwatch first saw it */
+	enum dma_state dma;
+	__s64 dma_still_mapped;		/* pages still mapped, -1 unknown */
+	__s64 dma_unmapped_at_destroy;	/* -1 unknown */
+	double dma_unmap_age_s;		/* since the unmap completed, NAN unknown */
+	/*
+	 * Item-block kernels with ppwatch's series (patches/): allocation
+	 * item stats and block counts. 'item_stats'/'item_blocks' false means
+	 * "not available on this kernel", which is not the same as 0.
+	 */
+	bool item_stats;
+	__u64 item_fast_empty;
+	__u64 item_slow_failed;
+	bool item_blocks;
+	__u64 blocks_prealloc;
+	__u64 blocks_dyn;
+	__u64 blocks_dyn_alloc;
+	__u64 blocks_dyn_free;
+	/* page_pool_destroy_unmap (ppwatch's series), when it fired */
+	bool unmap_seen;
+	__u32 unmap_pages;
+	__u32 unmap_blocks;
+	__u64 unmap_took_ns;
+	__s32 unmap_inflight;
+};
+
+struct snapshot {
+	struct pool_row *rows;
+	size_t n;
+	__u64 ts_ns;
+	double interval_s;	/* since the previous snapshot; 0 for the first */
+	__u64 counters[PPW_CNT_MAX];
+	__u64 max_pages;
+	__u64 pages_used;
+};
+
+struct group_row {
+	char device[48];
+	char ifname[PPW_IFNAMSIZ];
+	__s32 ifindex;
+	__u32 netns_ino;
+	__u32 page_pools;
+	__u32 zombies;
+	__s64 live_refs;
+	__u64 live_bytes;
+	__s64 zombie_refs;
+	__u64 zombie_bytes;
+	double hold_per_s;
+	double release_per_s;
+	double oldest_age_s;
+};
+
+enum row_state pool_classify(const struct pool_obs *o);
+/* seconds since the pool was destroyed, NAN if it was not (or it is unknown) */
+double pool_detach_age(const struct ppw_pool *r, __u64 now_ns, bool detach_time_is_ns);
+/* the snapshot row of one record, as the views show it */
+void pool_row_of(struct pool_row *w, const struct ppw_pool *r, __u64 now_ns, __u32 page_size,
+		 bool detach_time_is_ns, enum unmap_regime regime);
+const char *row_state_name(enum row_state s);
+const char *dma_state_name(enum dma_state s);
+
+int snapshot_build(struct snapshot *out, const struct ledger *l, const struct snapshot *prev);
+void snapshot_free(struct snapshot *s);
+/* keep rows matching any of the filters: pool id, device/ifname, ifindex */
+void snapshot_filter(struct snapshot *s, char **filters, int nfilters);
+bool row_matches(const struct pool_row *r, const char *filter);
+/* drop freed rows */
+void snapshot_drop_freed(struct snapshot *s);
+int snapshot_group_by_device(const struct snapshot *s, struct group_row **out, size_t *n);
+
+#endif /* __PPWATCH_MODEL_H */

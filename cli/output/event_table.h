@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The lifecycle event view: 'watch' prints it, 'record' stores it. Pure. */
+#ifndef __PPWATCH_RENDER_LIFE_H
+#define __PPWATCH_RENDER_LIFE_H
+
+#include <stdio.h>
+
+#include "lib/json.h"
+#include "model/lifecycle.h"
+#include "model/snapshot.h"
+
+struct event_row {
+	double time;			/* wall clock, seconds */
+	enum life_kind kind;
+	__u32 retry;
+	double stall_after_s;
+	struct pool_row row;		/* the pool as the event left it */
+	char detail[200];
+};
+
+struct event_ctx {
+	double boot_to_real;		/* add to CLOCK_BOOTTIME seconds for wall clock */
+	__u32 page_size;
+	bool detach_time_is_ns;
+	enum unmap_regime regime;
+	double stall_after_s;
+};
+
+void event_row_of(struct event_row *er, const struct life_event *e, const struct event_ctx *c);
+void render_event_text(FILE *f, const struct event_row *er, bool header);
+/* one JSON object (the caller ends the line) */
+void render_event_json(struct json *j, const struct event_row *er);
+
+#endif /* __PPWATCH_RENDER_LIFE_H */

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "output/pool_table.h"
+#include "lib/util.h"
+
+/* ---- the pool view ------------------------------------------------------- */
+
+enum pool_col {
+	PC_ID, PC_DEVICE, PC_IFNAME, PC_IFINDEX, PC_NETNS, PC_NAPI, PC_STATE, PC_INFLIGHT,
+	PC_BYTES, PC_HOLD_RATE, PC_REL_RATE, PC_OLDEST, PC_DETACH_AGE, PC_BEFORE, PC_LEDGER,
+	PC_UNTRACKED, PC_RETRIES, PC_DRIVER, PC_DEVNAME, PC_DETACH_TIME, PC_FREED_AGE,
+	PC_ZOMBIE_S, PC_NETLINK, PC_DMA_MAP, PC_ORDER, PC_POOL_SIZE, PC_NID, PC_HOLD_CNT,
+	PC_REL_CNT, PC_DESTROY_CNT, PC_LAST_INFLIGHT, PC_SEEN_AGE, PC_NETNS_COOKIE, PC_ADDR,
+	PC_GEN, PC_OLDEST_LB, PC_DMA, PC_DMA_LEFT, PC_DMA_UNMAPPED, PC_DMA_AGE, PC_FAST_EMPTY,
+	PC_SLOW_FAILED, PC_BLOCKS, PC_MAX
+};
+
+static const struct ocol pool_cols[PC_MAX] = {
+	[PC_ID]		= { "id", "ID", 4, OF_PLAIN, 0 },
+	[PC_DEVICE]	= { "device", "DEVICE", 12, OF_PLAIN, OC_LEFT },
+	[PC_IFNAME]	= { "ifname", "IFNAME", 12, OF_PLAIN, OC_JSON },
+	[PC_IFINDEX]	= { "ifindex", "IFINDEX", 7, OF_PLAIN, OC_WIDE },
+	[PC_NETNS]	= { "netns", "NETNS", 10, OF_PLAIN, OC_WIDE },
+	[PC_NAPI]	= { "napi_id", "NAPI", 6, OF_PLAIN, OC_WIDE },
+	[PC_STATE]	= { "state", "STATE", 6, OF_PLAIN, OC_LEFT },
+	[PC_INFLIGHT]	= { "inflight", "INFLIGHT", 8, OF_PLAIN, 0 },
+	[PC_BYTES]	= { "inflight_bytes", "BYTES", 7, OF_BYTES, 0 },
+	[PC_HOLD_RATE]	= { "hold_per_s", "HOLD/s", 6, OF_RATE, 0 },
+	[PC_REL_RATE]	= { "release_per_s", "REL/s", 6, OF_RATE, 0 },
+	[PC_OLDEST]	= { "oldest_age_s", "OLDEST", 7, OF_AGE, 0 },
+	[PC_DETACH_AGE]	= { "detach_age_s", "DETACH", 7, OF_AGE, 0 },
+	[PC_DMA]	= { "dma", "DMA", 8, OF_PLAIN, OC_LEFT },
+	[PC_BEFORE]	= { "before_start", "BEFORE", 7, OF_PLAIN, OC_WIDE },
+	[PC_LEDGER]	= { "ledger_pages", "LEDGER", 7, OF_PLAIN, OC_WIDE },
+	[PC_UNTRACKED]	= { "untracked", "UNTRACKD", 8, OF_PLAIN, OC_WIDE },
+	[PC_RETRIES]	= { "retries", "RETRY", 5, OF_PLAIN, OC_WIDE },
+	[PC_DRIVER]	= { "driver", "DRIVER", 8, OF_PLAIN, OC_WIDE | OC_LEFT },
+	[PC_DEVNAME]	= { "dev_name", "DEVNAME", 12, OF_PLAIN, OC_JSON },
+	[PC_DETACH_TIME] = { "detach_time", "DETACH_T", 8, OF_PLAIN, OC_JSON },
+	[PC_FREED_AGE]	= { "freed_age_s", "FREED", 7, OF_AGE, OC_JSON },
+	[PC_ZOMBIE_S]	= { "zombie_s", "ZOMBIE", 7, OF_AGE, OC_JSON },
+	[PC_NETLINK]	= { "netlink", "NL", 3, OF_PLAIN, OC_JSON },
+	[PC_DMA_MAP]	= { "dma_map", "DMA", 3, OF_PLAIN, OC_JSON },
+	[PC_ORDER]	= { "order", "ORDER", 5, OF_PLAIN, OC_JSON },
+	[PC_POOL_SIZE]	= { "pool_size", "SIZE", 5, OF_PLAIN, OC_JSON },
+	[PC_NID]	= { "nid", "NID", 4, OF_PLAIN, OC_JSON },
+	[PC_HOLD_CNT]	= { "hold_cnt", "HOLD", 10, OF_PLAIN, OC_JSON },
+	[PC_REL_CNT]	= { "release_cnt", "RELEASE", 10, OF_PLAIN, OC_JSON },
+	[PC_DESTROY_CNT] = { "destroy_cnt", "DESTROY", 7, OF_PLAIN, OC_JSON },
+	[PC_LAST_INFLIGHT] = { "last_release_inflight", "LASTINF", 7, OF_PLAIN, OC_JSON },
+	[PC_SEEN_AGE]	= { "seen_age_s", "SEEN", 7, OF_AGE, OC_JSON },
+	[PC_NETNS_COOKIE] = { "netns_cookie", "COOKIE", 8, OF_PLAIN, OC_JSON },
+	[PC_ADDR]	= { "addr", "ADDR", 18, OF_PLAIN, OC_JSON },
+	[PC_GEN]	= { "gen", "GEN", 5, OF_PLAIN, OC_JSON },
+	[PC_OLDEST_LB]	= { "oldest_age_is_lower_bound", "LB", 2, OF_PLAIN, OC_JSON },
+	[PC_DMA_LEFT]	= { "dma_still_mapped", "MAPPED", 7, OF_PLAIN, OC_JSON },
+	[PC_DMA_UNMAPPED] = { "dma_unmapped_at_destroy", "UNMAPPD", 7, OF_PLAIN, OC_JSON },
+	[PC_DMA_AGE]	= { "dma_unmap_age_s", "UNMAP_T", 7, OF_AGE, OC_JSON },
+	/* text only: JSON has them in "items" (pool_json_extra) */
+	[PC_FAST_EMPTY]	= { "item_fast_empty", "FASTEMPTY", 9, OF_PLAIN, OC_WIDE | OC_TEXT },
+	[PC_SLOW_FAILED] = { "item_slow_failed", "SLOWFAIL", 8, OF_PLAIN, OC_WIDE | OC_TEXT },
+	[PC_BLOCKS]	= { "item_blocks", "BLOCKS", 9, OF_PLAIN, OC_WIDE | OC_TEXT | OC_LEFT },
+};
+
+struct pool_ctx {
+	__u64 now_ns;
+	char addr[24];
+	char dma[24];
+	char blocks[32];
+	bool json;
+};
+
+static void f64_or_null(struct oval *v, double x)
+{
+	OV_F64(v, x);
+	v->null = !isfinite(x);
+}
+
+/* JSON: the state name; text: short, and the count for a hazard */
+static const char *dma_text(const struct pool_row *r, struct pool_ctx *c)
+{
+	if (c->json)
+		return dma_state_name(r->dma);
+	switch (r->dma) {
+	case DMA_NOT_MAPPED: return "-";
+	case DMA_UNMAP_PENDING: return "pending";
+	case DMA_HAZARD:
+		if (r->dma_still_mapped > 0)
+			snprintf(c->dma, sizeof(c->dma), "HAZ:%lld", (long long)r->dma_still_mapped);
+		else
+			snprintf(c->dma, sizeof(c->dma), "HAZARD");
+		return c->dma;
+	default: return dma_state_name(r->dma);
+	}
+}
+
+static void pool_get(const void *p, int col, struct oval *v, void *arg)
+{
+	const struct pool_row *r = p;
+	struct pool_ctx *c = arg;
+
+	switch (col) {
+	case PC_ID: OV_U64(v, r->id); v->null = !r->id; break;
+	case PC_DEVICE: OV_STR(v, r->device); break;
+	case PC_IFNAME: OV_STR(v, r->ifname); v->null = !r->ifname[0]; break;
+	case PC_IFINDEX: OV_S64(v, r->ifindex); v->null = r->ifindex <= 0; break;
+	case PC_NETNS: OV_U64(v, r->netns_ino); v->null = !r->netns_ino; break;
+	case PC_NAPI: OV_U64(v, r->napi_id); v->null = !r->napi_id; break;
+	case PC_STATE: OV_STR(v, row_state_name(r->state)); break;
+	case PC_INFLIGHT: OV_S64(v, r->inflight); break;
+	case PC_BYTES: OV_U64(v, r->inflight_bytes); break;
+	case PC_HOLD_RATE: f64_or_null(v, r->hold_per_s); break;
+	case PC_REL_RATE: f64_or_null(v, r->release_per_s); break;
+	case PC_OLDEST:
+		f64_or_null(v, r->oldest_age_s);
+		v->at_least = r->oldest_at_least;
+		break;
+	case PC_DETACH_AGE: f64_or_null(v, r->detach_age_s); break;
+	case PC_BEFORE: OV_S64(v, r->before_start); break;
+	case PC_LEDGER: OV_S64(v, r->ledger_pages); v->null = !r->bpf; break;
+	case PC_UNTRACKED: OV_S64(v, r->untracked); v->null = !r->bpf; break;
+	case PC_RETRIES: OV_U64(v, r->retries); v->null = !r->bpf; break;
+	case PC_DRIVER: OV_STR(v, r->driver); v->null = !r->driver[0]; break;
+	case PC_DEVNAME: OV_STR(v, r->devname); v->null = !r->devname[0]; break;
+	case PC_DETACH_TIME:
+		/* netlink's detach-time: CLOCK_BOOTTIME seconds */
+		OV_U64(v, isfinite(r->detach_age_s) ?
+			  (__u64)(c->now_ns / 1e9 - r->detach_age_s) : 0);
+		v->null = !isfinite(r->detach_age_s);
+		break;
+	case PC_FREED_AGE: f64_or_null(v, r->freed_age_s); break;
+	case PC_ZOMBIE_S: f64_or_null(v, r->zombie_s); break;
+	case PC_NETLINK: OV_BOOL(v, r->netlink || (r->flags & PPW_PF_HAS_NETDEV)); break;
+	case PC_DMA_MAP: OV_BOOL(v, r->flags & PPW_PF_DMA_MAP); v->null = !r->bpf; break;
+	case PC_ORDER: OV_U64(v, r->order); v->null = !r->bpf; break;
+	case PC_POOL_SIZE: OV_U64(v, r->pool_size); v->null = !r->bpf; break;
+	case PC_NID: OV_S64(v, r->nid); v->null = !r->bpf; break;
+	case PC_HOLD_CNT: OV_U64(v, r->hold_cnt); v->null = !r->bpf; break;
+	case PC_REL_CNT: OV_U64(v, r->release_cnt); v->null = !r->bpf; break;
+	case PC_DESTROY_CNT: OV_U64(v, r->destroy_cnt); v->null = !r->bpf; break;
+	case PC_LAST_INFLIGHT:
+		OV_S64(v, r->last_inflight);
+		v->null = !r->bpf || !r->destroy_cnt;
+		break;
+	case PC_SEEN_AGE: f64_or_null(v, r->seen_age_s); break;
+	case PC_NETNS_COOKIE: OV_U64(v, r->netns_cookie); v->null = !r->netns_cookie; break;
+	case PC_ADDR:
+		snprintf(c->addr, sizeof(c->addr), "0x%llx", (unsigned long long)r->addr);
+		OV_STR(v, c->addr);
+		v->null = !r->addr;
+		break;
+	case PC_GEN: OV_U64(v, r->gen); v->null = !r->bpf; break;
+	case PC_OLDEST_LB: OV_BOOL(v, r->oldest_at_least); v->null = isnan(r->oldest_age_s); break;
+	case PC_DMA: OV_STR(v, dma_text(r, c)); break;
+	case PC_DMA_LEFT: OV_S64(v, r->dma_still_mapped); v->null = r->dma_still_mapped < 0; break;
+	case PC_DMA_UNMAPPED:
+		OV_S64(v, r->dma_unmapped_at_destroy);
+		v->null = r->dma_unmapped_at_destroy < 0;
+		break;
+	case PC_DMA_AGE: f64_or_null(v, r->dma_unmap_age_s); break;
+	case PC_FAST_EMPTY:
+		if (r->item_stats)
+			OV_U64(v, r->item_fast_empty);
+		else
+			OV_STR(v, r->bpf ? "n/a" : "");
+		break;
+	case PC_SLOW_FAILED:
+		if (r->item_stats)
+			OV_U64(v, r->item_slow_failed);
+		else
+			OV_STR(v, r->bpf ? "n/a" : "");
+		break;
+	case PC_BLOCKS:
+		if (r->item_blocks) {
+			snprintf(c->blocks, sizeof(c->blocks), "%llu+%llu",
+				 (unsigned long long)r->blocks_prealloc,
+				 (unsigned long long)r->blocks_dyn);
+			OV_STR(v, c->blocks);
+		} else {
+			OV_STR(v, r->bpf ? "n/a" : "");
+		}
+		break;
+	}
+}
+
+/*
+ * "items": the item-block counters, null on kernels without them ("not
+ * available", never 0); "destroy_unmap": the series' page_pool_destroy_unmap,
+ * null until it fired.
+ */
+static void pool_json_extra(struct json *j, const void *p, void *arg)
+{
+	const struct pool_row *r = p;
+
+	json_key(j, "items");
+	if (!r->item_stats && !r->item_blocks) {
+		json_null(j);
+	} else {
+		json_obj_open(j);
+		json_key(j, "fast_empty");
+		r->item_stats ? json_u64(j, r->item_fast_empty) : json_null(j);
+		json_key(j, "slow_failed");
+		r->item_stats ? json_u64(j, r->item_slow_failed) : json_null(j);
+		json_key(j, "blocks_prealloc");
+		r->item_blocks ? json_u64(j, r->blocks_prealloc) : json_null(j);
+		json_key(j, "blocks_dyn");
+		r->item_blocks ? json_u64(j, r->blocks_dyn) : json_null(j);
+		json_key(j, "blocks_dyn_alloc");
+		r->item_blocks ? json_u64(j, r->blocks_dyn_alloc) : json_null(j);
+		json_key(j, "blocks_dyn_free");
+		r->item_blocks ? json_u64(j, r->blocks_dyn_free) : json_null(j);
+		json_obj_close(j);
+	}
+	json_key(j, "destroy_unmap");
+	if (!r->unmap_seen) {
+		json_null(j);
+		return;
+	}
+	json_obj_open(j);
+	json_kv_s64(j, "inflight", r->unmap_inflight);
+	json_kv_u64(j, "unmapped", r->unmap_pages);
+	json_kv_u64(j, "blocks", r->unmap_blocks);
+	json_kv_u64(j, "duration_ns", r->unmap_took_ns);
+	json_kv_f64(j, "age_s", r->dma_unmap_age_s);
+	json_obj_close(j);
+}
+
+static struct pool_ctx pool_ctx;
+
+struct oview pool_oview(const struct snapshot *s)
+{
+	pool_ctx.now_ns = s ? s->ts_ns : 0;
+	return (struct oview){ pool_cols, PC_MAX, pool_get, &pool_ctx, pool_json_extra };
+}
+
+int render_sort_pools(struct snapshot *s, const char *key, bool reverse)
+{
+	struct oview ov = pool_oview(s);
+
+	pool_ctx.json = true;	/* sort by the state names, not the display */
+	return out_sort(s->rows, s->n, sizeof(*s->rows), &ov, key, reverse);
+}
+
+void render_pools_text(FILE *f, const struct snapshot *s, bool wide, bool header)
+{
+	struct oview ov = pool_oview(s);
+
+	pool_ctx.json = false;
+	out_text(f, &ov, s->rows, s->n, sizeof(*s->rows), wide, header);
+}
+
+void render_pools_json(struct json *j, const struct snapshot *s)
+{
+	struct oview ov = pool_oview(s);
+
+	pool_ctx.json = true;
+	json_key(j, "pools");
+	out_json_rows(j, &ov, s->rows, s->n, sizeof(*s->rows));
+}
+
+/* ---- the per-device view (ynltool's group-by device) ------------------------ */
+
+enum group_col {
+	GC_DEVICE, GC_IFNAME, GC_IFINDEX, GC_NETNS, GC_POOLS, GC_ZOMBIES, GC_LIVE_REFS,
+	GC_LIVE_BYTES, GC_ZOMBIE_REFS, GC_ZOMBIE_BYTES, GC_HOLD_RATE, GC_REL_RATE, GC_OLDEST,
+	GC_MAX
+};
+
+static const struct ocol group_cols[GC_MAX] = {
+	[GC_DEVICE]	= { "device", "DEVICE", 12, OF_PLAIN, OC_LEFT },
+	[GC_IFNAME]	= { "ifname", "IFNAME", 12, OF_PLAIN, OC_JSON },
+	[GC_IFINDEX]	= { "ifindex", "IFINDEX", 7, OF_PLAIN, 0 },
+	[GC_NETNS]	= { "netns", "NETNS", 10, OF_PLAIN, OC_WIDE },
+	[GC_POOLS]	= { "page_pools", "POOLS", 5, OF_PLAIN, 0 },
+	[GC_ZOMBIES]	= { "zombies", "ZOMBIES", 7, OF_PLAIN, 0 },
+	[GC_LIVE_REFS]	= { "live.refs", "LIVE", 8, OF_PLAIN, 0 },
+	[GC_LIVE_BYTES]	= { "live.bytes", "LIVE_B", 7, OF_BYTES, 0 },
+	[GC_ZOMBIE_REFS] = { "zombie.refs", "ZOMBIE", 8, OF_PLAIN, 0 },
+	[GC_ZOMBIE_BYTES] = { "zombie.bytes", "ZOMBIE_B", 8, OF_BYTES, 0 },
+	[GC_HOLD_RATE]	= { "hold_per_s", "HOLD/s", 7, OF_RATE, OC_WIDE },
+	[GC_REL_RATE]	= { "release_per_s", "REL/s", 7, OF_RATE, OC_WIDE },
+	[GC_OLDEST]	= { "oldest_age_s", "OLDEST", 7, OF_AGE, OC_WIDE },
+};
+
+static void group_get(const void *p, int col, struct oval *v, void *arg)
+{
+	const struct group_row *g = p;
+
+	switch (col) {
+	case GC_DEVICE: OV_STR(v, g->device); break;
+	case GC_IFNAME: OV_STR(v, g->ifname); v->null = !g->ifname[0]; break;
+	case GC_IFINDEX: OV_S64(v, g->ifindex); v->null = g->ifindex <= 0; break;
+	case GC_NETNS: OV_U64(v, g->netns_ino); v->null = !g->netns_ino; break;
+	case GC_POOLS: OV_U64(v, g->page_pools); break;
+	case GC_ZOMBIES: OV_U64(v, g->zombies); break;
+	case GC_LIVE_REFS: OV_S64(v, g->live_refs); break;
+	case GC_LIVE_BYTES: OV_U64(v, g->live_bytes); break;
+	case GC_ZOMBIE_REFS: OV_S64(v, g->zombie_refs); break;
+	case GC_ZOMBIE_BYTES: OV_U64(v, g->zombie_bytes); break;
+	case GC_HOLD_RATE: f64_or_null(v, g->hold_per_s); break;
+	case GC_REL_RATE: f64_or_null(v, g->release_per_s); break;
+	case GC_OLDEST: f64_or_null(v, g->oldest_age_s); break;
+	}
+}
+
+struct oview group_oview(void)
+{
+	return (struct oview){ group_cols, GC_MAX, group_get, NULL };
+}
+
+int render_sort_groups(struct group_row *g, size_t n, const char *key, bool reverse)
+{
+	struct oview ov = group_oview();
+
+	return out_sort(g, n, sizeof(*g), &ov, key, reverse);
+}
+
+void render_groups_text(FILE *f, const struct group_row *g, size_t n, bool wide, bool header)
+{
+	struct oview ov = group_oview();
+
+	out_text(f, &ov, g, n, sizeof(*g), wide, header);
+}
+
+void render_groups_json(struct json *j, const struct group_row *g, size_t n)
+{
+	struct oview ov = group_oview();
+
+	json_key(j, "devices");
+	out_json_rows(j, &ov, g, n, sizeof(*g));
+}
+
+/* ---- ledger use and losses ---------------------------------------------------- */
+
+static const struct {
+	const char *key;
+	int idx;
+} loss_counters[] = {
+	{ "ledger_full", PPW_CNT_LEDGER_FULL },
+	{ "pools_full", PPW_CNT_POOLS_FULL },
+	{ "ringbuf_drop", PPW_CNT_RINGBUF_DROP },
+	{ "discovery_truncated", PPW_CNT_DISCOVERY_TRUNC },
+};
+
+const char *loss_counter(size_t i, int *idx)
+{
+	if (i >= ARRAY_SIZE(loss_counters))
+		return NULL;
+	*idx = loss_counters[i].idx;
+	return loss_counters[i].key;
+}
+
+__u64 snapshot_losses(const struct snapshot *s)
+{
+	__u64 sum = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(loss_counters); i++)
+		sum += s->counters[loss_counters[i].idx];
+	return sum;
+}
+
+void render_losses_text(FILE *f, const struct snapshot *s)
+{
+	size_t i;
+
+	fprintf(f, "ledger %llu/%llu pages, events hold %llu release %llu, losses",
+		(unsigned long long)s->pages_used, (unsigned long long)s->max_pages,
+		(unsigned long long)s->counters[PPW_CNT_HOLD],
+		(unsigned long long)s->counters[PPW_CNT_RELEASE]);
+	if (!snapshot_losses(s)) {
+		fprintf(f, " none\n");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(loss_counters); i++)
+		if (s->counters[loss_counters[i].idx])
+			fprintf(f, " %s=%llu", loss_counters[i].key,
+				(unsigned long long)s->counters[loss_counters[i].idx]);
+	fputc('\n', f);
+}
+
+void render_losses_json(struct json *j, const struct snapshot *s)
+{
+	size_t i;
+
+	json_key(j, "ledger");
+	json_obj_open(j);
+	json_kv_u64(j, "pages", s->pages_used);
+	json_kv_u64(j, "max_pages", s->max_pages);
+	json_kv_u64(j, "hold_events", s->counters[PPW_CNT_HOLD]);
+	json_kv_u64(j, "release_events", s->counters[PPW_CNT_RELEASE]);
+	json_kv_u64(j, "pool_release_events", s->counters[PPW_CNT_POOL_RELEASE]);
+	json_kv_u64(j, "unmatched_releases", s->counters[PPW_CNT_UNMATCHED]);
+	json_kv_u64(j, "pool_reuses", s->counters[PPW_CNT_POOL_REUSE]);
+	json_obj_close(j);
+	json_key(j, "losses");
+	json_obj_open(j);
+	for (i = 0; i < ARRAY_SIZE(loss_counters); i++)
+		json_kv_u64(j, loss_counters[i].key, s->counters[loss_counters[i].idx]);
+	json_obj_close(j);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Views over the model: the pool table and the per-device table, each one
+ * column list feeding both the text table and JSON.
+ */
+#ifndef __PPWATCH_RENDER_H
+#define __PPWATCH_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "lib/json.h"
+#include "model/snapshot.h"
+#include "output/table.h"
+
+struct oview pool_oview(const struct snapshot *s);
+struct oview group_oview(void);
+
+/* sort by a column key; -ENOENT if the key names no column */
+int render_sort_pools(struct snapshot *s, const char *key, bool reverse);
+int render_sort_groups(struct group_row *g, size_t n, const char *key, bool reverse);
+
+void render_pools_text(FILE *f, const struct snapshot *s, bool wide, bool header);
+void render_groups_text(FILE *f, const struct group_row *g, size_t n, bool wide, bool header);
+/* "pools": [...] / "devices": [...] members of the current object */
+void render_pools_json(struct json *j, const struct snapshot *s);
+void render_groups_json(struct json *j, const struct group_row *g, size_t n);
+
+/* ledger use and every loss counter: one line of text / a JSON member */
+void render_losses_text(FILE *f, const struct snapshot *s);
+void render_losses_json(struct json *j, const struct snapshot *s);
+__u64 snapshot_losses(const struct snapshot *s);
+/* the i-th loss counter: its key and index into snapshot.counters; NULL past the end */
+const char *loss_counter(size_t i, int *idx);
+
+#endif /* __PPWATCH_RENDER_H */

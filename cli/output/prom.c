@@ -1,0 +1,600 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Prometheus text 0.0.4 and OpenMetrics 1.0.0 rendering of a snapshot.
+ *
+ * Both formats share the sample lines; they differ in the metadata: in
+ * OpenMetrics a counter's family is named without '_total' and an info
+ * family without '_info', units get a '# UNIT' line, and the exposition
+ * ends with '# EOF'. A family's HELP and TYPE are printed with its first
+ * sample, so families without samples (item stats on kernels that have
+ * none) are left out entirely.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "output/prom.h"
+#include "output/pool_table.h"
+#include "lib/util.h"
+
+enum mtype { MT_GAUGE, MT_COUNTER, MT_INFO };
+
+enum fam {
+	/* per pool */
+	F_INFLIGHT_PAGES,
+	F_INFLIGHT_BYTES,
+	F_HELD,
+	F_RELEASED,
+	F_ZOMBIE,
+	F_DETACH_AGE,
+	F_OLDEST_AGE,
+	F_OLDEST_LOWER,
+	F_LEDGER,
+	F_BEFORE_START,
+	F_UNTRACKED,
+	F_RETRIES,
+	F_DMA_STATE,
+	F_DMA_HAZARD,
+	F_DMA_STILL_MAPPED,
+	F_DMA_UNMAPPED,
+	F_ITEM_FAST_EMPTY,
+	F_ITEM_SLOW_FAILED,
+	F_ITEM_BLOCKS,
+	F_ITEM_BLOCKS_ALLOC,
+	F_ITEM_BLOCKS_FREE,
+	/* ppwatch and the host */
+	F_POOLS,
+	F_LEDGER_USED,
+	F_LEDGER_CAP,
+	F_EVENTS,
+	F_LOSSES,
+	F_COLLECT_DURATION,
+	F_COLLECT_SECONDS,
+	F_COLLECTS,
+	F_COLLECT_ERRORS,
+	F_LAST_COLLECT,
+	F_INTERVAL,
+	F_SCRAPE_DURATION,
+	F_HTTP,
+	F_BUILD,
+	F_KERNEL,
+	F_CPU,
+	F_RSS,
+	F_START,
+	F_NR,
+};
+
+struct family {
+	const char *name;	/* sample name (with _total, _info) */
+	enum mtype type;
+	const char *unit;	/* OpenMetrics UNIT; NULL: none */
+	const char *labels;
+	const char *help;
+};
+
+#define POOL "pool"
+
+static const struct family fams[F_NR] = {
+	[F_INFLIGHT_PAGES] = { "ppwatch_pool_inflight_pages", MT_GAUGE, NULL, POOL,
+		"Pages the pool has handed out and not got back (the kernel's hold - release counters)." },
+	[F_INFLIGHT_BYTES] = { "ppwatch_pool_inflight_bytes", MT_GAUGE, "bytes", POOL,
+		"Bytes of the pool's inflight pages." },
+	[F_HELD] = { "ppwatch_pool_pages_held_total", MT_COUNTER, NULL, POOL,
+		"Pages the pool took from the page allocator (pages_state_hold_cnt, widened to 64 bits)." },
+	[F_RELEASED] = { "ppwatch_pool_pages_released_total", MT_COUNTER, NULL, POOL,
+		"Pages the pool gave back (pages_state_release_cnt, widened to 64 bits)." },
+	[F_ZOMBIE] = { "ppwatch_pool_zombie", MT_GAUGE, NULL, POOL,
+		"1 if the pool was destroyed by its driver but still has pages out, else 0." },
+	[F_DETACH_AGE] = { "ppwatch_pool_detach_age_seconds", MT_GAUGE, "seconds", POOL,
+		"Seconds since a zombie pool was destroyed (zombies only)." },
+	[F_OLDEST_AGE] = { "ppwatch_pool_oldest_page_age_seconds", MT_GAUGE, "seconds", POOL,
+		"Age of the pool's oldest inflight page (pools with pages out only)." },
+	[F_OLDEST_LOWER] = { "ppwatch_pool_oldest_page_age_lower_bound", MT_GAUGE, NULL, POOL,
+		"1 if the oldest page age is a lower bound (held since before ppwatch started)." },
+	[F_LEDGER] = { "ppwatch_pool_ledger_pages", MT_GAUGE, NULL, POOL,
+		"Inflight pages in ppwatch's page ledger (their ages are known)." },
+	[F_BEFORE_START] = { "ppwatch_pool_before_start_pages", MT_GAUGE, NULL, POOL,
+		"Inflight pages held since before ppwatch first saw the pool." },
+	[F_UNTRACKED] = { "ppwatch_pool_untracked_pages", MT_GAUGE, NULL, POOL,
+		"Inflight pages ppwatch could not record (ledger full or events lost)." },
+	[F_RETRIES] = { "ppwatch_pool_release_retries_total", MT_COUNTER, NULL, POOL,
+		"Times the kernel retried releasing a destroyed pool (once a second while pages are out)." },
+	[F_DMA_STATE] = { "ppwatch_pool_dma_state", MT_GAUGE, NULL, POOL ", state",
+		"1 for the pool's DMA-mapping state: not_mapped, mapped, unmap_pending, unmapped, hazard." },
+	[F_DMA_HAZARD] = { "ppwatch_pool_dma_hazard", MT_GAUGE, NULL, POOL,
+		"1 if the pool was destroyed with pages still DMA-mapped until they come back, else 0." },
+	[F_DMA_STILL_MAPPED] = { "ppwatch_pool_dma_still_mapped_pages", MT_GAUGE, NULL, POOL,
+		"Pages of the pool still DMA-mapped (live pools: every inflight page of a mapping pool)." },
+	[F_DMA_UNMAPPED] = { "ppwatch_pool_dma_unmapped_at_destroy_pages", MT_GAUGE, NULL, POOL,
+		"Pages whose DMA mappings the kernel tore down when the pool was destroyed." },
+	[F_ITEM_FAST_EMPTY] = { "ppwatch_pool_item_fast_empty_total", MT_COUNTER, NULL, POOL,
+		"Allocations that found the pre-allocated tracking items used up (kernels with page-pool item stats)." },
+	[F_ITEM_SLOW_FAILED] = { "ppwatch_pool_item_slow_failed_total", MT_COUNTER, NULL, POOL,
+		"Allocations that failed because no tracking item could be had (kernels with page-pool item stats)." },
+	[F_ITEM_BLOCKS] = { "ppwatch_pool_item_blocks", MT_GAUGE, NULL, POOL ", kind",
+		"Item blocks the pool holds, kind=prealloc (at creation) or dynamic (kernels with item block counts)." },
+	[F_ITEM_BLOCKS_ALLOC] = { "ppwatch_pool_item_blocks_dynamic_allocated_total", MT_COUNTER, NULL, POOL,
+		"Dynamic item blocks allocated since the pool was created." },
+	[F_ITEM_BLOCKS_FREE] = { "ppwatch_pool_item_blocks_dynamic_freed_total", MT_COUNTER, NULL, POOL,
+		"Dynamic item blocks freed since the pool was created." },
+	[F_POOLS] = { "ppwatch_pools", MT_GAUGE, NULL, "state",
+		"Page pools by state (live, zombie); freed pools are not counted." },
+	[F_LEDGER_USED] = { "ppwatch_ledger_used_pages", MT_GAUGE, NULL, "",
+		"Entries in use in ppwatch's page ledger." },
+	[F_LEDGER_CAP] = { "ppwatch_ledger_capacity_pages", MT_GAUGE, NULL, "",
+		"Size of ppwatch's page ledger (--max-pages)." },
+	[F_EVENTS] = { "ppwatch_events_total", MT_COUNTER, NULL, "event",
+		"Tracepoint events ppwatch handled: event=hold, release, pool_release." },
+	[F_LOSSES] = { "ppwatch_losses_total", MT_COUNTER, NULL, "kind",
+		"Events or pools ppwatch lost: kind=ledger_full, pools_full, ringbuf_drop, discovery_truncated." },
+	[F_COLLECT_DURATION] = { "ppwatch_collect_duration_seconds", MT_GAUGE, "seconds", "",
+		"Time the latest collection took (BPF maps, discovery, netlink)." },
+	[F_COLLECT_SECONDS] = { "ppwatch_collect_seconds_total", MT_COUNTER, "seconds", "",
+		"Time spent collecting." },
+	[F_COLLECTS] = { "ppwatch_collects_total", MT_COUNTER, NULL, "",
+		"Collections made (one per --interval)." },
+	[F_COLLECT_ERRORS] = { "ppwatch_collect_errors_total", MT_COUNTER, NULL, "",
+		"Collections that failed (the previous snapshot stays served)." },
+	[F_LAST_COLLECT] = { "ppwatch_last_collect_timestamp_seconds", MT_GAUGE, "seconds", "",
+		"Unix time of the latest good collection, which this scrape shows." },
+	[F_INTERVAL] = { "ppwatch_collect_interval_seconds", MT_GAUGE, "seconds", "",
+		"The sampling interval (--interval)." },
+	[F_SCRAPE_DURATION] = { "ppwatch_scrape_duration_seconds", MT_GAUGE, "seconds", "",
+		"Time the previous scrape took to render." },
+	[F_HTTP] = { "ppwatch_http_responses_total", MT_COUNTER, NULL, "code",
+		"HTTP responses sent, by status code." },
+	[F_BUILD] = { "ppwatch_build_info", MT_INFO, NULL, "version",
+		"ppwatch's version." },
+	[F_KERNEL] = { "ppwatch_kernel_info", MT_INFO, NULL, "attach, netlink",
+		"How ppwatch attached to this kernel: attach=tp_btf|raw_tp|tracepoint, netlink=yes|no." },
+	[F_CPU] = { "process_cpu_seconds_total", MT_COUNTER, "seconds", "",
+		"User and system CPU time ppwatch used." },
+	[F_RSS] = { "process_resident_memory_bytes", MT_GAUGE, "bytes", "",
+		"ppwatch's resident memory." },
+	[F_START] = { "process_start_time_seconds", MT_GAUGE, "seconds", "",
+		"Unix time ppwatch started." },
+};
+
+const char *const prom_pool_labels = "pool_id, device, ifindex, netns, napi_id, driver";
+
+size_t prom_families(const struct prom_family_help **out)
+{
+	static struct prom_family_help h[F_NR];
+	int i;
+
+	for (i = 0; i < F_NR; i++)
+		h[i] = (struct prom_family_help){ fams[i].name,
+			fams[i].type == MT_COUNTER ? "counter" :
+			fams[i].type == MT_INFO ? "info" : "gauge",
+			fams[i].labels, fams[i].help };
+	*out = h;
+	return F_NR;
+}
+
+/* ---- negotiation ------------------------------------------------------------ */
+
+static double media_q(const char *params)
+{
+	const char *q = params;
+
+	while ((q = strchr(q, ';'))) {
+		q++;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if ((q[0] == 'q' || q[0] == 'Q') && q[1] == '=')
+			return strtod(q + 2, NULL);
+	}
+	return 1;
+}
+
+/* version parameter of a media range, into buf ("" if none) */
+static void media_version(const char *params, char *buf, size_t len)
+{
+	const char *v = params, *end;
+
+	buf[0] = 0;
+	while ((v = strchr(v, ';'))) {
+		v++;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (!strncasecmp(v, "version=", 8)) {
+			v += 8;
+			end = v + strcspn(v, "; \t");
+			snprintf(buf, len, "%.*s", (int)(end - v), v);
+			return;
+		}
+	}
+}
+
+enum prom_format prom_negotiate(const char *accept)
+{
+	double om = 0, text = 0, q;
+	char range[256], ver[32];
+	const char *p = accept, *end;
+	size_t n;
+
+	if (!accept)
+		return PROM_TEXT;
+	while (*p) {
+		end = p + strcspn(p, ",");
+		n = end - p < (long)sizeof(range) - 1 ? (size_t)(end - p) : sizeof(range) - 1;
+		memcpy(range, p, n);
+		range[n] = 0;
+		p = *end ? end + 1 : end;
+		while (*range && (range[0] == ' ' || range[0] == '\t'))
+			memmove(range, range + 1, strlen(range));
+		q = media_q(range);
+		media_version(range, ver, sizeof(ver));
+		if (!strncasecmp(range, "application/openmetrics-text", 28)) {
+			/* 1.0.0, or unversioned; 0.0.1 is a different grammar */
+			if ((!ver[0] || !strcmp(ver, "1.0.0")) && q > om)
+				om = q;
+		} else if (!strncasecmp(range, "text/plain", 10) || !strncmp(range, "*/*", 3) ||
+			   !strncasecmp(range, "text/*", 6)) {
+			if (q > text)
+				text = q;
+		}
+	}
+	return om > 0 && om >= text ? PROM_OPENMETRICS : PROM_TEXT;
+}
+
+const char *prom_content_type(enum prom_format f)
+{
+	return f == PROM_OPENMETRICS ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+				     : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+/* ---- 64-bit totals ----------------------------------------------------------------- */
+
+static struct prom_total *totals_lookup(const struct prom_totals *t, const struct pool_row *r)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		struct prom_total *x = &t->t[i];
+
+		if (r->addr ? (x->addr == r->addr && x->gen == r->gen) : (!x->addr && x->id == r->id))
+			return x;
+	}
+	return NULL;
+}
+
+const struct prom_total *prom_totals_find(const struct prom_totals *t, const struct pool_row *r)
+{
+	return totals_lookup(t, r);
+}
+
+int prom_totals_update(struct prom_totals *t, const struct snapshot *s)
+{
+	struct prom_total *x;
+	size_t i, n = 0;
+
+	for (i = 0; i < t->n; i++)
+		t->t[i].seen = false;
+	for (i = 0; i < s->n; i++) {
+		const struct pool_row *r = &s->rows[i];
+
+		if (!r->bpf)
+			continue;
+		x = totals_lookup(t, r);
+		if (!x) {
+			if (t->n == t->cap) {
+				size_t cap = t->cap ? 2 * t->cap : 64;
+
+				x = realloc(t->t, cap * sizeof(*x));
+				if (!x)
+					return -ENOMEM;
+				t->t = x;
+				t->cap = cap;
+			}
+			x = &t->t[t->n++];
+			*x = (struct prom_total){ r->addr, r->gen, r->id, r->hold_cnt, r->release_cnt,
+						  r->hold_cnt, r->release_cnt, true };
+			continue;
+		}
+		/* modulo 2^32: a wrap is a step forward, never back */
+		x->hold += (__u32)(r->hold_cnt - x->last_hold);
+		x->release += (__u32)(r->release_cnt - x->last_release);
+		x->last_hold = r->hold_cnt;
+		x->last_release = r->release_cnt;
+		x->seen = true;
+	}
+	for (i = 0; i < t->n; i++)
+		if (t->t[i].seen)
+			t->t[n++] = t->t[i];
+	t->n = n;
+	return 0;
+}
+
+void prom_totals_free(struct prom_totals *t)
+{
+	free(t->t);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- rendering ---------------------------------------------------------------------- */
+
+struct out {
+	FILE *f;
+	enum prom_format fmt;
+	int cur;		/* family whose metadata is out; -1: none */
+	bool done[F_NR];
+};
+
+/* a HELP text: backslash and newline escaped (both formats) */
+static void put_help(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void family_begin(struct out *o, int fam)
+{
+	const struct family *F = &fams[fam];
+	size_t len = strlen(F->name);
+	const char *type;
+
+	if (o->cur == fam)
+		return;
+	o->cur = fam;
+	if (o->done[fam])
+		return;		/* never: each family is rendered in one go */
+	o->done[fam] = true;
+	if (o->fmt == PROM_OPENMETRICS) {
+		/* family names drop the sample suffix */
+		if (F->type == MT_COUNTER && len > 6 && !strcmp(F->name + len - 6, "_total"))
+			len -= 6;
+		else if (F->type == MT_INFO && len > 5 && !strcmp(F->name + len - 5, "_info"))
+			len -= 5;
+		type = F->type == MT_COUNTER ? "counter" : F->type == MT_INFO ? "info" : "gauge";
+	} else {
+		type = F->type == MT_COUNTER ? "counter" : "gauge";
+	}
+	fprintf(o->f, "# HELP %.*s ", (int)len, F->name);
+	put_help(o->f, F->help);
+	fprintf(o->f, "\n# TYPE %.*s %s\n", (int)len, F->name, type);
+	if (o->fmt == PROM_OPENMETRICS && F->unit)
+		fprintf(o->f, "# UNIT %.*s %s\n", (int)len, F->name, F->unit);
+}
+
+/* a label value: backslash, double quote and newline escaped */
+static void put_label_value(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '"')
+			fputs("\\\"", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void put_value(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("NaN", f);
+	else if (isinf(v))
+		fputs(v > 0 ? "+Inf" : "-Inf", f);
+	else if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		fprintf(f, "%.0f", v);
+	else if (fabs(v) >= 1e6)
+		fprintf(f, "%.3f", v);
+	else
+		fprintf(f, "%.9g", v);
+}
+
+/*
+ * One sample: labels is the pre-rendered pool label set (or NULL), then
+ * up to one extra label name=value.
+ */
+static void sample(struct out *o, int fam, const char *labels, const char *xname,
+		   const char *xval, double v)
+{
+	family_begin(o, fam);
+	fputs(fams[fam].name, o->f);
+	if ((labels && *labels) || xname) {
+		fputc('{', o->f);
+		if (labels && *labels)
+			fputs(labels, o->f);
+		if (xname) {
+			fprintf(o->f, "%s%s=\"", labels && *labels ? "," : "", xname);
+			put_label_value(o->f, xval);
+			fputc('"', o->f);
+		}
+		fputc('}', o->f);
+	}
+	fputc(' ', o->f);
+	put_value(o->f, v);
+	fputc('\n', o->f);
+}
+
+/* FNV-1a of address and generation: a stable name for pools without an id */
+static unsigned int anon_id(__u64 addr, __u32 gen)
+{
+	unsigned int h = 2166136261u;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		h = (h ^ ((addr >> (8 * i)) & 0xff)) * 16777619u;
+	for (i = 0; i < 4; i++)
+		h = (h ^ ((gen >> (8 * i)) & 0xff)) * 16777619u;
+	return h;
+}
+
+static char *pool_labels(const struct pool_row *r)
+{
+	char *buf = NULL, id[24], num[24];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (r->id)
+		snprintf(id, sizeof(id), "%u", r->id);
+	else
+		snprintf(id, sizeof(id), "anon-%08x", anon_id(r->addr, r->gen));
+	fprintf(f, "pool_id=\"%s\",device=\"", id);
+	put_label_value(f, r->device);
+	fputs("\",ifindex=\"", f);
+	if (r->ifindex > 0)
+		fprintf(f, "%d", r->ifindex);
+	fputs("\",netns=\"", f);
+	if (r->netns_ino)
+		fprintf(f, "%u", r->netns_ino);
+	fputs("\",napi_id=\"", f);
+	if (r->napi_id) {
+		snprintf(num, sizeof(num), "%u", r->napi_id);
+		fputs(num, f);
+	}
+	fputs("\",driver=\"", f);
+	put_label_value(f, r->driver);
+	fputc('"', f);
+	fclose(f);
+	return buf;
+}
+
+/* the value of a per-pool family for one pool; false: this pool has none */
+static bool pool_value(int fam, const struct pool_row *r, const struct prom_total *t, double *v)
+{
+	switch (fam) {
+	case F_INFLIGHT_PAGES: *v = r->inflight > 0 ? r->inflight : 0; return true;
+	case F_INFLIGHT_BYTES: *v = r->inflight_bytes; return true;
+	case F_HELD: *v = t ? t->hold : 0; return t != NULL;
+	case F_RELEASED: *v = t ? t->release : 0; return t != NULL;
+	case F_ZOMBIE: *v = r->state == ROW_ZOMBIE; return true;
+	case F_DETACH_AGE:
+		*v = r->detach_age_s;
+		return r->state == ROW_ZOMBIE && isfinite(r->detach_age_s);
+	case F_OLDEST_AGE: *v = r->oldest_age_s; return isfinite(r->oldest_age_s);
+	case F_OLDEST_LOWER: *v = r->oldest_at_least; return isfinite(r->oldest_age_s);
+	case F_LEDGER: *v = r->ledger_pages; return r->bpf;
+	case F_BEFORE_START: *v = r->before_start; return r->bpf;
+	case F_UNTRACKED: *v = r->untracked > 0 ? r->untracked : 0; return r->bpf;
+	case F_RETRIES: *v = r->retries; return r->bpf;
+	case F_DMA_HAZARD: *v = r->dma == DMA_HAZARD; return r->dma != DMA_UNKNOWN;
+	case F_DMA_STILL_MAPPED:
+		*v = r->dma_still_mapped;
+		return r->dma != DMA_UNKNOWN && r->dma_still_mapped >= 0;
+	case F_DMA_UNMAPPED:
+		*v = r->dma_unmapped_at_destroy;
+		return r->dma != DMA_UNKNOWN && r->dma_unmapped_at_destroy >= 0;
+	case F_ITEM_FAST_EMPTY: *v = r->item_fast_empty; return r->item_stats;
+	case F_ITEM_SLOW_FAILED: *v = r->item_slow_failed; return r->item_stats;
+	case F_ITEM_BLOCKS_ALLOC: *v = r->blocks_dyn_alloc; return r->item_blocks;
+	case F_ITEM_BLOCKS_FREE: *v = r->blocks_dyn_free; return r->item_blocks;
+	}
+	return false;
+}
+
+static void render_pools(struct out *o, const struct snapshot *s, const struct prom_totals *t)
+{
+	const struct pool_row **rows;
+	char **labels;
+	size_t i, n = 0;
+	int fam;
+	double v;
+
+	rows = calloc(s->n ? s->n : 1, sizeof(*rows));
+	labels = calloc(s->n ? s->n : 1, sizeof(*labels));
+	if (!rows || !labels)
+		goto out;
+	for (i = 0; i < s->n; i++) {
+		if (s->rows[i].state == ROW_FREED)
+			continue;	/* freed pools leave the output */
+		rows[n] = &s->rows[i];
+		labels[n] = pool_labels(rows[n]);
+		if (!labels[n])
+			goto out;
+		n++;
+	}
+	for (fam = F_INFLIGHT_PAGES; fam <= F_ITEM_BLOCKS_FREE; fam++) {
+		for (i = 0; i < n; i++) {
+			const struct prom_total *pt = t ? prom_totals_find(t, rows[i]) : NULL;
+
+			if (fam == F_DMA_STATE) {
+				if (rows[i]->dma == DMA_UNKNOWN)
+					continue;
+				sample(o, fam, labels[i], "state", dma_state_name(rows[i]->dma), 1);
+				continue;
+			}
+			if (fam == F_ITEM_BLOCKS) {
+				if (!rows[i]->item_blocks)
+					continue;
+				sample(o, fam, labels[i], "kind", "prealloc", rows[i]->blocks_prealloc);
+				sample(o, fam, labels[i], "kind", "dynamic", rows[i]->blocks_dyn);
+				continue;
+			}
+			if (pool_value(fam, rows[i], pt, &v))
+				sample(o, fam, labels[i], NULL, NULL, v);
+		}
+	}
+out:
+	for (i = 0; labels && i < n; i++)
+		free(labels[i]);
+	free(labels);
+	free(rows);
+}
+
+void prom_render(FILE *f, enum prom_format fmt, const struct snapshot *s,
+		 const struct prom_totals *t, const struct prom_self *self)
+{
+	struct out o = { .f = f, .fmt = fmt, .cur = -1 };
+	double live = 0, zombies = 0;
+	const char *name;
+	char code[8];
+	size_t i;
+	int idx;
+
+	render_pools(&o, s, t);
+	for (i = 0; i < s->n; i++) {
+		live += s->rows[i].state == ROW_LIVE;
+		zombies += s->rows[i].state == ROW_ZOMBIE;
+	}
+	sample(&o, F_POOLS, NULL, "state", "live", live);
+	sample(&o, F_POOLS, NULL, "state", "zombie", zombies);
+	sample(&o, F_LEDGER_USED, NULL, NULL, NULL, s->pages_used);
+	sample(&o, F_LEDGER_CAP, NULL, NULL, NULL, s->max_pages);
+	sample(&o, F_EVENTS, NULL, "event", "hold", s->counters[PPW_CNT_HOLD]);
+	sample(&o, F_EVENTS, NULL, "event", "release", s->counters[PPW_CNT_RELEASE]);
+	sample(&o, F_EVENTS, NULL, "event", "pool_release", s->counters[PPW_CNT_POOL_RELEASE]);
+	for (i = 0; (name = loss_counter(i, &idx)); i++)
+		sample(&o, F_LOSSES, NULL, "kind", name, s->counters[idx]);
+	if (self) {
+		sample(&o, F_COLLECT_DURATION, NULL, NULL, NULL, self->collect_duration_s);
+		sample(&o, F_COLLECT_SECONDS, NULL, NULL, NULL, self->collect_seconds_total);
+		sample(&o, F_COLLECTS, NULL, NULL, NULL, self->collects_total);
+		sample(&o, F_COLLECT_ERRORS, NULL, NULL, NULL, self->collect_errors_total);
+		sample(&o, F_LAST_COLLECT, NULL, NULL, NULL, self->last_collect_time);
+		sample(&o, F_INTERVAL, NULL, NULL, NULL, self->interval_s);
+		if (isfinite(self->scrape_duration_s))
+			sample(&o, F_SCRAPE_DURATION, NULL, NULL, NULL, self->scrape_duration_s);
+		for (i = 0; i < PROM_HTTP_CODES; i++) {
+			if (!self->http_code[i])
+				continue;
+			snprintf(code, sizeof(code), "%d", self->http_code[i]);
+			sample(&o, F_HTTP, NULL, "code", code, self->http_count[i]);
+		}
+		sample(&o, F_BUILD, NULL, "version", self->version ? self->version : "", 1);
+		family_begin(&o, F_KERNEL);
+		fprintf(f, "%s{attach=\"", fams[F_KERNEL].name);
+		put_label_value(f, self->attach ? self->attach : "");
+		fprintf(f, "\",netlink=\"%s\"} 1\n", self->netlink ? "yes" : "no");
+		sample(&o, F_CPU, NULL, NULL, NULL, self->cpu_seconds);
+		sample(&o, F_RSS, NULL, NULL, NULL, self->rss_bytes);
+		sample(&o, F_START, NULL, NULL, NULL, self->start_time);
+	}
+	if (fmt == PROM_OPENMETRICS)
+		fputs("# EOF\n", f);
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * ppwatch export's metrics: a snapshot rendered in the Prometheus text
+ * format 0.0.4 or OpenMetrics 1.0.0. Pure: no BPF, no sockets; the unit
+ * tests render hand-made snapshots and compare them with golden files.
+ *
+ * One table describes every metric family (name, type, unit, labels,
+ * help); the renderer, 'ppwatch export help' and the docs check all read
+ * it.
+ */
+#ifndef __PPWATCH_PROM_H
+#define __PPWATCH_PROM_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model/snapshot.h"
+
+enum prom_format {
+	PROM_TEXT,		/* text/plain; version=0.0.4 */
+	PROM_OPENMETRICS,	/* application/openmetrics-text; version=1.0.0 */
+};
+
+/* From an Accept header (NULL: none): OpenMetrics only when asked for. */
+enum prom_format prom_negotiate(const char *accept);
+const char *prom_content_type(enum prom_format f);
+
+/*
+ * The kernel's hold and release counters are 32 bits and wrap; the
+ * exporter's _total counters must only go up. Each pool's counters are
+ * widened to 64 bits from one snapshot to the next (pools are told apart
+ * by address and generation, so a new pool at an old address starts over).
+ */
+struct prom_total {
+	__u64 addr;
+	__u32 gen;
+	__u32 id;
+	__u32 last_hold;
+	__u32 last_release;
+	__u64 hold;
+	__u64 release;
+	bool seen;
+};
+
+struct prom_totals {
+	struct prom_total *t;
+	size_t n, cap;
+};
+
+int prom_totals_update(struct prom_totals *t, const struct snapshot *s);
+const struct prom_total *prom_totals_find(const struct prom_totals *t, const struct pool_row *r);
+void prom_totals_free(struct prom_totals *t);
+
+/* What ppwatch measures about itself and the host it runs on. */
+#define PROM_HTTP_CODES 8
+struct prom_self {
+	const char *version;
+	const char *attach;		/* tp_btf, raw_tp, tracepoint */
+	bool netlink;
+	double interval_s;		/* sampling interval */
+	double collect_duration_s;	/* the latest collection */
+	double collect_seconds_total;
+	__u64 collects_total;
+	__u64 collect_errors_total;
+	double last_collect_time;	/* Unix time of the latest good collection */
+	double scrape_duration_s;	/* the previous scrape's rendering; NAN: none yet */
+	int http_code[PROM_HTTP_CODES];	/* HTTP responses by status code */
+	__u64 http_count[PROM_HTTP_CODES];
+	double cpu_seconds;		/* process user + system */
+	__u64 rss_bytes;
+	double start_time;		/* Unix time the process started */
+};
+
+/*
+ * Render every metric for the pools of s that are not freed (freed pools
+ * leave the output), ppwatch's own losses and costs. Families without a
+ * sample are left out (item stats on kernels without them).
+ */
+void prom_render(FILE *f, enum prom_format fmt, const struct snapshot *s,
+		 const struct prom_totals *t, const struct prom_self *self);
+
+/* The metric families, for 'ppwatch export help' and the docs. */
+struct prom_family_help {
+	const char *name;	/* as in 0.0.4: counters with _total */
+	const char *type;	/* gauge, counter */
+	const char *labels;	/* "pool" = the pool labels; or the extra labels */
+	const char *help;
+};
+size_t prom_families(const struct prom_family_help **out);
+/* the labels every per-pool sample has */
+extern const char *const prom_pool_labels;
+
+#endif /* __PPWATCH_PROM_H */

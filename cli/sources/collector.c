@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "sources/collector.h"
+#include "lib/log.h"
+#include "ppwatch.skel.h"
+#include "lib/util.h"
+
+#define PAGE_BATCH 4096
+/* a late state_release may still run after page_pool_release said 0 */
+#define FREED_GRACE_NS (2 * NSEC_PER_SEC)
+
+int collector_init(struct collector *c, struct session *s, struct nl_client *nl,
+		   struct netns_list *nsl)
+{
+	memset(c, 0, sizeof(*c));
+	c->s = s;
+	c->nl = nl;
+	c->nsl = nsl;
+	c->keep_freed_s = 10;
+	c->discover = true;
+	c->batch = PAGE_BATCH;
+	c->keys = calloc(c->batch, sizeof(*c->keys));
+	c->vals = calloc(c->batch, sizeof(*c->vals));
+	if (!c->keys || !c->vals)
+		return -ENOMEM;
+	return 0;
+}
+
+void collector_free(struct collector *c)
+{
+	free(c->grave);
+	free(c->obs);
+	free(c->keys);
+	free(c->vals);
+	free(c->pkeys);
+	free(c->pvals);
+	memset(c, 0, sizeof(*c));
+}
+
+static int grave_add(struct collector *c, const struct ppw_pool *rec)
+{
+	size_t i;
+
+	for (i = 0; i < c->ngrave; i++)
+		if (c->grave[i].addr == rec->addr && c->grave[i].gen == rec->gen) {
+			c->grave[i] = *rec;
+			return 0;
+		}
+	if (c->ngrave == c->capgrave) {
+		size_t cap = c->capgrave ? c->capgrave * 2 : 16;
+		struct ppw_pool *v = realloc(c->grave, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->grave = v;
+		c->capgrave = cap;
+	}
+	c->grave[c->ngrave++] = *rec;
+	return 0;
+}
+
+void collector_event(struct collector *c, const struct ppw_event *e)
+{
+	struct ppw_pool rec;
+
+	if (e->type != PPW_EV_POOL_RETIRED)
+		return;
+	/* the address now holds another pool: this one is gone */
+	rec = e->rec;
+	if (rec.state != PPW_POOL_FREED) {
+		rec.state = PPW_POOL_FREED;
+		rec.freed_ns = e->ts_ns;
+	}
+	grave_add(c, &rec);
+}
+
+static struct pool_obs *obs_add(struct collector *c)
+{
+	if (c->nobs == c->capobs) {
+		size_t cap = c->capobs ? c->capobs * 2 : 32;
+		struct pool_obs *v = realloc(c->obs, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		c->obs = v;
+		c->capobs = cap;
+	}
+	memset(&c->obs[c->nobs], 0, sizeof(c->obs[0]));
+	return &c->obs[c->nobs++];
+}
+
+/*
+ * Read the pool table in batches, then trim it. Deleting while walking with
+ * bpf_map_get_next_key() restarts the walk at the first key when the
+ * current one is gone, which listed every pool before it twice.
+ */
+static int read_pools(struct collector *c, __u64 now)
+{
+	int fd = bpf_map__fd(c->s->skel->maps.pools), err;
+	__u64 in_batch = 0, out_batch = 0;
+	size_t i, ntrim = 0;
+	bool first = true;
+	__u32 n;
+
+	if (!c->pkeys) {
+		c->pcap = bpf_map__max_entries(c->s->skel->maps.pools);
+		c->pkeys = calloc(c->pcap, sizeof(*c->pkeys));
+		c->pvals = calloc(c->pcap, sizeof(*c->pvals));
+		if (!c->pkeys || !c->pvals)
+			return -ENOMEM;
+	}
+	do {
+		n = c->pcap - ntrim;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch,
+					   c->pkeys + ntrim, c->pvals + ntrim, &n, NULL);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			p_err("reading the pool table (map 'pools'): %s", strerror(-err));
+			return err;
+		}
+		for (i = ntrim; i < ntrim + n; i++) {
+			const struct ppw_pool *rec = &c->pvals[i];
+			struct pool_obs *o;
+
+			if (rec->state == PPW_POOL_FREED && now > rec->freed_ns + FREED_GRACE_NS) {
+				/* keep it here, drop it from the kernel-side table below */
+				grave_add(c, rec);
+				c->pkeys[ntrim] = c->pkeys[i];
+				c->pvals[ntrim++] = *rec;
+				continue;
+			}
+			o = obs_add(c);
+			if (!o)
+				return -ENOMEM;
+			o->rec = *rec;
+		}
+		in_batch = out_batch;
+		first = false;
+	} while (!err && ntrim < c->pcap);
+	for (i = 0; i < ntrim; i++) {
+		struct ppw_pool again;
+
+		/* unless the BPF side reused the slot for a new pool meanwhile */
+		if (!bpf_map_lookup_elem(fd, &c->pkeys[i], &again) && again.gen == c->pvals[i].gen)
+			bpf_map_delete_elem(fd, &c->pkeys[i]);
+	}
+	return 0;
+}
+
+static void add_grave(struct collector *c, __u64 now)
+{
+	__u64 keep = (__u64)(c->keep_freed_s * NSEC_PER_SEC);
+	size_t i, n = 0, j;
+	struct pool_obs *o;
+
+	for (i = 0; i < c->ngrave; i++) {
+		struct ppw_pool *g = &c->grave[i];
+
+		if (g->freed_ns + keep < now)
+			continue;	/* expired */
+		c->grave[n++] = *g;
+		for (j = 0; j < c->nobs; j++)
+			if (c->obs[j].rec.addr == g->addr && c->obs[j].rec.gen == g->gen)
+				break;
+		if (j < c->nobs)
+			continue;
+		o = obs_add(c);
+		if (o)
+			o->rec = *g;
+	}
+	c->ngrave = n;
+}
+
+static int obs_cmp(const void *a, const void *b)
+{
+	const struct pool_obs *x = a, *y = b;
+
+	if (x->rec.addr != y->rec.addr)
+		return x->rec.addr < y->rec.addr ? -1 : 1;
+	return x->rec.gen < y->rec.gen ? -1 : x->rec.gen > y->rec.gen;
+}
+
+static struct pool_obs *obs_find(struct collector *c, __u64 addr, __u32 gen)
+{
+	struct pool_obs key = { .rec = { .addr = addr, .gen = gen } };
+
+	return bsearch(&key, c->obs, c->nobs, sizeof(*c->obs), obs_cmp);
+}
+
+/*
+ * Hand every batch of the page ledger to fn (c->keys[0..n), c->vals[0..n));
+ * a non-zero return from fn stops the walk and is returned.
+ */
+static int walk_ledger(struct collector *c, int (*fn)(struct collector *c, __u32 n, void *arg),
+		       void *arg)
+{
+	int fd = bpf_map__fd(c->s->skel->maps.pages), err, ret;
+	__u64 in_batch = 0, out_batch = 0;
+	bool first = true;
+	__u32 n;
+
+	do {
+		n = c->batch;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch, c->keys,
+					   c->vals, &n, NULL);
+		if (err && errno != ENOENT)
+			return -errno;
+		ret = fn(c, n, arg);
+		if (ret)
+			return ret;
+		in_batch = out_batch;
+		first = false;
+	} while (!err);
+	return 0;
+}
+
+/* count and oldest hold per pool */
+static int count_pages(struct collector *c, __u32 n, void *arg)
+{
+	struct ledger *l = arg;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		const struct ppw_page *pg = &c->vals[i];
+		struct pool_obs *o = obs_find(c, pg->pool, pg->gen);
+
+		l->pages_used++;
+		if (!o)
+			continue;
+		o->ledger_pages++;
+		if (!o->oldest_hold_ns || pg->hold_ns < o->oldest_hold_ns)
+			o->oldest_hold_ns = pg->hold_ns;
+	}
+	return 0;
+}
+
+/* One pass over the page ledger: count and oldest hold per pool. */
+static int read_pages(struct collector *c, struct ledger *l)
+{
+	qsort(c->obs, c->nobs, sizeof(*c->obs), obs_cmp);
+	return walk_ledger(c, count_pages, l);
+}
+
+static void merge_netlink(struct collector *c)
+{
+	struct nl_pool *v = NULL;
+	struct pool_obs *o;
+	size_t n = 0, i, j;
+
+	if (!c->nl || !c->nl->available)
+		return;
+	if (c->nsl) {
+		netns_scan(c->nsl);
+		nl_client_sync(c->nl, c->nsl);
+	}
+	if (nl_client_dump(c->nl, &v, &n))
+		return;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < c->nobs; j++)
+			if (c->obs[j].rec.addr && c->obs[j].rec.id == v[i].id &&
+			    c->obs[j].rec.state != PPW_POOL_FREED)
+				break;
+		if (j < c->nobs) {
+			o = &c->obs[j];
+		} else {
+			o = obs_add(c);
+			if (!o)
+				break;
+		}
+		o->has_nl = true;
+		o->nl = v[i];
+	}
+	free(v);
+}
+
+int collector_collect(struct collector *c, struct ledger *l)
+{
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	c->nobs = 0;
+	if (c->discover)
+		session_discover(c->s);
+	session_poll(c->s, 0);
+	l->now_ns = now_boot_ns();
+	err = read_pools(c, l->now_ns);
+	if (err)
+		return err;
+	add_grave(c, l->now_ns);
+	err = read_pages(c, l);
+	if (err) {
+		p_err("reading the page ledger (map 'pages'): %s", strerror(-err));
+		return err;
+	}
+	merge_netlink(c);
+	session_counters(c->s, l->counters, PPW_CNT_MAX);
+	l->pools = c->obs;
+	l->n = c->nobs;
+	l->page_size = c->s->feat.page_size;
+	l->detach_time_is_ns = c->s->feat.detach_time_is_ns;
+	l->regime = c->s->feat.unmap;
+	l->max_pages = c->s->opts.max_pages;
+	return 0;
+}
+
+struct pages_of {
+	__u64 pool;
+	__u32 gen;
+	struct ledger_page *v;
+	size_t cnt, cap;
+};
+
+static int collect_pages_of(struct collector *c, __u32 n, void *arg)
+{
+	struct pages_of *p = arg;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (c->vals[i].pool != p->pool || c->vals[i].gen != p->gen)
+			continue;
+		if (p->cnt == p->cap) {
+			size_t cap = p->cap ? p->cap * 2 : 256;
+			struct ledger_page *nv = realloc(p->v, cap * sizeof(*nv));
+
+			if (!nv)
+				return -ENOMEM;
+			p->v = nv;
+			p->cap = cap;
+		}
+		p->v[p->cnt].netmem = c->keys[i];
+		p->v[p->cnt].v = c->vals[i];
+		p->cnt++;
+	}
+	return 0;
+}
+
+int collector_ledger_of(struct collector *c, __u64 pool, __u32 gen, struct ledger_page **out,
+			size_t *n)
+{
+	struct pages_of p = { .pool = pool, .gen = gen };
+	int err = walk_ledger(c, collect_pages_of, &p);
+
+	if (err) {
+		free(p.v);
+		return err;
+	}
+	*out = p.v;
+	*n = p.cnt;
+	return 0;
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "sources/kfeatures.h"
+#include "lib/log.h"
+
+static bool has_type(const struct btf *btf, const char *name, int kind)
+{
+	return btf__find_by_name_kind(btf, name, kind) > 0;
+}
+
+static const struct btf_member *find_member(const struct btf *btf, int type_id,
+					    const char *name)
+{
+	const struct btf_type *t = btf__type_by_id(btf, type_id);
+	const struct btf_member *m;
+	int i;
+
+	if (!t || (!btf_is_struct(t) && !btf_is_union(t)))
+		return NULL;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), name))
+			return m;
+	return NULL;
+}
+
+/*
+ * pool->user.detach_time: u64 seconds, or ktime_t nanoseconds since
+ * "page_pool: store detach_time as ktime_t to avoid false-negatives"
+ * (28b225282d44). CO-RE cannot tell the two apart: read the type name.
+ */
+static bool detach_time_is_ktime(const struct btf *btf, int pool_id)
+{
+	const struct btf_member *user, *dt;
+	const struct btf_type *t;
+
+	user = find_member(btf, pool_id, "user");
+	if (!user)
+		return false;
+	dt = find_member(btf, user->type, "detach_time");
+	if (!dt)
+		return false;
+	t = btf__type_by_id(btf, dt->type);
+	return t && btf_is_typedef(t) && !strcmp(btf__name_by_offset(btf, t->name_off), "ktime_t");
+}
+
+int features_probe(struct features *f)
+{
+	struct btf *btf;
+	int pool_id, err;
+
+	memset(f, 0, sizeof(*f));
+	f->page_size = sysconf(_SC_PAGESIZE);
+	f->tracefs = !access("/sys/kernel/tracing/events/page_pool", F_OK) ||
+		     !access("/sys/kernel/debug/tracing/events/page_pool", F_OK);
+
+	btf = btf__load_vmlinux_btf();
+	err = libbpf_get_error(btf);
+	if (err) {
+		snprintf(f->btf_err, sizeof(f->btf_err), "%s", strerror(-err));
+		return err;
+	}
+	f->btf = true;
+	pool_id = btf__find_by_name_kind(btf, "page_pool", BTF_KIND_STRUCT);
+	f->page_pool = pool_id > 0;
+	{
+		int id = btf__find_by_name_kind(btf, "page", BTF_KIND_STRUCT);
+
+		f->struct_page_size = id > 0 ? btf__resolve_size(btf, id) : 0;
+	}
+	f->tp_hold = has_type(btf, "btf_trace_page_pool_state_hold", BTF_KIND_TYPEDEF);
+	f->tp_release = has_type(btf, "btf_trace_page_pool_state_release", BTF_KIND_TYPEDEF);
+	f->tp_pool_release = has_type(btf, "btf_trace_page_pool_release", BTF_KIND_TYPEDEF);
+	f->tp_update_nid = has_type(btf, "btf_trace_page_pool_update_nid", BTF_KIND_TYPEDEF);
+	f->tp_block_alloc = has_type(btf, "btf_trace_page_pool_item_block_alloc", BTF_KIND_TYPEDEF);
+	f->tp_block_free = has_type(btf, "btf_trace_page_pool_item_block_free", BTF_KIND_TYPEDEF);
+	f->tp_fast_empty = has_type(btf, "btf_trace_page_pool_item_fast_empty", BTF_KIND_TYPEDEF);
+	f->tp_slow_failed = has_type(btf, "btf_trace_page_pool_item_slow_failed", BTF_KIND_TYPEDEF);
+	f->tp_destroy_unmap = has_type(btf, "btf_trace_page_pool_destroy_unmap", BTF_KIND_TYPEDEF);
+	if (f->page_pool) {
+		f->pool_user = find_member(btf, pool_id, "user") != NULL;
+		f->detach_time_is_ns = detach_time_is_ktime(btf, pool_id);
+		int stats = btf__find_by_name_kind(btf, "page_pool_alloc_stats", BTF_KIND_STRUCT);
+
+		f->item_stats = stats > 0 && find_member(btf, stats, "item_fast_empty");
+		f->item_blocks = find_member(btf, pool_id, "item_blks_prealloc") != NULL;
+		if (has_type(btf, "page_pool_item", BTF_KIND_STRUCT))
+			f->unmap = UNMAP_ITEM_BLOCKS;
+		else if (find_member(btf, pool_id, "dma_mapped"))
+			f->unmap = UNMAP_XARRAY;
+		else
+			f->unmap = UNMAP_ON_RETURN;
+	}
+	btf__free(btf);
+	p_dbg("features: page_pool=%d tp hold=%d release=%d pool_release=%d nid=%d user=%d "
+	      "detach_ns=%d unmap=%s tracefs=%d", f->page_pool, f->tp_hold, f->tp_release,
+	      f->tp_pool_release, f->tp_update_nid, f->pool_user, f->detach_time_is_ns,
+	      unmap_regime_name(f->unmap), f->tracefs);
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the running kernel offers, from its BTF: tracepoints, field types,
+ * the page_pool variant. Probes, never version numbers.
+ */
+#ifndef __PPWATCH_KFEATURES_H
+#define __PPWATCH_KFEATURES_H
+
+#include <stdbool.h>
+
+#include "model/kernel.h"
+
+struct features {
+	bool btf;			/* /sys/kernel/btf/vmlinux loaded */
+	bool page_pool;			/* struct page_pool in BTF */
+	bool tp_hold;			/* btf_trace_page_pool_state_hold */
+	bool tp_release;
+	bool tp_pool_release;
+	bool tp_update_nid;
+	/* ppwatch's kernel series (patches/) */
+	bool tp_block_alloc, tp_block_free, tp_fast_empty, tp_slow_failed, tp_destroy_unmap;
+	bool item_stats;		/* alloc_stats.item_fast_empty (the v7 series) */
+	bool item_blocks;		/* item block counters (ppwatch's series) */
+	bool pool_user;			/* pool->user: ids, netdev lists (v6.8) */
+	bool detach_time_is_ns;		/* user.detach_time is ktime_t */
+	enum unmap_regime unmap;
+	bool tracefs;			/* events/page_pool visible in tracefs */
+	long page_size;
+	long struct_page_size;		/* sizeof(struct page), for pfns */
+	char btf_err[96];
+};
+
+int features_probe(struct features *f);
+
+#endif /* __PPWATCH_KFEATURES_H */

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "lib/log.h"
+#include "sources/libbpf_log.h"
+
+static int quiet;
+static char first[256];	/* first libbpf warning since libbpf_log_clear() */
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	int ours = level == LIBBPF_WARN ? LOG_INFO : level == LIBBPF_INFO ? LOG_DEBUG :
+		   LOG_LIBBPF_DEBUG;
+
+	/* the first warning after a clear is the root cause; later ones echo it */
+	if (level == LIBBPF_WARN && !first[0] && !strstr(fmt, "RLIMIT_MEMLOCK")) {
+		va_list aq;
+		size_t n;
+
+		va_copy(aq, ap);
+		vsnprintf(first, sizeof(first), fmt, aq);
+		va_end(aq);
+		n = strlen(first);
+		while (n && (first[n - 1] == '\n' || first[n - 1] == ' '))
+			first[--n] = 0;
+	}
+	if (quiet || ours > log_get_level())
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void libbpf_log_setup(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+void libbpf_log_quiet(int q)
+{
+	quiet = q;
+}
+
+const char *libbpf_log_first(void)
+{
+	return first;
+}
+
+void libbpf_log_clear(void)
+{
+	first[0] = 0;
+}

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "sources/loader.h"
+#include "lib/log.h"
+#include "sources/libbpf_log.h"
+#include "ppwatch.h"
+#include "ppwatch.skel.h"
+
+static const struct {
+	enum attach_mode mode;
+	const char *name;
+	const char *sec_prefix;
+} modes[] = {
+	{ ATTACH_AUTO, "auto", NULL },
+	{ ATTACH_TP_BTF, "tp_btf", "tp_btf/" },
+	{ ATTACH_RAW_TP, "raw_tp", "raw_tp/" },
+	{ ATTACH_TRACEPOINT, "tracepoint", "tracepoint/" },
+};
+
+const char *attach_mode_name(enum attach_mode m)
+{
+	return modes[m].name;
+}
+
+int attach_mode_parse(const char *s, enum attach_mode *m)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!strcmp(s, modes[i].name)) {
+			*m = modes[i].mode;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Which tracepoint a program of ours hooks, so absent ones are skipped. */
+static bool tp_present(const struct features *f, const char *sec)
+{
+	const char *tp = strrchr(sec, '/');
+
+	tp = tp ? tp + 1 : sec;
+	if (!strcmp(tp, "page_pool_state_hold"))
+		return f->tp_hold;
+	if (!strcmp(tp, "page_pool_state_release"))
+		return f->tp_release;
+	if (!strcmp(tp, "page_pool_release"))
+		return f->tp_pool_release;
+	if (!strcmp(tp, "page_pool_update_nid"))
+		return f->tp_update_nid;
+	if (!strcmp(tp, "page_pool_item_block_alloc"))
+		return f->tp_block_alloc;
+	if (!strcmp(tp, "page_pool_item_block_free"))
+		return f->tp_block_free;
+	if (!strcmp(tp, "page_pool_item_fast_empty"))
+		return f->tp_fast_empty;
+	if (!strcmp(tp, "page_pool_item_slow_failed"))
+		return f->tp_slow_failed;
+	if (!strcmp(tp, "page_pool_destroy_unmap"))
+		return f->tp_destroy_unmap;
+	return true;
+}
+
+static int check_kernel(const struct features *f)
+{
+	if (!f->btf) {
+		p_err("kernel BTF is missing (/sys/kernel/btf/vmlinux: %s): ppwatch needs a kernel "
+		      "built with CONFIG_DEBUG_INFO_BTF=y", f->btf_err);
+		return -ENOENT;
+	}
+	if (!f->page_pool) {
+		p_err("this kernel has no page_pool (no struct page_pool in its BTF): nothing to "
+		      "watch");
+		return -ENOENT;
+	}
+	if (!f->tp_hold || !f->tp_release) {
+		p_err("tracepoint page_pool:page_pool_state_%s is absent from this kernel: "
+		      "ppwatch needs the page_pool tracepoints (CONFIG_PAGE_POOL)",
+		      f->tp_hold ? "release" : "hold");
+		return -ENOENT;
+	}
+	if (!f->tp_pool_release)
+		p_warn("tracepoint page_pool:page_pool_release is absent: pool destroy and retries "
+		       "will not be seen");
+	return 0;
+}
+
+static void explain(const struct session *s, const char *what, enum attach_mode m, int err)
+{
+	const char *last = libbpf_log_first();
+	char detail[320] = "";
+
+	if (*last)
+		snprintf(detail, sizeof(detail), " [%s]", last);
+	if (err == -EPERM || err == -EACCES)
+		p_err("%s (%s): %s%s: run ppwatch as root (it needs CAP_BPF and CAP_PERFMON, and "
+		      "CAP_SYS_ADMIN to enter network namespaces)", what, attach_mode_name(m),
+		      strerror(-err), detail);
+	else if (err == -ENOMEM || err == -E2BIG)
+		p_err("%s (%s): %s%s: lower --max-pages (now %llu) or --max-pools (now %u)",
+		      what, attach_mode_name(m), strerror(-err), detail,
+		      (unsigned long long)s->opts.max_pages, s->opts.max_pools);
+	else if (m == ATTACH_TRACEPOINT && err == -ENOENT)
+		p_err("%s (%s): %s%s: is tracefs mounted? (mount -t tracefs nodev "
+		      "/sys/kernel/tracing)", what, attach_mode_name(m), strerror(-err), detail);
+	else
+		p_err("%s (%s): %s%s; run with -d for libbpf's and the verifier's log", what,
+		      attach_mode_name(m), strerror(-err), detail);
+}
+
+/*
+ * page_pool's signature in page->pp_magic (include/net/page_pool/types.h:
+ * PP_SIGNATURE = 0x40 + POISON_POINTER_DELTA) and the mask that drops the
+ * low bits and, since "page_pool: Track DMA-mapped pages and unmap them
+ * when destroying the pool", the DMA index bits 7..38. POISON_POINTER_DELTA
+ * is CONFIG_ILLEGAL_POINTER_VALUE: 0xdead000000000000 on x86_64 and arm64.
+ */
+#define PPW_POISON_DELTA	0xdead000000000000ULL
+#define PPW_PP_SIGNATURE	(0x40ULL + PPW_POISON_DELTA)
+#define PPW_PP_DMA_INDEX_MASK	(0xffffffffULL << 7)
+#define PPW_PP_MAGIC_MASK	(~(PPW_PP_DMA_INDEX_MASK | 0x3ULL))
+
+/*
+ * The direct map and vmemmap when the kernel does not export
+ * page_offset_base / vmemmap_base (no CONFIG_KALLSYMS_ALL): x86_64's
+ * defaults without memory randomisation, 4-level paging. The scan
+ * self-checks them on a slab object and says so when they are wrong.
+ */
+#define PPW_X86_PAGE_OFFSET	0xffff888000000000ULL
+#define PPW_X86_VMEMMAP		0xffffea0000000000ULL
+
+static bool kallsyms_has(const char *sym)
+{
+	char line[256], name[128];
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %*s %127s", name) == 1 && !strcmp(name, sym);
+	fclose(f);
+	return found;
+}
+
+static void configure_rodata(struct session *s)
+{
+	struct ppwatch_bpf__rodata *ro = s->skel->rodata;
+	long shift = 0, ps = s->feat.page_size;
+
+	while (ps > 1) {
+		ps >>= 1;
+		shift++;
+	}
+	ro->cfg_stack_every = s->opts.stack_every;
+	ro->cfg_pp_signature = PPW_PP_SIGNATURE;
+	ro->cfg_pp_magic_mask = PPW_PP_MAGIC_MASK;
+	ro->cfg_page_shift = shift;
+	ro->cfg_max_skbs = s->opts.max_skbs;
+	ro->cfg_nr_cpus = s->ncpus;
+	ro->cfg_nr_nodes = 1;
+	if (!s->opts.holders)
+		return;
+	s->layout.from_kallsyms = kallsyms_has("page_offset_base") &&
+				  kallsyms_has("vmemmap_base");
+#if defined(__x86_64__)
+	s->layout.page_offset = PPW_X86_PAGE_OFFSET;
+	s->layout.vmemmap = PPW_X86_VMEMMAP;
+#endif
+	ro->cfg_page_offset = s->layout.page_offset;
+	ro->cfg_vmemmap = s->layout.vmemmap;
+}
+
+static int try_mode(struct session *s, enum attach_mode m, bool last_try)
+{
+	const char *pfx = modes[m].sec_prefix;
+	struct bpf_program *prog;
+	const char *stage = "opening BPF object";
+	int err;
+
+	libbpf_log_clear();
+	s->skel = ppwatch_bpf__open();
+	if (!s->skel) {
+		err = -errno;
+		goto fail;
+	}
+	stage = "sizing BPF maps";
+	err = bpf_map__set_max_entries(s->skel->maps.pages, s->opts.max_pages);
+	err = err ?: bpf_map__set_max_entries(s->skel->maps.pools, s->opts.max_pools);
+	err = err ?: bpf_map__set_max_entries(s->skel->maps.events, s->opts.ringbuf_bytes);
+	err = err ?: bpf_map__set_max_entries(s->skel->maps.stacks,
+					      s->opts.stack_every ? s->opts.max_stacks : 1);
+	err = err ?: bpf_map__set_max_entries(s->skel->maps.stack_counts,
+					      s->opts.stack_every ? s->opts.max_stacks : 1);
+	err = err ?: bpf_map__set_max_entries(s->skel->maps.scan_events,
+					      s->opts.holders ? s->opts.scan_ringbuf_bytes :
+					      (uint32_t)s->feat.page_size);
+	if (err)
+		goto fail;
+	configure_rodata(s);
+
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		const char *sec = bpf_program__section_name(prog);
+		const char *name = bpf_program__name(prog);
+		bool on = !strncmp(sec, "iter/", 5) ?
+			  (!strncmp(name, "scan_", 5) ? s->opts.holders : true) :
+			  (!strncmp(sec, pfx, strlen(pfx)) && tp_present(&s->feat, sec));
+
+		bpf_program__set_autoload(prog, on);
+	}
+
+	stage = "loading BPF programs";
+	libbpf_log_quiet(!last_try && log_get_level() < LOG_DEBUG);
+	err = ppwatch_bpf__load(s->skel);
+	if (err)
+		goto fail;
+	stage = "attaching to the page_pool tracepoints";
+	err = ppwatch_bpf__attach(s->skel);
+	if (err)
+		goto fail;
+	libbpf_log_quiet(0);
+	s->mode = m;
+	/* scripts wait for this line (-v) before they make pools */
+	p_info("loaded and attached with %s programs", attach_mode_name(m));
+	return 0;
+fail:
+	libbpf_log_quiet(0);
+	if (last_try)
+		explain(s, stage, m, err);
+	else
+		p_dbg("%s (%s) failed: %s; trying the next attach type", stage,
+		      attach_mode_name(m), strerror(-err));
+	ppwatch_bpf__destroy(s->skel);
+	s->skel = NULL;
+	return err;
+}
+
+int session_open(struct session *s, const struct session_opts *o)
+{
+	static const enum attach_mode order[] = { ATTACH_TP_BTF, ATTACH_RAW_TP, ATTACH_TRACEPOINT };
+	int err, i, n;
+
+	memset(s, 0, sizeof(*s));
+	s->opts = *o;
+	if (!s->opts.max_pages)
+		s->opts.max_pages = PPW_DEF_MAX_PAGES;
+	if (!s->opts.max_pools)
+		s->opts.max_pools = PPW_DEF_MAX_POOLS;
+	if (!s->opts.ringbuf_bytes)
+		s->opts.ringbuf_bytes = PPW_DEF_RINGBUF;
+	if (!s->opts.max_stacks)
+		s->opts.max_stacks = PPW_DEF_STACKS;
+	if (!s->opts.max_skbs)
+		s->opts.max_skbs = 65536;
+	if (!s->opts.scan_ringbuf_bytes)
+		s->opts.scan_ringbuf_bytes = PPW_DEF_SCAN_RINGBUF;
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0) {
+		p_err("cannot count possible CPUs: %s", strerror(-s->ncpus));
+		return s->ncpus;
+	}
+	features_probe(&s->feat);
+	err = check_kernel(&s->feat);
+	if (err)
+		return err;
+
+	if (o->mode != ATTACH_AUTO) {
+		err = try_mode(s, o->mode, true);
+	} else {
+		n = sizeof(order) / sizeof(order[0]);
+		for (i = 0; i < n; i++) {
+			err = try_mode(s, order[i], i == n - 1);
+			/* no privileges, no memory: every attach type fails the same way */
+			if (!err || err == -EPERM || err == -EACCES || err == -ENOMEM ||
+			    err == -E2BIG) {
+				if (err && i < n - 1)
+					explain(s, "loading BPF programs", order[i], err);
+				break;
+			}
+		}
+	}
+	if (err)
+		return err;
+
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), o->on_event,
+				 o->event_ctx, NULL);
+	if (!s->rb) {
+		err = -errno;
+		p_err("creating the ring buffer reader for map 'events': %s", strerror(-err));
+		session_close(s);
+		return err;
+	}
+	return 0;
+}
+
+int session_discover(struct session *s)
+{
+	char buf[64];
+	int fd, n, err = 0;
+
+	if (!s->skel->links.discover) {
+		p_dbg("discovery iterator not attached");
+		return -ENOENT;
+	}
+	fd = bpf_iter_create(bpf_link__fd(s->skel->links.discover));
+	if (fd < 0) {
+		err = -errno;
+		p_warn("running the pool discovery iterator: %s", strerror(-err));
+		return err;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0) {
+		err = -errno;
+		p_warn("reading the pool discovery iterator: %s", strerror(-err));
+	}
+	close(fd);
+	return err;
+}
+
+int session_poll(struct session *s, int timeout_ms)
+{
+	int n = ring_buffer__poll(s->rb, timeout_ms);
+
+	if (n == -EINTR)
+		return 0;
+	return n;
+}
+
+int session_counters(struct session *s, __u64 *out, int n)
+{
+	__u64 *vals;
+	int fd = bpf_map__fd(s->skel->maps.counters), c;
+	__u32 key;
+
+	vals = calloc(s->ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (key = 0; (int)key < n; key++) {
+		out[key] = 0;
+		if (bpf_map_lookup_elem(fd, &key, vals))
+			continue;
+		for (c = 0; c < s->ncpus; c++)
+			out[key] += vals[c];
+	}
+	free(vals);
+	return 0;
+}
+
+void session_close(struct session *s)
+{
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
+	ppwatch_bpf__destroy(s->skel);
+	s->skel = NULL;
+}

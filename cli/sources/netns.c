@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "sources/netns.h"
+
+const struct netns *netns_find(const struct netns_list *l, unsigned long ino)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].ino == ino)
+			return &l->v[i];
+	return NULL;
+}
+
+static int add(struct netns_list *l, const char *path, const char *name)
+{
+	struct netns *ns;
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st))
+		return -errno;
+	if (netns_find(l, st.st_ino))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct netns *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			close(fd);
+			return -ENOMEM;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	ns = &l->v[l->n++];
+	ns->ino = st.st_ino;
+	ns->fd = fd;
+	snprintf(ns->name, sizeof(ns->name), "%s", name);
+	return 1;
+}
+
+int netns_scan(struct netns_list *l)
+{
+	char path[300], name[64];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (!l->self_fd) {
+		l->self_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (l->self_fd < 0)
+			return -errno;
+		if (fstat(l->self_fd, &st))
+			return -errno;
+		l->self_ino = st.st_ino;
+		add(l, "/proc/self/ns/net", "self");
+	}
+	d = opendir("/run/netns");
+	if (d) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/run/netns/%s", de->d_name);
+			add(l, path, de->d_name);
+		}
+		closedir(d);
+	}
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/net", de->d_name);
+		snprintf(name, sizeof(name), "pid:%.32s", de->d_name);
+		add(l, path, name);
+	}
+	closedir(d);
+	return 0;
+}
+
+void netns_free(struct netns_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		close(l->v[i].fd);
+	if (l->self_fd > 0)
+		close(l->self_fd);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+int netns_run(const struct netns_list *l, const struct netns *ns, int (*fn)(void *), void *arg)
+{
+	int ret;
+
+	if (ns->ino == l->self_ino)
+		return fn(arg);
+	if (setns(ns->fd, CLONE_NEWNET))
+		return -errno;
+	ret = fn(arg);
+	if (setns(l->self_fd, CLONE_NEWNET)) {
+		/* cannot happen short of a kernel bug; carrying on would mix namespaces */
+		p_err("returning to the original network namespace: %s", strerror(errno));
+		exit(2);
+	}
+	return ret;
+}
