@@ -350,7 +350,7 @@ static __always_inline __u32 pool_item_counters(struct page_pool *pool, struct p
 }
 
 /*
- * Differences handled in user space (cli/features.c), by reading BTF:
+ * Differences handled in user space (cli/sources/kfeatures.c), by reading BTF:
  *
  * - pool->user.detach_time is seconds (u64) before, and a ktime_t in ns
  *   after, "page_pool: store detach_time as ktime_t to avoid

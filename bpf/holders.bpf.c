@@ -14,7 +14,7 @@
  * page (when the head is a page fragment) and every frag is checked for the
  * page_pool signature; page_pool pages are written out with the pool they
  * belong to and, when the ledger has them, their hold time. User space
- * dedupes and attributes (cli/attrib.c). Walks are bpf_loop-bounded and a
+ * dedupes and attributes (cli/model/attrib.c). Walks are bpf_loop-bounded and a
  * queue longer than the bound is reported as truncated, never dropped
  * silently.
  */

@@ -5,7 +5,7 @@
  * 'bpftool gen object' links all of them into one skeleton.
  *
  * Sizes here are defaults: user space resizes 'pools', 'pages' and 'events'
- * before load (cli/loader.c).
+ * before load (cli/sources/loader.c).
  */
 #ifndef __PPWATCH_MAPS_BPF_H
 #define __PPWATCH_MAPS_BPF_H

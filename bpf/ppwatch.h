@@ -4,8 +4,8 @@
  *
  * Everything that crosses the boundary lives here, built from fixed-width
  * types only (no bool, no pointers, explicit padding), so the layout is the
- * same for clang -target bpf and for the host compiler. User space checks the
- * sizes with _Static_assert (cli/abi_check.c).
+ * same for clang -target bpf and for the host compiler. Both compilers check
+ * the layout against the numbers at the end of this file.
  */
 #ifndef __PPWATCH_H
 #define __PPWATCH_H
@@ -89,7 +89,7 @@ struct ppw_pool {
 	__u32 release_events;		/* page_pool_release calls seen: 1 + retries */
 	__s32 last_inflight;		/* inflight it reported last */
 
-	/* DMA-unmap facts (cli/model.c turns them into a state per regime) */
+	/* DMA-unmap facts (cli/model/snapshot.c turns them into a state per regime) */
 	__s32 destroy_inflight;		/* pages outside the pool when destroy scrubbed it */
 	__u32 dma_mapped_left;		/* dma_mapped xarray not empty at the last release */
 	__u32 unmapped_pages;		/* item-block kernels with ppwatch's series: */
@@ -120,7 +120,7 @@ struct ppw_page {
  * The holder scan (holders.bpf.c): iterators write fixed-size records to the
  * iterator's seq_file, except page records, which can be many per socket
  * and go through the 'scan_events' ring buffer; user space reads both back
- * (cli/scan.c).
+ * (cli/sources/holder_scan.c).
  */
 enum ppw_rec_type {
 	PPW_REC_SOCK		= 1,	/* a socket whose queues were walked */
@@ -288,5 +288,30 @@ enum ppw_counter {
 	PPW_CNT_SCAN_DROP,		/* holder scan: page record dropped, ring full (loss) */
 	PPW_CNT_MAX,
 };
+
+/*
+ * The layout, checked by both compilers (clang -target bpf and the host's
+ * cc): a field that pads differently on one side, or a change nobody meant,
+ * stops the build instead of garbling records. Change a number only with
+ * the struct it describes.
+ */
+#define PPW_ABI_SIZE(t, n) _Static_assert(sizeof(struct t) == (n), "ABI: sizeof(struct " #t ")")
+#define PPW_ABI_OFF(t, f, n) \
+	_Static_assert(__builtin_offsetof(struct t, f) == (n), "ABI: offset of " #t "." #f)
+PPW_ABI_SIZE(ppw_pool, 296);
+PPW_ABI_OFF(ppw_pool, first_seen_ns, 120);
+PPW_ABI_OFF(ppw_pool, item_fast_empty, 256);
+PPW_ABI_SIZE(ppw_page, 32);
+PPW_ABI_SIZE(ppw_rec_sock, 88);
+PPW_ABI_SIZE(ppw_rec_page, 48);
+PPW_ABI_SIZE(ppw_rec_owner, 40);
+PPW_ABI_SIZE(ppw_rec_pool, 40);
+PPW_ABI_SIZE(ppw_rec_check, 24);
+PPW_ABI_SIZE(ppw_rec_defer, 16);
+PPW_ABI_SIZE(ppw_scan_rec, 96);
+PPW_ABI_OFF(ppw_scan_rec, sock, 8);
+PPW_ABI_SIZE(ppw_event, 352);
+PPW_ABI_OFF(ppw_event, rec, 56);
+PPW_ABI_SIZE(ppw_stack_key, 24);
 
 #endif /* __PPWATCH_H */

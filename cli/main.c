@@ -14,16 +14,15 @@
 #include <unistd.h>
 
 #include "lib/log.h"
-#include "sources/libbpf_log.h"
-#include "ppwatch.h"
-#include "main.h"
 #include "lib/util.h"
+#include "main.h"
+#include "ppwatch.h"
+#include "sources/libbpf_log.h"
 
 struct env env = {
 	.attach = ATTACH_AUTO,
 };
-struct json jw;
-volatile sig_atomic_t exiting;
+struct json stdout_json;
 
 static const struct command *commands[] = {
 	&cmd_pools,
@@ -207,13 +206,6 @@ static const struct command *lookup(const char *name)
 	return found;
 }
 
-static void on_signal(int sig)
-{
-	if (exiting)	/* second Ctrl-C: leave now */
-		_exit(128 + sig);
-	exiting = 1;
-}
-
 int main(int argc, char **argv)
 {
 	struct option lopts[64];
@@ -287,8 +279,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (env.json)
-		json_init(&jw, stdout, env.pretty);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+		json_init(&stdout_json, stdout, env.pretty);
+	stop_on_signals();
 	return cmd->run(argc - optind, argv + optind);
 }

@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The front end: global options, the command table, usage errors. Commands
+ * (cli/cmd/) and the shared argument words (cli/args.c) include it; nothing
+ * below them does.
+ */
 #ifndef __PPWATCH_MAIN_H
 #define __PPWATCH_MAIN_H
 
 #include <getopt.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "lib/json.h"
+#include "lib/stop.h"
 #include "sources/loader.h"
 
 /* Exit codes (ppwatch(8) EXIT STATUS). */
@@ -22,7 +27,6 @@ struct env {
 	bool json;
 	bool pretty;
 	bool wide;
-	int verbose;
 	enum attach_mode attach;
 	uint64_t max_pages;
 	uint32_t max_pools;
@@ -32,8 +36,13 @@ struct env {
 };
 
 extern struct env env;
-extern struct json jw;		/* stdout, when env.json */
-extern volatile sig_atomic_t exiting;
+/* the JSON writer on stdout, when env.json */
+extern struct json stdout_json;
+
+/* a monitor_opts initializer for what the global options set */
+#define ENV_MONITOR_OPTS                                                            \
+	.mode = env.attach, .max_pages = env.max_pages, .max_pools = env.max_pools, \
+	.no_netlink = env.no_netlink
 
 struct command {
 	const char *name;

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# The whole suite ('make test'): unit tests (no root), then the integration
-# tests on the running kernel in network-namespace labs (root, BTF), then
+# The whole suite ('make test'): unit tests (no root), plain and under
+# ASan+UBSan; the source checks (docs, layout, format); the integration
+# tests on the running kernel in network-namespace labs (root, BTF); then
 # the kernel VM tests when the rig is present. Skips print their reason;
 # any failure makes the run fail.
 #
-#   SUITES="unit integration kernel"   which layers to run
-#   TESTS="case ..."                    only these integration cases
+#   SUITES="unit checks integration kernel"   which layers to run
+#   TESTS="case ..."                          only these integration cases
 set -u
 cd "$(dirname "$0")/.."
 export OUTPUT=${OUTPUT:-$PWD/.output}
-SUITES=${SUITES:-unit integration kernel}
+SUITES=${SUITES:-unit checks integration kernel}
 
 declare -a results
 fail=0
@@ -24,29 +25,46 @@ record() {	# name rc
 	esac
 }
 
+# run NAME CMD...: one result line for one check
+run() {
+	local name=$1
+	shift
+	"$@"
+	record "$name" $?
+}
+
 for suite in $SUITES; do
 	case $suite in
 	unit)
 		echo "== unit"
-		tests/run-unit.sh "$OUTPUT/tests"
-		rc=$?
-		record unit $rc
-		tests/check-docs.sh
-		rc=$?
-		record docs $rc
+		run unit tests/run-unit.sh "$OUTPUT/tests"
+		echo "== unit (ASan+UBSan)"
+		run unit-san tests/run-unit.sh "$OUTPUT/san/tests"
+		;;
+	checks)
+		echo "== checks"
+		run docs tests/check-docs.sh
+		run layout tests/check-layout.sh
+		run format tests/check-format.sh
 		;;
 	integration)
+		if [ "$(id -u)" -ne 0 ]; then
+			echo "== integration"
+			echo "  SKIP: integration tests need root (BPF and network namespaces)"
+			record integration 4
+			continue
+		fi
+		# one lab run per machine: a test that counts the pools a command
+		# destroys must not see another checkout's lab
+		exec 8>/var/tmp/ppwatch-host-tests.lock
+		flock -n 8 || { echo "== waiting for another integration run on this machine"; flock 8; }
 		for t in tests/integration/test_*.sh; do
 			echo "== integration/$(basename "$t" .sh)"
-			if [ "$(id -u)" -ne 0 ]; then
-				echo "  SKIP: integration tests need root (BPF and network namespaces)"
-				record "integration/$(basename "$t" .sh)" 4
-				continue
-			fi
 			bash "$t"
 			rc=$?	# before any command substitution resets $?
 			record "integration/$(basename "$t" .sh)" $rc
 		done
+		exec 8>&-
 		;;
 	kernel)
 		echo "== kernel (VM)"

@@ -20,8 +20,9 @@
  * destroy from a work item).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,18 +30,20 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/close_range.h>
-#include <sys/syscall.h>
 
+#include "args.h"
 #include "lib/log.h"
-#include "model/attrib.h"
+#include "lib/spawn.h"
+#include "lib/util.h"
 #include "main.h"
+#include "model/rules.h"
+#include "model/rules_eval.h"
+#include "model/run_report.h"
+#include "output/pool_table.h"
+#include "output/report_fmt.h"
+#include "output/run_report_fmt.h"
 #include "sources/holder_scan.h"
 #include "sources/monitor.h"
-#include "output/pool_table.h"
-#include "model/rules.h"
-#include "lib/util.h"
-#include "model/run_report.h"
 
 #define MAX_RULE_FILES 16
 
@@ -192,67 +195,11 @@ static int load_rules(struct ruleset *sets)
 
 /* ---- the command ----------------------------------------------------------------- */
 
-struct child {
-	pid_t pid;
-	int errfd;		/* exec's errno, or EOF when exec worked */
-};
-
-static int spawn(const char *cmd, bool stdout_to_stderr, struct child *c, char *err,
-		 size_t errlen)
-{
-	int pfd[2], e;
-
-	if (pipe2(pfd, O_CLOEXEC)) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return -errno;
-	}
-	fflush(stdout);
-	fflush(stderr);
-	c->pid = fork();
-	if (c->pid < 0) {
-		e = errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		snprintf(err, errlen, "fork: %s", strerror(e));
-		return -e;
-	}
-	if (!c->pid) {
-		/* none of ppwatch's descriptors (BPF, netlink) go to the command */
-		syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		if (stdout_to_stderr)
-			dup2(STDERR_FILENO, STDOUT_FILENO);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		e = errno;
-		if (write(pfd[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(pfd[1]);
-	c->errfd = pfd[0];
-	return 0;
-}
-
-/* after the child has exited: did exec fail? */
-static bool exec_failed(struct child *c, char *err, size_t errlen)
-{
-	int e;
-
-	if (read(c->errfd, &e, sizeof(e)) == sizeof(e)) {
-		snprintf(err, errlen, "/bin/sh: %s", strerror(e));
-		return true;
-	}
-	return false;
-}
-
 /*
- * Who holds each stuck pool's pages: the place for holder attribution
- * (the holders scan). It fills p->holders (pid, comm, the holding socket
- * and its pages) for every stuck pool; until ppwatch can attribute pages,
- * each stuck pool says so in p->holders_note.
+ * Who holds each stuck pool's pages: a holder scan fills p->holders (pid,
+ * comm, the holding socket and its pages) of every stuck pool, or says in
+ * p->holders_note why it could not.
  */
-/* who holds the stuck pools' pages: a holder scan (cli/scan.c, cli/attrib.c) */
 static void run_find_holders(struct monitor *m, struct run_report *rep)
 {
 	struct holders_report hr;
@@ -264,15 +211,9 @@ static void run_find_holders(struct monitor *m, struct run_report *rep)
 		any |= rep->pools[i].stuck && rep->pools[i].row.state == ROW_ZOMBIE;
 	if (!any)
 		return;
-	if (scan_run(&m->s, &m->nsl, &scan)) {
+	if (holders_take(m, &scan, &hr)) {
 		for (i = 0; i < rep->n; i++)
 			rep->pools[i].holders_note = "the holder scan failed";
-		return;
-	}
-	if (attrib_build(&hr, &scan, &m->cur,
-			 &(struct attrib_params){ .now_ns = m->cur.ts_ns,
-						  .page_size = m->s.feat.page_size })) {
-		scan_free(&scan);
 		return;
 	}
 	for (i = 0; i < rep->n; i++) {
@@ -302,8 +243,7 @@ static void run_find_holders(struct monitor *m, struct run_report *rep)
 			rh->pages = ph->v[h].pages;
 		}
 	}
-	attrib_free(&hr);
-	scan_free(&scan);
+	holders_release(&scan, &hr);
 }
 
 static void take_keys(const struct snapshot *s, struct run_key **keys, size_t *n)
@@ -319,29 +259,13 @@ static void take_keys(const struct snapshot *s, struct run_key **keys, size_t *n
 						    s->rows[i].id, s->rows[i].state };
 }
 
-static double mono_s(void)
-{
-	return now_mono_ns() / 1e9;
-}
-
-/* watch for 'seconds', feeding lifecycle events to the collector */
-static void watch(struct monitor *m, double seconds)
-{
-	double end = mono_s() + seconds;
-	int ms;
-
-	while (!exiting && mono_s() < end) {
-		ms = (int)((end - mono_s()) * 1000) + 1;
-		session_poll(&m->s, ms > 100 ? 100 : ms);
-	}
-}
-
 static int run_command(struct monitor *m, struct run_report *rep, struct run_key **base,
 		       size_t *nbase)
 {
 	__u64 start_ns, end_ns, before[PPW_CNT_MAX];
 	double grace, next, end_mono;
-	struct child c = { 0 };
+	struct child c;
+	struct pollfd pfd;
 	int st, err, i;
 	pid_t w;
 
@@ -354,13 +278,13 @@ static int run_command(struct monitor *m, struct run_report *rep, struct run_key
 
 	p_info("check: running '%s'", opts.run);
 	start_ns = now_boot_ns();
-	err = spawn(opts.run, env.json || opts.format != REPORT_TEXT, &c, rep->start_error,
-		    sizeof(rep->start_error));
+	err = child_spawn(&c, opts.run, env.json || opts.format != REPORT_TEXT, rep->start_error,
+			  sizeof(rep->start_error));
 	if (err)
 		return 0;	/* reported as a check that could not run */
 	rep->started = true;
+	pfd = (struct pollfd){ c.pidfd, POLLIN };
 	for (;;) {
-		session_poll(&m->s, 50);
 		w = waitpid(c.pid, &st, WNOHANG);
 		if (w == c.pid)
 			break;
@@ -368,7 +292,7 @@ static int run_command(struct monitor *m, struct run_report *rep, struct run_key
 			snprintf(rep->start_error, sizeof(rep->start_error), "waitpid: %s",
 				 strerror(errno));
 			rep->started = false;
-			close(c.errfd);
+			child_close(&c);
 			return 0;
 		}
 		if (exiting == 1) {
@@ -376,10 +300,15 @@ static int run_command(struct monitor *m, struct run_report *rep, struct run_key
 			kill(c.pid, SIGTERM);
 			exiting = 2;
 		}
+		if (exiting) /* the monitor stops waiting: wait for the child alone */
+			poll(&pfd, c.pidfd >= 0, 50);
+		else if ((err = monitor_wait(m, now_mono_s() + (c.pidfd >= 0 ? 1 : 0.05), &pfd,
+					     c.pidfd >= 0)) < 0)
+			p_dbg("check: waiting for '%s': %s", opts.run, strerror(-err));
 	}
 	end_ns = now_boot_ns();
 	rep->duration_s = (end_ns - start_ns) / 1e9;
-	if (exec_failed(&c, rep->start_error, sizeof(rep->start_error))) {
+	if (child_exec_failed(&c, rep->start_error, sizeof(rep->start_error))) {
 		rep->started = false;
 	} else if (WIFSIGNALED(st)) {
 		rep->exit_status = -1;
@@ -387,7 +316,7 @@ static int run_command(struct monitor *m, struct run_report *rep, struct run_key
 	} else {
 		rep->exit_status = WEXITSTATUS(st);
 	}
-	close(c.errfd);
+	child_close(&c);
 	p_info("check: '%s' ended (%s %d) after %.3fs; watching up to %.1fs", opts.run,
 	       WIFSIGNALED(st) ? "signal" : "status",
 	       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), rep->duration_s, opts.deadline);
@@ -398,10 +327,10 @@ static int run_command(struct monitor *m, struct run_report *rep, struct run_key
 	 * command destroyed in a deferred work item is not missed.
 	 */
 	grace = opts.deadline < 1.1 ? opts.deadline : 1.1;
-	end_mono = mono_s() - (now_boot_ns() - end_ns) / 1e9;
-	next = mono_s();
+	end_mono = now_mono_s() - (now_boot_ns() - end_ns) / 1e9;
+	next = now_mono_s();
 	while (!exiting) {
-		double now = mono_s();
+		double now = now_mono_s();
 
 		if (now >= end_mono + opts.deadline)
 			break;
@@ -417,7 +346,11 @@ static int run_command(struct monitor *m, struct run_report *rep, struct run_key
 			if (now >= end_mono + grace && run_report_settled(rep))
 				break;
 		}
-		session_poll(&m->s, 50);
+		err = monitor_wait(
+			m, next < end_mono + opts.deadline ? next : end_mono + opts.deadline, NULL,
+			0);
+		if (err)
+			return err;
 	}
 	err = monitor_sample(m);
 	if (!err)
@@ -450,24 +383,24 @@ static void print_report(const struct check_report *rep, const struct run_report
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", localtime(&t));
 	gethostname(host, sizeof(host) - 1);
 	if (env.json || opts.format == REPORT_JSON) {
-		json_obj_open(&jw);
-		json_kv_str(&jw, "version", PPWATCH_VERSION);
-		json_kv_f64(&jw, "time", t0);
-		json_kv_f64(&jw, "duration_s", duration);
-		json_key(&jw, "rules_files");
-		json_arr_open(&jw);
+		json_obj_open(&stdout_json);
+		json_kv_str(&stdout_json, "version", PPWATCH_VERSION);
+		json_kv_f64(&stdout_json, "time", t0);
+		json_kv_f64(&stdout_json, "duration_s", duration);
+		json_key(&stdout_json, "rules_files");
+		json_arr_open(&stdout_json);
 		for (i = 0; i < opts.nfiles; i++)
-			json_str(&jw, opts.files[i]);
-		json_arr_close(&jw);
-		report_json(&jw, rep, &meta);
+			json_str(&stdout_json, opts.files[i]);
+		json_arr_close(&stdout_json);
+		report_json(&stdout_json, rep, &meta);
 		if (run)
-			run_report_json(&jw, run);
+			run_report_json(&stdout_json, run);
 		if (m) {
-			monitor_print_json_kernel(m);
-			render_losses_json(&jw, &m->cur);
+			render_kernel_json(&stdout_json, &m->kernel);
+			render_losses_json(&stdout_json, &m->cur);
 		}
-		json_obj_close(&jw);
-		json_end(&jw);
+		json_obj_close(&stdout_json);
+		json_end(&stdout_json);
 		return;
 	}
 	switch (opts.format) {
@@ -495,13 +428,13 @@ static int validate_only(struct ruleset *sets)
 			for (k = 0; k < LIM_NR; k++)
 				checks += sets[f].rules[i].has[k];
 	if (env.json) {
-		json_obj_open(&jw);
-		json_kv_bool(&jw, "valid", true);
-		json_kv_u64(&jw, "files", opts.nfiles);
-		json_kv_u64(&jw, "rules", rules);
-		json_kv_u64(&jw, "checks", checks);
-		json_obj_close(&jw);
-		json_end(&jw);
+		json_obj_open(&stdout_json);
+		json_kv_bool(&stdout_json, "valid", true);
+		json_kv_u64(&stdout_json, "files", opts.nfiles);
+		json_kv_u64(&stdout_json, "rules", rules);
+		json_kv_u64(&stdout_json, "checks", checks);
+		json_obj_close(&stdout_json);
+		json_end(&stdout_json);
 	} else {
 		for (f = 0; f < opts.nfiles; f++)
 			printf("%s: %zu %s, valid\n", opts.files[f], sets[f].n,
@@ -519,7 +452,7 @@ static int check_run(int argc, char **argv)
 	struct check_result *res;
 	struct monitor m;
 	size_t nbase = 0;
-	double t0 = now_real_s(), m0 = mono_s();
+	double t0 = now_real_s(), m0 = now_mono_s();
 	int ret = EXIT_ERROR, err, i, errors;
 
 	if (argc > 0) {
@@ -535,7 +468,7 @@ static int check_run(int argc, char **argv)
 	}
 	if (opts.format == REPORT_JSON && !env.json) {
 		env.json = true;
-		json_init(&jw, stdout, env.pretty);
+		json_init(&stdout_json, stdout, env.pretty);
 	}
 	if (!opts.nfiles && !opts.run) {
 		usage_error("nothing to check: give -f RULES.yaml, --run CMD, or both");
@@ -557,14 +490,12 @@ static int check_run(int argc, char **argv)
 		goto out_rules;
 	}
 
-	if (monitor_open(&m, &(struct monitor_opts){ .holders = opts.run != NULL }))
+	if (monitor_open(&m, &(struct monitor_opts){ ENV_MONITOR_OPTS, .holders = opts.run != NULL,
+						     .keep_freed_s = opts.run ? 10 * 86400.0 : 0 }))
 		goto out_rules;
-	m.col.keep_freed_s = opts.run ? 10 * 86400.0 : 0;
 	err = monitor_sample(&m);
-	if (!err) {
-		watch(&m, opts.window);
-		err = monitor_sample(&m);
-	}
+	err = err ?: monitor_wait(&m, now_mono_s() + opts.window, NULL, 0);
+	err = err ?: monitor_sample(&m);
 	if (!err && opts.run && !exiting) {
 		err = run_command(&m, &run, &base, &nbase);
 		if (!err) {
@@ -593,7 +524,7 @@ static int check_run(int argc, char **argv)
 				 "interrupted by a signal: the results are incomplete");
 		}
 	}
-	print_report(&rep, opts.run ? &run : NULL, &m, t0, mono_s() - m0);
+	print_report(&rep, opts.run ? &run : NULL, &m, t0, now_mono_s() - m0);
 	ret = report_exit_code(&rep);
 out:
 	run_report_free(&run);

@@ -3,7 +3,7 @@
  * ppwatch export: a Prometheus / OpenMetrics endpoint.
  *
  * One thread, one poll loop: the monitor is sampled every --interval, and
- * a scrape renders the latest snapshot (cli/prom.c), so a scrape never
+ * a scrape renders the latest snapshot (output/prom.c), so a scrape never
  * waits for the kernel and the kernel side never waits for a client.
  * Sockets are non-blocking; each connection has a size cap on its request
  * head and one deadline (--timeout) for the head to arrive, then one for
@@ -25,14 +25,12 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-
 #include "lib/http.h"
 #include "lib/log.h"
-#include "main.h"
-#include "sources/monitor.h"
-#include "output/prom.h"
 #include "lib/util.h"
+#include "main.h"
+#include "output/prom.h"
+#include "sources/monitor.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9478"
 
@@ -154,11 +152,6 @@ static struct prom_self self;
 static struct conn *conns;
 static int lfd = -1;
 
-static double mono_s(void)
-{
-	return now_mono_ns() / 1e9;
-}
-
 static void count_response(int code)
 {
 	int i;
@@ -191,11 +184,11 @@ static void process_stats(void)
 
 static int sample(void)
 {
-	double t0 = mono_s(), dt;
+	double t0 = now_mono_s(), dt;
 	int err;
 
 	err = monitor_sample(&mon);
-	dt = mono_s() - t0;
+	dt = now_mono_s() - t0;
 	self.collect_duration_s = dt;
 	self.collect_seconds_total += dt;
 	self.collects_total++;
@@ -216,7 +209,7 @@ static int sample(void)
 /* render the latest snapshot; body is malloc'd */
 static int render(enum prom_format fmt, char **body, size_t *len)
 {
-	double t0 = mono_s();
+	double t0 = now_mono_s();
 	FILE *f;
 
 	process_stats();
@@ -226,7 +219,7 @@ static int render(enum prom_format fmt, char **body, size_t *len)
 	prom_render(f, fmt, &mon.cur, &totals, &self);
 	if (fclose(f))
 		return -ENOMEM;
-	self.scrape_duration_s = mono_s() - t0;
+	self.scrape_duration_s = now_mono_s() - t0;
 	return 0;
 }
 
@@ -251,7 +244,7 @@ static void conn_respond(struct conn *c, int code, const char *ctype, const char
 	}
 	c->off = 0;
 	c->st = C_WRITE;
-	c->deadline = mono_s() + opts.timeout;
+	c->deadline = now_mono_s() + opts.timeout;
 	count_response(code);
 }
 
@@ -341,7 +334,7 @@ static void conn_write(struct conn *c)
 	free(c->out);
 	c->out = NULL;
 	c->st = C_DRAIN;
-	c->deadline = mono_s() + 1;
+	c->deadline = now_mono_s() + 1;
 }
 
 static void conn_drain(struct conn *c)
@@ -413,7 +406,7 @@ static void accept_all(void)
 		memset(c, 0, sizeof(*c));
 		c->fd = fd;
 		c->st = C_READ;
-		c->deadline = mono_s() + opts.timeout;
+		c->deadline = now_mono_s() + opts.timeout;
 		peer_name(&ss, c->peer, sizeof(c->peer));
 	}
 }
@@ -498,71 +491,55 @@ bad:
 
 /* ---- the command --------------------------------------------------------------------- */
 
-static void watch(double seconds)
-{
-	double end = mono_s() + seconds;
-	int ms;
-
-	while (!exiting && mono_s() < end) {
-		ms = (int)((end - mono_s()) * 1000) + 1;
-		session_poll(&mon.s, ms > 100 ? 100 : ms);
-	}
-}
-
 static int serve(void)
 {
 	struct pollfd *pfd;
-	double next, now;
-	int nfd, r, timeout_ms;
+	double next, now, until;
 	uint64_t i, *slot;
+	size_t nfd;
+	int r, err = 0;
 
-	pfd = calloc(opts.max_clients + 2, sizeof(*pfd));
-	slot = calloc(opts.max_clients + 2, sizeof(*slot));
+	pfd = calloc(opts.max_clients + 1, sizeof(*pfd));
+	slot = calloc(opts.max_clients + 1, sizeof(*slot));
 	if (!pfd || !slot) {
 		free(pfd);
 		free(slot);
 		return -ENOMEM;
 	}
-	next = mono_s() + opts.interval;
+	next = now_mono_s() + opts.interval;
 	while (!exiting) {
-		now = mono_s();
+		now = now_mono_s();
 		if (now >= next) {
 			sample();
 			/* on schedule; skip the intervals a slow collection overran */
 			next += opts.interval * ceil((now - next + 1e-9) / opts.interval);
 		}
 		nfd = 0;
+		until = next;
 		pfd[nfd++] = (struct pollfd){ lfd, POLLIN };
-		pfd[nfd++] = (struct pollfd){ ring_buffer__epoll_fd(mon.s.rb), POLLIN };
-		now = mono_s();
-		timeout_ms = (int)((next - now) * 1000) + 1;
 		for (i = 0; i < opts.max_clients; i++) {
 			struct conn *c = &conns[i];
-			int ms;
 
 			if (c->st == C_FREE)
 				continue;
 			slot[nfd] = i;
 			pfd[nfd++] = (struct pollfd){ c->fd, c->st == C_WRITE ? POLLOUT : POLLIN };
-			ms = (int)((c->deadline - now) * 1000) + 1;
-			if (ms < timeout_ms)
-				timeout_ms = ms;
+			if (c->deadline < until)
+				until = c->deadline;
 		}
-		if (timeout_ms < 0)
-			timeout_ms = 0;
-		r = poll(pfd, nfd, timeout_ms);
-		if (r < 0 && errno != EINTR) {
-			p_err("export: poll: %s", strerror(errno));
+		r = monitor_wait(&mon, until, pfd, nfd);
+		if (r < 0) {
+			err = r;
+			p_err("export: waiting: %s", strerror(-r));
 			break;
 		}
-		session_poll(&mon.s, 0);
 		if (r > 0) {
 			if (pfd[0].revents & POLLIN)
 				accept_all();
-			for (r = 2; r < nfd; r++) {
-				struct conn *c = &conns[slot[r]];
+			for (i = 1; i < nfd; i++) {
+				struct conn *c = &conns[slot[i]];
 
-				if (!pfd[r].revents || c->st == C_FREE)
+				if (!pfd[i].revents || c->st == C_FREE)
 					continue;
 				if (c->st == C_READ)
 					conn_read(c);
@@ -572,14 +549,14 @@ static int serve(void)
 					conn_drain(c);
 			}
 		}
-		expire(mono_s());
+		expire(now_mono_s());
 	}
 	for (i = 0; i < opts.max_clients; i++)
 		if (conns[i].st != C_FREE)
 			conn_close(&conns[i]);
 	free(pfd);
 	free(slot);
-	return 0;
+	return err;
 }
 
 static int export_run(int argc, char **argv)
@@ -618,19 +595,19 @@ static int export_run(int argc, char **argv)
 		if (lfd < 0)
 			goto out_conns;
 	}
-	if (monitor_open(&mon, &(struct monitor_opts){ 0 }))
+	if (monitor_open(&mon, &(struct monitor_opts){ ENV_MONITOR_OPTS }))
 		goto out_listen;
-	mon.col.keep_freed_s = 0;
-	self.attach = attach_mode_name(mon.s.mode);
-	self.netlink = mon.nl.available;
+	self.attach = mon.kernel.attach;
+	self.netlink = mon.kernel.netlink;
 	err = sample();
 	if (opts.once) {
 		/*
 		 * At least 1.2 s: a destroyed pool no device lists any more shows
 		 * up at its next once-a-second retry.
 		 */
-		watch(opts.interval > 1.2 ? opts.interval : 1.2);
-		err = sample();
+		err = monitor_wait(&mon, now_mono_s() + (opts.interval > 1.2 ? opts.interval : 1.2),
+				   NULL, 0);
+		err = err ?: sample();
 		if (!err && !exiting) {
 			err = render(opts.once_format, &body, &len);
 			if (!err && fwrite(body, 1, len, stdout) != len)

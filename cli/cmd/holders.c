@@ -2,7 +2,7 @@
 /*
  * ppwatch holders [POOL|DEVICE]...: who holds each pool's inflight pages.
  *
- * An on-demand scan (cli/scan.c): every socket in every network namespace,
+ * An on-demand scan (sources/holder_scan.c): every socket in every network namespace,
  * every process's socket fds, each pool's own cache and ring, the skb defer
  * lists. Holders are sorted biggest first and always sum to the pool's
  * inflight: what nothing explains is listed as unattributed.
@@ -12,14 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/attrib.h"
+#include "args.h"
 #include "lib/log.h"
-#include "main.h"
-#include "sources/monitor.h"
-#include "output/pool_table.h"
-#include "output/holder_table.h"
-#include "sources/holder_scan.h"
 #include "lib/util.h"
+#include "main.h"
+#include "model/attrib.h"
+#include "output/holder_table.h"
+#include "output/pool_table.h"
+#include "sources/holder_scan.h"
+#include "sources/monitor.h"
 
 static struct {
 	struct view_opts view;
@@ -36,14 +37,9 @@ static void holders_help(void)
 static void filter_report(struct holders_report *rep)
 {
 	size_t i, n = 0;
-	int k;
 
 	for (i = 0; i < rep->n; i++) {
-		bool keep = !opts.view.nfilters;
-
-		for (k = 0; k < opts.view.nfilters && !keep; k++)
-			keep = row_matches(rep->pools[i].row, opts.view.filters[k]);
-		if (keep)
+		if (view_matches(&opts.view, rep->pools[i].row))
 			rep->pools[n++] = rep->pools[i];
 		else
 			free(rep->pools[i].v);
@@ -65,40 +61,30 @@ static int holders_run(int argc, char **argv)
 	struct monitor m;
 	int err;
 
-	if (view_parse_args(&opts.view, argc, argv, NULL))
+	if (args_view(&opts.view, argc, argv, NULL))
 		return EXIT_ERROR;
-	if (monitor_open(&m, &(struct monitor_opts){ .holders = true }))
+	if (monitor_open(&m, &(struct monitor_opts){ ENV_MONITOR_OPTS, .holders = true }))
 		return EXIT_ERROR;
 	err = monitor_sample(&m);
-	if (!err)
-		err = scan_run(&m.s, &m.nsl, &scan);
-	/* again: the scan finds destroyed pools through their pages */
-	if (!err)
-		err = monitor_sample(&m);
+	err = err ?: holders_take(&m, &scan, &rep);
 	if (err) {
 		monitor_close(&m);
 		return EXIT_ERROR;
 	}
-	err = attrib_build(&rep, &scan, &m.cur,
-			   &(struct attrib_params){ .now_ns = m.cur.ts_ns,
-						    .page_size = m.s.feat.page_size });
-	if (err) {
-		p_err("attributing pages to holders: %s", strerror(-err));
-		goto out;
-	}
 	filter_report(&rep);
-	qsort(rep.pools, rep.n, sizeof(*rep.pools), by_inflight);
+	if (rep.n)
+		qsort(rep.pools, rep.n, sizeof(*rep.pools), by_inflight);
 	if (scan.layout_ok == 0)
 		p_warn("virt_to_page() self-check failed: this kernel's memory layout is not the "
 		       "default and its symbols are not exported (CONFIG_KALLSYMS_ALL); pages in "
 		       "skb heads are counted as unattributed");
 	if (env.json) {
-		json_obj_open(&jw);
-		json_kv_str(&jw, "version", PPWATCH_VERSION);
-		json_kv_f64(&jw, "time", now_real_s());
-		render_holders_json(&jw, &rep);
-		json_obj_close(&jw);
-		json_end(&jw);
+		json_obj_open(&stdout_json);
+		json_kv_str(&stdout_json, "version", PPWATCH_VERSION);
+		json_kv_f64(&stdout_json, "time", now_real_s());
+		render_holders_json(&stdout_json, &rep);
+		json_obj_close(&stdout_json);
+		json_end(&stdout_json);
 	} else {
 		render_holders_text(stdout, &rep, env.wide);
 		if (!rep.n)
@@ -106,11 +92,9 @@ static int holders_run(int argc, char **argv)
 		putchar('\n');
 		render_scan_summary_text(stdout, &rep);
 	}
-	attrib_free(&rep);
-out:
-	scan_free(&scan);
+	holders_release(&scan, &rep);
 	monitor_close(&m);
-	return err ? EXIT_ERROR : EXIT_OK;
+	return EXIT_OK;
 }
 
 const struct command cmd_holders = {

@@ -19,17 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/attrib.h"
-#include "sources/collector.h"
+#include "args.h"
 #include "lib/log.h"
-#include "main.h"
-#include "sources/page_list.h"
-#include "sources/monitor.h"
-#include "ppwatch.skel.h"
-#include "output/holder_table.h"
-#include "sources/holder_scan.h"
-#include "sources/stacks.h"
 #include "lib/util.h"
+#include "main.h"
+#include "model/attrib.h"
+#include "output/holder_table.h"
+#include "ppwatch.skel.h"
+#include "sources/collector.h"
+#include "sources/holder_scan.h"
+#include "sources/page_list.h"
+#include "sources/stacks.h"
 
 static struct {
 	double older_than;	/* NAN: no filter */
@@ -98,195 +98,44 @@ static void pages_help(void)
 	       STACKS_DEFAULT_EVERY);
 }
 
-static int age_cmp(const void *a, const void *b)
-{
-	const struct page_row *x = a, *y = b;
-	bool xn = isnan(x->age_s), yn = isnan(y->age_s);
-
-	if (xn || yn)
-		return xn - yn;
-	if (x->age_at_least != y->age_at_least)
-		return x->age_at_least - y->age_at_least;	/* exact ages first */
-	return x->age_s < y->age_s ? 1 : x->age_s > y->age_s ? -1 : 0;
-}
-
-struct listing {
-	struct page_row *rows;
-	size_t n, cap;
-	size_t unknown_age;	/* left out by --older-than */
-};
-
-static int build_listing(struct monitor *m, const struct pool_row *row,
-			 const struct holders_report *rep, const struct ksyms *k,
-			 double older_than, size_t limit, struct listing *l);
-
-static struct page_row *row_add(struct listing *l)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		struct page_row *v = realloc(l->rows, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		l->rows = v;
-		l->cap = cap;
-	}
-	memset(&l->rows[l->n], 0, sizeof(l->rows[0]));
-	return &l->rows[l->n++];
-}
-
-static void fill_common(struct page_row *pr, struct monitor *m, const struct holders_report *rep,
-			const struct ksyms *k, __u64 netmem)
-{
-	const struct ppw_rec_page *hp = attrib_page_holder(rep, netmem);
-	__u64 vm = m->s.skel->bss->used_vmemmap;
-	long psz = m->s.feat.struct_page_size;
-	__u64 ips[PPW_STACK_DEPTH];
-	int nf;
-
-	pr->netmem = netmem;
-	if (vm && psz > 0 && !(netmem & 1) && netmem >= vm)
-		pr->pfn = (netmem - vm) / psz;
-	if (hp) {
-		pr->where = where_name(hp->where);
-		holder_desc_of(pr->holder, sizeof(pr->holder), rep, hp);
-	}
-	if (pr->stack_id >= 0 && k) {
-		nf = stack_frames(&m->s, pr->stack_id, ips, PPW_STACK_DEPTH);
-		if (nf > 0)
-			nf = stack_trim(k, ips, nf);
-		if (nf > 0)
-			stack_fmt(k, ips, nf, 8, pr->stack, sizeof(pr->stack));
-	}
-}
-
-int pages_listing(struct monitor *m, const struct pool_row *row,
-		  const struct holders_report *rep, const struct ksyms *k, double older_than,
-		  size_t limit, struct page_row **rows, size_t *nrows, size_t *unknown_age)
-{
-	struct listing ll, *l = &ll;
-	int err = build_listing(m, row, rep, k, older_than, limit, l);
-
-	*rows = l->rows;
-	*nrows = l->n;
-	*unknown_age = l->unknown_age;
-	return err;
-}
-
-static int build(struct monitor *m, const struct pool_row *row, const struct holders_report *rep,
-		 const struct ksyms *k, struct listing *l)
-{
-	return build_listing(m, row, rep, k, opts.older_than, opts.limit, l);
-}
-
-static int build_listing(struct monitor *m, const struct pool_row *row,
-			 const struct holders_report *rep, const struct ksyms *k,
-			 double older_than, size_t limit, struct listing *l)
-{
-	struct ledger_page *lp = NULL;
-	struct page_row *pr;
-	size_t n = 0, i;
-	int err;
-
-	memset(l, 0, sizeof(*l));
-	err = collector_ledger_of(&m->col, row->addr, row->gen, &lp, &n);
-	if (err)
-		return err;
-	for (i = 0; i < n; i++) {
-		double age = (m->cur.ts_ns - lp[i].v.hold_ns) / 1e9;
-
-		if (!isnan(older_than) && age < older_than)
-			continue;
-		pr = row_add(l);
-		if (!pr)
-			goto nomem;
-		pr->age_s = age;
-		pr->in_ledger = true;
-		pr->cpu = lp[i].v.cpu;
-		pr->stack_id = lp[i].v.stack_id;
-		fill_common(pr, m, rep, k, lp[i].netmem);
-	}
-	/* pages a holder has that the ledger does not: out before we looked */
-	for (i = 0; i < rep->npage_idx; i++) {
-		const struct ppw_rec_page *hp = rep->page_idx[i];
-
-		if (hp->pool != row->addr || (i && rep->page_idx[i - 1]->netmem == hp->netmem))
-			continue;
-		if (hp->in_ledger && hp->gen == row->gen)
-			continue;
-		if (!isnan(older_than)) {
-			l->unknown_age++;
-			continue;
-		}
-		pr = row_add(l);
-		if (!pr)
-			goto nomem;
-		pr->age_s = row->seen_age_s;
-		pr->age_at_least = true;
-		pr->cpu = -1;
-		pr->stack_id = -1;
-		fill_common(pr, m, rep, k, hp->netmem);
-	}
-	free(lp);
-	qsort(l->rows, l->n, sizeof(*l->rows), age_cmp);
-	if (limit && l->n > limit)
-		l->n = limit;
-	return 0;
-nomem:
-	free(lp);
-	return -ENOMEM;
-}
-
 static int list_once(struct monitor *m, const struct ksyms *k)
 {
 	struct holders_report rep;
 	struct scan_result scan;
-	struct listing l;
+	struct page_list l;
 	size_t r, shown = 0;
 	int err;
 
-	err = scan_run(&m->s, &m->nsl, &scan);
-	err = err ?: monitor_sample(m);	/* after: includes pools found through pages */
-	if (err) {
-		scan_free(&scan);
-		return err;
-	}
-	err = attrib_build(&rep, &scan, &m->cur,
-			   &(struct attrib_params){ .now_ns = m->cur.ts_ns,
-						    .page_size = m->s.feat.page_size });
+	err = holders_take(m, &scan, &rep);
 	if (err)
-		goto out;
+		return err;
 	if (env.json) {
-		json_obj_open(&jw);
-		json_kv_f64(&jw, "time", now_real_s());
+		json_obj_open(&stdout_json);
+		json_kv_f64(&stdout_json, "time", now_real_s());
 		if (!isnan(opts.older_than))
-			json_kv_f64(&jw, "older_than_s", opts.older_than);
-		json_key(&jw, "pools");
-		json_arr_open(&jw);
+			json_kv_f64(&stdout_json, "older_than_s", opts.older_than);
+		json_key(&stdout_json, "pools");
+		json_arr_open(&stdout_json);
 	}
 	for (r = 0; r < m->cur.n && !err; r++) {
 		const struct pool_row *row = &m->cur.rows[r];
-		int f;
-		bool match = false;
 
-		for (f = 0; f < opts.view.nfilters && !match; f++)
-			match = row_matches(row, opts.view.filters[f]);
-		if (!match || row->state == ROW_FREED)
+		if (!view_matches(&opts.view, row) || row->state == ROW_FREED)
 			continue;
-		err = build(m, row, &rep, k, &l);
+		err = page_list_build(&l, m, row, &rep, k, opts.older_than, opts.limit);
 		if (err)
 			break;
 		shown++;
 		if (env.json) {
-			json_obj_open(&jw);
-			json_kv_u64(&jw, "id", row->id);
-			json_kv_str(&jw, "device", row->device);
-			json_kv_u64(&jw, "netns", row->netns_ino);
-			json_kv_str(&jw, "state", row_state_name(row->state));
-			json_kv_s64(&jw, "inflight", row->inflight);
-			json_kv_u64(&jw, "unknown_age_pages", l.unknown_age);
-			render_pages_json(&jw, l.rows, l.n);
-			json_obj_close(&jw);
+			json_obj_open(&stdout_json);
+			json_kv_u64(&stdout_json, "id", row->id);
+			json_kv_str(&stdout_json, "device", row->device);
+			json_kv_u64(&stdout_json, "netns", row->netns_ino);
+			json_kv_str(&stdout_json, "state", row_state_name(row->state));
+			json_kv_s64(&stdout_json, "inflight", row->inflight);
+			json_kv_u64(&stdout_json, "unknown_age_pages", l.unknown_age);
+			render_pages_json(&stdout_json, l.rows, l.n);
+			json_obj_close(&stdout_json);
 		} else {
 			printf("pool %u %s (%s): %lld pages inflight, %zu listed", row->id,
 			       row->device, row_state_name(row->state), (long long)row->inflight,
@@ -297,18 +146,16 @@ static int list_once(struct monitor *m, const struct ksyms *k)
 			putchar('\n');
 			render_pages_text(stdout, l.rows, l.n, env.wide);
 		}
-		free(l.rows);
+		page_list_free(&l);
 	}
 	if (env.json) {
-		json_arr_close(&jw);
-		json_obj_close(&jw);
-		json_end(&jw);
+		json_arr_close(&stdout_json);
+		json_obj_close(&stdout_json);
+		json_end(&stdout_json);
 	} else if (!shown) {
 		printf("no pool matches\n");
 	}
-	attrib_free(&rep);
-out:
-	scan_free(&scan);
+	holders_release(&scan, &rep);
 	return err;
 }
 
@@ -316,32 +163,12 @@ static int pages_run(int argc, char **argv)
 {
 	struct ksyms k = { 0 };
 	struct monitor m;
-	uint64_t done = 0, v;
-	int i = 0, r, npos = 0, err;
+	uint64_t done = 0;
 	double next;
+	int err;
 
-	while (i < argc) {
-		r = view_parse_arg(&opts.view, &i, argc, argv);
-		if (r < 0)
-			return EXIT_ERROR;
-		if (r > 0)
-			continue;
-		if (!opts.view.nfilters) {
-			if (view_add_filter(&opts.view, argv[i++]))
-				return EXIT_ERROR;
-		} else if (npos == 0 && !parse_duration(argv[i], &opts.interval) &&
-			   opts.interval >= 0.05) {
-			npos++;
-			i++;
-		} else if (npos == 1 && !parse_u64(argv[i], 1, UINT64_MAX, &v)) {
-			opts.count = v;
-			npos++;
-			i++;
-		} else {
-			usage_error("'%s': expected POOL|DEVICE, then INTERVAL [COUNT]", argv[i]);
-			return EXIT_ERROR;
-		}
-	}
+	if (args_view_interval(&opts.view, argc, argv, true, 0.05, &opts.interval, &opts.count))
+		return EXIT_ERROR;
 	if (!opts.view.nfilters) {
 		usage_error("which pool? give a pool id or a device name");
 		return EXIT_ERROR;
@@ -350,22 +177,23 @@ static int pages_run(int argc, char **argv)
 		p_err("reading /proc/kallsyms for --stacks: %s", strerror(-err));
 		return EXIT_ERROR;
 	}
-	if (monitor_open(&m, &(struct monitor_opts){ .holders = true,
-						       .stack_every = opts.stack_every })) {
+	if (monitor_open(&m, &(struct monitor_opts){ ENV_MONITOR_OPTS, .holders = true,
+						     .stack_every = opts.stack_every })) {
 		ksyms_free(&k);
 		return EXIT_ERROR;
 	}
 	err = monitor_sample(&m);
-	next = now_mono_ns() / 1e9 + (opts.interval ? opts.interval : opts.window);
-	do {
-		while (!err && !exiting && now_mono_ns() / 1e9 < next)
-			session_poll(&m.s, 50);
+	next = now_mono_s() + (opts.interval ? opts.interval : opts.window);
+	while (!err && !exiting) {
+		err = monitor_wait(&m, next, NULL, 0);
 		if (err || exiting)
 			break;
 		err = list_once(&m, opts.stack_every ? &k : NULL);
 		done++;
 		next += opts.interval;
-	} while (!err && opts.interval && (!opts.count || done < opts.count));
+		if (!opts.interval || (opts.count && done >= opts.count))
+			break;
+	}
 	monitor_close(&m);
 	ksyms_free(&k);
 	if (err) {

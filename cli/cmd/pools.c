@@ -15,11 +15,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "args.h"
 #include "lib/log.h"
-#include "main.h"
-#include "sources/monitor.h"
-#include "output/pool_table.h"
 #include "lib/util.h"
+#include "main.h"
+#include "output/pool_table.h"
+#include "sources/monitor.h"
 
 static struct {
 	double window;
@@ -81,44 +82,36 @@ static int pools_run(int argc, char **argv)
 	struct monitor m;
 	size_t ngroups = 0;
 	int err;
-	double end;
 
-	if (view_parse_args(&opts.view, argc, argv, NULL))
+	if (args_view(&opts.view, argc, argv, NULL))
 		return EXIT_ERROR;
-
-	err = monitor_open(&m, &(struct monitor_opts){ 0 });
-	if (err)
+	if (monitor_open(&m, &(struct monitor_opts){ ENV_MONITOR_OPTS,
+						     .keep_freed_s = opts.window + 1 }))
 		return EXIT_ERROR;
-	m.col.keep_freed_s = opts.window + 1;
 	err = monitor_sample(&m);
-	end = now_mono_ns() / 1e9 + opts.window;
-	while (!err && !exiting && now_mono_ns() / 1e9 < end) {
-		int ms = (int)((end - now_mono_ns() / 1e9) * 1000) + 1;
-
-		session_poll(&m.s, ms > 100 ? 100 : ms);
-	}
 	if (!err)
+		err = monitor_wait(&m, now_mono_s() + opts.window, NULL, 0);
+	if (err >= 0)
 		err = monitor_sample(&m);
 	if (!err)
 		err = view_apply(&opts.view, &m.cur, &groups, &ngroups);
 	if (err) {
-		if (err != -ENOENT)
-			p_err("collecting pool state: %s", strerror(-err));
+		p_err("collecting pool state: %s", strerror(-err));
 		monitor_close(&m);
 		return EXIT_ERROR;
 	}
 
 	if (env.json) {
-		json_obj_open(&jw);
-		json_kv_str(&jw, "version", PPWATCH_VERSION);
-		json_kv_f64(&jw, "time", now_real_s());
-		json_kv_f64(&jw, "window_s", m.cur.interval_s);
-		monitor_print_json_kernel(&m);
-		view_print_json(&opts.view, &m.cur, groups, ngroups);
-		json_obj_close(&jw);
-		json_end(&jw);
+		json_obj_open(&stdout_json);
+		json_kv_str(&stdout_json, "version", PPWATCH_VERSION);
+		json_kv_f64(&stdout_json, "time", now_real_s());
+		json_kv_f64(&stdout_json, "window_s", m.cur.interval_s);
+		render_kernel_json(&stdout_json, &m.kernel);
+		view_print_json(&stdout_json, &opts.view, &m.cur, groups, ngroups);
+		json_obj_close(&stdout_json);
+		json_end(&stdout_json);
 	} else {
-		view_print_text(&opts.view, &m.cur, groups, ngroups, true);
+		view_print_text(stdout, &opts.view, &m.cur, groups, ngroups, env.wide, true);
 		if (snapshot_losses(&m.cur) || log_get_level() >= LOG_INFO)
 			render_losses_text(stderr, &m.cur);
 	}

@@ -15,13 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-
+#include "args.h"
 #include "lib/log.h"
-#include "main.h"
-#include "sources/monitor.h"
-#include "output/pool_table.h"
 #include "lib/util.h"
+#include "main.h"
+#include "output/pool_table.h"
+#include "sources/monitor.h"
 
 static struct {
 	bool batch;
@@ -190,18 +189,18 @@ static int show(struct monitor *m, bool interactive)
 	if (err)
 		goto out;
 	if (env.json) {
-		json_obj_open(&jw);
-		json_kv_f64(&jw, "time", now_real_s());
-		json_kv_f64(&jw, "interval_s", view.interval_s);
-		view_print_json(&opts.view, &view, groups, ngroups);
-		json_obj_close(&jw);
-		json_end(&jw);
+		json_obj_open(&stdout_json);
+		json_kv_f64(&stdout_json, "time", now_real_s());
+		json_kv_f64(&stdout_json, "interval_s", view.interval_s);
+		view_print_json(&stdout_json, &opts.view, &view, groups, ngroups);
+		json_obj_close(&stdout_json);
+		json_end(&stdout_json);
 		goto out;
 	}
 	if (interactive)
 		fputs("\033[H\033[2J", stdout);
 	print_header(m, &view);
-	view_print_text(&opts.view, &view, groups, ngroups, true);
+	view_print_text(stdout, &opts.view, &view, groups, ngroups, env.wide, true);
 	if (!interactive)
 		putchar('\n');
 	fflush(stdout);
@@ -211,82 +210,53 @@ out:
 	return err;
 }
 
-static void on_ntf(int cmd, const struct nl_pool *p, void *arg)
+/* a pool came or went: an interactive view redraws at once */
+static bool on_ntf(void *arg, int cmd, const struct nl_pool *p)
 {
 	bool *changed = arg;
 
-	p_dbg("netlink: notification %d for pool %u", cmd, p->id);
 	*changed = true;
+	return true;
 }
 
 static int top_run(int argc, char **argv)
 {
+	struct pollfd in = { STDIN_FILENO, POLLIN };
 	bool interactive, changed = false;
-	struct pollfd pfd[18];
-	uint64_t shown = 0, v;
-	double next, now;
+	uint64_t shown = 0;
 	struct monitor m;
-	int i = 0, r, npos = 0, nfd, err;
+	double next, now;
+	int r, err;
 
-	while (i < argc) {
-		r = view_parse_arg(&opts.view, &i, argc, argv);
-		if (r < 0)
-			return EXIT_ERROR;
-		if (r > 0)
-			continue;
-		if (npos == 0 && !parse_duration(argv[i], &opts.interval) &&
-		    opts.interval >= 0.05) {
-			npos++;
-		} else if (npos == 1 && !parse_u64(argv[i], 1, UINT64_MAX, &v)) {
-			opts.count = v;
-			npos++;
-		} else {
-			usage_error("'%s': expected INTERVAL (>= 50ms) then COUNT, or pool/dev "
-				    "filters", argv[i]);
-			return EXIT_ERROR;
-		}
-		i++;
-	}
+	if (args_view_interval(&opts.view, argc, argv, false, 0.05, &opts.interval, &opts.count))
+		return EXIT_ERROR;
 	if (opts.view.group_by_device && !strcmp(opts.view.sort, "inflight"))
 		opts.view.sort = "live.refs";
 	interactive = !opts.batch && !env.json && isatty(STDOUT_FILENO);
 
-	err = monitor_open(&m, &(struct monitor_opts){ .subscribe = true });
+	err = monitor_open(&m, &(struct monitor_opts){
+				       ENV_MONITOR_OPTS, .subscribe = true,
+				       .keep_freed_s = opts.view.show_freed ? 30 : 0,
+				       .on_ntf = interactive ? on_ntf : NULL, .arg = &changed });
 	if (err)
 		return EXIT_ERROR;
-	m.col.keep_freed_s = opts.view.show_freed ? 30 : 0;
 	if (interactive)
 		term_raw();
 
 	err = monitor_sample(&m);
-	next = now_mono_ns() / 1e9 + opts.interval;
+	next = now_mono_s() + opts.interval;
 	while (!err && !exiting && (!opts.count || shown < opts.count)) {
-		nfd = 0;
-		pfd[nfd++] = (struct pollfd){ ring_buffer__epoll_fd(m.s.rb), POLLIN };
-		if (interactive)
-			pfd[nfd++] = (struct pollfd){ STDIN_FILENO, POLLIN };
-		{
-			int fds[16];
-			size_t k, n = nl_client_fds(&m.nl, fds, 16);
-
-			for (k = 0; k < n; k++)
-				pfd[nfd++] = (struct pollfd){ fds[k], POLLIN };
-		}
-		now = now_mono_ns() / 1e9;
-		r = poll(pfd, nfd, now < next ? (int)((next - now) * 1000) + 1 : 0);
-		if (r < 0 && errno != EINTR) {
-			err = -errno;
+		r = monitor_wait(&m, next, &in, interactive);
+		if (r < 0) {
+			err = r;
 			break;
 		}
-		session_poll(&m.s, 0);
-		if (nl_client_drain(&m.nl, on_ntf, &changed) < 0)
-			changed = false;
-		if (interactive && handle_keys()) {
+		if (r > 0 && handle_keys()) {
 			err = show(&m, interactive);
 			continue;
 		}
-		now = now_mono_ns() / 1e9;
-		if (now < next && !(interactive && changed))
+		now = now_mono_s();
+		if (now < next && !changed)
 			continue;
 		changed = false;
 		err = monitor_sample(&m);
@@ -298,11 +268,11 @@ static int top_run(int argc, char **argv)
 	}
 	term_restore();
 	monitor_close(&m);
-	if (err && err != -ENOENT) {
+	if (err) {
 		p_err("top: %s", strerror(-err));
 		return EXIT_ERROR;
 	}
-	return err ? EXIT_ERROR : EXIT_OK;
+	return EXIT_OK;
 }
 
 const struct command cmd_top = {

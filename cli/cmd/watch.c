@@ -15,14 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <bpf/libbpf.h>
-
-#include "model/lifecycle.h"
+#include "args.h"
 #include "lib/log.h"
-#include "main.h"
-#include "sources/monitor.h"
-#include "output/event_table.h"
 #include "lib/util.h"
+#include "main.h"
+#include "model/lifecycle.h"
+#include "output/event_table.h"
+#include "sources/life_feed.h"
 
 static struct {
 	double stall_after;
@@ -86,124 +85,66 @@ static void watch_help(void)
 }
 
 struct watch {
-	struct monitor m;
-	struct lifecycle lc;
-	struct event_ctx ec;
+	struct life_feed feed;
 	bool header_done;
 };
 
 static bool wanted(const struct event_row *er)
 {
-	int i;
-
 	if (opts.kinds && !(opts.kinds & (1U << er->kind)))
 		return false;
-	if (!opts.view.nfilters)
-		return true;
-	for (i = 0; i < opts.view.nfilters; i++)
-		if (row_matches(&er->row, opts.view.filters[i]))
-			return true;
-	return false;
+	return view_matches(&opts.view, &er->row);
 }
 
-static void emit(struct watch *w, const struct life_event *e)
+static bool print_event(void *arg, const struct life_event *e)
 {
+	struct watch *w = arg;
 	struct event_row er;
 
-	event_row_of(&er, e, &w->ec);
+	event_row_of(&er, e, &w->feed.ec);
 	if (!wanted(&er))
-		return;
+		return false;
 	if (env.json) {
-		render_event_json(&jw, &er);
-		json_end(&jw);
-		return;
+		render_event_json(&stdout_json, &er);
+		json_end(&stdout_json);
+		return false;
 	}
 	render_event_text(stdout, &er, !w->header_done);
 	w->header_done = true;
 	fflush(stdout);
-}
-
-static void on_event(void *arg, const struct ppw_event *e)
-{
-	struct watch *w = arg;
-	struct life_event le;
-	double age = pool_detach_age(&e->rec, e->ts_ns, w->ec.detach_time_is_ns);
-
-	if (life_on_bpf(&w->lc, e, age, &le) == 1)
-		emit(w, &le);
-}
-
-static void on_ntf(int cmd, const struct nl_pool *p, void *arg)
-{
-	struct watch *w = arg;
-	struct life_event le;
-
-	if (life_on_netlink(&w->lc, cmd, p->id, now_boot_ns(), &le) == 1)
-		emit(w, &le);
-}
-
-static double life_detach_age(const struct pool_life *p, void *arg)
-{
-	struct watch *w = arg;
-
-	return pool_detach_age(&p->rec, now_boot_ns(), w->ec.detach_time_is_ns);
-}
-
-static struct watch W;
-
-static int watch_loop(struct watch *w, double duration)
-{
-	struct life_event ev[16];
-	struct pollfd pfd[17];
-	double end = now_mono_ns() / 1e9 + (duration ? duration : 1e12), next_tick = 0, now;
-	int fds[16], nfd, i, n, err = 0;
-	size_t k, nn;
-
-	while (!err && !exiting && (now = now_mono_ns() / 1e9) < end) {
-		nfd = 0;
-		pfd[nfd++] = (struct pollfd){ ring_buffer__epoll_fd(w->m.s.rb), POLLIN };
-		nn = nl_client_fds(&w->m.nl, fds, 16);
-		for (k = 0; k < nn; k++)
-			pfd[nfd++] = (struct pollfd){ fds[k], POLLIN };
-		if (poll(pfd, nfd, 200) < 0 && errno != EINTR)
-			return -errno;
-		session_poll(&w->m.s, 0);
-		nl_client_drain(&w->m.nl, on_ntf, w);
-		if (now >= next_tick) {
-			/* new pools (discovery), then stalls */
-			err = monitor_sample(&w->m);
-			session_poll(&w->m.s, 0);
-			n = life_tick(&w->lc, now_boot_ns(), life_detach_age, w, ev, 16);
-			for (i = 0; i < n; i++)
-				emit(w, &ev[i]);
-			next_tick = now + 1;
-		}
-	}
-	return err;
+	return false;
 }
 
 static int watch_run(int argc, char **argv)
 {
-	int err;
+	struct watch w = { 0 };
+	struct monitor m;
+	double end, now, next_tick = 0;
+	int err = 0;
 
-	if (view_parse_args(&opts.view, argc, argv, &opts.duration))
+	if (args_view(&opts.view, argc, argv, &opts.duration))
 		return EXIT_ERROR;
-	life_init(&W.lc, opts.stall_after, 256);
-	if (monitor_open(&W.m, &(struct monitor_opts){ .subscribe = true, .on_event = on_event,
-						      .event_arg = &W })) {
-		life_free(&W.lc);
+	life_feed_init(&w.feed, opts.stall_after, print_event, &w);
+	if (monitor_open(&m, &(struct monitor_opts){ ENV_MONITOR_OPTS, .subscribe = true,
+						     LIFE_FEED_OPTS(&w.feed) })) {
+		life_feed_free(&w.feed);
 		return EXIT_ERROR;
 	}
-	W.ec = (struct event_ctx){
-		.boot_to_real = now_real_s() - now_boot_ns() / 1e9,
-		.page_size = W.m.s.feat.page_size,
-		.detach_time_is_ns = W.m.s.feat.detach_time_is_ns,
-		.regime = W.m.s.feat.unmap,
-		.stall_after_s = opts.stall_after,
-	};
-	err = watch_loop(&W, opts.duration);
-	monitor_close(&W.m);
-	life_free(&W.lc);
+	life_feed_start(&w.feed, &m);
+	end = now_mono_s() + (opts.duration ? opts.duration : 1e12);
+	while (!err && !exiting && (now = now_mono_s()) < end) {
+		if (now >= next_tick) {
+			/* new pools (discovery), then stalls */
+			err = monitor_sample(&m);
+			if (err)
+				break;
+			life_feed_tick(&w.feed);
+			next_tick = now + 1;
+		}
+		err = monitor_wait(&m, next_tick < end ? next_tick : end, NULL, 0);
+	}
+	monitor_close(&m);
+	life_feed_free(&w.feed);
 	if (err) {
 		p_err("watch: %s", strerror(-err));
 		return EXIT_ERROR;

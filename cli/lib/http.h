@@ -2,10 +2,10 @@
 /*
  * The HTTP/1.0 and 1.1 subset ppwatch export speaks: a request head parsed
  * from a byte buffer, and a complete response composed into one. Pure; the
- * sockets are cli/export.c's.
+ * sockets are cmd/export.c's.
  */
-#ifndef __PPWATCH_HTTP_H
-#define __PPWATCH_HTTP_H
+#ifndef __PPWATCH_LIB_HTTP_H
+#define __PPWATCH_LIB_HTTP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,4 +46,4 @@ const char *http_reason(int code);
 int http_response(char **out, size_t *outlen, int code, const char *ctype, const char *extra,
 		  const char *body, size_t body_len, bool head);
 
-#endif /* __PPWATCH_HTTP_H */
+#endif /* __PPWATCH_LIB_HTTP_H */

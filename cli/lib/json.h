@@ -3,8 +3,8 @@
  * A small streaming JSON writer. Compact output is one line per document,
  * so a stream of documents is JSON Lines; -p pretty-prints.
  */
-#ifndef __PPWATCH_JSON_H
-#define __PPWATCH_JSON_H
+#ifndef __PPWATCH_LIB_JSON_H
+#define __PPWATCH_LIB_JSON_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -65,4 +65,4 @@ static inline void json_kv_bool(struct json *j, const char *k, bool v)
 	json_bool(j, v);
 }
 
-#endif /* __PPWATCH_JSON_H */
+#endif /* __PPWATCH_LIB_JSON_H */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/jsonp.h"
+#include "lib/vec.h"
 
 #define JV_MAX_DEPTH 64
 
@@ -62,20 +63,21 @@ void jv_free(struct jv *v)
 static struct jv *grow(struct jv *c, const char *key)
 {
 	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 8;
-		struct jv *items = realloc(c->items, cap * sizeof(*items));
+		/* items and keys grow in step: cap counts both */
+		size_t icap = c->cap, kcap = c->cap;
+		struct jv *items = vec_grow(c->items, &icap, c->n + 1, sizeof(*items));
 		char **keys;
 
 		if (!items)
 			return NULL;
 		c->items = items;
 		if (c->t == JV_OBJ) {
-			keys = realloc(c->keys, cap * sizeof(*keys));
+			keys = vec_grow(c->keys, &kcap, c->n + 1, sizeof(*keys));
 			if (!keys)
 				return NULL;
 			c->keys = keys;
 		}
-		c->cap = cap;
+		c->cap = icap;
 	}
 	memset(&c->items[c->n], 0, sizeof(c->items[0]));
 	if (c->t == JV_OBJ)
@@ -120,7 +122,7 @@ static char *parse_string(struct parser *ps)
 		char c = *ps->p++;
 
 		if (n + 5 >= cap) {
-			char *o = realloc(out, cap *= 2);
+			char *o = vec_grow(out, &cap, n + 6, 1);
 
 			if (!o)
 				goto bad;

@@ -4,8 +4,8 @@
  * value tree 'postmortem' builds its report in (text, JSON and YAML are
  * rendered from the same tree).
  */
-#ifndef __PPWATCH_JSONP_H
-#define __PPWATCH_JSONP_H
+#ifndef __PPWATCH_LIB_JSONP_H
+#define __PPWATCH_LIB_JSONP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,4 +47,4 @@ struct jv *jv_copy_into(struct jv *dst, const struct jv *src);
 
 void jv_write(struct json *j, const struct jv *v);
 
-#endif /* __PPWATCH_JSONP_H */
+#endif /* __PPWATCH_LIB_JSONP_H */

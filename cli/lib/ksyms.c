@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/ksyms.h"
+#include "lib/vec.h"
 
 static int cmp(const void *a, const void *b)
 {
@@ -18,6 +19,7 @@ int ksyms_load(struct ksyms *k, const char *path)
 	char line[512], name[256], type;
 	unsigned long long addr;
 	bool nonzero = false;
+	struct ksym *s;
 	FILE *f;
 
 	memset(k, 0, sizeof(*k));
@@ -29,22 +31,14 @@ int ksyms_load(struct ksyms *k, const char *path)
 			continue;
 		if (type != 't' && type != 'T' && type != 'W' && type != 'w')
 			continue;
-		if (k->n == k->cap) {
-			size_t cap = k->cap ? k->cap * 2 : 65536;
-			struct ksym *v = realloc(k->v, cap * sizeof(*v));
-
-			if (!v) {
-				fclose(f);
-				ksyms_free(k);
-				return -ENOMEM;
-			}
-			k->v = v;
-			k->cap = cap;
+		s = VEC_PUSH(k->v, k->n, k->cap);
+		if (!s || !(s->name = strdup(name))) {
+			fclose(f);
+			ksyms_free(k);
+			return -ENOMEM;
 		}
-		k->v[k->n].addr = addr;
-		k->v[k->n].name = strdup(name);
+		s->addr = addr;
 		nonzero |= addr != 0;
-		k->n++;
 	}
 	fclose(f);
 	if (!nonzero) {

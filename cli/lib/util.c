@@ -135,6 +135,11 @@ uint64_t now_mono_ns(void)
 	return clock_ns(CLOCK_MONOTONIC);
 }
 
+double now_mono_s(void)
+{
+	return clock_ns(CLOCK_MONOTONIC) / 1e9;
+}
+
 double now_real_s(void)
 {
 	return clock_ns(CLOCK_REALTIME) / 1e9;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-#ifndef __PPWATCH_UTIL_H
-#define __PPWATCH_UTIL_H
+#ifndef __PPWATCH_LIB_UTIL_H
+#define __PPWATCH_LIB_UTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,10 +23,12 @@ const char *fmt_age(char *buf, size_t len, double seconds);
 
 uint64_t now_boot_ns(void);
 uint64_t now_mono_ns(void);
+/* CLOCK_MONOTONIC in seconds: the clock of every deadline */
+double now_mono_s(void);
 double now_real_s(void);
 
 bool str_is_prefix(const char *pfx, const char *s);
 /* help text: words from column 'col' (the cursor is there), wrapped before 'width' */
 void print_wrapped(const char *text, int col, int width);
 
-#endif /* __PPWATCH_UTIL_H */
+#endif /* __PPWATCH_LIB_UTIL_H */

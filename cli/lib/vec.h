@@ -6,6 +6,7 @@
  *
  *	struct thing *v = NULL; size_t n = 0, cap = 0;
  *	struct thing *t = VEC_PUSH(v, n, cap);	// zeroed, or NULL: nothing changed
+ *	struct thing *u = VEC_NEXT(v, n, cap);	// the same, kept only by n++
  */
 #ifndef __PPWATCH_LIB_VEC_H
 #define __PPWATCH_LIB_VEC_H
@@ -19,17 +20,29 @@
  */
 void *vec_grow(void *v, size_t *cap, size_t need, size_t elem);
 
+/*
+ * Room for one more element of (ptr, n, cap): a pointer to ptr[n], zeroed
+ * but not counted yet (n++ keeps it), or NULL.
+ */
+#define VEC_NEXT(ptr, n, cap)                                                                   \
+	__extension__({                                                                         \
+		__typeof__(ptr) vp_ =                                                           \
+			(n) < (cap) ? (ptr) : vec_grow((ptr), &(cap), (n) + 1, sizeof(*(ptr))); \
+		if (vp_) {                                                                      \
+			(ptr) = vp_;                                                            \
+			vp_ = &vp_[(n)];                                                        \
+			memset(vp_, 0, sizeof(*vp_));                                           \
+		}                                                                               \
+		vp_;                                                                            \
+	})
+
 /* Append one zeroed element to (ptr, n, cap): a pointer to it, or NULL. */
-#define VEC_PUSH(ptr, n, cap)							\
-	__extension__({								\
-		__typeof__(ptr) vp_ = (n) < (cap) ? (ptr) :			\
-			vec_grow((ptr), &(cap), (n) + 1, sizeof(*(ptr)));	\
-		if (vp_) {							\
-			(ptr) = vp_;						\
-			vp_ = &vp_[(n)++];					\
-			memset(vp_, 0, sizeof(*vp_));				\
-		}								\
-		vp_;								\
+#define VEC_PUSH(ptr, n, cap)                                 \
+	__extension__({                                       \
+		__typeof__(ptr) vpp_ = VEC_NEXT(ptr, n, cap); \
+		if (vpp_)                                     \
+			(n)++;                                \
+		vpp_;                                         \
 	})
 
 #endif /* __PPWATCH_LIB_VEC_H */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/vec.h"
 #include "model/attrib.h"
 
 #define AF_UNIX_ 1
@@ -200,9 +201,10 @@ static void describe_socket(struct holder *h, const struct holders_report *rep, 
 	}
 	sock_addr_str(la, sizeof(la), h->sock->family, h->sock->laddr, h->sock->lport);
 	sock_addr_str(ra, sizeof(ra), h->sock->family, h->sock->raddr, h->sock->rport);
-	snprintf(h->desc, sizeof(h->desc), "%s%s%s%s%s ino %u%s", sock_proto_name(h->sock),
-		 la[0] ? " " : "", la, h->sock->rport ? " <- " : "", h->sock->rport ? ra : "",
-		 h->sock->ino, h->nowners ? own : " (no process)");
+	if (snprintf(h->desc, sizeof(h->desc), "%s%s%s%s%s ino %u%s", sock_proto_name(h->sock),
+		     la[0] ? " " : "", la, h->sock->rport ? " <- " : "", h->sock->rport ? ra : "",
+		     h->sock->ino, h->nowners ? own : " (no process)") >= (int)sizeof(h->desc))
+		memcpy(h->desc + sizeof(h->desc) - 4, "...", 4); /* say it was cut */
 }
 
 const char *holder_desc_of(char *buf, size_t len, const struct holders_report *rep,
@@ -224,30 +226,24 @@ const char *holder_desc_of(char *buf, size_t len, const struct holders_report *r
 
 static struct holder *holder_get(struct pool_holders *ph, enum holder_kind kind, __u64 key)
 {
+	struct holder *h;
 	size_t i;
 
 	for (i = 0; i < ph->n; i++) {
-		struct holder *h = &ph->v[i];
+		h = &ph->v[i];
 
 		if (h->kind == kind && (kind == HK_SOCKET ? h->sock && h->sock->sk == key :
 				       kind == HK_DEFER ? h->cpu == key : true))
 			return h;
 	}
-	if (ph->n == ph->cap) {
-		size_t cap = ph->cap ? ph->cap * 2 : 8;
-		struct holder *v = realloc(ph->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		ph->v = v;
-		ph->cap = cap;
-	}
-	memset(&ph->v[ph->n], 0, sizeof(ph->v[0]));
-	ph->v[ph->n].kind = kind;
-	ph->v[ph->n].oldest_age_s = NAN;
+	h = VEC_PUSH(ph->v, ph->n, ph->cap);
+	if (!h)
+		return NULL;
+	h->kind = kind;
+	h->oldest_age_s = NAN;
 	if (kind == HK_DEFER)
-		ph->v[ph->n].cpu = key;
-	return &ph->v[ph->n++];
+		h->cpu = key;
+	return h;
 }
 
 static void age_into(struct holder *h, double age, bool at_least)

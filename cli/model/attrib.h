@@ -4,8 +4,8 @@
  * inflight pages. Every page is counted once; what no holder explains is
  * "unattributed", so holders always sum to the pool's inflight.
  */
-#ifndef __PPWATCH_ATTRIB_H
-#define __PPWATCH_ATTRIB_H
+#ifndef __PPWATCH_MODEL_ATTRIB_H
+#define __PPWATCH_MODEL_ATTRIB_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -112,4 +112,4 @@ const struct ppw_rec_page *attrib_page_holder(const struct holders_report *rep, 
 const char *holder_desc_of(char *buf, size_t len, const struct holders_report *rep,
 			   const struct ppw_rec_page *pg);
 
-#endif /* __PPWATCH_ATTRIB_H */
+#endif /* __PPWATCH_MODEL_ATTRIB_H */

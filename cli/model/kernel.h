@@ -6,6 +6,8 @@
 #ifndef __PPWATCH_MODEL_KERNEL_H
 #define __PPWATCH_MODEL_KERNEL_H
 
+#include <stdbool.h>
+
 /* How a destroyed pool's DMA mappings go away. */
 enum unmap_regime {
 	UNMAP_UNKNOWN,
@@ -15,5 +17,16 @@ enum unmap_regime {
 };
 
 const char *unmap_regime_name(enum unmap_regime r);
+
+/* What this kernel and session offer, for reports and documents. */
+struct kernel_facts {
+	const char *attach; /* the program type that loaded: tp_btf, ... */
+	enum unmap_regime unmap;
+	bool netlink; /* the netdev family answers */
+	unsigned long page_size;
+	bool detach_time_is_ns; /* pool->user.detach_time is a ktime_t */
+	bool item_stats; /* the v7 series' item counters */
+	bool item_blocks; /* ppwatch's series: item block counts */
+};
 
 #endif /* __PPWATCH_MODEL_KERNEL_H */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/vec.h"
 #include "model/lifecycle.h"
 
 static const char *const kind_names[LE_KIND_MAX] = {
@@ -96,17 +97,9 @@ static struct pool_life *get(struct lifecycle *lc, __u64 addr, __u32 gen, __u64 
 
 	if (p)
 		return p;
-	if (lc->n == lc->cap) {
-		size_t cap = lc->cap ? lc->cap * 2 : 16;
-		struct pool_life *v = realloc(lc->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		lc->v = v;
-		lc->cap = cap;
-	}
-	p = &lc->v[lc->n++];
-	memset(p, 0, sizeof(*p));
+	p = VEC_PUSH(lc->v, lc->n, lc->cap);
+	if (!p)
+		return NULL;
 	p->addr = addr;
 	p->gen = gen;
 	p->first_ns = ts;

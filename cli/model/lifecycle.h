@@ -6,8 +6,8 @@
  * destroyed pool stays out longer than a threshold (the kernel warns at 60
  * s). Freed pools are kept, up to a bound, so a post-mortem still sees them.
  */
-#ifndef __PPWATCH_LIFECYCLE_H
-#define __PPWATCH_LIFECYCLE_H
+#ifndef __PPWATCH_MODEL_LIFECYCLE_H
+#define __PPWATCH_MODEL_LIFECYCLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -99,4 +99,4 @@ struct pool_life *life_find(struct lifecycle *lc, __u64 addr, __u32 gen);
 const char *life_kind_name(enum life_kind k);
 int life_kind_parse(const char *s);
 
-#endif /* __PPWATCH_LIFECYCLE_H */
+#endif /* __PPWATCH_MODEL_LIFECYCLE_H */

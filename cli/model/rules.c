@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * ppwatch check's rules: YAML -> struct ruleset through one table of keys
- * (key, type, destination, help). cli/rules_eval.c checks them.
+ * (key, type, destination, help). model/rules_eval.c checks them.
  *
  * libyaml builds the node tree (yaml_parser_load); every node carries its
  * start mark, so each error names the file, the 1-based line and column of
@@ -20,10 +20,9 @@
 
 #include <yaml.h>
 
-#include "output/pool_table.h"
-#include "model/rules.h"
-#include "model/rules_priv.h"
 #include "lib/util.h"
+#include "lib/vec.h"
+#include "model/rules.h"
 
 /* ---- the schema ----------------------------------------------------------- */
 
@@ -169,7 +168,7 @@ struct pctx {
 	int errors;
 	bool nomem;
 	struct diag_msg *msgs;	/* printed sorted by position at the end */
-	size_t nmsgs;
+	size_t nmsgs, capmsgs;
 };
 
 static struct rpos node_pos(const yaml_node_t *n)
@@ -185,13 +184,11 @@ static void perr(struct pctx *c, struct rpos p, const char *fmt, ...)
 	struct diag_msg *m;
 
 	c->errors++;
-	m = realloc(c->msgs, (c->nmsgs + 1) * sizeof(*m));
+	m = VEC_NEXT(c->msgs, c->nmsgs, c->capmsgs);
 	if (!m) {
 		c->nomem = true;
 		return;
 	}
-	c->msgs = m;
-	m = &m[c->nmsgs];
 	m->pos = p;
 	m->seq = c->nmsgs;
 	va_start(ap, fmt);

@@ -15,10 +15,11 @@
  * one or more limits. Each limit of each rule is one check with its own
  * result (pass, fail, or could not check).
  */
-#ifndef __PPWATCH_RULES_H
-#define __PPWATCH_RULES_H
+#ifndef __PPWATCH_MODEL_RULES_H
+#define __PPWATCH_MODEL_RULES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "model/snapshot.h"
@@ -98,44 +99,31 @@ struct rules_key_help {
 size_t rules_schema(const struct rules_key_help **out);
 const char *limit_key(enum limit_kind k);
 
-/* ---- results ------------------------------------------------------------ */
+/* ---- the key table (rules.c), shared with rules_eval.c ---------------------- */
 
-enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_ERROR };
-
-const char *verdict_name(enum verdict v);
-
-struct finding {		/* one pool over a limit */
-	__u32 pool_id;
-	char device[48];
-	double value;
-	bool at_least;		/* value is a lower bound */
+enum vtype {
+	VT_STR, /* any non-empty string */
+	VT_COUNT, /* whole number */
+	VT_BYTES, /* size with k/M/G */
+	VT_DURATION, /* 30s, 500ms, 2m */
+	VT_STATE, /* live | zombie | any */
+	VT_NETNS, /* name, path or inode */
+	VT_U32,
+	VT_VERSION, /* the file format version: 1 */
+	VT_RULES, /* a list of rules */
+	VT_MATCH, /* a mapping of match keys */
 };
 
-struct check_result {
-	char name[96];		/* rule name, or "run" */
-	char what[96];		/* "max_inflight <= 4096" */
-	const char *key;	/* the limit's key, "run" for --run */
-	double limit;		/* the limit's value (pages, bytes, seconds, count) */
-	enum verdict v;
-	char summary[256];	/* one line */
-	char *details;		/* more lines, or NULL (malloc'd) */
-	size_t npools;		/* pools the check looked at */
-	struct finding *findings;	/* pools over the limit (malloc'd) */
-	size_t nfindings;
+struct keydef {
+	const char *key;
+	enum vtype t;
+	int lim; /* enum limit_kind, or -1 */
+	ptrdiff_t off; /* destination in struct rule / struct rule_match; -1: none */
+	ptrdiff_t has_off; /* bool set when given; -1: none */
+	const char *help;
 };
 
-struct check_report {
-	struct check_result *r;
-	size_t n, cap;
-};
+/* the schema entry of a limit */
+const struct keydef *rules_limit_def(enum limit_kind k);
 
-/* evaluate every limit of every rule on s (freed pools are ignored) */
-int rules_eval(const struct ruleset *rs, const struct snapshot *s, struct check_report *rep);
-/* a new, zeroed result at the end of the report; NULL: out of memory */
-struct check_result *report_add(struct check_report *rep);
-void report_free(struct check_report *rep);
-/* 0 all passed, 1 one failed, 2 none failed but one could not be checked */
-int report_exit_code(const struct check_report *rep);
-void report_count(const struct check_report *rep, size_t *pass, size_t *fail, size_t *err);
-
-#endif /* __PPWATCH_RULES_H */
+#endif /* __PPWATCH_MODEL_RULES_H */

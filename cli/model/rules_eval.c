@@ -9,71 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/pool_table.h"
-#include "model/rules.h"
-#include "model/rules_priv.h"
 #include "lib/util.h"
-
-const char *verdict_name(enum verdict v)
-{
-	switch (v) {
-	case VERDICT_PASS: return "pass";
-	case VERDICT_FAIL: return "fail";
-	case VERDICT_ERROR: return "error";
-	}
-	return "?";
-}
-
-struct check_result *report_add(struct check_report *rep)
-{
-	struct check_result *r;
-
-	if (rep->n == rep->cap) {
-		size_t cap = rep->cap ? rep->cap * 2 : 16;
-
-		r = realloc(rep->r, cap * sizeof(*r));
-		if (!r)
-			return NULL;
-		rep->r = r;
-		rep->cap = cap;
-	}
-	r = &rep->r[rep->n++];
-	memset(r, 0, sizeof(*r));
-	return r;
-}
-
-void report_free(struct check_report *rep)
-{
-	size_t i;
-
-	for (i = 0; i < rep->n; i++) {
-		free(rep->r[i].details);
-		free(rep->r[i].findings);
-	}
-	free(rep->r);
-	memset(rep, 0, sizeof(*rep));
-}
-
-void report_count(const struct check_report *rep, size_t *pass, size_t *fail, size_t *err)
-{
-	size_t i;
-
-	*pass = *fail = *err = 0;
-	for (i = 0; i < rep->n; i++)
-		switch (rep->r[i].v) {
-		case VERDICT_PASS: (*pass)++; break;
-		case VERDICT_FAIL: (*fail)++; break;
-		case VERDICT_ERROR: (*err)++; break;
-		}
-}
-
-int report_exit_code(const struct check_report *rep)
-{
-	size_t p, f, e;
-
-	report_count(rep, &p, &f, &e);
-	return f ? 1 : e ? 2 : 0;
-}
+#include "lib/vec.h"
+#include "model/rules_eval.h"
 
 static bool glob_match(const char *pat, const char *s)
 {
@@ -180,13 +118,10 @@ static bool pool_value(enum limit_kind k, const struct pool_row *r, double *v, b
 static int add_finding(struct check_result *res, const struct pool_row *r, double v,
 		       bool at_least)
 {
-	struct finding *f = realloc(res->findings, (res->nfindings + 1) * sizeof(*f));
+	struct finding *f = VEC_PUSH(res->findings, res->nfindings, res->capfindings);
 
 	if (!f)
 		return -ENOMEM;
-	res->findings = f;
-	f = &f[res->nfindings++];
-	memset(f, 0, sizeof(*f));
 	f->pool_id = r->id;
 	snprintf(f->device, sizeof(f->device), "%s", r->device[0] ? r->device : "-");
 	f->value = v;

@@ -1,21 +1,17 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * ppwatch check's verdicts: what 'check --run' saw (a run report built from
- * the pools before the command and a snapshot after it), and the renderers
- * of a check report as text, TAP, JUnit XML and JSON. Pure: the unit tests
- * compare each format with golden files.
+ * What 'check --run' saw: a run report built from the pools before the
+ * command and a snapshot after it. Pure: the unit tests drive it with
+ * hand-made snapshots.
  */
-#ifndef __PPWATCH_VERDICT_H
-#define __PPWATCH_VERDICT_H
+#ifndef __PPWATCH_MODEL_RUN_REPORT_H
+#define __PPWATCH_MODEL_RUN_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "lib/json.h"
+#include "model/check_report.h"
 #include "model/snapshot.h"
-#include "model/rules.h"
-
-/* ---- check --run ------------------------------------------------------------ */
 
 /* A pool as it was just before the command started. */
 struct run_key {
@@ -26,7 +22,7 @@ struct run_key {
 };
 
 /*
- * Who holds a stuck pool's pages. Filled by run_find_holders() (cli/check.c)
+ * Who holds a stuck pool's pages. Filled by run_find_holders() (cmd/check.c)
  * when ppwatch can attribute pages to sockets and processes.
  */
 struct run_holder {
@@ -77,30 +73,5 @@ void run_report_free(struct run_report *rep);
 /* true when every destroyed pool is freed (nothing left to wait for) */
 bool run_report_settled(const struct run_report *rep);
 /* the verdict as one check result; details are the post-mortem */
-int run_report_result(const struct run_report *rep, struct check_result *res);
-/* the post-mortem: the command, then each stuck pool with its holders */
-void run_report_text(FILE *f, const struct run_report *rep);
-void run_report_json(struct json *j, const struct run_report *rep);
 
-/* ---- rendering a check report ------------------------------------------------- */
-
-enum report_format { REPORT_TEXT, REPORT_TAP, REPORT_JUNIT, REPORT_JSON };
-
-int report_format_parse(const char *s, enum report_format *f);
-
-struct report_meta {
-	const char *version;
-	double time;		/* when the checks ran, Unix time */
-	double duration_s;
-	const char *timestamp;	/* ISO 8601, for JUnit */
-	const char *hostname;
-	const char *rules_file;	/* NULL: none */
-};
-
-void report_text(FILE *f, const struct check_report *rep, const struct report_meta *m);
-void report_tap(FILE *f, const struct check_report *rep, const struct report_meta *m);
-void report_junit(FILE *f, const struct check_report *rep, const struct report_meta *m);
-/* members of the current JSON object */
-void report_json(struct json *j, const struct check_report *rep, const struct report_meta *m);
-
-#endif /* __PPWATCH_VERDICT_H */
+#endif /* __PPWATCH_MODEL_RUN_REPORT_H */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/snapshot.h"
 #include "lib/util.h"
+#include "model/snapshot.h"
 
 enum row_state pool_classify(const struct pool_obs *o)
 {
@@ -67,12 +67,12 @@ double pool_detach_age(const struct ppw_pool *r, __u64 now_ns, bool detach_time_
 }
 
 /* When the pool was detached, in seconds before 'now'; NAN if not known. */
-static double detach_age(const struct ledger *l, const struct pool_obs *o)
+static double detach_age(const struct reading *rd, const struct pool_obs *o)
 {
-	double a = pool_detach_age(&o->rec, l->now_ns, l->detach_time_is_ns);
+	double a = pool_detach_age(&o->rec, rd->now_ns, rd->detach_time_is_ns);
 
 	if (isnan(a) && o->has_nl && (o->nl.present & NLP_DETACH_TIME))
-		return ns_to_s(l->now_ns) - (double)o->nl.detach_time;
+		return ns_to_s(rd->now_ns) - (double)o->nl.detach_time;
 	return a;
 }
 
@@ -129,7 +129,7 @@ static void fill_identity(struct pool_row *w, const struct pool_obs *o)
 		snprintf(w->device, sizeof(w->device), "%s", w->devname);
 }
 
-static void fill_counts(struct pool_row *w, const struct ledger *l, const struct pool_obs *o,
+static void fill_counts(struct pool_row *w, const struct reading *rd, const struct pool_obs *o,
 			const struct pool_row *p, double dt)
 {
 	const struct ppw_pool *r = &o->rec;
@@ -139,8 +139,9 @@ static void fill_counts(struct pool_row *w, const struct ledger *l, const struct
 	if (!r->addr) {
 		/* netlink only: its inflight is all we know */
 		w->inflight = (o->nl.present & NLP_INFLIGHT) ? (__s64)o->nl.inflight : 0;
-		w->inflight_bytes = (o->nl.present & NLP_INFLIGHT_MEM) ? o->nl.inflight_mem :
-					(__u64)w->inflight * l->page_size;
+		w->inflight_bytes = (o->nl.present & NLP_INFLIGHT_MEM) ?
+					    o->nl.inflight_mem :
+					    (__u64)w->inflight * rd->page_size;
 		w->before_start = w->inflight;
 		return;
 	}
@@ -150,8 +151,8 @@ static void fill_counts(struct pool_row *w, const struct ledger *l, const struct
 	w->inflight = (__s32)(r->hold_cnt - r->release_cnt);
 	if (w->state == ROW_FREED)
 		w->inflight = 0;
-	w->inflight_bytes = w->inflight > 0 ? (__u64)w->inflight * ((__u64)l->page_size << r->order)
-					    : 0;
+	w->inflight_bytes =
+		w->inflight > 0 ? (__u64)w->inflight * ((__u64)rd->page_size << r->order) : 0;
 	w->ledger_pages = o->ledger_pages;
 	w->item_stats = r->flags & PPW_PF_ITEM_STATS;
 	w->item_fast_empty = r->item_fast_empty;
@@ -182,14 +183,14 @@ static void fill_counts(struct pool_row *w, const struct ledger *l, const struct
 	}
 }
 
-static void fill_ages(struct pool_row *w, const struct ledger *l, const struct pool_obs *o)
+static void fill_ages(struct pool_row *w, const struct reading *rd, const struct pool_obs *o)
 {
 	const struct ppw_pool *r = &o->rec;
 
 	w->oldest_age_s = w->detach_age_s = w->freed_age_s = w->zombie_s = NAN;
-	w->seen_age_s = r->addr ? age_s(l->now_ns, r->first_seen_ns) : NAN;
+	w->seen_age_s = r->addr ? age_s(rd->now_ns, r->first_seen_ns) : NAN;
 	if (o->ledger_pages && o->oldest_hold_ns)
-		w->oldest_age_s = age_s(l->now_ns, o->oldest_hold_ns);
+		w->oldest_age_s = age_s(rd->now_ns, o->oldest_hold_ns);
 	if (w->before_start > 0 && r->addr) {
 		/* held before we looked: at least as old as our first sight */
 		if (isnan(w->oldest_age_s) || w->seen_age_s > w->oldest_age_s) {
@@ -198,9 +199,9 @@ static void fill_ages(struct pool_row *w, const struct ledger *l, const struct p
 		}
 	}
 	if (w->state != ROW_LIVE)
-		w->detach_age_s = detach_age(l, o);
+		w->detach_age_s = detach_age(rd, o);
 	if (w->state == ROW_FREED && r->freed_ns) {
-		w->freed_age_s = age_s(l->now_ns, r->freed_ns);
+		w->freed_age_s = age_s(rd->now_ns, r->freed_ns);
 		if (!isnan(w->detach_age_s))
 			w->zombie_s = w->detach_age_s - w->freed_age_s;
 		w->detach_age_s = NAN;	/* a freed pool has no detach age */
@@ -208,7 +209,7 @@ static void fill_ages(struct pool_row *w, const struct ledger *l, const struct p
 }
 
 /*
- * The DMA-unmap state, by the kernel's regime (cli/kfeatures.c):
+ * The DMA-unmap state, by the kernel's regime (sources/kfeatures.c):
  *  - dma_mapped xarray: page_pool_scrub() unmaps every mapped page on the
  *    first release, so from the destroy on nothing is mapped; the xarray
  *    being non-empty afterwards would be a kernel bug and is a hazard;
@@ -217,7 +218,7 @@ static void fill_ages(struct pool_row *w, const struct ledger *l, const struct p
  *    first retry proves it done);
  *  - neither: an inflight page stays mapped until it comes back.
  */
-static void fill_dma(struct pool_row *w, const struct ledger *l, const struct pool_obs *o)
+static void fill_dma(struct pool_row *w, const struct reading *rd, const struct pool_obs *o)
 {
 	const struct ppw_pool *r = &o->rec;
 
@@ -241,7 +242,7 @@ static void fill_dma(struct pool_row *w, const struct ledger *l, const struct po
 	}
 	if (r->detach_ns)
 		w->dma_unmapped_at_destroy = r->destroy_inflight;
-	switch (l->regime) {
+	switch (rd->regime) {
 	case UNMAP_XARRAY:
 		w->dma = r->dma_mapped_left ? DMA_HAZARD : DMA_UNMAPPED;
 		w->dma_still_mapped = r->dma_mapped_left ? -1 : 0;
@@ -251,7 +252,7 @@ static void fill_dma(struct pool_row *w, const struct ledger *l, const struct po
 		if (r->unmap_ns) {
 			w->dma = DMA_UNMAPPED;
 			w->dma_unmapped_at_destroy = r->unmapped_pages;
-			w->dma_unmap_age_s = age_s(l->now_ns, r->unmap_ns);
+			w->dma_unmap_age_s = age_s(rd->now_ns, r->unmap_ns);
 		} else {
 			w->dma = r->destroy_cnt > 1 ? DMA_UNMAPPED : DMA_UNMAP_PENDING;
 		}
@@ -268,33 +269,33 @@ static void fill_dma(struct pool_row *w, const struct ledger *l, const struct po
 	}
 }
 
-int snapshot_build(struct snapshot *out, const struct ledger *l, const struct snapshot *prev)
+int snapshot_build(struct snapshot *out, const struct reading *rd, const struct snapshot *prev)
 {
 	double dt = 0;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	out->ts_ns = l->now_ns;
-	if (prev && prev->ts_ns && l->now_ns > prev->ts_ns)
-		dt = ns_to_s(l->now_ns - prev->ts_ns);
+	out->ts_ns = rd->now_ns;
+	if (prev && prev->ts_ns && rd->now_ns > prev->ts_ns)
+		dt = ns_to_s(rd->now_ns - prev->ts_ns);
 	out->interval_s = dt;
-	memcpy(out->counters, l->counters, sizeof(out->counters));
-	out->max_pages = l->max_pages;
-	out->pages_used = l->pages_used;
-	if (!l->n)
+	memcpy(out->counters, rd->counters, sizeof(out->counters));
+	out->max_pages = rd->max_pages;
+	out->pages_used = rd->pages_used;
+	if (!rd->n)
 		return 0;
-	out->rows = calloc(l->n, sizeof(*out->rows));
+	out->rows = calloc(rd->n, sizeof(*out->rows));
 	if (!out->rows)
 		return -ENOMEM;
-	for (i = 0; i < l->n; i++) {
-		const struct pool_obs *o = &l->pools[i];
+	for (i = 0; i < rd->n; i++) {
+		const struct pool_obs *o = &rd->pools[i];
 		struct pool_row *w = &out->rows[out->n++];
 
 		w->state = pool_classify(o);
 		fill_identity(w, o);
-		fill_counts(w, l, o, find_prev(prev, o->rec.addr, o->rec.gen, w->id), dt);
-		fill_ages(w, l, o);
-		fill_dma(w, l, o);
+		fill_counts(w, rd, o, find_prev(prev, o->rec.addr, o->rec.gen, w->id), dt);
+		fill_ages(w, rd, o);
+		fill_dma(w, rd, o);
 	}
 	return 0;
 }
@@ -303,14 +304,18 @@ void pool_row_of(struct pool_row *w, const struct ppw_pool *r, __u64 now_ns, __u
 		 bool detach_time_is_ns, enum unmap_regime regime)
 {
 	struct pool_obs o = { .rec = *r };
-	struct ledger l = {
-		.pools = &o, .n = 1, .now_ns = now_ns, .page_size = page_size,
-		.detach_time_is_ns = detach_time_is_ns, .regime = regime,
+	struct reading rd = {
+		.pools = &o,
+		.n = 1,
+		.now_ns = now_ns,
+		.page_size = page_size,
+		.detach_time_is_ns = detach_time_is_ns,
+		.regime = regime,
 	};
 	struct snapshot s;
 
 	memset(w, 0, sizeof(*w));
-	if (snapshot_build(&s, &l, NULL) || !s.n)
+	if (snapshot_build(&s, &rd, NULL) || !s.n)
 		return;
 	*w = s.rows[0];
 	snapshot_free(&s);
@@ -349,7 +354,7 @@ static void snapshot_keep(struct snapshot *s, bool (*keep)(const struct pool_row
 }
 
 struct filter_arg {
-	char **filters;
+	char *const *filters;
 	int n;
 };
 
@@ -364,7 +369,7 @@ static bool keep_matching(const struct pool_row *r, void *arg)
 	return false;
 }
 
-void snapshot_filter(struct snapshot *s, char **filters, int nfilters)
+void snapshot_filter(struct snapshot *s, char *const *filters, int nfilters)
 {
 	struct filter_arg fa = { filters, nfilters };
 
@@ -445,4 +450,34 @@ int snapshot_group_by_device(const struct snapshot *s, struct group_row **out, s
 	*out = g;
 	*n = ng;
 	return 0;
+}
+
+/* ---- losses --------------------------------------------------------------- */
+
+static const struct {
+	const char *key;
+	int idx;
+} loss_counters[] = {
+	{ "ledger_full", PPW_CNT_LEDGER_FULL },
+	{ "pools_full", PPW_CNT_POOLS_FULL },
+	{ "ringbuf_drop", PPW_CNT_RINGBUF_DROP },
+	{ "discovery_truncated", PPW_CNT_DISCOVERY_TRUNC },
+};
+
+const char *loss_counter(size_t i, int *idx)
+{
+	if (i >= ARRAY_SIZE(loss_counters))
+		return NULL;
+	*idx = loss_counters[i].idx;
+	return loss_counters[i].key;
+}
+
+__u64 snapshot_losses(const struct snapshot *s)
+{
+	__u64 sum = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(loss_counters); i++)
+		sum += s->counters[loss_counters[i].idx];
+	return sum;
 }

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The pure model: ledger -> snapshot.
+ * The pure model: reading -> snapshot.
  *
- * A 'ledger' is what the collector read at one instant: the BPF pool
- * records, per-pool aggregates of the page ledger, what netlink said, and
- * the loss counters. A 'snapshot' turns a ledger (and the previous
- * snapshot, for rates) into rows ready to render. Nothing here touches the
- * kernel: the unit tests drive it with hand-made ledgers.
+ * A 'reading' is what the collector read at one instant: the BPF pool
+ * records, per-pool aggregates of the page ledger (the BPF map of inflight
+ * pages), what netlink said, and the loss counters. A 'snapshot' turns a
+ * reading (and the previous snapshot, for rates) into rows ready to
+ * render. Nothing here touches the kernel: the unit tests drive it with
+ * hand-made readings.
  */
-#ifndef __PPWATCH_MODEL_H
-#define __PPWATCH_MODEL_H
+#ifndef __PPWATCH_MODEL_SNAPSHOT_H
+#define __PPWATCH_MODEL_SNAPSHOT_H
 
 #include <linux/types.h>
 #include <stdbool.h>
@@ -50,12 +51,12 @@ struct pool_obs {
 	struct nl_pool nl;
 };
 
-struct ledger {
+struct reading {
 	struct pool_obs *pools;
 	size_t n;
 	__u64 now_ns;		/* CLOCK_BOOTTIME when collected */
 	__u32 page_size;
-	bool detach_time_is_ns;	/* see cli/features.c */
+	bool detach_time_is_ns; /* see sources/kfeatures.c */
 	__u64 counters[PPW_CNT_MAX];
 	__u64 max_pages;	/* page ledger capacity */
 	__u64 pages_used;
@@ -171,13 +172,17 @@ void pool_row_of(struct pool_row *w, const struct ppw_pool *r, __u64 now_ns, __u
 const char *row_state_name(enum row_state s);
 const char *dma_state_name(enum dma_state s);
 
-int snapshot_build(struct snapshot *out, const struct ledger *l, const struct snapshot *prev);
+int snapshot_build(struct snapshot *out, const struct reading *rd, const struct snapshot *prev);
 void snapshot_free(struct snapshot *s);
 /* keep rows matching any of the filters: pool id, device/ifname, ifindex */
-void snapshot_filter(struct snapshot *s, char **filters, int nfilters);
+void snapshot_filter(struct snapshot *s, char *const *filters, int nfilters);
 bool row_matches(const struct pool_row *r, const char *filter);
 /* drop freed rows */
 void snapshot_drop_freed(struct snapshot *s);
+/* the sum of every loss counter */
+__u64 snapshot_losses(const struct snapshot *s);
+/* the i-th loss counter: its key and index into snapshot.counters; NULL past the end */
+const char *loss_counter(size_t i, int *idx);
 int snapshot_group_by_device(const struct snapshot *s, struct group_row **out, size_t *n);
 
-#endif /* __PPWATCH_MODEL_H */
+#endif /* __PPWATCH_MODEL_SNAPSHOT_H */

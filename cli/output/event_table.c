@@ -4,9 +4,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "output/table.h"
-#include "output/event_table.h"
 #include "lib/util.h"
+#include "output/event_table.h"
+#include "output/table.h"
 
 static void detail(struct event_row *er, const struct life_event *e)
 {
@@ -106,7 +106,7 @@ static const struct ocol cols[EC_MAX] = {
 
 static char tbuf[32];
 
-static void get(const void *p, int col, struct oval *v, void *arg)
+static void event_cell(const void *p, int col, struct oval *v, void *arg)
 {
 	const struct event_row *er = p;
 	time_t t = (time_t)er->time;
@@ -129,7 +129,7 @@ static void get(const void *p, int col, struct oval *v, void *arg)
 
 void render_event_text(FILE *f, const struct event_row *er, bool header)
 {
-	struct oview ov = { cols, EC_MAX, get, NULL, NULL };
+	struct oview ov = { cols, EC_MAX, event_cell, NULL, NULL };
 
 	out_text(f, &ov, er, 1, sizeof(*er), false, header);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The lifecycle event view: 'watch' prints it, 'record' stores it. Pure. */
-#ifndef __PPWATCH_RENDER_LIFE_H
-#define __PPWATCH_RENDER_LIFE_H
+#ifndef __PPWATCH_OUTPUT_EVENT_TABLE_H
+#define __PPWATCH_OUTPUT_EVENT_TABLE_H
 
 #include <stdio.h>
 
@@ -31,4 +31,4 @@ void render_event_text(FILE *f, const struct event_row *er, bool header);
 /* one JSON object (the caller ends the line) */
 void render_event_json(struct json *j, const struct event_row *er);
 
-#endif /* __PPWATCH_RENDER_LIFE_H */
+#endif /* __PPWATCH_OUTPUT_EVENT_TABLE_H */

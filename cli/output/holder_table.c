@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "output/table.h"
-#include "output/holder_table.h"
 #include "lib/util.h"
+#include "output/holder_table.h"
+#include "output/table.h"
 
 const char *where_name(__u32 where)
 {
@@ -49,7 +49,7 @@ struct holder_ctx {
 	char remote[64];
 };
 
-static void holder_get(const void *p, int col, struct oval *v, void *arg)
+static void holder_cell(const void *p, int col, struct oval *v, void *arg)
 {
 	const struct holder *h = p;
 	const struct ppw_rec_sock *s = h->kind == HK_SOCKET ? h->sock : NULL;
@@ -112,7 +112,7 @@ static struct holder_ctx hctx;
 
 static struct oview holder_oview(void)
 {
-	return (struct oview){ holder_cols, HC_MAX, holder_get, &hctx, holder_owners };
+	return (struct oview){ holder_cols, HC_MAX, holder_cell, &hctx, holder_owners };
 }
 
 static void pool_title(FILE *f, const struct pool_holders *ph)
@@ -233,7 +233,7 @@ struct page_ctx {
 	char netmem[24];
 };
 
-static void page_get(const void *p, int col, struct oval *v, void *arg)
+static void page_cell(const void *p, int col, struct oval *v, void *arg)
 {
 	const struct page_row *r = p;
 	struct page_ctx *c = arg;
@@ -263,14 +263,14 @@ static struct page_ctx pctx;
 
 void render_pages_text(FILE *f, const struct page_row *rows, size_t n, bool wide)
 {
-	struct oview ov = { page_cols, GC_MAX, page_get, &pctx, NULL };
+	struct oview ov = { page_cols, GC_MAX, page_cell, &pctx, NULL };
 
 	out_text(f, &ov, rows, n, sizeof(*rows), wide, true);
 }
 
 void render_pages_json(struct json *j, const struct page_row *rows, size_t n)
 {
-	struct oview ov = { page_cols, GC_MAX, page_get, &pctx, NULL };
+	struct oview ov = { page_cols, GC_MAX, page_cell, &pctx, NULL };
 
 	json_key(j, "pages");
 	out_json_rows(j, &ov, rows, n, sizeof(*rows));

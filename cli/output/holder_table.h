@@ -3,13 +3,13 @@
  * Views over a holder scan: who holds each pool's pages ('holders') and
  * every inflight page of a pool ('pages'). Pure, like render.c.
  */
-#ifndef __PPWATCH_RENDER_SCAN_H
-#define __PPWATCH_RENDER_SCAN_H
+#ifndef __PPWATCH_OUTPUT_HOLDER_TABLE_H
+#define __PPWATCH_OUTPUT_HOLDER_TABLE_H
 
 #include <stdio.h>
 
-#include "model/attrib.h"
 #include "lib/json.h"
+#include "model/attrib.h"
 
 struct page_row {
 	__u64 netmem;
@@ -34,4 +34,4 @@ void render_scan_summary_text(FILE *f, const struct holders_report *rep);
 void render_pages_text(FILE *f, const struct page_row *rows, size_t n, bool wide);
 void render_pages_json(struct json *j, const struct page_row *rows, size_t n);
 
-#endif /* __PPWATCH_RENDER_SCAN_H */
+#endif /* __PPWATCH_OUTPUT_HOLDER_TABLE_H */

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "output/pool_table.h"
 #include "lib/util.h"
+#include "output/pool_table.h"
 
 /* ---- the pool view ------------------------------------------------------- */
 
@@ -97,7 +97,7 @@ static const char *dma_text(const struct pool_row *r, struct pool_ctx *c)
 	}
 }
 
-static void pool_get(const void *p, int col, struct oval *v, void *arg)
+static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 {
 	const struct pool_row *r = p;
 	struct pool_ctx *c = arg;
@@ -233,7 +233,7 @@ static struct pool_ctx pool_ctx;
 struct oview pool_oview(const struct snapshot *s)
 {
 	pool_ctx.now_ns = s ? s->ts_ns : 0;
-	return (struct oview){ pool_cols, PC_MAX, pool_get, &pool_ctx, pool_json_extra };
+	return (struct oview){ pool_cols, PC_MAX, pool_cell, &pool_ctx, pool_json_extra };
 }
 
 int render_sort_pools(struct snapshot *s, const char *key, bool reverse)
@@ -285,7 +285,7 @@ static const struct ocol group_cols[GC_MAX] = {
 	[GC_OLDEST]	= { "oldest_age_s", "OLDEST", 7, OF_AGE, OC_WIDE },
 };
 
-static void group_get(const void *p, int col, struct oval *v, void *arg)
+static void group_cell(const void *p, int col, struct oval *v, void *arg)
 {
 	const struct group_row *g = p;
 
@@ -308,7 +308,7 @@ static void group_get(const void *p, int col, struct oval *v, void *arg)
 
 struct oview group_oview(void)
 {
-	return (struct oview){ group_cols, GC_MAX, group_get, NULL };
+	return (struct oview){ group_cols, GC_MAX, group_cell, NULL };
 }
 
 int render_sort_groups(struct group_row *g, size_t n, const char *key, bool reverse)
@@ -335,37 +335,11 @@ void render_groups_json(struct json *j, const struct group_row *g, size_t n)
 
 /* ---- ledger use and losses ---------------------------------------------------- */
 
-static const struct {
-	const char *key;
-	int idx;
-} loss_counters[] = {
-	{ "ledger_full", PPW_CNT_LEDGER_FULL },
-	{ "pools_full", PPW_CNT_POOLS_FULL },
-	{ "ringbuf_drop", PPW_CNT_RINGBUF_DROP },
-	{ "discovery_truncated", PPW_CNT_DISCOVERY_TRUNC },
-};
-
-const char *loss_counter(size_t i, int *idx)
-{
-	if (i >= ARRAY_SIZE(loss_counters))
-		return NULL;
-	*idx = loss_counters[i].idx;
-	return loss_counters[i].key;
-}
-
-__u64 snapshot_losses(const struct snapshot *s)
-{
-	__u64 sum = 0;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(loss_counters); i++)
-		sum += s->counters[loss_counters[i].idx];
-	return sum;
-}
-
 void render_losses_text(FILE *f, const struct snapshot *s)
 {
+	const char *key;
 	size_t i;
+	int idx;
 
 	fprintf(f, "ledger %llu/%llu pages, events hold %llu release %llu, losses",
 		(unsigned long long)s->pages_used, (unsigned long long)s->max_pages,
@@ -375,16 +349,17 @@ void render_losses_text(FILE *f, const struct snapshot *s)
 		fprintf(f, " none\n");
 		return;
 	}
-	for (i = 0; i < ARRAY_SIZE(loss_counters); i++)
-		if (s->counters[loss_counters[i].idx])
-			fprintf(f, " %s=%llu", loss_counters[i].key,
-				(unsigned long long)s->counters[loss_counters[i].idx]);
+	for (i = 0; (key = loss_counter(i, &idx)); i++)
+		if (s->counters[idx])
+			fprintf(f, " %s=%llu", key, (unsigned long long)s->counters[idx]);
 	fputc('\n', f);
 }
 
 void render_losses_json(struct json *j, const struct snapshot *s)
 {
+	const char *key;
 	size_t i;
+	int idx;
 
 	json_key(j, "ledger");
 	json_obj_open(j);
@@ -398,7 +373,20 @@ void render_losses_json(struct json *j, const struct snapshot *s)
 	json_obj_close(j);
 	json_key(j, "losses");
 	json_obj_open(j);
-	for (i = 0; i < ARRAY_SIZE(loss_counters); i++)
-		json_kv_u64(j, loss_counters[i].key, s->counters[loss_counters[i].idx]);
+	for (i = 0; (key = loss_counter(i, &idx)); i++)
+		json_kv_u64(j, key, s->counters[idx]);
+	json_obj_close(j);
+}
+
+void render_kernel_json(struct json *j, const struct kernel_facts *k)
+{
+	json_key(j, "kernel");
+	json_obj_open(j);
+	json_kv_str(j, "attach", k->attach);
+	json_kv_str(j, "unmap_regime", unmap_regime_name(k->unmap));
+	json_kv_bool(j, "netlink", k->netlink);
+	json_kv_u64(j, "page_size", k->page_size);
+	json_kv_bool(j, "item_stats", k->item_stats);
+	json_kv_bool(j, "item_blocks", k->item_blocks);
 	json_obj_close(j);
 }

@@ -3,8 +3,8 @@
  * Views over the model: the pool table and the per-device table, each one
  * column list feeding both the text table and JSON.
  */
-#ifndef __PPWATCH_RENDER_H
-#define __PPWATCH_RENDER_H
+#ifndef __PPWATCH_OUTPUT_POOL_TABLE_H
+#define __PPWATCH_OUTPUT_POOL_TABLE_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -29,8 +29,7 @@ void render_groups_json(struct json *j, const struct group_row *g, size_t n);
 /* ledger use and every loss counter: one line of text / a JSON member */
 void render_losses_text(FILE *f, const struct snapshot *s);
 void render_losses_json(struct json *j, const struct snapshot *s);
-__u64 snapshot_losses(const struct snapshot *s);
-/* the i-th loss counter: its key and index into snapshot.counters; NULL past the end */
-const char *loss_counter(size_t i, int *idx);
+/* "kernel": what this kernel and session offer */
+void render_kernel_json(struct json *j, const struct kernel_facts *k);
 
-#endif /* __PPWATCH_RENDER_H */
+#endif /* __PPWATCH_OUTPUT_POOL_TABLE_H */

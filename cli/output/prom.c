@@ -16,9 +16,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "output/prom.h"
-#include "output/pool_table.h"
 #include "lib/util.h"
+#include "lib/vec.h"
+#include "output/pool_table.h"
+#include "output/prom.h"
 
 enum mtype { MT_GAUGE, MT_COUNTER, MT_INFO };
 
@@ -281,16 +282,9 @@ int prom_totals_update(struct prom_totals *t, const struct snapshot *s)
 			continue;
 		x = totals_lookup(t, r);
 		if (!x) {
-			if (t->n == t->cap) {
-				size_t cap = t->cap ? 2 * t->cap : 64;
-
-				x = realloc(t->t, cap * sizeof(*x));
-				if (!x)
-					return -ENOMEM;
-				t->t = x;
-				t->cap = cap;
-			}
-			x = &t->t[t->n++];
+			x = VEC_PUSH(t->t, t->n, t->cap);
+			if (!x)
+				return -ENOMEM;
 			*x = (struct prom_total){ r->addr, r->gen, r->id, r->hold_cnt, r->release_cnt,
 						  r->hold_cnt, r->release_cnt, true };
 			continue;

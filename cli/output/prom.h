@@ -8,8 +8,8 @@
  * help); the renderer, 'ppwatch export help' and the docs check all read
  * it.
  */
-#ifndef __PPWATCH_PROM_H
-#define __PPWATCH_PROM_H
+#ifndef __PPWATCH_OUTPUT_PROM_H
+#define __PPWATCH_OUTPUT_PROM_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -90,4 +90,4 @@ size_t prom_families(const struct prom_family_help **out);
 /* the labels every per-pool sample has */
 extern const char *const prom_pool_labels;
 
-#endif /* __PPWATCH_PROM_H */
+#endif /* __PPWATCH_OUTPUT_PROM_H */

@@ -11,9 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/pool_table.h"
 #include "lib/util.h"
-#include "model/run_report.h"
+#include "output/report_fmt.h"
 
 /* UTF-8 sequence length at s, or 0 if it is not valid UTF-8 */
 static int utf8_len(const unsigned char *s)

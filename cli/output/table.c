@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/table.h"
 #include "lib/util.h"
+#include "output/table.h"
 
 const char *ocell_text(const struct ocol *c, const struct oval *v, char *buf, size_t len)
 {

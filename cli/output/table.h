@@ -7,8 +7,8 @@
  * A column key may be dotted ("live.refs"): consecutive columns sharing a
  * prefix become one nested JSON object.
  */
-#ifndef __PPWATCH_OUTPUT_H
-#define __PPWATCH_OUTPUT_H
+#ifndef __PPWATCH_OUTPUT_TABLE_H
+#define __PPWATCH_OUTPUT_TABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -96,4 +96,4 @@ int ocol_find(const struct oview *ov, const char *key);
  */
 int out_sort(void *rows, size_t n, size_t row_size, const struct oview *ov, const char *key,
 	     bool reverse);
-#endif /* __PPWATCH_OUTPUT_H */
+#endif /* __PPWATCH_OUTPUT_TABLE_H */

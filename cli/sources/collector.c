@@ -7,10 +7,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "sources/collector.h"
 #include "lib/log.h"
-#include "ppwatch.skel.h"
 #include "lib/util.h"
+#include "lib/vec.h"
+#include "ppwatch.skel.h"
+#include "sources/collector.h"
 
 #define PAGE_BATCH 4096
 /* a late state_release may still run after page_pool_release said 0 */
@@ -46,6 +47,7 @@ void collector_free(struct collector *c)
 
 static int grave_add(struct collector *c, const struct ppw_pool *rec)
 {
+	struct ppw_pool *g;
 	size_t i;
 
 	for (i = 0; i < c->ngrave; i++)
@@ -53,16 +55,10 @@ static int grave_add(struct collector *c, const struct ppw_pool *rec)
 			c->grave[i] = *rec;
 			return 0;
 		}
-	if (c->ngrave == c->capgrave) {
-		size_t cap = c->capgrave ? c->capgrave * 2 : 16;
-		struct ppw_pool *v = realloc(c->grave, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->grave = v;
-		c->capgrave = cap;
-	}
-	c->grave[c->ngrave++] = *rec;
+	g = VEC_PUSH(c->grave, c->ngrave, c->capgrave);
+	if (!g)
+		return -ENOMEM;
+	*g = *rec;
 	return 0;
 }
 
@@ -83,17 +79,7 @@ void collector_event(struct collector *c, const struct ppw_event *e)
 
 static struct pool_obs *obs_add(struct collector *c)
 {
-	if (c->nobs == c->capobs) {
-		size_t cap = c->capobs ? c->capobs * 2 : 32;
-		struct pool_obs *v = realloc(c->obs, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		c->obs = v;
-		c->capobs = cap;
-	}
-	memset(&c->obs[c->nobs], 0, sizeof(c->obs[0]));
-	return &c->obs[c->nobs++];
+	return VEC_PUSH(c->obs, c->nobs, c->capobs);
 }
 
 /*
@@ -224,14 +210,14 @@ static int walk_ledger(struct collector *c, int (*fn)(struct collector *c, __u32
 /* count and oldest hold per pool */
 static int count_pages(struct collector *c, __u32 n, void *arg)
 {
-	struct ledger *l = arg;
+	struct reading *rd = arg;
 	__u32 i;
 
 	for (i = 0; i < n; i++) {
 		const struct ppw_page *pg = &c->vals[i];
 		struct pool_obs *o = obs_find(c, pg->pool, pg->gen);
 
-		l->pages_used++;
+		rd->pages_used++;
 		if (!o)
 			continue;
 		o->ledger_pages++;
@@ -242,10 +228,10 @@ static int count_pages(struct collector *c, __u32 n, void *arg)
 }
 
 /* One pass over the page ledger: count and oldest hold per pool. */
-static int read_pages(struct collector *c, struct ledger *l)
+static int read_pages(struct collector *c, struct reading *rd)
 {
 	qsort(c->obs, c->nobs, sizeof(*c->obs), obs_cmp);
-	return walk_ledger(c, count_pages, l);
+	return walk_ledger(c, count_pages, rd);
 }
 
 static void merge_netlink(struct collector *c)
@@ -280,33 +266,33 @@ static void merge_netlink(struct collector *c)
 	free(v);
 }
 
-int collector_collect(struct collector *c, struct ledger *l)
+int collector_collect(struct collector *c, struct reading *rd)
 {
 	int err;
 
-	memset(l, 0, sizeof(*l));
+	memset(rd, 0, sizeof(*rd));
 	c->nobs = 0;
 	if (c->discover)
 		session_discover(c->s);
 	session_poll(c->s, 0);
-	l->now_ns = now_boot_ns();
-	err = read_pools(c, l->now_ns);
+	rd->now_ns = now_boot_ns();
+	err = read_pools(c, rd->now_ns);
 	if (err)
 		return err;
-	add_grave(c, l->now_ns);
-	err = read_pages(c, l);
+	add_grave(c, rd->now_ns);
+	err = read_pages(c, rd);
 	if (err) {
 		p_err("reading the page ledger (map 'pages'): %s", strerror(-err));
 		return err;
 	}
 	merge_netlink(c);
-	session_counters(c->s, l->counters, PPW_CNT_MAX);
-	l->pools = c->obs;
-	l->n = c->nobs;
-	l->page_size = c->s->feat.page_size;
-	l->detach_time_is_ns = c->s->feat.detach_time_is_ns;
-	l->regime = c->s->feat.unmap;
-	l->max_pages = c->s->opts.max_pages;
+	session_counters(c->s, rd->counters, PPW_CNT_MAX);
+	rd->pools = c->obs;
+	rd->n = c->nobs;
+	rd->page_size = c->s->feat.page_size;
+	rd->detach_time_is_ns = c->s->feat.detach_time_is_ns;
+	rd->regime = c->s->feat.unmap;
+	rd->max_pages = c->s->opts.max_pages;
 	return 0;
 }
 
@@ -320,23 +306,17 @@ struct pages_of {
 static int collect_pages_of(struct collector *c, __u32 n, void *arg)
 {
 	struct pages_of *p = arg;
+	struct ledger_page *lp;
 	__u32 i;
 
 	for (i = 0; i < n; i++) {
 		if (c->vals[i].pool != p->pool || c->vals[i].gen != p->gen)
 			continue;
-		if (p->cnt == p->cap) {
-			size_t cap = p->cap ? p->cap * 2 : 256;
-			struct ledger_page *nv = realloc(p->v, cap * sizeof(*nv));
-
-			if (!nv)
-				return -ENOMEM;
-			p->v = nv;
-			p->cap = cap;
-		}
-		p->v[p->cnt].netmem = c->keys[i];
-		p->v[p->cnt].v = c->vals[i];
-		p->cnt++;
+		lp = VEC_PUSH(p->v, p->cnt, p->cap);
+		if (!lp)
+			return -ENOMEM;
+		lp->netmem = c->keys[i];
+		lp->v = c->vals[i];
 	}
 	return 0;
 }

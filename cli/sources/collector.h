@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The collector reads the kernel side at one instant into a 'struct ledger'
- * (cli/model.h): the BPF pool records, the page ledger aggregated per pool,
+ * The collector reads the kernel side at one instant into a 'struct reading'
+ * (model/snapshot.h): the BPF pool records, the page ledger aggregated per pool,
  * netlink's view, the loss counters. It also keeps freed pools around for a
  * while so a view can show them, and trims freed records from the BPF map.
  */
-#ifndef __PPWATCH_COLLECT_H
-#define __PPWATCH_COLLECT_H
+#ifndef __PPWATCH_SOURCES_COLLECTOR_H
+#define __PPWATCH_SOURCES_COLLECTOR_H
 
-#include "sources/loader.h"
 #include "model/snapshot.h"
+#include "sources/loader.h"
 #include "sources/netlink.h"
 #include "sources/netns.h"
 
@@ -37,7 +37,7 @@ int collector_init(struct collector *c, struct session *s, struct nl_client *nl,
 /* feed a lifecycle event from the ring buffer */
 void collector_event(struct collector *c, const struct ppw_event *e);
 /* read everything now; l points into the collector until the next call */
-int collector_collect(struct collector *c, struct ledger *l);
+int collector_collect(struct collector *c, struct reading *rd);
 void collector_free(struct collector *c);
 
 struct ledger_page {
@@ -49,4 +49,4 @@ struct ledger_page {
 int collector_ledger_of(struct collector *c, __u64 pool, __u32 gen, struct ledger_page **out,
 			size_t *n);
 
-#endif /* __PPWATCH_COLLECT_H */
+#endif /* __PPWATCH_SOURCES_COLLECTOR_H */

@@ -7,13 +7,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "sources/loader.h"
 #include "lib/log.h"
-#include "sources/netns.h"
-#include "ppwatch.skel.h"
-#include "sources/holder_scan.h"
 #include "lib/util.h"
 #include "lib/vec.h"
+#include "ppwatch.skel.h"
+#include "sources/holder_scan.h"
+#include "sources/loader.h"
+#include "sources/monitor.h"
+#include "sources/netns.h"
 
 static int push(void *slot, const void *rec, size_t size)
 {
@@ -163,4 +164,30 @@ out:
 	out->elapsed_s = (now_mono_ns() - t0) / 1e9;
 	ring_buffer__free(a.rb);
 	return err;
+}
+
+int holders_take(struct monitor *m, struct scan_result *scan, struct holders_report *rep)
+{
+	int err;
+
+	memset(rep, 0, sizeof(*rep));
+	err = scan_run(&m->s, &m->nsl, scan);
+	/* after the scan: the snapshot includes pools found through their pages */
+	err = err ?: monitor_sample(m);
+	if (!err) {
+		err = attrib_build(rep, scan, &m->cur,
+				   &(struct attrib_params){ .now_ns = m->cur.ts_ns,
+							    .page_size = m->kernel.page_size });
+		if (err)
+			p_err("attributing pages to holders: %s", strerror(-err));
+	}
+	if (err)
+		scan_free(scan);
+	return err;
+}
+
+void holders_release(struct scan_result *scan, struct holders_report *rep)
+{
+	attrib_free(rep);
+	scan_free(scan);
 }

@@ -20,4 +20,13 @@ struct netns_list;
 /* 0, or -errno (reported) */
 int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out);
 
+struct monitor;
+/*
+ * Who holds what, now: a scan, a fresh snapshot (it includes destroyed
+ * pools the scan found through their pages), and the attribution of every
+ * page to its holder. 0 or -errno (reported); free with holders_release().
+ */
+int holders_take(struct monitor *m, struct scan_result *scan, struct holders_report *rep);
+void holders_release(struct scan_result *scan, struct holders_report *rep);
+
 #endif /* __PPWATCH_SOURCES_HOLDER_SCAN_H */

@@ -7,8 +7,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "sources/kfeatures.h"
 #include "lib/log.h"
+#include "sources/kfeatures.h"
 
 static bool has_type(const struct btf *btf, const char *name, int kind)
 {

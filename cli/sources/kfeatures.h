@@ -3,8 +3,8 @@
  * What the running kernel offers, from its BTF: tracepoints, field types,
  * the page_pool variant. Probes, never version numbers.
  */
-#ifndef __PPWATCH_KFEATURES_H
-#define __PPWATCH_KFEATURES_H
+#ifndef __PPWATCH_SOURCES_KFEATURES_H
+#define __PPWATCH_SOURCES_KFEATURES_H
 
 #include <stdbool.h>
 
@@ -32,4 +32,4 @@ struct features {
 
 int features_probe(struct features *f);
 
-#endif /* __PPWATCH_KFEATURES_H */
+#endif /* __PPWATCH_SOURCES_KFEATURES_H */

@@ -8,11 +8,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "sources/loader.h"
 #include "lib/log.h"
-#include "sources/libbpf_log.h"
 #include "ppwatch.h"
 #include "ppwatch.skel.h"
+#include "sources/libbpf_log.h"
+#include "sources/loader.h"
 
 static const struct {
 	enum attach_mode mode;

@@ -3,8 +3,8 @@
  * The one loader path: probe -> open -> set map sizes, rodata, autoload ->
  * load -> attach. Every subcommand that needs BPF goes through here.
  */
-#ifndef __PPWATCH_LOADER_H
-#define __PPWATCH_LOADER_H
+#ifndef __PPWATCH_SOURCES_LOADER_H
+#define __PPWATCH_SOURCES_LOADER_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -63,4 +63,4 @@ int session_counters(struct session *s, __u64 *out, int n);
 const char *attach_mode_name(enum attach_mode m);
 int attach_mode_parse(const char *s, enum attach_mode *m);
 
-#endif /* __PPWATCH_LOADER_H */
+#endif /* __PPWATCH_SOURCES_LOADER_H */

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "main.h"
-#include "sources/monitor.h"
+#include <bpf/libbpf.h>
+
 #include "lib/log.h"
-#include "output/pool_table.h"
+#include "lib/stop.h"
 #include "lib/util.h"
+#include "lib/vec.h"
+#include "sources/monitor.h"
 
 static int on_event(void *ctx, void *data, size_t size)
 {
@@ -17,17 +20,41 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(struct ppw_event))
 		return 0;
 	collector_event(&m->col, data);
-	if (m->on_event)
-		m->on_event(m->event_arg, data);
+	if (m->o.on_event && m->o.on_event(m->o.arg, data))
+		m->woken = true;
 	return 0;
+}
+
+static void on_ntf(int cmd, const struct nl_pool *p, void *arg)
+{
+	struct monitor *m = arg;
+
+	p_dbg("netlink: notification %d for pool %u", cmd, p->id);
+	if (m->o.on_ntf && m->o.on_ntf(m->o.arg, cmd, p))
+		m->woken = true;
+}
+
+static void kernel_facts_of(struct monitor *m)
+{
+	const struct features *f = &m->s.feat;
+
+	m->kernel = (struct kernel_facts){
+		.attach = attach_mode_name(m->s.mode),
+		.unmap = f->unmap,
+		.netlink = m->nl.available,
+		.page_size = f->page_size,
+		.detach_time_is_ns = f->detach_time_is_ns,
+		.item_stats = f->item_stats,
+		.item_blocks = f->item_blocks,
+	};
 }
 
 int monitor_open(struct monitor *m, const struct monitor_opts *o)
 {
 	struct session_opts so = {
-		.mode = env.attach,
-		.max_pages = env.max_pages,
-		.max_pools = env.max_pools,
+		.mode = o->mode,
+		.max_pages = o->max_pages,
+		.max_pools = o->max_pools,
 		.on_event = on_event,
 		.event_ctx = m,
 		.holders = o->holders,
@@ -36,37 +63,40 @@ int monitor_open(struct monitor *m, const struct monitor_opts *o)
 	int err;
 
 	memset(m, 0, sizeof(*m));
-	m->on_event = o->on_event;
-	m->event_arg = o->event_arg;
+	m->o = *o;
 	err = session_open(&m->s, &so);
 	if (err)
 		return err;
-	if (!env.no_netlink) {
+	if (!o->no_netlink) {
 		nl_client_init(&m->nl, o->subscribe);
 		if (!m->nl.available)
 			p_info("netlink: %s; showing what BPF sees", m->nl.why);
 		netns_scan(&m->nsl);
 		nl_client_sync(&m->nl, &m->nsl);
 	}
-	err = collector_init(&m->col, &m->s, env.no_netlink ? NULL : &m->nl, &m->nsl);
+	err = collector_init(&m->col, &m->s, o->no_netlink ? NULL : &m->nl, &m->nsl);
 	if (err) {
 		p_err("setting up the collector: %s", strerror(-err));
 		monitor_close(m);
+		return err;
 	}
-	return err;
+	m->col.keep_freed_s = o->keep_freed_s;
+	kernel_facts_of(m);
+	return 0;
 }
 
 int monitor_sample(struct monitor *m)
 {
-	struct ledger l;
+	struct reading r;
 	int err;
 
-	err = collector_collect(&m->col, &l);
+	err = collector_collect(&m->col, &r);
 	if (err)
 		return err;
 	snapshot_free(&m->prev);
 	m->prev = m->cur;
-	err = snapshot_build(&m->cur, &l, m->samples ? &m->prev : NULL);
+	memset(&m->cur, 0, sizeof(m->cur));
+	err = snapshot_build(&m->cur, &r, m->samples ? &m->prev : NULL);
 	if (err)
 		return err;
 	m->samples++;
@@ -81,144 +111,65 @@ void monitor_close(struct monitor *m)
 	nl_client_free(&m->nl);
 	netns_free(&m->nsl);
 	session_close(&m->s);
+	free(m->pfd);
+	m->pfd = NULL;
+	m->npfd = m->cappfd = 0;
 }
 
-int view_add_filter(struct view_opts *v, char *f)
+/* the poll set: ring buffer, netlink notification sockets, then 'extra' */
+static int poll_set(struct monitor *m, const struct pollfd *extra, size_t nextra)
 {
-	if (v->nfilters == VIEW_MAX_FILTERS) {
-		usage_error("at most %d pool/device filters", VIEW_MAX_FILTERS);
-		return -EINVAL;
+	size_t want = 1 + m->nl.n + nextra, i;
+
+	if (want > m->cappfd) {
+		struct pollfd *v = vec_grow(m->pfd, &m->cappfd, want, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		m->pfd = v;
 	}
-	v->filters[v->nfilters++] = f;
+	m->npfd = 0;
+	m->pfd[m->npfd++] = (struct pollfd){ ring_buffer__epoll_fd(m->s.rb), POLLIN };
+	m->npfd += nl_client_pollfds(&m->nl, m->pfd + m->npfd, m->nl.n);
+	for (i = 0; i < nextra; i++) {
+		m->pfd[m->npfd] = extra[i];
+		m->pfd[m->npfd++].revents = 0;
+	}
 	return 0;
 }
 
-int view_parse_args(struct view_opts *v, int argc, char **argv, double *duration)
+int monitor_wait(struct monitor *m, double until, struct pollfd *extra, size_t nextra)
 {
-	int i = 0, r;
+	size_t first_extra, i;
+	int r, ready, ms;
+	double now;
 
-	while (i < argc) {
-		r = view_parse_arg(v, &i, argc, argv);
-		if (r < 0)
+	m->woken = false;
+	for (;;) {
+		if (exiting)
+			return 0;
+		r = poll_set(m, extra, nextra);
+		if (r)
 			return r;
-		if (r > 0)
-			continue;
-		if (duration && !*duration && !parse_duration(argv[i], duration) && *duration > 0) {
-			i++;
-			continue;
+		first_extra = m->npfd - nextra;
+		now = now_mono_s();
+		ms = now >= until		     ? 0 :
+		     (until - now) * 1000 >= INT_MAX ? INT_MAX :
+						       (int)((until - now) * 1000) + 1;
+		r = poll(m->pfd, m->npfd, ms);
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		session_poll(&m->s, 0);
+		if (m->nl.available)
+			nl_client_drain(&m->nl, on_ntf, m);
+		ready = 0;
+		for (i = 0; i < nextra; i++) {
+			extra[i].revents = r > 0 ? m->pfd[first_extra + i].revents : 0;
+			ready += extra[i].revents != 0;
 		}
-		if (view_add_filter(v, argv[i++]))
-			return -EINVAL;
+		if (ready)
+			return ready;
+		if (m->woken || now_mono_s() >= until)
+			return 0;
 	}
-	return 0;
-}
-
-int view_parse_arg(struct view_opts *v, int *i, int argc, char **argv)
-{
-	const char *a = argv[*i];
-	static char buf[VIEW_MAX_FILTERS][48];
-
-	if (!strcmp(a, "group-by")) {
-		const char *g = *i + 1 < argc ? argv[*i + 1] : NULL;
-
-		if (!g) {
-			usage_error("group-by needs one of: device, pool, none");
-			return -EINVAL;
-		}
-		if (!strcmp(g, "device") || !strcmp(g, "dev"))
-			v->group_by_device = true;
-		else if (!strcmp(g, "pool") || !strcmp(g, "page-pool") || !strcmp(g, "pp") ||
-			 !strcmp(g, "none"))
-			v->group_by_device = false;
-		else {
-			usage_error("group-by '%s': expected device, pool or none", g);
-			return -EINVAL;
-		}
-		*i += 2;
-		return 1;
-	}
-	if (!strcmp(a, "pool") || !strcmp(a, "id") || !strcmp(a, "dev") ||
-	    !strcmp(a, "device") || !strcmp(a, "ifindex")) {
-		const char *pfx = !strcmp(a, "ifindex") ? "ifindex:" :
-				  (a[0] == 'p' || a[0] == 'i') ? "id:" : "";
-		char *f;
-
-		if (*i + 1 >= argc) {
-			usage_error("'%s' needs a value", a);
-			return -EINVAL;
-		}
-		if (v->nfilters == VIEW_MAX_FILTERS)
-			return view_add_filter(v, NULL);
-		f = buf[v->nfilters];
-		snprintf(f, sizeof(buf[0]), "%s%s", pfx, argv[*i + 1]);
-		if (view_add_filter(v, f))
-			return -EINVAL;
-		*i += 2;
-		return 1;
-	}
-	return 0;
-}
-
-int view_apply(const struct view_opts *v, struct snapshot *s, struct group_row **g, size_t *ng)
-{
-	const char *key = v->sort;
-	bool rev = v->reverse;
-	int err;
-
-	*g = NULL;
-	*ng = 0;
-	snapshot_filter(s, (char **)v->filters, v->nfilters);
-	if (!v->show_freed)
-		snapshot_drop_freed(s);
-	if (v->group_by_device) {
-		err = snapshot_group_by_device(s, g, ng);
-		if (err)
-			return err;
-		if (!key) {
-			key = "device";
-		}
-		err = render_sort_groups(*g, *ng, key, rev);
-	} else {
-		if (!key) {
-			/* pool ids ascending */
-			key = "id";
-			rev = !rev;
-		}
-		err = render_sort_pools(s, key, rev);
-	}
-	if (err == -ENOENT)
-		usage_error("cannot sort by '%s': not a column (see the JSON keys)", key);
-	return err;
-}
-
-void view_print_text(const struct view_opts *v, const struct snapshot *s,
-		     const struct group_row *g, size_t ng, bool header)
-{
-	if (v->group_by_device)
-		render_groups_text(stdout, g, ng, env.wide, header);
-	else
-		render_pools_text(stdout, s, env.wide, header);
-}
-
-void view_print_json(const struct view_opts *v, const struct snapshot *s,
-		     const struct group_row *g, size_t ng)
-{
-	if (v->group_by_device)
-		render_groups_json(&jw, g, ng);
-	else
-		render_pools_json(&jw, s);
-	render_losses_json(&jw, s);
-}
-
-void monitor_print_json_kernel(const struct monitor *m)
-{
-	json_key(&jw, "kernel");
-	json_obj_open(&jw);
-	json_kv_str(&jw, "attach", attach_mode_name(m->s.mode));
-	json_kv_str(&jw, "unmap_regime", unmap_regime_name(m->s.feat.unmap));
-	json_kv_bool(&jw, "netlink", m->nl.available);
-	json_kv_u64(&jw, "page_size", m->s.feat.page_size);
-	json_kv_bool(&jw, "item_stats", m->s.feat.item_stats);
-	json_kv_bool(&jw, "item_blocks", m->s.feat.item_blocks);
-	json_obj_close(&jw);
 }

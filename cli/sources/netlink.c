@@ -14,6 +14,7 @@
 #include <linux/genetlink.h>
 
 #include "lib/log.h"
+#include "lib/vec.h"
 #include "sources/netlink.h"
 
 #define NETDEV_FAMILY "netdev"
@@ -212,17 +213,9 @@ int nl_client_sync(struct nl_client *c, const struct netns_list *l)
 				break;
 		if (j < c->n)
 			continue;
-		if (c->n == c->cap) {
-			size_t cap = c->cap ? c->cap * 2 : 8;
-			struct nl_ns *v = realloc(c->v, cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			c->v = v;
-			c->cap = cap;
-		}
-		a.ns = &c->v[c->n];
-		memset(a.ns, 0, sizeof(*a.ns));
+		a.ns = VEC_NEXT(c->v, c->n, c->cap); /* kept once its sockets are open */
+		if (!a.ns)
+			return -ENOMEM;
 		a.ns->ino = l->v[i].ino;
 		err = netns_run(l, &l->v[i], open_in_ns, &a);
 		if (err) {
@@ -235,13 +228,13 @@ int nl_client_sync(struct nl_client *c, const struct netns_list *l)
 	return 0;
 }
 
-size_t nl_client_fds(const struct nl_client *c, int *fds, size_t max)
+size_t nl_client_pollfds(const struct nl_client *c, struct pollfd *pfd, size_t max)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < c->n && n < max; i++)
 		if (c->v[i].ntf)
-			fds[n++] = mnl_socket_get_fd(c->v[i].ntf);
+			pfd[n++] = (struct pollfd){ mnl_socket_get_fd(c->v[i].ntf), POLLIN };
 	return n;
 }
 
@@ -324,18 +317,11 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	struct dump_arg *d = data;
 	struct nl_pool *p;
 
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 16;
-		struct nl_pool *v = realloc(d->v, cap * sizeof(*v));
-
-		if (!v) {
-			d->err = -ENOMEM;
-			return MNL_CB_ERROR;
-		}
-		d->v = v;
-		d->cap = cap;
+	p = VEC_NEXT(d->v, d->n, d->cap); /* kept if it parses as a pool */
+	if (!p) {
+		d->err = -ENOMEM;
+		return MNL_CB_ERROR;
 	}
-	p = &d->v[d->n];
 	parse_pool(nlh, p);
 	if (!p->id)
 		return MNL_CB_OK;

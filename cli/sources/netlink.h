@@ -4,9 +4,10 @@
  * dumps, page-pool notifications), over libmnl, one socket per network
  * namespace since dumps only list the caller's namespace.
  */
-#ifndef __PPWATCH_NETLINK_H
-#define __PPWATCH_NETLINK_H
+#ifndef __PPWATCH_SOURCES_NETLINK_H
+#define __PPWATCH_SOURCES_NETLINK_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -56,10 +57,10 @@ int nl_client_init(struct nl_client *c, bool subscribe);
 int nl_client_sync(struct nl_client *c, const struct netns_list *l);
 /* page-pool-get dump in every namespace */
 int nl_client_dump(struct nl_client *c, struct nl_pool **out, size_t *n);
-/* notification sockets, for poll(); returns how many fds written */
-size_t nl_client_fds(const struct nl_client *c, int *fds, size_t max);
+/* notification sockets as POLLIN entries of a poll set; returns how many written */
+size_t nl_client_pollfds(const struct nl_client *c, struct pollfd *pfd, size_t max);
 /* read pending notifications without blocking */
 int nl_client_drain(struct nl_client *c, nl_ntf_fn cb, void *arg);
 void nl_client_free(struct nl_client *c);
 
-#endif /* __PPWATCH_NETLINK_H */
+#endif /* __PPWATCH_SOURCES_NETLINK_H */

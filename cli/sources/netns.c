@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "lib/vec.h"
 #include "sources/netns.h"
 
 const struct netns *netns_find(const struct netns_list *l, unsigned long ino)
@@ -35,18 +36,11 @@ static int add(struct netns_list *l, const char *path, const char *name)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct netns *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v) {
-			close(fd);
-			return -ENOMEM;
-		}
-		l->v = v;
-		l->cap = cap;
+	ns = VEC_PUSH(l->v, l->n, l->cap);
+	if (!ns) {
+		close(fd);
+		return -ENOMEM;
 	}
-	ns = &l->v[l->n++];
 	ns->ino = st.st_ino;
 	ns->fd = fd;
 	snprintf(ns->name, sizeof(ns->name), "%s", name);

@@ -4,8 +4,8 @@
  * process's namespace, and our own. Netlink dumps and socket iterators are
  * per-namespace, so ppwatch visits each of them.
  */
-#ifndef __PPWATCH_NETNS_H
-#define __PPWATCH_NETNS_H
+#ifndef __PPWATCH_SOURCES_NETNS_H
+#define __PPWATCH_SOURCES_NETNS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,4 +30,4 @@ const struct netns *netns_find(const struct netns_list *l, unsigned long ino);
 /* run fn inside the namespace, then come back; fn's return value or -errno */
 int netns_run(const struct netns_list *l, const struct netns *ns, int (*fn)(void *), void *arg);
 
-#endif /* __PPWATCH_NETNS_H */
+#endif /* __PPWATCH_SOURCES_NETNS_H */

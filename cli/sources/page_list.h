@@ -1,19 +1,33 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-#ifndef __PPWATCH_PAGES_H
-#define __PPWATCH_PAGES_H
+/*
+ * A pool's inflight pages, oldest first, as page rows (output/holder_table.h):
+ * the page ledger's entries (exact ages, the CPU, the sampled hold stack)
+ * and the pages a holder scan found that the ledger does not have (out
+ * before ppwatch started: ages are lower bounds). 'pages' lists them,
+ * the recording writer keeps the oldest of destroyed pools.
+ */
+#ifndef __PPWATCH_SOURCES_PAGE_LIST_H
+#define __PPWATCH_SOURCES_PAGE_LIST_H
 
-#include "model/attrib.h"
 #include "lib/ksyms.h"
-#include "sources/monitor.h"
+#include "model/attrib.h"
 #include "output/holder_table.h"
+#include "sources/monitor.h"
+
+struct page_list {
+	struct page_row *rows;
+	size_t n, cap;
+	size_t unknown_age; /* pages of unknown age left out by older_than */
+};
 
 /*
- * A pool's inflight pages, oldest first: ledger pages older than older_than
- * (NAN: all) and the holders' pages from before start (only without a
- * filter; *unknown_age counts those left out). *rows is malloc'd.
+ * The pages of 'row' older than older_than (NAN: all; pages of unknown age
+ * are then only counted), at most 'limit' (0: all). k symbolises sampled
+ * stacks (NULL: none). 0 or -errno; free with page_list_free().
  */
-int pages_listing(struct monitor *m, const struct pool_row *row,
-		  const struct holders_report *rep, const struct ksyms *k, double older_than,
-		  size_t limit, struct page_row **rows, size_t *nrows, size_t *unknown_age);
+int page_list_build(struct page_list *l, struct monitor *m, const struct pool_row *row,
+		    const struct holders_report *rep, const struct ksyms *k, double older_than,
+		    size_t limit);
+void page_list_free(struct page_list *l);
 
-#endif /* __PPWATCH_PAGES_H */
+#endif /* __PPWATCH_SOURCES_PAGE_LIST_H */

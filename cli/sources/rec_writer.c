@@ -1,277 +1,230 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-
-#include "model/attrib.h"
 #include "lib/log.h"
-#include "main.h"
+#include "lib/stop.h"
+#include "lib/util.h"
+#include "output/holder_table.h"
+#include "output/pool_table.h"
+#include "sources/holder_scan.h"
 #include "sources/page_list.h"
 #include "sources/rec_writer.h"
-#include "output/pool_table.h"
-#include "output/holder_table.h"
-#include "sources/holder_scan.h"
 #include "sources/stacks.h"
-#include "lib/util.h"
 
-static double wall(void)
+static void begin(struct rec_writer *w, const char *type)
 {
-	return now_real_s();
+	json_obj_open(&w->j);
+	json_kv_str(&w->j, "type", type);
+	json_kv_f64(&w->j, "time", now_real_s());
 }
 
-static void begin(struct recorder *r, const char *type)
+static void end(struct rec_writer *w)
 {
-	json_obj_open(&r->j);
-	json_kv_str(&r->j, "type", type);
-	json_kv_f64(&r->j, "time", wall());
+	json_obj_close(&w->j);
+	json_end(&w->j);
+	w->records++;
 }
 
-static void end(struct recorder *r)
-{
-	json_obj_close(&r->j);
-	json_end(&r->j);
-	r->records++;
-}
-
-static void write_header(struct recorder *r)
+static void write_header(struct rec_writer *w)
 {
 	struct utsname u;
 	char host[256] = "";
 
 	uname(&u);
 	gethostname(host, sizeof(host) - 1);
-	begin(r, "header");
-	json_kv_u64(&r->j, "format", RECORD_FORMAT);
-	json_kv_str(&r->j, "version", PPWATCH_VERSION);
-	json_kv_str(&r->j, "hostname", host);
-	json_kv_f64(&r->j, "boot_to_real_s", r->ec.boot_to_real);
-	json_kv_f64(&r->j, "stall_after_s", r->o.stall_after);
-	json_key(&r->j, "kernel");
-	json_obj_open(&r->j);
-	json_kv_str(&r->j, "release", u.release);
-	json_kv_str(&r->j, "attach", attach_mode_name(r->m.s.mode));
-	json_kv_str(&r->j, "unmap_regime", unmap_regime_name(r->m.s.feat.unmap));
-	json_kv_u64(&r->j, "page_size", r->m.s.feat.page_size);
-	json_kv_bool(&r->j, "netlink", r->m.nl.available);
-	json_obj_close(&r->j);
-	json_kv_u64(&r->j, "stack_every", r->o.stack_every);
-	end(r);
+	begin(w, "header");
+	json_kv_u64(&w->j, "format", RECORD_FORMAT);
+	json_kv_str(&w->j, "version", PPWATCH_VERSION);
+	json_kv_str(&w->j, "hostname", host);
+	json_kv_f64(&w->j, "boot_to_real_s", w->feed.ec.boot_to_real);
+	json_kv_f64(&w->j, "stall_after_s", w->o.stall_after);
+	json_key(&w->j, "kernel");
+	json_obj_open(&w->j);
+	json_kv_str(&w->j, "release", u.release);
+	json_kv_str(&w->j, "attach", w->m.kernel.attach);
+	json_kv_str(&w->j, "unmap_regime", unmap_regime_name(w->m.kernel.unmap));
+	json_kv_u64(&w->j, "page_size", w->m.kernel.page_size);
+	json_kv_bool(&w->j, "netlink", w->m.kernel.netlink);
+	json_obj_close(&w->j);
+	json_kv_u64(&w->j, "stack_every", w->o.stack_every);
+	end(w);
 }
 
-static void write_event(struct recorder *r, const struct life_event *e)
+/* the life feed's deliver callback: a destroy, stall or free scans at once */
+static bool write_event(void *arg, const struct life_event *e)
 {
+	struct rec_writer *w = arg;
 	struct event_row er;
 
-	event_row_of(&er, e, &r->ec);
+	event_row_of(&er, e, &w->feed.ec);
 	/* the event's own object, with "type" first */
-	json_obj_open(&r->j);
-	json_kv_str(&r->j, "type", "event");
-	json_key(&r->j, "event");
-	render_event_json(&r->j, &er);
-	json_obj_close(&r->j);
-	json_end(&r->j);
-	r->records++;
+	json_obj_open(&w->j);
+	json_kv_str(&w->j, "type", "event");
+	json_key(&w->j, "event");
+	render_event_json(&w->j, &er);
+	json_obj_close(&w->j);
+	json_end(&w->j);
+	w->records++;
 	if (e->kind == LE_DESTROY || e->kind == LE_STALLED || e->kind == LE_FREED)
-		r->scan_now = true;
+		w->scan_now = true;
+	return w->scan_now;
 }
 
-static void on_event(void *arg, const struct ppw_event *e)
+static int write_snapshot(struct rec_writer *w)
 {
-	struct recorder *r = arg;
-	struct life_event le;
-	double age = pool_detach_age(&e->rec, e->ts_ns, r->ec.detach_time_is_ns);
-
-	if (life_on_bpf(&r->lc, e, age, &le) == 1)
-		write_event(r, &le);
-}
-
-static void on_ntf(int cmd, const struct nl_pool *p, void *arg)
-{
-	struct recorder *r = arg;
-	struct life_event le;
-
-	if (life_on_netlink(&r->lc, cmd, p->id, now_boot_ns(), &le) == 1)
-		write_event(r, &le);
-}
-
-static double life_detach_age(const struct pool_life *p, void *arg)
-{
-	struct recorder *r = arg;
-
-	return pool_detach_age(&p->rec, now_boot_ns(), r->ec.detach_time_is_ns);
-}
-
-static int write_snapshot(struct recorder *r)
-{
-	int err = monitor_sample(&r->m);
+	int err = monitor_sample(&w->m);
 
 	if (err)
 		return err;
-	begin(r, "snapshot");
-	render_pools_json(&r->j, &r->m.cur);
-	render_losses_json(&r->j, &r->m.cur);
-	end(r);
+	begin(w, "snapshot");
+	render_pools_json(&w->j, &w->m.cur);
+	render_losses_json(&w->j, &w->m.cur);
+	end(w);
 	return 0;
 }
 
 /* holders of every pool, and the oldest pages of the destroyed ones */
-static int write_scan(struct recorder *r)
+static int write_scan(struct rec_writer *w)
 {
 	struct holders_report rep;
 	struct scan_result scan;
-	struct page_row *rows;
-	size_t i, n, unknown;
+	struct page_list l;
+	size_t i;
 	int err;
 
-	err = scan_run(&r->m.s, &r->m.nsl, &scan);
-	err = err ?: monitor_sample(&r->m);
+	err = holders_take(&w->m, &scan, &rep);
 	if (err)
-		goto out;
-	err = attrib_build(&rep, &scan, &r->m.cur,
-			   &(struct attrib_params){ .now_ns = r->m.cur.ts_ns,
-						    .page_size = r->m.s.feat.page_size });
-	if (err)
-		goto out;
-	begin(r, "holders");
-	render_holders_json(&r->j, &rep);
-	end(r);
-	for (i = 0; i < r->m.cur.n; i++) {
-		const struct pool_row *row = &r->m.cur.rows[i];
+		return err;
+	begin(w, "holders");
+	render_holders_json(&w->j, &rep);
+	end(w);
+	for (i = 0; i < w->m.cur.n; i++) {
+		const struct pool_row *row = &w->m.cur.rows[i];
 		char a[24];
 
 		if (row->state != ROW_ZOMBIE)
 			continue;
-		if (pages_listing(&r->m, row, &rep, r->have_ksyms ? &r->k : NULL, NAN,
-				  r->o.oldest_pages, &rows, &n, &unknown))
+		if (page_list_build(&l, &w->m, row, &rep, w->have_ksyms ? &w->k : NULL, NAN,
+				    w->o.oldest_pages))
 			continue;
-		begin(r, "pages");
-		json_kv_u64(&r->j, "id", row->id);
+		begin(w, "pages");
+		json_kv_u64(&w->j, "id", row->id);
 		snprintf(a, sizeof(a), "0x%llx", (unsigned long long)row->addr);
-		json_kv_str(&r->j, "addr", a);
-		json_kv_u64(&r->j, "gen", row->gen);
-		render_pages_json(&r->j, rows, n);
-		end(r);
-		free(rows);
+		json_kv_str(&w->j, "addr", a);
+		json_kv_u64(&w->j, "gen", row->gen);
+		render_pages_json(&w->j, l.rows, l.n);
+		end(w);
+		page_list_free(&l);
 	}
-	attrib_free(&rep);
-out:
-	scan_free(&scan);
-	return err;
+	holders_release(&scan, &rep);
+	return 0;
 }
 
-static int write_stacks(struct recorder *r)
+static int write_stacks(struct rec_writer *w)
 {
 	struct stack_agg *v = NULL;
 	size_t n = 0;
 	int err;
 
-	if (!r->o.stack_every)
+	if (!w->o.stack_every)
 		return 0;
-	err = stacks_read(&r->m.s, &v, &n);
+	err = stacks_read(&w->m.s, &w->k, &v, &n);
 	if (err)
 		return err;
-	begin(r, "stacks");
-	stacks_write_json(&r->j, &r->m.s, &r->k, &r->m.cur, v, n, r->o.stack_every);
-	end(r);
+	begin(w, "stacks");
+	stacks_write_json(&w->j, &w->k, &w->m.cur, v, n, w->o.stack_every);
+	end(w);
 	free(v);
 	return 0;
 }
 
-int recorder_open(struct recorder *r, FILE *f, const struct recorder_opts *o)
+int rec_writer_open(struct rec_writer *w, FILE *f, const struct rec_writer_opts *o)
 {
+	struct monitor_opts mo = o->mon;
 	int err;
 
-	memset(r, 0, sizeof(*r));
-	r->f = f;
-	r->o = *o;
-	json_init(&r->j, f, false);
-	life_init(&r->lc, o->stall_after, 256);
-	r->have_ksyms = !ksyms_load(&r->k, NULL);
-	if (o->stack_every && !r->have_ksyms) {
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+	w->o = *o;
+	json_init(&w->j, f, false);
+	life_feed_init(&w->feed, o->stall_after, write_event, w);
+	w->have_ksyms = !ksyms_load(&w->k, NULL);
+	if (o->stack_every && !w->have_ksyms) {
 		p_err("reading /proc/kallsyms for stacks: run as root");
+		life_feed_free(&w->feed);
 		return -EPERM;
 	}
-	err = monitor_open(&r->m, &(struct monitor_opts){ .subscribe = true, .holders = true,
-							  .stack_every = o->stack_every,
-							  .on_event = on_event, .event_arg = r });
+	mo.subscribe = true;
+	mo.holders = true;
+	mo.stack_every = o->stack_every;
+	mo.keep_freed_s = 3600;
+	mo.on_event = life_feed_on_event;
+	mo.on_ntf = life_feed_on_ntf;
+	mo.arg = &w->feed;
+	err = monitor_open(&w->m, &mo);
 	if (err) {
-		ksyms_free(&r->k);
-		life_free(&r->lc);
+		ksyms_free(&w->k);
+		life_feed_free(&w->feed);
 		return err;
 	}
-	r->m.col.keep_freed_s = 3600;
-	r->ec = (struct event_ctx){
-		.boot_to_real = now_real_s() - now_boot_ns() / 1e9,
-		.page_size = r->m.s.feat.page_size,
-		.detach_time_is_ns = r->m.s.feat.detach_time_is_ns,
-		.regime = r->m.s.feat.unmap,
-		.stall_after_s = o->stall_after,
-	};
-	write_header(r);
-	err = write_snapshot(r);	/* discovery: 'new' events for what exists */
-	session_poll(&r->m.s, 0);
-	err = err ?: write_scan(r);
-	fflush(r->f);
+	life_feed_start(&w->feed, &w->m);
+	write_header(w);
+	err = write_snapshot(w); /* discovery: 'new' events for what exists */
+	err = err ?: write_scan(w);
+	fflush(w->f);
 	return err;
 }
 
-int recorder_run(struct recorder *r, double duration)
+int rec_writer_run(struct rec_writer *w, double duration)
 {
-	double now = now_mono_ns() / 1e9, end_t = now + (duration ? duration : 1e12);
-	struct life_event ev[16];
-	struct pollfd pfd[17];
-	int fds[16], nfd, i, n, err = 0;
-	size_t k, nn;
+	double now = now_mono_s(), end_t = now + (duration ? duration : 1e12);
+	double next_snapshot = now + w->o.snapshot_every, next_scan = now + w->o.scan_every;
+	double next_tick = now + 1, until;
+	int err = 0;
 
-	r->next_snapshot = now + r->o.snapshot_every;
-	r->next_scan = now + r->o.scan_every;
-	while (!err && !exiting && (now = now_mono_ns() / 1e9) < end_t) {
-		nfd = 0;
-		pfd[nfd++] = (struct pollfd){ ring_buffer__epoll_fd(r->m.s.rb), POLLIN };
-		nn = nl_client_fds(&r->m.nl, fds, 16);
-		for (k = 0; k < nn; k++)
-			pfd[nfd++] = (struct pollfd){ fds[k], POLLIN };
-		if (poll(pfd, nfd, 100) < 0 && errno != EINTR)
-			return -errno;
-		session_poll(&r->m.s, 0);
-		nl_client_drain(&r->m.nl, on_ntf, r);
-		n = life_tick(&r->lc, now_boot_ns(), life_detach_age, r, ev, 16);
-		for (i = 0; i < n; i++)
-			write_event(r, &ev[i]);
-		if (now >= r->next_snapshot) {
-			err = write_snapshot(r);
-			r->next_snapshot = now + r->o.snapshot_every;
+	while (!err && !exiting && (now = now_mono_s()) < end_t) {
+		until = next_tick < next_snapshot ? next_tick : next_snapshot;
+		until = until < next_scan ? until : next_scan;
+		err = monitor_wait(&w->m, until < end_t ? until : end_t, NULL, 0);
+		if (err)
+			break;
+		now = now_mono_s();
+		if (now >= next_tick) {
+			life_feed_tick(&w->feed);
+			next_tick = now + 1;
 		}
-		if (!err && (r->scan_now || now >= r->next_scan)) {
-			err = write_scan(r);
-			r->scan_now = false;
-			r->next_scan = now + r->o.scan_every;
+		if (now >= next_snapshot) {
+			err = write_snapshot(w);
+			next_snapshot = now + w->o.snapshot_every;
 		}
-		fflush(r->f);
+		if (!err && (w->scan_now || now >= next_scan)) {
+			err = write_scan(w);
+			w->scan_now = false;
+			next_scan = now + w->o.scan_every;
+		}
+		fflush(w->f);
 	}
 	return err;
 }
 
-int recorder_close(struct recorder *r)
+int rec_writer_close(struct rec_writer *w)
 {
 	int err;
 
-	session_poll(&r->m.s, 0);
-	err = write_snapshot(r);
-	err = err ?: write_scan(r);
-	err = err ?: write_stacks(r);
-	begin(r, "end");
-	json_kv_u64(&r->j, "records", r->records);
-	end(r);
-	fflush(r->f);
-	monitor_close(&r->m);
-	life_free(&r->lc);
-	ksyms_free(&r->k);
+	err = write_snapshot(w);
+	err = err ?: write_scan(w);
+	err = err ?: write_stacks(w);
+	begin(w, "end");
+	json_kv_u64(&w->j, "records", w->records);
+	end(w);
+	fflush(w->f);
+	monitor_close(&w->m);
+	life_feed_free(&w->feed);
+	ksyms_free(&w->k);
 	return err;
 }

@@ -15,7 +15,10 @@
 #include "model/snapshot.h"
 #include "model/rules.h"
 #include "lib/util.h"
+#include "model/rules_eval.h"
 #include "model/run_report.h"
+#include "output/report_fmt.h"
+#include "output/run_report_fmt.h"
 
 #define SEC 1000000000ULL
 #define NOW (5000 * SEC)

@@ -7,6 +7,7 @@
 #include "lib/jsonp.h"
 #include "model/lifecycle.h"
 #include "model/postmortem.h"
+#include "output/postmortem_fmt.h"
 
 #define SEC 1000000000ULL
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The pure model without root: hand-made ledgers -> snapshots -> text and
+ * The pure model without root: hand-made readings -> snapshots -> text and
  * JSON, compared with golden files.
  */
 #include <errno.h>
@@ -16,7 +16,7 @@
 #define NOW (1000 * SEC)
 
 static struct pool_obs obs[6];
-static struct ledger led;
+static struct reading rd;
 
 /* A veth pool seen for 10 s: 100 pages from before start, 40 in the ledger. */
 static void live_veth(struct pool_obs *o)
@@ -165,26 +165,26 @@ static void lossy(struct pool_obs *o)
 	o->oldest_hold_ns = NOW - 29 * SEC;
 }
 
-static void make_ledger(bool ns_detach)
+static void make_reading(bool ns_detach)
 {
-	memset(&led, 0, sizeof(led));
+	memset(&rd, 0, sizeof(rd));
 	live_veth(&obs[0]);
 	zombie(&obs[1]);
 	freed(&obs[2]);
 	netlink_only(&obs[3]);
 	old_zombie_ktime(&obs[4]);
 	lossy(&obs[5]);
-	led.pools = obs;
-	led.n = 6;
-	led.now_ns = NOW;
-	led.page_size = 4096;
-	led.detach_time_is_ns = ns_detach;
-	led.max_pages = 1 << 20;
-	led.regime = UNMAP_XARRAY;
-	led.pages_used = 640;
-	led.counters[PPW_CNT_HOLD] = 2160;
-	led.counters[PPW_CNT_RELEASE] = 1520;
-	led.counters[PPW_CNT_LEDGER_FULL] = 10;
+	rd.pools = obs;
+	rd.n = 6;
+	rd.now_ns = NOW;
+	rd.page_size = 4096;
+	rd.detach_time_is_ns = ns_detach;
+	rd.max_pages = 1 << 20;
+	rd.regime = UNMAP_XARRAY;
+	rd.pages_used = 640;
+	rd.counters[PPW_CNT_HOLD] = 2160;
+	rd.counters[PPW_CNT_RELEASE] = 1520;
+	rd.counters[PPW_CNT_LEDGER_FULL] = 10;
 }
 
 static const struct pool_row *row(const struct snapshot *s, __u32 id)
@@ -199,7 +199,7 @@ static const struct pool_row *row(const struct snapshot *s, __u32 id)
 
 static void test_classify(void)
 {
-	make_ledger(true);
+	make_reading(true);
 	CHECK_INT(pool_classify(&obs[0]), ROW_LIVE);
 	CHECK_INT(pool_classify(&obs[1]), ROW_ZOMBIE);
 	CHECK_INT(pool_classify(&obs[2]), ROW_FREED);
@@ -213,8 +213,8 @@ static void test_counts(void)
 	struct snapshot s;
 	const struct pool_row *r;
 
-	make_ledger(true);
-	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	make_reading(true);
+	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
 	CHECK_INT(s.n, 6);
 
 	r = row(&s, 7);
@@ -266,9 +266,9 @@ static void test_counts(void)
 	snapshot_free(&s);
 
 	/* the same kernel field in seconds (kernels before 28b225282d44) */
-	make_ledger(false);
+	make_reading(false);
 	obs[4].rec.kernel_detach_time = 1000 - 120;
-	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
 	CHECK_NEAR(row(&s, 12)->detach_age_s, 120, 1e-9);
 	snapshot_free(&s);
 }
@@ -278,23 +278,23 @@ static void test_rates(void)
 	struct snapshot a, b;
 	const struct pool_row *r;
 
-	make_ledger(true);
-	CHECK_INT(snapshot_build(&a, &led, NULL), 0);
-	led.now_ns += 2 * SEC;
+	make_reading(true);
+	CHECK_INT(snapshot_build(&a, &rd, NULL), 0);
+	rd.now_ns += 2 * SEC;
 	obs[0].rec.hold_cnt += 500;
 	obs[0].rec.release_cnt += 300;
 	/* the u32 kernel counters wrap: rates must not */
 	obs[5].rec.hold_cnt = 0xfffffff0U;
-	CHECK_INT(snapshot_build(&b, &led, &a), 0);
+	CHECK_INT(snapshot_build(&b, &rd, &a), 0);
 	CHECK_NEAR(b.interval_s, 2, 1e-9);
 	r = row(&b, 7);
 	CHECK_NEAR(r->hold_per_s, 250, 1e-9);
 	CHECK_NEAR(r->release_per_s, 150, 1e-9);
 	snapshot_free(&a);
 	a = b;
-	led.now_ns += SEC;
+	rd.now_ns += SEC;
 	obs[5].rec.hold_cnt = 0x10;	/* wrapped: 0x20 holds */
-	CHECK_INT(snapshot_build(&b, &led, &a), 0);
+	CHECK_INT(snapshot_build(&b, &rd, &a), 0);
 	CHECK_NEAR(row(&b, 13)->hold_per_s, 32, 1e-9);
 	snapshot_free(&a);
 	snapshot_free(&b);
@@ -307,18 +307,18 @@ static void test_filter_sort_group(void)
 	char *f1[] = { "vb" }, *f2[] = { "id:11", "vmxnet3" };
 	size_t n;
 
-	make_ledger(true);
-	snapshot_build(&s, &led, NULL);
+	make_reading(true);
+	snapshot_build(&s, &rd, NULL);
 	snapshot_filter(&s, f1, 1);
 	CHECK_INT(s.n, 2);
 	snapshot_free(&s);
 
-	snapshot_build(&s, &led, NULL);
+	snapshot_build(&s, &rd, NULL);
 	snapshot_filter(&s, f2, 2);
 	CHECK_INT(s.n, 3);	/* pool 11, and both vmxnet3 pools */
 	snapshot_free(&s);
 
-	snapshot_build(&s, &led, NULL);
+	snapshot_build(&s, &rd, NULL);
 	CHECK_INT(render_sort_pools(&s, "inflight", false), 0);
 	CHECK_INT(s.rows[0].id, 8);			/* biggest first */
 	CHECK_INT(render_sort_pools(&s, "detach_age_s", false), 0);
@@ -349,9 +349,9 @@ static void test_dma(void)
 	const struct pool_row *r;
 
 	/* dma_mapped xarray: the first scrub unmapped everything */
-	make_ledger(true);
-	led.regime = UNMAP_XARRAY;
-	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	make_reading(true);
+	rd.regime = UNMAP_XARRAY;
+	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
 	CHECK_INT(row(&s, 7)->dma, DMA_NOT_MAPPED);		/* veth never maps */
 	r = row(&s, 8);
 	CHECK_INT(r->dma, DMA_UNMAPPED);
@@ -362,34 +362,34 @@ static void test_dma(void)
 	snapshot_free(&s);
 	/* ... and a non-empty xarray after destroy is a hazard */
 	obs[1].rec.dma_mapped_left = 1;
-	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
 	CHECK_INT(row(&s, 8)->dma, DMA_HAZARD);
 	snapshot_free(&s);
 
 	/* neither fix: mapped until each page comes back */
-	make_ledger(true);
-	led.regime = UNMAP_ON_RETURN;
-	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	make_reading(true);
+	rd.regime = UNMAP_ON_RETURN;
+	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
 	r = row(&s, 8);
 	CHECK_INT(r->dma, DMA_HAZARD);
 	CHECK_INT(r->dma_still_mapped, 500);
 	snapshot_free(&s);
 
 	/* item blocks: unmapped in destroy, right after the first release */
-	make_ledger(true);
-	led.regime = UNMAP_ITEM_BLOCKS;
+	make_reading(true);
+	rd.regime = UNMAP_ITEM_BLOCKS;
 	obs[1].rec.destroy_cnt = 1;
 	obs[1].rec.unmap_ns = 0;
-	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
 	CHECK_INT(row(&s, 8)->dma, DMA_UNMAP_PENDING);
 	snapshot_free(&s);
 	obs[1].rec.destroy_cnt = 2;				/* a retry: destroy returned */
-	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
 	CHECK_INT(row(&s, 8)->dma, DMA_UNMAPPED);
 	snapshot_free(&s);
 	obs[1].rec.unmap_ns = NOW - 74 * SEC;			/* the series' tracepoint */
 	obs[1].rec.unmapped_pages = 615;
-	CHECK_INT(snapshot_build(&s, &led, NULL), 0);
+	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
 	r = row(&s, 8);
 	CHECK_INT(r->dma_unmapped_at_destroy, 615);
 	CHECK_NEAR(r->dma_unmap_age_s, 74, 1e-9);
@@ -404,8 +404,8 @@ static void test_golden(void)
 	char *buf;
 	size_t n;
 
-	make_ledger(true);
-	snapshot_build(&s, &led, NULL);
+	make_reading(true);
+	snapshot_build(&s, &rd, NULL);
 	render_sort_pools(&s, "id", true);
 
 	CAPTURE(buf, f, render_pools_text(f, &s, false, true));

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "lib/util.h"
+#include "main.h"
+#include "sources/stacks.h"
+
+int args_filter(struct view_opts *v, char *word)
+{
+	if (view_add_filter(v, word)) {
+		usage_error("at most %d pool/device filters", VIEW_MAX_FILTERS);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int group_by(struct view_opts *v, const char *g)
+{
+	if (!g) {
+		usage_error("group-by needs one of: device, pool, none");
+		return -EINVAL;
+	}
+	if (!strcmp(g, "device") || !strcmp(g, "dev")) {
+		v->group_by_device = true;
+	} else if (!strcmp(g, "pool") || !strcmp(g, "page-pool") || !strcmp(g, "pp") ||
+		   !strcmp(g, "none")) {
+		v->group_by_device = false;
+	} else {
+		usage_error("group-by '%s': expected device, pool or none", g);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int args_view_word(struct view_opts *v, int *i, int argc, char **argv)
+{
+	static char buf[VIEW_MAX_FILTERS][48];
+	const char *a = argv[*i], *pfx;
+
+	if (!strcmp(a, "group-by")) {
+		if (group_by(v, *i + 1 < argc ? argv[*i + 1] : NULL))
+			return -EINVAL;
+		*i += 2;
+		return 1;
+	}
+	if (strcmp(a, "pool") && strcmp(a, "id") && strcmp(a, "dev") && strcmp(a, "device") &&
+	    strcmp(a, "ifindex"))
+		return 0;
+	if (*i + 1 >= argc) {
+		usage_error("'%s' needs a value", a);
+		return -EINVAL;
+	}
+	pfx = !strcmp(a, "ifindex") ? "ifindex:" : (a[0] == 'p' || a[0] == 'i') ? "id:" : "";
+	if (v->nfilters == VIEW_MAX_FILTERS)
+		return args_filter(v, NULL);
+	snprintf(buf[v->nfilters], sizeof(buf[0]), "%s%.39s", pfx, argv[*i + 1]);
+	if (args_filter(v, buf[v->nfilters]))
+		return -EINVAL;
+	*i += 2;
+	return 1;
+}
+
+static int check_sort(const struct view_opts *v)
+{
+	if (view_sort_known(v))
+		return 0;
+	usage_error("cannot sort by '%s': not a column (see the JSON keys)", v->sort);
+	return -EINVAL;
+}
+
+int args_view(struct view_opts *v, int argc, char **argv, double *duration)
+{
+	int i = 0, r;
+
+	while (i < argc) {
+		r = args_view_word(v, &i, argc, argv);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			continue;
+		if (duration && !*duration && !parse_duration(argv[i], duration) && *duration > 0) {
+			i++;
+			continue;
+		}
+		if (args_filter(v, argv[i++]))
+			return -EINVAL;
+	}
+	return check_sort(v);
+}
+
+int args_view_interval(struct view_opts *v, int argc, char **argv, bool first_is_filter,
+		       double min_interval, double *interval, uint64_t *count)
+{
+	int i = 0, r, npos = 0;
+	uint64_t c;
+
+	while (i < argc) {
+		r = args_view_word(v, &i, argc, argv);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			continue;
+		if (first_is_filter && !v->nfilters) {
+			if (args_filter(v, argv[i++]))
+				return -EINVAL;
+		} else if (npos == 0 && !parse_duration(argv[i], interval) &&
+			   *interval >= min_interval) {
+			npos++;
+			i++;
+		} else if (npos == 1 && !parse_u64(argv[i], 1, UINT64_MAX, &c)) {
+			*count = c;
+			npos++;
+			i++;
+		} else {
+			usage_error("'%s': expected %sINTERVAL (>= %gs) then COUNT%s", argv[i],
+				    first_is_filter ? "POOL|DEVICE, then " : "", min_interval,
+				    first_is_filter ? "" : ", or pool/dev filters");
+			return -EINVAL;
+		}
+	}
+	return check_sort(v);
+}
+
+int args_duration(const char *opt, const char *arg, double *out)
+{
+	if (parse_duration(arg, out)) {
+		usage_error("%s '%s': expected a duration such as 5s", opt, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int args_stack_every(const char *arg, uint32_t *every)
+{
+	uint64_t v = STACKS_DEFAULT_EVERY;
+
+	if (arg && parse_u64(arg, 1, 1 << 20, &v)) {
+		usage_error("--stacks=%s: expected 1..1048576 (1 in N events)", arg);
+		return -EINVAL;
+	}
+	*every = v;
+	return 0;
+}

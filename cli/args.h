@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The argument words commands share (after getopt): view keywords
+ * ("group-by device", "pool ID", "dev NAME", "ifindex N"), pool/device
+ * filters, a DURATION, and bcc's INTERVAL [COUNT]. Errors are reported
+ * with usage_error(); every function returns 0 or -EINVAL.
+ */
+#ifndef __PPWATCH_ARGS_H
+#define __PPWATCH_ARGS_H
+
+#include <stdint.h>
+
+#include "output/view.h"
+
+/*
+ * Consume a view keyword at argv[*i]. Returns 1 if consumed (advancing
+ * *i), 0 if argv[*i] is not a view keyword, -EINVAL on a bad argument.
+ */
+int args_view_word(struct view_opts *v, int *i, int argc, char **argv);
+/* a pool/device filter word */
+int args_filter(struct view_opts *v, char *word);
+/*
+ * A command's whole argument list: view keywords, then pool/device
+ * filters; with 'duration', the first positive duration among them is the
+ * DURATION. Checks the sort key.
+ */
+int args_view(struct view_opts *v, int argc, char **argv, double *duration);
+/*
+ * View keywords and filters, then INTERVAL [COUNT] (bcc): an interval of at
+ * least min_interval seconds, then a count. With 'first_is_filter', the
+ * first plain word is a filter (a command that needs a pool) and later
+ * ones are INTERVAL and COUNT.
+ */
+int args_view_interval(struct view_opts *v, int argc, char **argv, bool first_is_filter,
+		       double min_interval, double *interval, uint64_t *count);
+
+/* an option's DURATION (5s, 500ms, 2m): 0 or -EINVAL (reported) */
+int args_duration(const char *opt, const char *arg, double *out);
+/* -S/--stacks[=N]: 1 in N events, STACKS_DEFAULT_EVERY without N */
+int args_stack_every(const char *arg, uint32_t *every);
+
+#endif /* __PPWATCH_ARGS_H */

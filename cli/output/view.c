@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/pool_table.h"
+#include "output/view.h"
+
+int view_add_filter(struct view_opts *v, char *f)
+{
+	if (v->nfilters == VIEW_MAX_FILTERS)
+		return -E2BIG;
+	v->filters[v->nfilters++] = f;
+	return 0;
+}
+
+bool view_matches(const struct view_opts *v, const struct pool_row *r)
+{
+	int i;
+
+	if (!v->nfilters)
+		return true;
+	for (i = 0; i < v->nfilters; i++)
+		if (row_matches(r, v->filters[i]))
+			return true;
+	return false;
+}
+
+static const char *sort_key(const struct view_opts *v, bool *rev)
+{
+	*rev = v->reverse;
+	if (v->sort)
+		return v->sort;
+	if (v->group_by_device)
+		return "device";
+	/* pool ids ascending: the sort is descending by default */
+	*rev = !*rev;
+	return "id";
+}
+
+bool view_sort_known(const struct view_opts *v)
+{
+	struct snapshot none = { 0 };
+	struct oview ov = v->group_by_device ? group_oview() : pool_oview(&none);
+	bool rev;
+
+	return ocol_find(&ov, sort_key(v, &rev)) >= 0;
+}
+
+int view_apply(const struct view_opts *v, struct snapshot *s, struct group_row **g, size_t *ng)
+{
+	const char *key;
+	bool rev;
+	int err;
+
+	*g = NULL;
+	*ng = 0;
+	snapshot_filter(s, v->filters, v->nfilters);
+	if (!v->show_freed)
+		snapshot_drop_freed(s);
+	key = sort_key(v, &rev);
+	if (!v->group_by_device)
+		return render_sort_pools(s, key, rev);
+	err = snapshot_group_by_device(s, g, ng);
+	return err ?: render_sort_groups(*g, *ng, key, rev);
+}
+
+void view_print_text(FILE *f, const struct view_opts *v, const struct snapshot *s,
+		     const struct group_row *g, size_t ng, bool wide, bool header)
+{
+	if (v->group_by_device)
+		render_groups_text(f, g, ng, wide, header);
+	else
+		render_pools_text(f, s, wide, header);
+}
+
+void view_print_json(struct json *j, const struct view_opts *v, const struct snapshot *s,
+		     const struct group_row *g, size_t ng)
+{
+	if (v->group_by_device)
+		render_groups_json(j, g, ng);
+	else
+		render_pools_json(j, s);
+	render_losses_json(j, s);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A view of a snapshot: which pools (filters), which rows (per pool or per
+ * device), in which order, printed as text or JSON from the same column
+ * tables (output/pool_table.c). The command-line words that set it up are
+ * parsed in cli/args.c.
+ */
+#ifndef __PPWATCH_OUTPUT_VIEW_H
+#define __PPWATCH_OUTPUT_VIEW_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "lib/json.h"
+#include "model/snapshot.h"
+
+#define VIEW_MAX_FILTERS 16
+
+struct view_opts {
+	bool group_by_device;
+	const char *sort; /* a column's JSON key; NULL: id (or device when grouped) */
+	bool reverse;
+	bool show_freed;
+	char *filters[VIEW_MAX_FILTERS]; /* row_matches() filters */
+	int nfilters;
+};
+
+/* add a filter; -E2BIG when VIEW_MAX_FILTERS are set already */
+int view_add_filter(struct view_opts *v, char *f);
+/* no filters, or one of them matches the row */
+bool view_matches(const struct view_opts *v, const struct pool_row *r);
+/* the sort key names a column of the view (or is unset) */
+bool view_sort_known(const struct view_opts *v);
+/* filter and sort the snapshot, group it if asked: 0 or -errno */
+int view_apply(const struct view_opts *v, struct snapshot *s, struct group_row **g, size_t *ng);
+void view_print_text(FILE *f, const struct view_opts *v, const struct snapshot *s,
+		     const struct group_row *g, size_t ng, bool wide, bool header);
+/* members of the current JSON object: pools|devices, ledger, losses */
+void view_print_json(struct json *j, const struct view_opts *v, const struct snapshot *s,
+		     const struct group_row *g, size_t ng);
+
+#endif /* __PPWATCH_OUTPUT_VIEW_H */
