@@ -15,6 +15,11 @@ TRACE=/sys/kernel/tracing
 NLBIN=/vm/bin/ppvm-nl
 TOOL=/vm/bin/ppvm-tool
 FLAVOR=${FLAVOR:-unknown}
+# what the matrix line says about this kernel (kernel/rig.sh writes it):
+# PPVM_KERNEL, PPVM_KIND, PPVM_SOURCE, PPVM_REGIME, PPVM_LACKS, PPVM_MODULES
+[ -f /vm/kernel.env ] && . /vm/kernel.env
+# lacks FEATURE: does the matrix say this kernel lacks FEATURE (kernel/matrix)?
+lacks() { case " $PPVM_LACKS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 log() { echo "  [$T] $*"; }
 pass() { echo "PPVM: PASS $T: $*"; }
