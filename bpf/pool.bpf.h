@@ -7,6 +7,7 @@
 #define __PPWATCH_POOL_BPF_H
 
 #include "maps.bpf.h"
+#include "config.bpf.h"
 #include "core_fixes.bpf.h"
 
 #define PPW_LOOPBACK_IFINDEX	1
@@ -93,7 +94,7 @@ static __always_inline void pool_fill_identity(struct ppw_pool *r, struct page_p
 	if (pool_has_mp(pool))
 		r->flags |= PPW_PF_MEM_PROVIDER;
 
-	napi = BPF_CORE_READ(pool, p.napi);
+	napi = pool_napi(pool);
 	if (napi) {
 		r->flags |= PPW_PF_HAS_NAPI;
 		r->napi_id = BPF_CORE_READ(napi, napi_id);
