@@ -464,6 +464,26 @@ static __always_inline struct napi_struct *pool_napi(struct page_pool *pool)
 }
 
 /*
+ * 12b. The pool's XDP memory model id: pool->xdp_mem_id, from 64693ec7774e
+ * "page_pool: Store the XDP mem id" (Toke Hoiland-Jorgensen, v5.18), set
+ * when the pool is registered as an XDP memory model (drivers with XDP,
+ * the live-frames test run). The only kernel-assigned pool id before
+ * pool->user.id (v6.8).
+ */
+struct page_pool___memid {
+	u32 xdp_mem_id;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 pool_xdp_mem_id(struct page_pool *pool)
+{
+	struct page_pool___memid *m = (void *)pool;
+
+	if (bpf_core_field_exists(m->xdp_mem_id))
+		return BPF_CORE_READ(m, xdp_mem_id);
+	return 0;
+}
+
+/*
  * 13. netdev_priv(): dev->priv, a flexible array at the end of struct
  * net_device since f1aac1ed0923 "netdevice: define and allocate &net_device
  * _properly_" (Alexander Lobakin, v6.11); before, the private area started
