@@ -2,8 +2,21 @@
 /*
  * CO-RE shims: every kernel difference ppwatch's BPF side copes with, in one
  * place. Each entry has a flavour struct (___suffix, matched by libbpf against
- * the running kernel's BTF) and an accessor, and cites the upstream change.
- * Nothing here tests a kernel version number.
+ * the running kernel's BTF) and an accessor, tests field or type existence,
+ * and cites the upstream commit (id, title, first release). Nothing here
+ * tests a kernel version number. Tested on 6.1 (Debian 12), 6.12 (stock,
+ * legacy prefix, item-block series) and 6.18 (kernel/matrix).
+ *
+ * Two rules every entry follows, learnt from load failures:
+ *   - guard on the very field that is read, not on its struct's existence:
+ *     a type can exist (e.g. in module BTF) without the field;
+ *   - a read whose relocation cannot resolve on some kernel sits after its
+ *     guard in a way clang cannot reorder: libbpf turns an unresolved
+ *     relocation into an invalid instruction, and clang is free to hoist
+ *     the constant (the field offset) above an 'if' in the same function.
+ *     Where a fallback path exists, the unresolvable read goes into a
+ *     static __noinline subprogram: the verifier checks a static
+ *     subprogram only where a reachable call reaches it.
  *
  * Differences handled in user space instead (they need a look at BTF type
  * names, which CO-RE field relocations cannot see) are listed at the end.
@@ -12,11 +25,15 @@
 #define __PPWATCH_CORE_FIXES_BPF_H
 
 #include <bpf/bpf_core_read.h>
+#include "config.bpf.h"
+
+/* a static subprogram: verified only where a reachable call reaches it */
+#define PPW_SUBPROG	static __noinline __attribute__((unused))
 
 /*
  * 1. page_pool_state_{hold,release} carry a netmem_ref, not a struct page *.
  *
- * "net: page_pool: convert to use netmem" (Mina Almasry, v6.10) changed
+ * 4dec64c52e24 "page_pool: convert to use netmem" (Mina Almasry, v6.11) changed
  * TP_PROTO from (pool, const struct page *page, u32) to (pool, netmem_ref
  * netmem, u32) and renamed the trace record's field from 'page' to 'netmem'.
  * For a page the two values are the same number (netmem_ref is the struct
@@ -58,9 +75,9 @@ tp_release_netmem(struct trace_event_raw_page_pool_state_release *ctx)
  * They are bitfields of a ____cacheline_aligned struct; clang 14 cannot emit
  * a CO-RE bitfield relocation through the over-aligned type ("requiring too
  * big alignment"). A flavour without the alignment carries the same fields.
- * The bits were split out of the driver-set flags in "page_pool: don't use
- * driver-set flags field directly" (Alexander Lobakin, v6.9); older kernels
- * only have pool->p.flags (PP_FLAG_DMA_MAP, PP_FLAG_DMA_SYNC_DEV).
+ * The bits were split out of the driver-set flags in 403f11ac9ab7 "page_pool:
+ * don't use driver-set flags field directly" (Alexander Lobakin, v6.9); older
+ * kernels only have pool->p.flags (PP_FLAG_DMA_MAP, PP_FLAG_DMA_SYNC_DEV).
  */
 struct page_pool___bits {
 	bool dma_map:1;
@@ -105,9 +122,10 @@ static __always_inline __u32 pool_dma_flags(struct page_pool *pool)
  * 3. Pool identity for user space: pool->user.{id,detach_time,list} and
  * pool->slow.netdev.
  *
- * Added by "net: page_pool: id the page pools" and "net: page_pool: record
- * pools per netdev" (Jakub Kicinski, v6.8). Older kernels have neither: the
- * pool is then known by address only.
+ * Added by f17c69649c69 "net: page_pool: id the page pools" and 083772c9f972
+ * "net: page_pool: record pools per netdev" (Jakub Kicinski, v6.8). Older
+ * kernels have neither: the pool is then known by address (and the
+ * generation ppwatch gives each address) only.
  */
 struct page_pool___user {
 	struct {
@@ -147,9 +165,9 @@ static __always_inline struct net_device *pool_netdev(struct page_pool *pool)
 }
 
 /*
- * 4. Memory providers: pool->mp_priv ("netdev: support binding dma-buf to
- * netdevice", Mina Almasry, v6.12). Pools backed by devmem or io_uring zcrx
- * hand out net_iov netmems, not pages.
+ * 4. Memory providers: pool->mp_priv (170aafe35cb9 "netdev: support binding
+ * dma-buf to netdevice", Mina Almasry, v6.12). Pools backed by devmem or
+ * io_uring zcrx hand out net_iov netmems, not pages.
  */
 struct page_pool___mp {
 	void *mp_priv;
@@ -165,10 +183,11 @@ static __always_inline bool pool_has_mp(struct page_pool *pool)
 }
 
 /*
- * 5. Which pool a page belongs to: page->pp, or, on kernels carrying the
- * item-block series ("page_pool: fix IOMMU crash when driver has already
- * unbound", Yunsheng Lin, v7), page->pp_item whose PAGE_SIZE-aligned block
- * starts with the pool pointer (page_pool_item_to_block()).
+ * 5. Which pool a page belongs to: page->pp (since 5.14), or, on kernels
+ * carrying the item-block series ("page_pool: fix IOMMU crash when driver has
+ * already unbound", Yunsheng Lin, v7; not merged upstream, kernel/prereq/),
+ * page->pp_item whose PAGE_SIZE-aligned block starts with the pool pointer
+ * (page_pool_item_to_block()).
  */
 struct page___item {
 	void *pp_item;
@@ -195,31 +214,32 @@ static __always_inline __u64 page_pool_of(__u64 pg, __u64 page_mask)
 }
 
 /*
- * 6. skb frags: skb_frag_t became { netmem_ref netmem; len; offset } in "net:
- * add netmem to skb_frag_t" (Mina Almasry, v6.8); before, a struct bio_vec
- * with bv_page.
+ * 6. skb frags: skb_frag_t became { netmem_ref netmem; len; offset } in
+ * 21d2e6737c97 "net: add netmem to skb_frag_t" (Mina Almasry, v6.9); before,
+ * a struct bio_vec with bv_page. 'frag' is the address of one frags[] entry.
  */
+struct skb_frag___netmem {
+	unsigned long netmem;
+} __attribute__((preserve_access_index));
+
 struct bio_vec___frag {
 	struct page *bv_page;
 } __attribute__((preserve_access_index));
 
 static __always_inline __u64 skb_frag_netmem_at(__u64 frag)
 {
-	__u64 v = 0;
+	struct skb_frag___netmem *n = (void *)frag;
+	struct bio_vec___frag *b = (void *)frag;
 
-	if (bpf_core_field_exists(((struct skb_frag *)0)->netmem))
-		bpf_probe_read_kernel(&v, sizeof(v),
-				      (void *)frag + bpf_core_field_offset(struct skb_frag, netmem));
-	else
-		bpf_probe_read_kernel(&v, sizeof(v),
-				      (void *)frag + bpf_core_field_offset(struct bio_vec___frag,
-									   bv_page));
-	return v;
+	if (bpf_core_field_exists(n->netmem))
+		return BPF_CORE_READ(n, netmem);
+	return (__u64)BPF_CORE_READ(b, bv_page);
 }
 
 /*
- * 7. A slab's kmem_cache: struct slab split out of struct page in "mm: Split
- * slab into its own type" (Matthew Wilcox, v5.17); before, page->slab_cache.
+ * 7. A slab's kmem_cache: struct slab split out of struct page in
+ * d122019bf061 "mm: Split slab into its own type" (Matthew Wilcox, v5.17);
+ * before, page->slab_cache.
  */
 struct page___slab {
 	struct kmem_cache *slab_cache;
@@ -233,10 +253,20 @@ static __always_inline __u64 slab_cache_of(__u64 head)
 }
 
 /*
- * 8. A pool's own pages. frag_page was a struct page * before "page_pool:
- * convert to use netmem" (v6.10); same size, same name. The item-block
+ * 8. A pool's own pages. frag_page became a netmem_ref (an unsigned long)
+ * in 4dec64c52e24 "page_pool: convert to use netmem" (v6.11); before, a
+ * struct page *. Same name, same size, but CO-RE does not match an integer
+ * field against a pointer one, so each type has its flavour. The item-block
  * series replaces the ptr_ring with a list that keeps a count.
  */
+struct page_pool___frag_netmem {
+	unsigned long frag_page;
+} __attribute__((preserve_access_index));
+
+struct page_pool___frag_page {
+	struct page *frag_page;
+} __attribute__((preserve_access_index));
+
 struct pp_ring_cache___item {
 	atomic_t count;
 } __attribute__((preserve_access_index));
@@ -247,11 +277,14 @@ struct page_pool___ring_item {
 
 static __always_inline __u64 pool_frag_netmem(struct page_pool *pool)
 {
-	__u64 v = 0;
+	struct page_pool___frag_netmem *n = (void *)pool;
+	struct page_pool___frag_page *o = (void *)pool;
 
-	bpf_probe_read_kernel(&v, sizeof(v),
-			      (void *)pool + bpf_core_field_offset(struct page_pool, frag_page));
-	return v;
+	if (bpf_core_field_exists(n->frag_page))
+		return BPF_CORE_READ(n, frag_page);
+	if (bpf_core_field_exists(o->frag_page))
+		return (__u64)BPF_CORE_READ(o, frag_page);
+	return 0;
 }
 
 /* true when the kernel keeps a ring count (item-block kernels) */
@@ -266,25 +299,85 @@ static __always_inline bool pool_ring_count(struct page_pool *pool, __u32 *count
 }
 
 /*
- * 9. The per-CPU skb defer lists: softnet_data.defer_list since "net:
- * generalize skb freeing deferral to per-cpu lists" (Eric Dumazet, v5.19),
- * until v6.18 moved them into net_hotdata.skb_defer_nodes, one per CPU and
- * NUMA node. net_hotdata is not in BTF: reading it needs its symbol
- * (CONFIG_KALLSYMS_ALL); without it the lists are reported as not readable.
+ * 9. The per-CPU skb defer lists: softnet_data.defer_list since 68822bdf76f1
+ * "net: generalize skb freeing deferral to per-cpu lists" (Eric Dumazet,
+ * v5.19), until 5628f3fe3b16 "net: add NUMA awareness to
+ * skb_attempt_defer_free()" (Eric Dumazet, v6.18) moved them into
+ * net_hotdata.skb_defer_nodes, one per CPU and NUMA node. softnet_data is
+ * per-CPU and net_hotdata is not in BTF's VARs: reading either needs its
+ * symbol (CONFIG_KALLSYMS_ALL, typeless weak ksyms); without it the lists
+ * are reported as not readable.
+ *
+ * Each way of reading sits in its own static __noinline subprogram, called
+ * only under its own field's guard: on 6.12 skb_defer_nodes does not
+ * resolve, and clang hoisted its offset above the guard when both paths
+ * were in one function ('scan_pools' failed to load, EINVAL).
  */
+extern const void net_hotdata __ksym __weak;
+extern const void softnet_data __ksym __weak;
+extern const void __per_cpu_offset __ksym __weak;
+
 struct softnet_data___old {
 	struct sk_buff *defer_list;
 } __attribute__((preserve_access_index));
 
-struct net_hotdata___defer {
-	void *skb_defer_nodes;
+struct skb_defer_node___ppw {
+	struct llist_head defer_list;
 } __attribute__((preserve_access_index));
+
+struct net_hotdata___defer {
+	struct skb_defer_node___ppw *skb_defer_nodes;
+} __attribute__((preserve_access_index));
+
+PPW_SUBPROG __u64 defer_head_softnet(__u64 pcpu_off)
+{
+	struct softnet_data___old *sd = (void *)((__u64)&softnet_data + pcpu_off);
+
+	return (__u64)BPF_CORE_READ(sd, defer_list);
+}
+
+PPW_SUBPROG __u64 defer_head_hotdata(__u64 pcpu_off, __u32 node)
+{
+	struct net_hotdata___defer *hd = (void *)&net_hotdata;
+	struct skb_defer_node___ppw *n;
+	__u64 nodes;
+
+	nodes = (__u64)BPF_CORE_READ(hd, skb_defer_nodes);
+	if (!nodes)
+		return 0;
+	n = (void *)(nodes + pcpu_off + (__u64)node * bpf_core_type_size(struct skb_defer_node___ppw));
+	/* llist_node is the skb's first member: the chain is skb->next */
+	return (__u64)BPF_CORE_READ(n, defer_list.first);
+}
+
+/* first skb of a CPU's defer list (NUMA node 'node' where there are
+ * several), NULL if empty; *readable = 1 if this kernel's lists can be read */
+static __always_inline struct sk_buff *defer_list_head(__u32 cpu, __u32 node, __u32 *readable)
+{
+	__u64 off = 0;
+
+	if (!&__per_cpu_offset)
+		return NULL;
+	bpf_probe_read_kernel(&off, sizeof(off), (void *)&__per_cpu_offset + (__u64)cpu * 8);
+	if (bpf_core_field_exists(((struct softnet_data___old *)0)->defer_list)) {
+		if (node || !&softnet_data)
+			return NULL;
+		*readable = 1;
+		return (void *)defer_head_softnet(off);
+	}
+	if (bpf_core_field_exists(((struct net_hotdata___defer *)0)->skb_defer_nodes) &&
+	    &net_hotdata) {
+		*readable = 1;
+		return (void *)defer_head_hotdata(off, node);
+	}
+	return NULL;
+}
 
 /*
  * 10. DMA mappings a destroyed pool still has: pool->dma_mapped, an xarray
- * of every mapped page, from "page_pool: Track DMA-mapped pages and unmap
- * them when destroying the pool" (Toke Hoiland-Jorgensen, v6.16, stable
- * 6.12.34 and 6.15.3). page_pool_scrub() unmaps all of them on the first
+ * of every mapped page, from ee62ce7a1d90 "page_pool: Track DMA-mapped pages
+ * and unmap them when destroying the pool" (Toke Hoiland-Jorgensen, v6.16,
+ * stable 6.12.34 and 6.15.3). page_pool_scrub() unmaps all of them on the first
  * release, so it must be empty from then on: xa_head is NULL when empty.
  */
 struct page_pool___xa {
@@ -340,13 +433,132 @@ static __always_inline __u32 pool_item_counters(struct page_pool *pool, struct p
 	if (bpf_core_field_exists(p->item_blks_prealloc)) {
 		r->blocks_prealloc = BPF_CORE_READ(p, item_blks_prealloc);
 		r->blocks_dyn = BPF_CORE_READ(p, item_blks_dyn);
-		bpf_probe_read_kernel(&r->blocks_dyn_alloc, sizeof(__u64), (void *)pool +
-				      bpf_core_field_offset(struct page_pool___items, item_blks_dyn_alloc));
-		bpf_probe_read_kernel(&r->blocks_dyn_free, sizeof(__u64), (void *)pool +
-				      bpf_core_field_offset(struct page_pool___items, item_blks_dyn_free));
+		/* u64_stats_t: one 64-bit counter on 64-bit kernels */
+		bpf_core_read(&r->blocks_dyn_alloc, sizeof(__u64), &p->item_blks_dyn_alloc);
+		bpf_core_read(&r->blocks_dyn_free, sizeof(__u64), &p->item_blks_dyn_free);
 		f |= PPW_PF_ITEM_BLOCKS;
 	}
 	return f;
+}
+
+/*
+ * 12. The pool's NAPI instance: pool->p.napi, from 8c48eea3adf3 "page_pool:
+ * allow caching from safely localized NAPI" (Jakub Kicinski, v6.5). Older
+ * kernels have no NAPI in the pool (and no direct recycling by NAPI).
+ */
+struct page_pool_params___napi {
+	struct napi_struct *napi;
+} __attribute__((preserve_access_index));
+
+struct page_pool___napi {
+	struct page_pool_params___napi p;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct napi_struct *pool_napi(struct page_pool *pool)
+{
+	struct page_pool___napi *n = (void *)pool;
+
+	if (bpf_core_field_exists(n->p.napi))
+		return BPF_CORE_READ(n, p.napi);
+	return NULL;
+}
+
+/*
+ * 12b. The pool's XDP memory model id: pool->xdp_mem_id, from 64693ec7774e
+ * "page_pool: Store the XDP mem id" (Toke Hoiland-Jorgensen, v5.18), set
+ * when the pool is registered as an XDP memory model (drivers with XDP,
+ * the live-frames test run). The only kernel-assigned pool id before
+ * pool->user.id (v6.8).
+ */
+struct page_pool___memid {
+	u32 xdp_mem_id;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 pool_xdp_mem_id(struct page_pool *pool)
+{
+	struct page_pool___memid *m = (void *)pool;
+
+	if (bpf_core_field_exists(m->xdp_mem_id))
+		return BPF_CORE_READ(m, xdp_mem_id);
+	return 0;
+}
+
+/*
+ * 13. netdev_priv(): dev->priv, a flexible array at the end of struct
+ * net_device since f1aac1ed0923 "netdevice: define and allocate &net_device
+ * _properly_" (Alexander Lobakin, v6.11); before, the private area started
+ * at ALIGN(sizeof(struct net_device), NETDEV_ALIGN).
+ */
+#define PPW_NETDEV_ALIGN	32
+
+static __always_inline void *netdev_priv_of(struct net_device *nd)
+{
+	if (bpf_core_field_exists(nd->priv))
+		return (void *)nd + bpf_core_field_offset(struct net_device, priv);
+	return (void *)nd + ((bpf_core_type_size(struct net_device) + PPW_NETDEV_ALIGN - 1) &
+			     ~(PPW_NETDEV_ALIGN - 1));
+}
+
+/*
+ * 14. veth's per-queue pools: veth_rq.page_pool, from 0ebab78cbcbf "net:
+ * veth: add page_pool for page recycling" (Lorenzo Bianconi, v6.6). veth is
+ * a module on most distributions, so these types come from its module BTF,
+ * and on 6.1 struct veth_rq exists there without the field: the guard is
+ * on the field. veth pools have no netdev (no netlink listing) before
+ * ppwatch's series links them.
+ */
+struct veth_rq___ppw {
+	struct page_pool *page_pool;
+} __attribute__((preserve_access_index));
+
+struct veth_priv___ppw {
+	struct veth_rq___ppw *rq;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool veth_has_pools(void)
+{
+	return bpf_core_field_exists(((struct veth_rq___ppw *)0)->page_pool) &&
+	       bpf_core_field_exists(((struct veth_priv___ppw *)0)->rq);
+}
+
+/* the pool of rx queue i of veth device nd (call only if veth_has_pools()) */
+PPW_SUBPROG __u64 veth_rq_pool(struct net_device *nd, __u32 i)
+{
+	struct veth_priv___ppw *vp = netdev_priv_of(nd);
+	struct veth_rq___ppw *rq = BPF_CORE_READ(vp, rq);
+
+	if (!rq)
+		return 0;
+	rq = (void *)rq + (__u64)i * bpf_core_type_size(struct veth_rq___ppw);
+	return (__u64)BPF_CORE_READ(rq, page_pool);
+}
+
+/*
+ * 15. The kernel's memory layout for virt_to_page(): page_offset_base and
+ * vmemmap_base, variables with CONFIG_RANDOMIZE_MEMORY (x86_64), readable
+ * only through their symbols (CONFIG_KALLSYMS_ALL). Not a change of any
+ * commit but of configuration: without the symbols, the rodata defaults
+ * user space gives (config.bpf.h), checked by the scan on a slab object.
+ */
+extern const void page_offset_base __ksym __weak;
+extern const void vmemmap_base __ksym __weak;
+
+static __always_inline __u64 layout_page_offset(void)
+{
+	__u64 v = 0;
+
+	if (&page_offset_base)
+		bpf_probe_read_kernel(&v, sizeof(v), (void *)&page_offset_base);
+	return v ?: cfg_page_offset;
+}
+
+static __always_inline __u64 layout_vmemmap(void)
+{
+	__u64 v = 0;
+
+	if (&vmemmap_base)
+		bpf_probe_read_kernel(&v, sizeof(v), (void *)&vmemmap_base);
+	return v ?: cfg_vmemmap;
 }
 
 /*

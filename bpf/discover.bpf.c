@@ -20,12 +20,6 @@
 
 #include "pool.bpf.h"
 
-#define PPW_MAX_NETNS		1024
-#define PPW_MAX_DEVS		4096	/* per namespace */
-#define PPW_MAX_DEV_POOLS	256	/* per device list */
-#define PPW_MAX_VETH_RQ		64
-#define PPW_NETDEV_ALIGN	32
-
 struct net_walk {
 	struct list_head *head;		/* &start->list */
 	struct list_head *cur;
@@ -40,15 +34,6 @@ struct dev_walk {
 struct pp_walk {
 	struct hlist_node *cur;
 };
-
-/* veth is a module on most distributions: its types come from module BTF. */
-struct veth_rq___ppw {
-	struct page_pool *page_pool;
-} __attribute__((preserve_access_index));
-
-struct veth_priv___ppw {
-	struct veth_rq___ppw *rq;
-} __attribute__((preserve_access_index));
 
 /*
  * Global (not static) functions are verified once, on their own, instead of
@@ -82,18 +67,6 @@ static long pp_cb(__u64 i, void *data)
 	return 0;
 }
 
-/*
- * netdev_priv(): dev->priv, a flexible array at the end of struct net_device
- * since the v6.12 cycle; before, ALIGN(sizeof(struct net_device), 32).
- */
-static __always_inline void *netdev_priv_of(struct net_device *nd)
-{
-	if (bpf_core_field_exists(nd->priv))
-		return (void *)nd + bpf_core_field_offset(struct net_device, priv);
-	return (void *)nd + ((bpf_core_type_size(struct net_device) + PPW_NETDEV_ALIGN - 1) &
-			     ~(PPW_NETDEV_ALIGN - 1));
-}
-
 static __always_inline bool is_veth(struct net_device *nd)
 {
 	const char *kind = BPF_CORE_READ(nd, rtnl_link_ops, kind);
@@ -104,26 +77,17 @@ static __always_inline bool is_veth(struct net_device *nd)
 	return k[0] == 'v' && k[1] == 'e' && k[2] == 't' && k[3] == 'h';
 }
 
+/* veth's per-queue pools (core_fixes.bpf.h: veth_rq_pool()) */
 __noinline int discover_veth(__u64 addr)
 {
 	struct net_device *nd = (void *)addr;
-	struct veth_priv___ppw *vp;
-	struct veth_rq___ppw *rq;
-	__u32 n, i, sz;
+	__u32 n, i;
 
-	if (!bpf_core_type_exists(struct veth_rq___ppw))
+	if (!nd || !veth_has_pools())
 		return 0;
-	vp = netdev_priv_of(nd);
-	rq = BPF_CORE_READ(vp, rq);
 	n = BPF_CORE_READ(nd, real_num_rx_queues);
-	sz = bpf_core_type_size(struct veth_rq___ppw);
-	if (!rq)
-		return 0;
-	for (i = 0; i < PPW_MAX_VETH_RQ && i < n; i++) {
-		struct veth_rq___ppw *q = (void *)rq + (__u64)i * sz;
-
-		discover_pool((__u64)BPF_CORE_READ(q, page_pool));
-	}
+	for (i = 0; i < PPW_MAX_VETH_RQ && i < n; i++)
+		discover_pool(veth_rq_pool(nd, i));
 	if (n > PPW_MAX_VETH_RQ)
 		cnt_inc(PPW_CNT_DISCOVERY_TRUNC);
 	return 0;

@@ -35,14 +35,6 @@
 #define PPW_TCP_TIME_WAIT	6
 #define PPW_TCP_NEW_SYN_RECV	12
 
-/* Set by user space: the page_pool signature and the memory layout. */
-const volatile __u64 cfg_pp_signature = 0;
-const volatile __u64 cfg_pp_magic_mask = 0;
-const volatile __u64 cfg_page_offset = 0;	/* used when the symbols are missing */
-const volatile __u64 cfg_vmemmap = 0;
-const volatile __u32 cfg_page_shift = 12;
-const volatile __u32 cfg_max_skbs = 65536;	/* per queue */
-
 /* sockets already walked through a process's fd (shared fds, dup, fork) */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -8,28 +8,8 @@
 #ifndef __PPWATCH_HOLDERS_BPF_H
 #define __PPWATCH_HOLDERS_BPF_H
 
-#define PPW_MAX_FRAGS		48	/* CONFIG_MAX_SKB_FRAGS is at most 45 */
-#define PPW_MAX_FRAGLIST	1024
-#define PPW_MAX_CPUS		1024
-#define PPW_RB_DEPTH		64
-
-extern const volatile __u64 cfg_pp_signature, cfg_pp_magic_mask, cfg_page_offset, cfg_vmemmap;
-extern const volatile __u32 cfg_page_shift, cfg_max_skbs;
-const volatile __u32 cfg_nr_cpus = 1;
-
-/* The kernel's own layout when it exports it (CONFIG_KALLSYMS_ALL). */
-extern const void page_offset_base __ksym __weak;
-extern const void vmemmap_base __ksym __weak;
-/*
- * The skb defer lists: in softnet_data (per CPU) before 6.18, behind
- * net_hotdata's per-CPU pointer since. A typed per-CPU ksym would need the
- * symbol in kallsyms anyway (the verifier resolves its address), so all of
- * them are typeless and weak: without CONFIG_KALLSYMS_ALL they are 0 and the
- * lists are reported as not readable.
- */
-extern const void net_hotdata __ksym __weak;
-extern const void softnet_data __ksym __weak;
-extern const void __per_cpu_offset __ksym __weak;
+#include "config.bpf.h"
+#include "core_fixes.bpf.h"
 
 /* user space resets it before each scan: one self-check record per scan */
 __u32 check_done;
@@ -75,24 +55,6 @@ static __always_inline __u64 scalar_of(const void *p)
 
 	bpf_probe_read_kernel(&v, sizeof(v), &p);
 	return v;
-}
-
-static __always_inline __u64 layout_page_offset(void)
-{
-	__u64 v = 0;
-
-	if (&page_offset_base)
-		v = read_u64((__u64)&page_offset_base);
-	return v ?: cfg_page_offset;
-}
-
-static __always_inline __u64 layout_vmemmap(void)
-{
-	__u64 v = 0;
-
-	if (&vmemmap_base)
-		v = read_u64((__u64)&vmemmap_base);
-	return v ?: cfg_vmemmap;
 }
 
 /* virt_to_page() for the direct map; 0 if the layout is unknown */
@@ -388,38 +350,7 @@ static __always_inline void pool_own_pages(struct page_pool *pool, struct ppw_re
 	}
 }
 
-/* ---- per-CPU skb defer lists ------------------------------------------------------ */
-
-const volatile __u32 cfg_nr_nodes = 1;
-#define PPW_MAX_NODES 8
-
-/* first skb of a CPU's defer list (NUMA node 'node' on 6.18+), NULL if empty */
-static __always_inline struct sk_buff *defer_list_head(__u32 cpu, __u32 node, __u32 *readable)
-{
-	__u64 nodes, off;
-
-	if (!&__per_cpu_offset)
-		return NULL;
-	off = read_u64((__u64)&__per_cpu_offset + (__u64)cpu * sizeof(__u64));
-	if (bpf_core_field_exists(((struct softnet_data___old *)0)->defer_list)) {
-		if (node || !&softnet_data)
-			return NULL;
-		*readable = 1;
-		return (void *)read_u64((__u64)&softnet_data + off +
-					bpf_core_field_offset(struct softnet_data___old,
-							      defer_list));
-	}
-	if (!bpf_core_type_exists(struct skb_defer_node) || !&net_hotdata)
-		return NULL;
-	nodes = read_u64((__u64)&net_hotdata +
-			 bpf_core_field_offset(struct net_hotdata___defer, skb_defer_nodes));
-	if (!nodes)
-		return NULL;
-	*readable = 1;
-	/* llist_node is the skb's first member: the chain is skb->next */
-	return (void *)read_u64(nodes + off + (__u64)node * bpf_core_type_size(struct skb_defer_node) +
-				bpf_core_field_offset(struct skb_defer_node, defer_list));
-}
+/* ---- per-CPU skb defer lists (core_fixes.bpf.h: defer_list_head()) ------------ */
 
 struct defer_walk {
 	struct pp_walk w;
@@ -442,9 +373,7 @@ static long defer_cpu_cb(__u64 cpu, void *data)
 {
 	struct defer_walk *d = data;
 	struct ppw_scan_rec *r;
-	__u32 zero = 0;
-
-	__u32 node;
+	__u32 zero = 0, node;
 
 	if (cpu >= cfg_nr_cpus)
 		return 1;

@@ -15,11 +15,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+/* the one object that defines the shared maps and the rodata settings */
 #define PPW_DEFINE_MAPS
 #include "pool.bpf.h"
-
-/* --stacks: take a stack for 1 in cfg_stack_every events (0: off) */
-const volatile __u32 cfg_stack_every = 0;
 
 static __always_inline __s32 take_stack(void *ctx, struct ppw_pool *rec, __u32 kind)
 {

@@ -7,6 +7,7 @@
 #define __PPWATCH_POOL_BPF_H
 
 #include "maps.bpf.h"
+#include "config.bpf.h"
 #include "core_fixes.bpf.h"
 
 #define PPW_LOOPBACK_IFINDEX	1
@@ -77,6 +78,36 @@ static __always_inline bool device_is_netdev(struct device *dev)
 	return name[0] == 'n' && name[1] == 'e' && name[2] == 't';
 }
 
+/*
+ * The net_device among the children of 'dev' (a NIC's PCI device has its
+ * net_device as a child): for pools whose driver does not set
+ * slow.netdev (all of them before 6.8, and drivers such as vmxnet3 that
+ * give only .dev). Children hang on dev->p->klist_children through their
+ * own device_private's knode_parent.
+ */
+static __always_inline struct net_device *netdev_child_of(struct device *dev)
+{
+	struct device_private *p = BPF_CORE_READ(dev, p), *cp;
+	struct list_head *head, *cur;
+	struct device *child;
+	int i;
+
+	if (!p)
+		return NULL;
+	head = (void *)p + bpf_core_field_offset(struct device_private, klist_children.k_list);
+	cur = BPF_CORE_READ(p, klist_children.k_list.next);
+	for (i = 0; i < PPW_MAX_DEV_CHILDREN; i++) {
+		if (!cur || cur == head)
+			return NULL;
+		cp = (void *)cur - bpf_core_field_offset(struct device_private, knode_parent.n_node);
+		child = BPF_CORE_READ(cp, device);
+		if (child && device_is_netdev(child))
+			return (void *)child - bpf_core_field_offset(struct net_device, dev);
+		cur = BPF_CORE_READ(cur, next);
+	}
+	return NULL;
+}
+
 static __always_inline void pool_fill_identity(struct ppw_pool *r, struct page_pool *pool)
 {
 	struct net_device *nd = pool_netdev(pool);
@@ -88,12 +119,13 @@ static __always_inline void pool_fill_identity(struct ppw_pool *r, struct page_p
 	r->pool_size = BPF_CORE_READ(pool, p.pool_size);
 	r->nid = BPF_CORE_READ(pool, p.nid);
 	r->flags |= pool_dma_flags(pool);
+	r->xdp_mem_id = pool_xdp_mem_id(pool);
 	if (bpf_core_field_exists(((struct page_pool___user *)pool)->user.id))
 		r->flags |= PPW_PF_HAS_ID;
 	if (pool_has_mp(pool))
 		r->flags |= PPW_PF_MEM_PROVIDER;
 
-	napi = BPF_CORE_READ(pool, p.napi);
+	napi = pool_napi(pool);
 	if (napi) {
 		r->flags |= PPW_PF_HAS_NAPI;
 		r->napi_id = BPF_CORE_READ(napi, napi_id);
@@ -116,11 +148,19 @@ static __always_inline void pool_fill_identity(struct ppw_pool *r, struct page_p
 	s = BPF_CORE_READ(dev, driver, name);
 	if (s)
 		bpf_probe_read_kernel_str(r->driver, sizeof(r->driver), s);
-	if (!(r->flags & PPW_PF_HAS_NETDEV) && device_is_netdev(dev)) {
+	if (r->flags & PPW_PF_HAS_NETDEV)
+		return;
+	if (device_is_netdev(dev)) {
 		/* veth and others: no netdev, but p.dev is the netdev's device */
 		nd = (void *)dev - bpf_core_field_offset(struct net_device, dev);
 		netdev_fill(r, nd);
 		r->flags |= PPW_PF_DEV_NETDEV;
+		return;
+	}
+	nd = netdev_child_of(dev);
+	if (nd && BPF_CORE_READ(nd, ifindex) > 0) {
+		netdev_fill(r, nd);
+		r->flags |= PPW_PF_DEV_CHILD;
 	}
 }
 

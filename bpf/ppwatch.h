@@ -43,6 +43,9 @@ enum ppw_pool_flags {
 	PPW_PF_ORPHANED		= 1U << 8,	/* netdev gone, re-parented to loopback */
 	PPW_PF_ITEM_STATS	= 1U << 9,	/* alloc_stats.item_{fast_empty,slow_failed} */
 	PPW_PF_ITEM_BLOCKS	= 1U << 10,	/* item block counters (ppwatch's series) */
+	PPW_PF_DEV_CHILD	= 1U << 11,	/* no slow.netdev: the net_device is a child
+						 * of p.dev (a NIC's PCI device), found by
+						 * walking p.dev's children */
 };
 
 /*
@@ -56,7 +59,8 @@ struct ppw_pool {
 	__u32 id;			/* pool->user.id (netlink id), 0 if none */
 	__u32 flags;			/* enum ppw_pool_flags */
 	__u32 state;			/* enum ppw_pool_state */
-	__s32 ifindex;			/* slow.netdev, else the net_device behind p.dev */
+	__s32 ifindex;			/* slow.netdev, else the net_device behind p.dev
+					 * (p.dev itself, or its net child) */
 	__u32 napi_id;
 	__u64 netns_cookie;
 	__u32 netns_ino;
@@ -104,6 +108,14 @@ struct ppw_pool {
 	__u32 blocks_dyn;
 	__u64 blocks_dyn_alloc;
 	__u64 blocks_dyn_free;
+
+	/* pool->xdp_mem_id: the id of the pool's XDP memory model, when a
+	 * driver (or a live-frames test run) registered one; 0 if none. The
+	 * kernel's own id on every kernel since 5.18, also where pool->user.id
+	 * does not exist (before 6.8): unique among live pools, the one
+	 * xdp:mem_connect and xdp:mem_disconnect print. */
+	__u32 xdp_mem_id;
+	__u32 pad2;
 };
 
 /* One entry per inflight page, keyed by netmem (pfn is 0 for net_iov). */
@@ -298,9 +310,10 @@ enum ppw_counter {
 #define PPW_ABI_SIZE(t, n) _Static_assert(sizeof(struct t) == (n), "ABI: sizeof(struct " #t ")")
 #define PPW_ABI_OFF(t, f, n) \
 	_Static_assert(__builtin_offsetof(struct t, f) == (n), "ABI: offset of " #t "." #f)
-PPW_ABI_SIZE(ppw_pool, 296);
+PPW_ABI_SIZE(ppw_pool, 304);
 PPW_ABI_OFF(ppw_pool, first_seen_ns, 120);
 PPW_ABI_OFF(ppw_pool, item_fast_empty, 256);
+PPW_ABI_OFF(ppw_pool, xdp_mem_id, 296);
 PPW_ABI_SIZE(ppw_page, 32);
 PPW_ABI_SIZE(ppw_rec_sock, 88);
 PPW_ABI_SIZE(ppw_rec_page, 48);
@@ -310,7 +323,7 @@ PPW_ABI_SIZE(ppw_rec_check, 24);
 PPW_ABI_SIZE(ppw_rec_defer, 16);
 PPW_ABI_SIZE(ppw_scan_rec, 96);
 PPW_ABI_OFF(ppw_scan_rec, sock, 8);
-PPW_ABI_SIZE(ppw_event, 352);
+PPW_ABI_SIZE(ppw_event, 360);
 PPW_ABI_OFF(ppw_event, rec, 56);
 PPW_ABI_SIZE(ppw_stack_key, 24);
 

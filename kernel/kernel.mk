@@ -2,10 +2,10 @@
 #
 # Kernel series rig (included by the top-level Makefile). See kernel/README.md.
 #
-#   make kernel-test            build the stock and the patched kernel, boot
-#                               both under qemu and run tests/vm (non-zero exit
-#                               on any failure)
-#   make kernel-build           prepare the trees and build both kernels
+#   make kernel-test            build (or fetch) every kernel of kernel/matrix,
+#                               boot each under qemu and run tests/vm
+#                               (non-zero exit on any failure)
+#   make kernel-build           prepare the trees, build/fetch the kernels
 #   make kernel-patches-check   git am, checkpatch --strict, YNL regen and W=1
 #                               checks of patches/ (no VM)
 #   make kernel-bisect          build the patched kernel at every patch of the
@@ -13,34 +13,40 @@
 #
 # Knobs: KERNEL_WORK (trees, build dirs, ccache; default /var/tmp/ppwatch-kernel),
 # PREREQ_DIR (default kernel/prereq), KERNEL_JOBS (make -j),
-# VM_TIMEOUT (seconds per VM boot, default 900), KERNEL_FLAVORS (default
-# "stock prefix patched"; prefix = the legacy pre-fix kernel).
+# VM_TIMEOUT (seconds per VM boot, default 900), KERNEL_FLAVORS (names of
+# kernel/matrix lines; default: all of them), KERNEL_MATRIX (default
+# kernel/matrix).
 # 'make test' runs kernel-test through tests/run.sh's "kernel" suite.
 
 KERNEL_WORK ?= /var/tmp/ppwatch-kernel
 PREREQ_DIR ?= $(abspath kernel/prereq)
 KERNEL_JOBS ?= $(shell nproc)
 VM_TIMEOUT ?= 900
-KERNEL_FLAVORS ?= stock prefix patched
+KERNEL_FLAVORS ?=
+KERNEL_MATRIX ?= $(abspath kernel/matrix)
 
 KERNEL_RIG = KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) \
 	KERNEL_JOBS=$(KERNEL_JOBS) VM_TIMEOUT=$(VM_TIMEOUT) KERNEL_FLAVORS="$(KERNEL_FLAVORS)" \
+	KERNEL_MATRIX=$(KERNEL_MATRIX) \
 	PPWATCH_BIN=$(abspath $(OUTPUT))/ppwatch kernel/rig.sh
 
-.PHONY: kernel-prepare kernel-build kernel-initramfs kernel-boot kernel-test \
+.PHONY: kernel-list kernel-prepare kernel-build kernel-initramfs kernel-boot kernel-test \
 	kernel-patches-check kernel-bisect
+
+kernel-list:
+	$(Q)$(KERNEL_RIG) list
 
 kernel-prepare: deps
 	$(Q)$(KERNEL_RIG) prepare
 
 kernel-build: kernel-prepare
-	$(Q)for f in $(KERNEL_FLAVORS); do $(KERNEL_RIG) build $$f || exit 1; done
+	$(Q)$(KERNEL_RIG) build
 
 kernel-initramfs: kernel-prepare $(OUTPUT)/ppwatch
 	$(Q)$(KERNEL_RIG) initramfs
 
 kernel-boot: kernel-initramfs
-	$(Q)for f in $(KERNEL_FLAVORS); do $(KERNEL_RIG) boot $$f || exit 1; done
+	$(Q)$(KERNEL_RIG) boot
 
 kernel-test: deps $(OUTPUT)/ppwatch
 	$(Q)$(KERNEL_RIG) test

@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# ppwatch kernel rig: unpack Debian's linux-source-6.12 outside the repo,
-# apply the prerequisite item-block series and our patches/ with git am,
-# build minimal x86_64 kernels with ccache and boot them under qemu TCG.
+# ppwatch kernel rig: the kernels of kernel/matrix, one line each, built
+# from Debian's linux-source-6.12 (unpacked outside the repo, patch series
+# applied with git am, minimal x86_64 configs, ccache) or taken as a Debian
+# kernel package (apt-get download, nothing built), booted under qemu TCG
+# with the tests of tests/vm.
 #
-#   kernel/rig.sh prepare                 unpack + git am (both flavors)
-#   kernel/rig.sh build   FLAVOR          configure + build bzImage
+#   kernel/rig.sh list                    the matrix: NAME KIND (selected ones)
+#   kernel/rig.sh prepare                 unpack + git am (every selected build)
+#   kernel/rig.sh build   NAME            configure + build bzImage, or fetch
+#                                         and unpack a package kernel
 #   kernel/rig.sh initramfs               build the test initramfs
-#   kernel/rig.sh boot    FLAVOR          boot, run tests/vm, check the log
+#   kernel/rig.sh boot    NAME            boot, run tests/vm, check the log
 #   kernel/rig.sh test                    all of it for $KERNEL_FLAVORS
 #
-# Flavors: stock (6.12.117 as is: dma_mapped xarray), patched (prerequisite
-# + patches/: item blocks), prefix (prerequisite patches 1-3 only: neither
-# fix, the legacy regime where DMA mappings outlive the driver).
+# Kernels (kernel/matrix): stock (6.12.117 as is: dma_mapped xarray), prefix
+# (prerequisite patches 1-3 only: neither fix, the legacy regime where DMA
+# mappings outlive the driver), patched (prerequisite + patches/: item
+# blocks), deb12 (Debian 12's own linux-image-amd64, 6.1).
 #
 # Knobs (environment; kernel/kernel.mk passes its make variables through):
 #   KERNEL_WORK   work dir for trees, build dirs, ccache, logs
@@ -21,7 +26,9 @@
 #   PREREQ_DIR    the prerequisite series (default kernel/prereq)
 #   KERNEL_JOBS   make -j (default: nproc)
 #   VM_TIMEOUT    seconds before a VM run counts as hung (default 900)
-#   KERNEL_FLAVORS  flavors 'test' builds and boots (default "stock prefix patched")
+#   KERNEL_MATRIX the matrix file (default kernel/matrix)
+#   KERNEL_FLAVORS  kernels 'test' builds and boots (default: every line of
+#                 the matrix, in its order)
 #   KERNEL_CONFIG_EXTRA  more config fragments (e.g. kernel/config-debug/*.config)
 #   KERNEL_BUILD_NAME    build dir name under trees/FLAVOR (default build)
 #   PPWATCH_BIN   ppwatch binary copied into the initramfs
@@ -33,13 +40,18 @@ KERNEL_WORK=${KERNEL_WORK:-/var/tmp/ppwatch-kernel}
 PREREQ_DIR=${PREREQ_DIR:-$ROOT/kernel/prereq}
 KERNEL_JOBS=${KERNEL_JOBS:-$(nproc)}
 VM_TIMEOUT=${VM_TIMEOUT:-900}
-KERNEL_FLAVORS=${KERNEL_FLAVORS:-stock prefix patched}
+KERNEL_MATRIX=${KERNEL_MATRIX:-$ROOT/kernel/matrix}
 PPWATCH_BIN=${PPWATCH_BIN:-$ROOT/.output/ppwatch}
 TARBALL=/usr/src/linux-source-6.12.tar.xz
 EXPECT_VERSION=6.12.117
 
 TREES=$KERNEL_WORK/trees
+PKGS=$KERNEL_WORK/pkgs
 LOGS=$KERNEL_WORK/logs
+# the git repository of the unpacked tarball ('base'); it is also the source
+# tree of the 'patched' kernel (the path is historical: worktrees of it hold
+# every other built kernel, so that existing build dirs stay valid)
+REPO=$TREES/patched/src
 export CCACHE_DIR=${CCACHE_DIR:-$KERNEL_WORK/ccache}
 # both flavors live at trees/<flavor>/{src,build}: with base_dir and no cwd
 # hashing, files that are identical in both trees hit the same cache entry
@@ -55,27 +67,80 @@ export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 say() { printf 'rig: %s\n' "$*" >&2; }
 die() { printf 'rig: ERROR: %s\n' "$*" >&2; exit 1; }
 
-need_flavor() {
-	case "${1:-}" in
-	stock|patched|prefix) ;;
-	*) die "flavor must be 'stock', 'patched' or 'prefix', not '${1:-}'" ;;
-	esac
+# --- the matrix ---------------------------------------------------------------
+# M_KIND[NAME]=build|package, M_SRC[NAME]="base prereq ...", M_OPT[NAME]="k=v ..."
+declare -A M_KIND M_SRC M_OPT
+M_NAMES=()
+load_matrix() {
+	local line name kind tok src opt n=0
+	[ -f "$KERNEL_MATRIX" ] || die "no kernel matrix at $KERNEL_MATRIX"
+	while IFS= read -r line; do
+		n=$((n + 1))
+		line=${line%%#*}
+		set -- $line
+		[ $# -gt 0 ] || continue
+		[ $# -ge 3 ] || die "$KERNEL_MATRIX:$n: want NAME KIND SOURCE... [KEY=VALUE...]"
+		name=$1 kind=$2
+		shift 2
+		case "$name" in *[!a-z0-9_-]*|"") die "$KERNEL_MATRIX:$n: bad name '$name'" ;; esac
+		[ -z "${M_KIND[$name]:-}" ] || die "$KERNEL_MATRIX:$n: '$name' listed twice"
+		src= opt=
+		for tok in "$@"; do
+			case "$tok" in
+			*=*) opt="$opt $tok" ;;
+			*) src="$src $tok" ;;
+			esac
+		done
+		case "$kind" in
+		build)
+			set -- $src
+			[ "${1:-}" = base ] || die "$KERNEL_MATRIX:$n: a build starts from 'base'"
+			;;
+		package)
+			set -- $src
+			[ $# -eq 1 ] || die "$KERNEL_MATRIX:$n: a package kernel names one package"
+			;;
+		*) die "$KERNEL_MATRIX:$n: kind must be 'build' or 'package', not '$kind'" ;;
+		esac
+		M_KIND[$name]=$kind
+		M_SRC[$name]=${src# }
+		M_OPT[$name]=${opt# }
+		M_NAMES+=("$name")
+	done <"$KERNEL_MATRIX"
+	[ ${#M_NAMES[@]} -gt 0 ] || die "$KERNEL_MATRIX lists no kernel"
+	KERNEL_FLAVORS=${KERNEL_FLAVORS:-${M_NAMES[*]}}
 }
 
-# SER: the patches/ series in 'series' order (quilt style: one file name a
-# line, '#' comments). Sets a global, not a pipe, so that die() stops the run.
+need_flavor() {
+	[ -n "${1:-}" ] && [ -n "${M_KIND[${1}]:-}" ] ||
+		die "'${1:-}' is not a kernel of $KERNEL_MATRIX (${M_NAMES[*]})"
+}
+
+# opt NAME KEY: the value of KEY=VALUE on NAME's matrix line (empty if none)
+opt() {
+	local kv
+	for kv in ${M_OPT[$1]}; do
+		[ "${kv%%=*}" = "$2" ] && { echo "${kv#*=}"; return 0; }
+	done
+	return 0
+}
+
+# SER: the patches of the series file $1 (relative to the repository, quilt
+# style: one file name a line, relative to the file's folder, '#' comments).
+# Sets a global, not a pipe, so that die() stops the run.
 load_series() {
-	local f
-	[ -f "$ROOT/patches/series" ] || die "patches/series is missing"
+	local f sf=$ROOT/$1 dir
+	[ -f "$sf" ] || die "$1 is missing"
+	dir=$(dirname "$sf")
 	SER=()
 	while read -r f; do
 		f=${f%%#*}
 		f=${f%"${f##*[![:space:]]}"}
 		[ -n "$f" ] || continue
-		[ -f "$ROOT/patches/$f" ] || die "patches/series lists missing file $f"
-		SER+=("$ROOT/patches/$f")
-	done <"$ROOT/patches/series"
-	[ ${#SER[@]} -gt 0 ] || die "patches/series lists no patches"
+		[ -f "$dir/$f" ] || die "$1 lists missing file $f"
+		SER+=("$dir/$f")
+	done <"$sf"
+	[ ${#SER[@]} -gt 0 ] || die "$1 lists no patches"
 }
 
 # PRE: the prerequisite series, pinned: patches/ is written against exactly
@@ -104,7 +169,7 @@ ensure_tarball() {
 # Unpack the tarball once into a git repository at trees/patched/src, tag
 # the pristine tree 'base'; trees/stock/src is a worktree of 'base'.
 ensure_repo() {
-	local repo=$TREES/patched/src tmp
+	local repo=$REPO tmp
 	if [ -d "$repo/.git" ] && git -C "$repo" rev-parse -q --verify base >/dev/null; then
 		return 0
 	fi
@@ -132,73 +197,81 @@ ensure_repo() {
 	git -C "$repo" tag base
 }
 
-# (Re)apply prereq + patches/ on 'base' when either changed. Any conflict
-# fails the run: git am is never asked to use a 3-way merge or to skip.
-apply_series() {
-	local repo=$TREES/patched/src stamp want
-	load_prereq
-	load_series
-	want=$(cat "${PRE[@]}" "${SER[@]}" | sha256sum | cut -d' ' -f1)
-	stamp=$repo/.git/ppwatch-applied
-	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
-	   [ -z "$(git -C "$repo" status --porcelain --untracked-files=no)" ]; then
-		say "patched tree up to date ($(git -C "$repo" rev-parse --short HEAD))"
-		return 0
-	fi
-	rm -f "$stamp"
-	git -C "$repo" am --abort >/dev/null 2>&1 || true
-	git -C "$repo" checkout -q -f -B ppwatch base
-	say "git am prerequisite series (${#PRE[@]} patches)"
-	git -C "$repo" am -q "${PRE[@]}" ||
-		die "prerequisite series does not apply (git am stopped, see above)"
-	git -C "$repo" tag -f prereq-head >/dev/null
-	say "git am patches/ (${#SER[@]} patches)"
-	git -C "$repo" am -q "${SER[@]}" ||
-		die "patches/ does not apply on the prerequisite series (git am stopped, see above)"
-	echo "$want" >"$stamp"
-	say "patched tree at $(git -C "$repo" rev-parse --short HEAD)"
+# PATCHES: the patch files of build NAME's sources after 'base', in order.
+patches_of() {
+	local tok a b
+	PATCHES=()
+	for tok in ${M_SRC[$1]}; do
+		case "$tok" in
+		base) ;;
+		prereq)
+			load_prereq
+			PATCHES+=("${PRE[@]}")
+			;;
+		prereq:*)
+			load_prereq
+			a=${tok#prereq:} b=${a#*-} a=${a%-*}
+			case "$a$b" in *[!0-9]*|"") die "$1: bad range '$tok' (prereq:A-B)" ;; esac
+			[ "$a" -ge 1 ] && [ "$a" -le "$b" ] && [ "$b" -le ${#PRE[@]} ] ||
+				die "$1: '$tok' is outside the ${#PRE[@]} prerequisite patches"
+			PATCHES+=("${PRE[@]:$((a - 1)):$((b - a + 1))}")
+			;;
+		*)
+			load_series "$tok"
+			PATCHES+=("${SER[@]}")
+			;;
+		esac
+	done
 }
 
-ensure_stock() {
-	local repo=$TREES/patched/src wt=$TREES/stock/src
-	if [ ! -e "$wt/.git" ]; then
-		mkdir -p "$TREES/stock"
-		git -C "$repo" worktree prune
-		git -C "$repo" worktree add -q --detach "$wt" base
+# Source tree of build NAME: trees/NAME/src, a worktree of the repository
+# (the repository itself for 'patched'), at 'base' plus NAME's patches.
+# Redone only when a patch file changed (sha256 stamp in the tree's git dir).
+# Any conflict fails the run: git am is never asked to use a 3-way merge.
+ensure_tree() {
+	local name=$1 wt=$TREES/$1/src want stamp gd
+	patches_of "$name"
+	# the same stamp as before the matrix: existing trees are not re-applied
+	want=$( ([ ${#PATCHES[@]} -eq 0 ] || cat "${PATCHES[@]}") | sha256sum | cut -d' ' -f1)
+	if [ "$wt" != "$REPO" ] && [ ! -e "$wt/.git" ]; then
+		mkdir -p "$TREES/$name"
+		git -C "$REPO" worktree prune
+		git -C "$REPO" worktree add -q --detach "$wt" base
 	fi
-	[ "$(git -C "$wt" rev-parse HEAD)" = "$(git -C "$repo" rev-parse base)" ] ||
-		git -C "$wt" checkout -q -f --detach base
-}
-
-# prefix: base + prerequisite patches 1-3 (page_pool_get_pp(), the napi_local
-# fix and the revert of the dma_mapped xarray backport), nothing else
-ensure_prefix() {
-	local repo=$TREES/patched/src wt=$TREES/prefix/src want stamp
-	load_prereq
-	want=$(cat "${PRE[@]:0:3}" | sha256sum | cut -d' ' -f1)
-	if [ ! -e "$wt/.git" ]; then
-		mkdir -p "$TREES/prefix"
-		git -C "$repo" worktree prune
-		git -C "$repo" worktree add -q --detach "$wt" base
-	fi
-	stamp=$(git -C "$wt" rev-parse --git-dir)/ppwatch-applied
+	gd=$(git -C "$wt" rev-parse --absolute-git-dir)
+	stamp=$gd/ppwatch-applied
 	if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] &&
 	   [ -z "$(git -C "$wt" status --porcelain --untracked-files=no)" ]; then
+		say "$name tree up to date ($(git -C "$wt" rev-parse --short HEAD))"
 		return 0
 	fi
 	rm -f "$stamp"
 	git -C "$wt" am --abort >/dev/null 2>&1 || true
-	git -C "$wt" checkout -q -f --detach base
-	git -C "$wt" am -q "${PRE[@]:0:3}" || die "prerequisite patches 1-3 do not apply"
+	if [ "$wt" = "$REPO" ]; then
+		git -C "$wt" checkout -q -f -B ppwatch base
+	else
+		git -C "$wt" checkout -q -f --detach base
+	fi
+	if [ ${#PATCHES[@]} -gt 0 ]; then
+		say "$name: git am ${M_SRC[$name]#base } (${#PATCHES[@]} patches)"
+		git -C "$wt" am -q "${PATCHES[@]}" ||
+			die "$name: ${M_SRC[$name]} does not apply (git am stopped, see above)"
+	fi
 	echo "$want" >"$stamp"
+	say "$name tree at $(git -C "$wt" rev-parse --short HEAD)"
 }
 
 cmd_prepare() {
+	local fl
 	mkdir -p "$KERNEL_WORK" "$LOGS"
 	ensure_repo
-	apply_series
-	ensure_stock
-	case " $KERNEL_FLAVORS " in *" prefix "*) ensure_prefix ;; esac
+	# the guest helpers are built from the patched tree (its netdev.yaml)
+	[ -n "${M_KIND[patched]:-}" ] && ensure_tree patched
+	for fl in $KERNEL_FLAVORS; do
+		need_flavor "$fl"
+		[ "${M_KIND[$fl]}" = build ] && [ "$fl" != patched ] && ensure_tree "$fl"
+	done
+	return 0
 }
 
 fragments() {
@@ -215,6 +288,7 @@ BUILD_NAME=${KERNEL_BUILD_NAME:-build}
 cmd_config() {
 	local flavor=$1 src=$TREES/$1/src bld=$TREES/$1/$BUILD_NAME want
 	need_flavor "$flavor"
+	[ "${M_KIND[$flavor]}" = build ] || die "$flavor is a ${M_KIND[$flavor]} kernel: nothing to configure"
 	mkdir -p "$bld"
 	want=$(cat $(fragments) | sha256sum | cut -d' ' -f1)
 	if [ -f "$bld/.config" ] && [ "$(cat "$bld/.ppwatch-config" 2>/dev/null)" = "$want" ]; then
@@ -242,10 +316,10 @@ cmd_config() {
 	echo "$want" >"$bld/.ppwatch-config"
 }
 
-cmd_build() {
+build_kernel() {
 	local flavor=$1 src=$TREES/$1/src bld=$TREES/$1/$BUILD_NAME t0
-	need_flavor "$flavor"
 	command -v ccache >/dev/null || die "ccache missing: run 'make deps'"
+	[ -e "$src/.git" ] || die "no $flavor tree: rig.sh prepare"
 	cmd_config "$flavor"
 	t0=$(date +%s)
 	say "building $flavor kernel in $bld (-j$KERNEL_JOBS, ccache $CCACHE_DIR)"
@@ -256,16 +330,129 @@ cmd_build() {
 	say "$flavor kernel built in $(( $(date +%s) - t0 )) s: $(cat "$bld/include/config/kernel.release")"
 }
 
+# --- package kernels -------------------------------------------------------------
+# pkgs/NAME/: the .deb, vmlinuz, the package's file list, the modules the
+# matrix line asks for (with their dependencies, uncompressed, in load order)
+# under root/, and 'package' (the resolved package, version and release).
+
+# the linux-image-* package a metapackage stands for (or the package itself)
+resolve_package() {
+	local dep
+	dep=$(apt-cache depends "$1" 2>/dev/null |
+		sed -n 's/^  Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n1)
+	echo "${dep:-$1}"
+}
+
+# module file (in the package's file list) of module NAME ('-' and '_' alike)
+module_file() {
+	local want
+	want=$(echo "$1" | tr - _)
+	awk -v w="$want" '{
+		n = $0; sub(/.*\//, "", n); sub(/\.ko(\.xz|\.zst|\.gz)?$/, "", n); gsub(/-/, "_", n)
+		if (n == w && $0 ~ /\.ko(\.xz|\.zst|\.gz)?$/) { print; exit } }' "$2"
+}
+
+fetch_package() {
+	local name=$1 pkg=${M_SRC[$1]} dir=$PKGS/$1 real ver deb want kver
+	mkdir -p "$dir"
+	if ! apt-cache show "$pkg" >/dev/null 2>&1; then
+		if [ -s "$dir/vmlinuz" ] && [ -s "$dir/package" ]; then
+			say "WARNING: apt knows no '$pkg' (no 'apt-get update'?): booting the one fetched before: $(cat "$dir/package")"
+			return 0
+		fi
+		die "$name: apt knows no package '$pkg': run 'apt-get update'"
+	fi
+	real=$(resolve_package "$pkg")
+	ver=$(apt-cache policy "$real" | sed -n 's/^  Candidate: //p')
+	[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "$name: no installable version of $real"
+	want="$real $ver modules=$(opt "$name" modules)"
+	if [ "$(head -n1 "$dir/package" 2>/dev/null)" = "$want" ] && [ -s "$dir/vmlinuz" ]; then
+		say "$name: $real $ver already unpacked"
+		return 0
+	fi
+	rm -rf "$dir/root" "$dir/package" "$dir/vmlinuz"
+	deb=$(ls "$dir/${real}_"*.deb 2>/dev/null | head -n1 || true)
+	if [ -z "$deb" ] || [ "$(dpkg-deb -f "$deb" Version)" != "$ver" ]; then
+		rm -f "$dir"/*.deb
+		say "$name: apt-get download $real=$ver ($pkg)"
+		(cd "$dir" && apt-get download -q "$real=$ver" 2>&1 | grep -v 'unsandboxed as root' >&2) || true
+		deb=$(ls "$dir/${real}_"*.deb 2>/dev/null | head -n1 || true)
+		[ -n "$deb" ] || die "$name: apt-get download $real=$ver failed"
+	fi
+	dpkg-deb --fsys-tarfile "$deb" | tar -t | sed 's|^\./||' >"$dir/files.list"
+	kver=$(sed -n 's|^boot/vmlinuz-||p' "$dir/files.list" | head -n1)
+	[ -n "$kver" ] || die "$name: $real has no /boot/vmlinuz-*"
+	mkdir -p "$dir/root"
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir/root" "./boot/vmlinuz-$kver" "./boot/config-$kver"
+	cp "$dir/root/boot/vmlinuz-$kver" "$dir/vmlinuz"
+	package_modules "$name" "$deb" "$kver"
+	echo "$want" >"$dir/package"
+	echo "release=$kver" >>"$dir/package"
+	say "$name: $real $ver ($kver) unpacked, modules: $(tr '\n' ' ' <"$dir/modules.load")"
+}
+
+# Extract the modules of the matrix line and what they depend on; write
+# modules.load (guest paths, dependencies first).
+package_modules() {
+	local name=$1 deb=$2 kver=$3 dir=$PKGS/$1 m f dep todo done_ order=()
+	: >"$dir/modules.load"
+	todo=$(opt "$name" modules | tr , ' ')
+	declare -A seen=()
+	# depth-first, dependencies first
+	visit() {
+		local m=$1 f g d
+		m=$(echo "$m" | tr - _)
+		[ -z "${seen[$m]:-}" ] || return 0
+		seen[$m]=1
+		f=$(module_file "$m" "$dir/files.list")
+		[ -n "$f" ] || die "$name: no module '$m' in $(basename "$deb")"
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir/root" "./$f"
+		case "$f" in
+		*.xz) xz -d -f "$dir/root/$f"; f=${f%.xz} ;;
+		*.zst) zstd -q -d --rm -f "$dir/root/$f"; f=${f%.zst} ;;
+		*.gz) gzip -d -f "$dir/root/$f"; f=${f%.gz} ;;
+		esac
+		# the .modinfo section's depends= (no kmod needed on the host)
+		for d in $(objcopy -O binary --only-section=.modinfo "$dir/root/$f" /dev/stdout |
+			   tr '\0' '\n' | sed -n 's/^depends=//p' | tr , ' '); do
+			visit "$d"
+		done
+		echo "/$f" >>"$dir/modules.load"
+	}
+	for m in $todo; do visit "$m"; done
+}
+
+# the kernel image NAME boots
+kernel_image() {
+	case "${M_KIND[$1]}" in
+	build) echo "$TREES/$1/$BUILD_NAME/arch/x86/boot/bzImage" ;;
+	package) echo "$PKGS/$1/vmlinuz" ;;
+	esac
+}
+
+cmd_build() {
+	local fl
+	for fl in ${1:-$KERNEL_FLAVORS}; do
+		need_flavor "$fl"
+		case "${M_KIND[$fl]}" in
+		build) build_kernel "$fl" ;;
+		package) fetch_package "$fl" ;;
+		esac
+	done
+}
+
 # --- guest helpers and initramfs ----------------------------------------------
 IRD=$KERNEL_WORK/initramfs
 
 # ppvm-nl is built from the *patched* tree: YNL library + netdev code
 # generated from its netdev.yaml, with its uapi netdev.h. Static.
 cmd_helpers() {
-	local src=$TREES/patched/src out=$IRD/bin ynl gen
+	local src=$REPO out=$IRD/bin ynl gen
 	ynl=$src/tools/net/ynl
 	gen=$IRD/ynl-gen
 	[ -f "$src/Documentation/netlink/specs/netdev.yaml" ] || die "run 'rig.sh prepare' first"
+	[ "$(git -C "$src" rev-parse --abbrev-ref HEAD 2>/dev/null)" = ppwatch ] ||
+		say "WARNING: $src is not the patched tree: ppvm-nl lacks the series' attributes"
 	mkdir -p "$out" "$gen"
 	python3 "$ynl/ynl-gen-c.py" --mode user --header \
 		--spec "$src/Documentation/netlink/specs/netdev.yaml" -o "$gen/netdev-user.h"
@@ -316,16 +503,47 @@ cmd_initramfs() {
 	say "initramfs: $(du -h "$IRD/initramfs.cpio.gz" | cut -f1)"
 }
 
-# Boot FLAVOR's kernel under qemu TCG with two vmxnet3 NICs joined by a qemu
+# The per-kernel part of the initramfs, appended to the common one (the
+# kernel unpacks concatenated cpio archives in order): /vm/kernel.env (what
+# the matrix says about the kernel) and, for package kernels, the modules.
+overlay() {
+	local name=$1 st=$IRD/overlay-$1 o m
+	rm -rf "$st"
+	mkdir -p "$st/vm"
+	{
+		echo "PPVM_KERNEL=$name"
+		echo "PPVM_KIND=${M_KIND[$name]}"
+		echo "PPVM_SOURCE='${M_SRC[$name]}'"
+		echo "PPVM_REGIME=$(opt "$name" regime)"
+		echo "PPVM_LACKS='$(opt "$name" lacks | tr , ' ')'"
+		echo "PPVM_MODULES='$(opt "$name" modules | tr , ' ')'"
+		if [ "${M_KIND[$name]}" = package ]; then
+			echo "PPVM_PACKAGE='$(head -n1 "$PKGS/$name/package")'"
+		fi
+	} >"$st/vm/kernel.env"
+	if [ "${M_KIND[$name]}" = package ]; then
+		: >"$st/vm/modules.load"
+		while read -r m; do
+			install -D -m 0644 "$PKGS/$name/root$m" "$st$m"
+			echo "$m" >>"$st/vm/modules.load"
+		done <"$PKGS/$name/modules.load"
+	fi
+	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$IRD/overlay-$name.cpio.gz"
+	cat "$IRD/initramfs.cpio.gz" "$IRD/overlay-$name.cpio.gz" >"$IRD/initrd-$name.cpio.gz"
+}
+
+# Boot NAME's kernel under qemu TCG with two vmxnet3 NICs joined by a qemu
 # hub (no host or user-mode networking) behind an emulated intel-iommu, run
 # the tests and check the serial log.
-cmd_boot() {
-	local flavor=$1 bld=$TREES/$1/$BUILD_NAME log rc t0
+boot_one() {
+	local flavor=$1 img log rc t0
 	need_flavor "$flavor"
-	[ -s "$bld/arch/x86/boot/bzImage" ] || die "no $flavor kernel: rig.sh build $flavor"
+	img=$(kernel_image "$flavor")
+	[ -s "$img" ] || die "no $flavor kernel: rig.sh build $flavor"
 	[ -s "$IRD/initramfs.cpio.gz" ] || die "no initramfs: rig.sh initramfs"
 	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
 	mkdir -p "$LOGS"
+	overlay "$flavor"
 	log=$LOGS/vm-$flavor${BUILD_NAME#build}.log
 	say "booting $flavor kernel (log: $log, timeout ${VM_TIMEOUT}s)"
 	t0=$(date +%s)
@@ -336,13 +554,21 @@ cmd_boot() {
 		-device intel-iommu \
 		-netdev hubport,id=h0,hubid=0 -device vmxnet3,netdev=h0 \
 		-netdev hubport,id=h1,hubid=0 -device vmxnet3,netdev=h1 \
-		-kernel "$bld/arch/x86/boot/bzImage" -initrd "$IRD/initramfs.cpio.gz" \
+		-kernel "$img" -initrd "$IRD/initrd-$flavor.cpio.gz" \
 		-append "console=ttyS0 panic=-1 ppvm.flavor=$flavor ${VM_APPEND:-}" \
 		</dev/null >"$log" 2>&1
 	rc=$?
 	set -e
 	say "$flavor VM ran $(( $(date +%s) - t0 )) s (qemu exit $rc)"
 	check_log "$flavor" "$log" "$rc"
+}
+
+cmd_boot() {
+	local fl fails=0
+	for fl in ${1:-$KERNEL_FLAVORS}; do
+		(boot_one "$fl") || fails=$((fails + 1))
+	done
+	[ $fails -eq 0 ] || die "$fails VM run(s) failed"
 }
 
 # The verdict: end marker present, summary with fail=0 and pass>0, no FAIL
@@ -366,10 +592,10 @@ check_log() {
 	*" pass=0 "*) say "$flavor: FAIL: no test passed"; bad=1 ;;
 	esac
 	if grep -q '^PPVM: FAIL' "$log.txt"; then bad=1; fi
-	# prefix: the DMA-API debug warning about mappings left at unbind is the
-	# expected symptom of the legacy regime (the tests check it is there)
+	# the legacy regime: the DMA-API debug warning about mappings left at
+	# unbind is its expected symptom (the tests check it is there)
 	local allow='^$'
-	[ "$flavor" = prefix ] && allow='kernel/dma/debug\.c:[0-9]+ dma_debug_device_change'
+	[ "$(opt "$flavor" regime)" = legacy ] && allow='kernel/dma/debug\.c:[0-9]+ dma_debug_device_change'
 	if grep -E 'Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN|UBSAN|refcnt [-0-9]+ violation|Negative\([-0-9]+\) inflight' "$log.txt" |
 	   grep -Ev "$allow" >&2; then
 		say "$flavor: FAIL: kernel splat in the log"; bad=1
@@ -378,17 +604,29 @@ check_log() {
 	say "$flavor VM tests passed: $summary"
 }
 
-# Everything: prepare, build both kernels, initramfs, boot both.
+# Everything: prepare, build (or fetch) every selected kernel, initramfs,
+# boot each.
 cmd_test() {
 	local t0=$(date +%s) fl
 	cmd_prepare
-	for fl in $KERNEL_FLAVORS; do need_flavor $fl; cmd_build $fl; done
+	cmd_build
 	cmd_initramfs
 	local fails=0
-	for fl in $KERNEL_FLAVORS; do (cmd_boot $fl) || fails=$((fails + 1)); done
+	for fl in $KERNEL_FLAVORS; do (boot_one $fl) || fails=$((fails + 1)); done
 	say "kernel-test took $(( $(date +%s) - t0 )) s"
 	[ $fails -eq 0 ] || die "$fails VM run(s) failed"
 }
+
+cmd_list() {
+	local fl s
+	for fl in "${M_NAMES[@]}"; do
+		case " $KERNEL_FLAVORS " in *" $fl "*) s='*' ;; *) s=' ' ;; esac
+		printf '%s %-10s %-8s %s %s\n' "$s" "$fl" "${M_KIND[$fl]}" "${M_SRC[$fl]}" "${M_OPT[$fl]}"
+	done
+}
+
+load_matrix
+[ "${1:-}" = list ] && { cmd_list; exit 0; }
 
 # Only one kernel build/boot at a time on this machine.
 mkdir -p "$(dirname "$KERNEL_WORK")"
@@ -399,10 +637,10 @@ flock -n 9 || { say "waiting for another rig run (${KERNEL_LOCK:-/var/tmp/ppwatc
 case "${1:-}" in
 prepare) cmd_prepare ;;
 config) cmd_config "${2:-}" ;;
-build) cmd_build "${2:-}" ;;
+build) cmd_build "${2:-}" ;;  # no NAME: every selected kernel
 helpers) cmd_helpers ;;
 initramfs) cmd_initramfs ;;
 boot) cmd_boot "${2:-}" ;;
 test) cmd_test ;;
-*) die "usage: $0 prepare | build FLAVOR | initramfs | boot FLAVOR | test" ;;
+*) die "usage: $0 list | prepare | build [NAME] | initramfs | boot [NAME] | test" ;;
 esac

@@ -1,7 +1,9 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-# /init of the ppwatch VM test initramfs: mount what the tests need, run
-# /vm/run.sh, power off (qemu runs with -no-reboot, so it exits).
+# /init of the ppwatch VM test initramfs: mount what the tests need, load
+# the package kernel's modules (/vm/modules.load, from the per-kernel part of
+# the initramfs), run /vm/run.sh, power off (qemu runs with -no-reboot, so
+# it exits).
 /bin/busybox --install -s /bin
 export PATH=/vm/bin:/sbin:/usr/sbin:/usr/bin:/bin
 mount -t proc proc /proc
@@ -13,8 +15,13 @@ mkdir -p /run/netns /sys/fs/bpf
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing
 mount -t bpf bpf /sys/fs/bpf
+if [ -f /vm/modules.load ]; then
+	while read -r m; do
+		insmod "$m" >>/tmp/modules.log 2>&1 || echo "insmod $m failed" >>/tmp/modules.log
+	done </vm/modules.load
+fi
 ip link set lo up
-flavor=$(sed -n 's/.*ppvm\.flavor=\([a-z]*\).*/\1/p' /proc/cmdline)
+flavor=$(sed -n 's/.*ppvm\.flavor=\([a-z0-9_-]*\).*/\1/p' /proc/cmdline)
 sh /vm/run.sh "${flavor:-unknown}"
 sync
 poweroff -f

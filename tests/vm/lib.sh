@@ -15,6 +15,11 @@ TRACE=/sys/kernel/tracing
 NLBIN=/vm/bin/ppvm-nl
 TOOL=/vm/bin/ppvm-tool
 FLAVOR=${FLAVOR:-unknown}
+# what the matrix line says about this kernel (kernel/rig.sh writes it):
+# PPVM_KERNEL, PPVM_KIND, PPVM_SOURCE, PPVM_REGIME, PPVM_LACKS, PPVM_MODULES
+[ -f /vm/kernel.env ] && . /vm/kernel.env
+# lacks FEATURE: does the matrix say this kernel lacks FEATURE (kernel/matrix)?
+lacks() { case " $PPVM_LACKS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 log() { echo "  [$T] $*"; }
 pass() { echo "PPVM: PASS $T: $*"; }
@@ -202,3 +207,57 @@ sink_stop() { [ -n "${SINK:-}" ] && kill "$SINK" 2>/dev/null; wait "$SINK" 2>/de
 # ppw_has FIELD: does any pool in /tmp/ppw.json carry FIELD (even as null)?
 # Used to switch on the item-stat cross-checks once ppwatch reports them.
 ppw_has() { [ "$(jq -r "[.pools[] | has(\"$1\")] | any" /tmp/ppw.json 2>/dev/null)" = true ]; }
+
+# --- every ppwatch command (t/50-*, t/55-*) --------------------------------------
+# ppw NAME ARGS...: run 'ppwatch ARGS' into /tmp/NAME.out (stdout) and
+# /tmp/NAME.err; PPW_RC is its exit status
+ppw() {
+	local name=$1; shift
+	$PPWATCH "$@" >/tmp/$name.out 2>/tmp/$name.err
+	PPW_RC=$?
+	log "ppwatch $* -> exit $PPW_RC"
+	[ $PPW_RC -eq 0 ] || log "  stderr: $(head -c 300 /tmp/$name.err | tr '\n' ' ')"
+	return 0
+}
+# ppw_ok NAME WHAT: PASS if the last ppw exited 0, else FAIL with its stderr
+ppw_ok() {
+	if [ "$PPW_RC" -eq 0 ]; then pass "$2: exit 0"; return 0; fi
+	fail "$2: exit $PPW_RC: $(head -c 400 /tmp/$1.err | tr '\n' ' ')"
+	return 1
+}
+# ppw_bg NAME ARGS...: 'ppwatch -v ARGS' in the background (stdout
+# /tmp/NAME.out), waits until it has attached; ppw_bg_stop NAME: SIGINT, wait,
+# PPW_RC = its exit status
+ppw_bg() {
+	local name=$1; shift
+	$PPWATCH -v "$@" >/tmp/$name.out 2>/tmp/$name.err &
+	eval "PPW_BG_$name=$!"
+	wait_for 60 grep -q 'loaded and attached' /tmp/$name.err ||
+		log "ppwatch $* did not report 'loaded and attached' within 60 s: $(head -c 300 /tmp/$name.err | tr '\n' ' ')"
+}
+ppw_bg_stop() {
+	local pid
+	eval "pid=\$PPW_BG_$1"
+	[ -n "$pid" ] || { PPW_RC=255; return 0; }
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"
+	PPW_RC=$?
+	log "ppwatch ($1) stopped -> exit $PPW_RC"
+}
+# ppw_sel ADDR FILE: what selects the pool at ADDR on a command line (its
+# id); empty, with a FAIL naming the missing cli behaviour, when the JSON
+# gives it none
+ppw_sel() {
+	local id
+	id=$(jq -r --arg a "$1" '[.pools[] | select(.addr == $a)][0].id // empty' "$2")
+	case "$id" in
+	""|null|0|-)
+		fail "cli: the pool at $1 has no identity in the JSON (id '$id'): pools without pool->user.id (kernels before 6.8) need a stable id that 'pools', 'check', 'export' and the JSON name and every command selects (issue 9 item 4)"  >&2
+		return 1 ;;
+	esac
+	echo "$id"
+}
+# jpool FILE ADDR FIELD: FIELD of the pool at ADDR in a JSON document with .pools[]
+jpool() {
+	jq -r --arg a "$2" "[.pools[] | select(.addr == \$a)][0].$3 // empty" "$1"
+}

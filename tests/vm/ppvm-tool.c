@@ -13,6 +13,27 @@
  *   ppvm-tool send ADDR PORT COUNT SIZE
  *                                     send COUNT datagrams of SIZE bytes,
  *                                     paced in bursts (bounded, ~COUNT ms)
+ *   ppvm-tool live PORT COUNT HOLD_S [DRAIN_MS SECS]
+ *                                     a real page_pool on any kernel since
+ *                                     5.18: BPF_PROG_TEST_RUN with
+ *                                     BPF_F_TEST_XDP_LIVE_FRAMES runs an
+ *                                     XDP_PASS program on COUNT frames of a
+ *                                     UDP datagram to 127.0.0.1:PORT; the
+ *                                     run's own page_pool (one page per
+ *                                     frame) hands each page to an skb on
+ *                                     the loopback device, and a socket on
+ *                                     PORT that never reads holds them. The
+ *                                     run ends with page_pool_destroy(): the
+ *                                     pool stays a zombie while the socket
+ *                                     holds its pages, HOLD_S seconds (or
+ *                                     until SIGTERM), then the socket closes
+ *                                     and the pool is freed.
+ *                                     With DRAIN_MS and SECS: a live pool
+ *                                     instead, for SECS seconds (COUNT is
+ *                                     the socket's receive buffer in KiB): a
+ *                                     child drains the socket every DRAIN_MS,
+ *                                     so pages keep entering (hold) and
+ *                                     leaving (release) the pool.
  *
  * Addresses are the guest's test addresses (192.0.2.0/24); nothing leaves
  * the guest.
@@ -25,10 +46,12 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -192,6 +215,175 @@ static int cmd_send(const char *addr, int port, long count, long size)
 	return fail == count;
 }
 
+/* ---- live frames: the test run's own page_pool ------------------------------ */
+
+#ifndef BPF_F_TEST_XDP_LIVE_FRAMES
+#define BPF_F_TEST_XDP_LIVE_FRAMES (1U << 1)
+#endif
+#define LIVE_PAYLOAD	1000
+
+static uint16_t ip_csum(const void *p, int len)
+{
+	const uint16_t *w = p;
+	uint32_t sum = 0;
+
+	for (; len > 1; len -= 2)
+		sum += *w++;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum;
+}
+
+/* Ethernet (to lo's all-zero address: PACKET_HOST) + IPv4 + UDP from
+ * 127.0.0.2 (not an address of this host: a received packet from a local
+ * address is a martian) to 127.0.0.1:port, UDP checksum 0 (none) */
+static int live_packet(unsigned char *pkt, int port)
+{
+	int ulen = 8 + LIVE_PAYLOAD, tot = 20 + ulen;
+	unsigned char *ip = pkt + 14, *udp = ip + 20;
+	uint16_t v;
+
+	memset(pkt, 0, 14 + tot);
+	pkt[12] = 0x08;			/* ETH_P_IP */
+	ip[0] = 0x45;
+	v = htons(tot);
+	memcpy(ip + 2, &v, 2);
+	ip[6] = 0x40;			/* DF */
+	ip[8] = 64;
+	ip[9] = IPPROTO_UDP;
+	ip[12] = 127; ip[15] = 2;	/* 127.0.0.2 -> 127.0.0.1 */
+	ip[16] = 127; ip[19] = 1;
+	v = ip_csum(ip, 20);
+	memcpy(ip + 10, &v, 2);
+	v = htons(9999);
+	memcpy(udp, &v, 2);
+	v = htons(port);
+	memcpy(udp + 2, &v, 2);
+	v = htons(ulen);
+	memcpy(udp + 4, &v, 2);
+	memset(udp + 8, 0x5a, LIVE_PAYLOAD);
+	return 14 + tot;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;	/* only interrupts BPF_PROG_TEST_RUN (EINTR) */
+}
+
+static volatile sig_atomic_t stop;
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int live_sink(int port, int rcvbuf)
+{
+	struct sockaddr_in sin;
+	int fd = udp_socket("127.0.0.1", port, &sin);
+	FILE *f;
+
+	/* a packet to 127/8 that arrives (rather than being looped back with its
+	 * route attached) is routed as input: only with route_localnet (IP_LOCALNET
+	 * drop otherwise); this network namespace's lo only */
+	f = fopen("/proc/sys/net/ipv4/conf/lo/route_localnet", "w");
+	if (!f || fputs("1", f) < 0 || fclose(f))
+		return die("route_localnet") ? -1 : -1;
+	if (fd < 0)
+		return die("socket") ? -1 : -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		return die("SO_RCVBUFFORCE") ? -1 : -1;
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)))
+		return die("bind") ? -1 : -1;
+	return fd;
+}
+
+/* one BPF_PROG_TEST_RUN with live frames; returns 0 or -errno */
+static int live_run(int prog, unsigned char *pkt, int len, uint32_t repeat, uint32_t *done_ns)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.test.prog_fd = prog;
+	attr.test.data_in = (uintptr_t)pkt;
+	attr.test.data_size_in = len;
+	attr.test.repeat = repeat;
+	attr.test.flags = BPF_F_TEST_XDP_LIVE_FRAMES;
+	attr.test.batch_size = 64;
+	if (syscall(SYS_bpf, BPF_PROG_TEST_RUN, &attr, sizeof(attr)))
+		return -errno;
+	*done_ns = attr.test.duration;
+	return 0;
+}
+
+static int cmd_live(int port, long count, long hold_s, long drain_ms, long secs)
+{
+	static unsigned char pkt[2048];
+	struct sigaction sa;
+	int prog, fd, len, err, q = 0;
+	uint32_t ns = 0;
+	pid_t child = -1;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: the test run returns EINTR */
+	sigaction(SIGALRM, &sa, NULL);
+	prog = xdp_pass_prog();
+	if (prog < 0)
+		return die("BPF_PROG_LOAD");
+	len = live_packet(pkt, port);
+	if (drain_ms <= 0) {
+		/* zombie: COUNT pages held, then the run's pool is destroyed */
+		fd = live_sink(port, 256 << 20);
+		if (fd < 0)
+			return 1;
+		err = live_run(prog, pkt, len, count, &ns);
+		if (err) {
+			errno = -err;
+			return die("BPF_PROG_TEST_RUN (live frames)");
+		}
+		if (ioctl(fd, FIONREAD, &q) < 0)
+			q = -1;
+		printf("live: %ld frames run, pool destroyed, socket holds them (first datagram %d bytes) pid %d\n",
+		       count, q, getpid());
+		fflush(stdout);
+		for (long t = 0; t < hold_s * 10 && !stop; t++)
+			usleep(100 * 1000);
+		close(fd);
+		printf("live: socket closed\n");
+		return 0;
+	}
+	/* live pool: a bounded socket, drained every drain_ms by a child */
+	fd = live_sink(port, (int)count * 1024);
+	if (fd < 0)
+		return 1;
+	child = fork();
+	if (child == 0) {
+		static char buf[65536];
+
+		for (;;) {
+			usleep(drain_ms * 1000);
+			while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+				;
+		}
+	}
+	printf("live: pool running for %ld s, drained every %ld ms, pid %d\n", secs, drain_ms, getpid());
+	fflush(stdout);
+	alarm(secs);
+	err = live_run(prog, pkt, len, 0x7fffffff, &ns);
+	alarm(0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(fd);
+	if (err && err != -EINTR) {
+		errno = -err;
+		return die("BPF_PROG_TEST_RUN (live frames)");
+	}
+	printf("live: run ended (%s), pool destroyed\n", err ? "interrupted" : "done");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -202,10 +394,14 @@ int main(int argc, char **argv)
 		return xdp_set(argv[2], -1);
 	if (!strcmp(cmd, "sink") && argc == 4)
 		return cmd_sink(argv[2], atoi(argv[3]));
+	if (!strcmp(cmd, "live") && (argc == 5 || argc == 7))
+		return cmd_live(atoi(argv[2]), atol(argv[3]), atol(argv[4]),
+				argc == 7 ? atol(argv[5]) : 0, argc == 7 ? atol(argv[6]) : 0);
 	if (!strcmp(cmd, "send") && argc == 6)
 		return cmd_send(argv[2], atoi(argv[3]), atol(argv[4]), atol(argv[5]));
 	fprintf(stderr,
 		"usage: ppvm-tool xdp-attach IF | xdp-detach IF | sink ADDR PORT |\n"
-		"                 send ADDR PORT COUNT SIZE\n");
+		"                 send ADDR PORT COUNT SIZE |\n"
+		"                 live PORT COUNT HOLD_S [DRAIN_MS SECS]\n");
 	return 2;
 }

@@ -8,17 +8,25 @@ export FLAVOR=$1
 T=run
 echo "PPVM-BEGIN: flavor=$FLAVOR kernel=$(uname -r)"
 {
-	case "$FLAVOR" in
-	stock|patched|prefix) ;;
-	*) fail "unknown flavor '$FLAVOR' on the kernel command line" ;;
-	esac
-	# the kernel must be the flavor we were told: the series adds item events
+	# /vm/kernel.env (the matrix line) must be this kernel's
+	if [ "$PPVM_KERNEL" != "$FLAVOR" ]; then
+		fail "kernel.env is for '$PPVM_KERNEL', the kernel command line says '$FLAVOR'"
+	fi
+	log "kind=$PPVM_KIND source=$PPVM_SOURCE regime=$PPVM_REGIME lacks=$PPVM_LACKS ${PPVM_PACKAGE:+package=$PPVM_PACKAGE}"
+	# the kernel must be the one we were told: the series adds item events
 	if [ "$FLAVOR" = patched ] && ! has_event page_pool_item_block_alloc; then
 		fail "flavor=patched but the kernel has no page_pool_item_* tracepoints"
 	fi
 	if [ "$FLAVOR" != patched ] && has_event page_pool_item_block_alloc; then
 		fail "flavor=$FLAVOR but the kernel has the series' tracepoints"
 	fi
+	for m in $PPVM_MODULES; do
+		if [ -d /sys/module/$(echo $m | tr - _) ]; then
+			pass "module $m loaded"
+		else
+			fail "module $m not loaded: $(cat /tmp/modules.log 2>/dev/null | tr '\n' ' ')"
+		fi
+	done
 	for t in /vm/t/[0-9]*.sh; do
 		name=$(basename "$t" .sh)
 		echo "PPVM-TEST: $name"
@@ -27,7 +35,9 @@ echo "PPVM-BEGIN: flavor=$FLAVOR kernel=$(uname -r)"
 		[ $rc -eq 0 ] || echo "PPVM: FAIL $name: test script exited $rc (143: timed out)"
 	done
 	T=dmesg
-	if [ "$FLAVOR" = prefix ]; then
+	if lacks dma-api-debug || lacks vmxnet3-xdp; then
+		skip "DMA-API debug report at unbind: this kernel lacks$(lacks dma-api-debug && echo ' CONFIG_DMA_API_DEBUG')$(lacks vmxnet3-xdp && echo ' vmxnet3 XDP')"
+	elif [ "$PPVM_REGIME" = legacy ]; then
 		# the legacy regime: nothing unmaps the pages in flight at unbind
 		if dmesg | grep -q 'pending DMA allocations while released'; then
 			pass "legacy regime: DMA-API debug reports the mappings left at unbind: $(dmesg | grep -o 'count=[0-9]*' | head -n1)"

@@ -9,18 +9,19 @@ if [ "$FLAVOR" = patched ]; then
 	grep -q '__field(u32, id)\|field:u32 id;' $TRACE/events/page_pool/page_pool_item_block_alloc/format &&
 		pass "page_pool_item_block_alloc records id" ||
 		fail "page_pool_item_block_alloc has no id field"
-	want=item-blocks
-elif [ "$FLAVOR" = stock ]; then
-	want=dma_mapped-xarray
-else
-	want=
 fi
+# the matrix line's regime=: item-blocks, dma_mapped-xarray or legacy
+case "$PPVM_REGIME" in
+item-blocks|dma_mapped-xarray) want=$PPVM_REGIME ;;
+legacy) want= ;;
+*) fail "kernel/matrix gives no regime= for $FLAVOR ('$PPVM_REGIME')"; want= ;;
+esac
 # --- ppwatch cross-check ---
 if ppw_snap; then
 	if [ -n "$want" ]; then
 		check "ppwatch kernel.unmap_regime" "$(ppw_kernel unmap_regime)" = $want
 	else
-		# prefix: neither fix; ppwatch must not claim either regime
+		# legacy (prefix, 6.1): neither fix; ppwatch must not claim either regime
 		r=$(ppw_kernel unmap_regime)
 		log "ppwatch kernel.unmap_regime on the legacy kernel: '$r'"
 		case "$r" in

@@ -7,6 +7,22 @@
 # the pool becomes a zombie, and frees when the socket closes.
 N=2000; SIZE=2000; PORT=5001
 EVENTS="page_pool_item_block_alloc page_pool_item_block_free page_pool_item_fast_empty page_pool_item_slow_failed page_pool_release page_pool_destroy_unmap"
+if lacks veth-pp; then
+	# before "net: veth: add page_pool for page recycling" (v6.6) veth's XDP
+	# path copies into pages of its own: no page_pool, no events
+	trace_start page_pool_state_hold page_pool_release
+	veth_pair vethA va vethB vb || { fail "cannot create the veth pair"; return 0; }
+	ip netns exec vethB $TOOL xdp-attach vb || { fail "XDP attach on vb"; return 0; }
+	sink_start vethB 192.0.2.2 $PORT || { fail "UDP sink did not start"; return 0; }
+	ip netns exec vethA $TOOL send 192.0.2.2 $PORT 200 $SIZE
+	sleep 1
+	trace_snap /tmp/veth.trace
+	check "veth + XDP makes no page_pool pages here (kernel/matrix: lacks=veth-pp): page_pool_state_hold events" \
+		"$(tcount /tmp/veth.trace page_pool_state_hold)" -eq 0
+	sink_stop; trace_stop
+	ip netns del vethA; ip netns del vethB
+	return 0
+fi
 trace_start $EVENTS
 veth_pair vethA va vethB vb || { fail "cannot create the veth pair"; return 0; }
 VBX=$(ip -n vethB -o link show vb | cut -d: -f1)

@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Every ppwatch command on a real page_pool that exists on every kernel of
+# the matrix (5.18+): BPF_PROG_TEST_RUN with BPF_F_TEST_XDP_LIVE_FRAMES runs
+# an XDP_PASS program on N frames; the run's own pool hands one page per
+# frame to an skb on lo, a UDP socket that never reads holds all N, and the
+# run ends with page_pool_destroy(): a zombie with exactly N pages in
+# flight, freed once the socket closes (ppvm-tool live).
+#
+# Asserted against the kernel's own page_pool_release tracepoint (and the
+# socket's queue): pools (zombie, inflight N), holders (the socket and its
+# process hold all N), pages (N pages, each in that socket), postmortem,
+# check (a rule that must fail, one that must pass), export --once (the
+# inflight and zombie gauges), watch and record across the whole life
+# (destroy, retries, freed), postmortem of the recording.
+N=400; PORT=5050; NS=lz
+ip netns add $NS && ip -n $NS link set lo up || { fail "netns $NS"; return 0; }
+trace_start page_pool_release page_pool_state_hold page_pool_state_release
+ppw_bg watch watch -j 600
+ppw_bg record record -o /tmp/rec.jsonl --snapshot-every 1s --scan-every 5s 600
+
+/sbin/ip netns exec $NS $TOOL live $PORT $N 600 >/tmp/live.log 2>&1 &
+LIVE=$!
+wait_for 60 grep -q 'frames run' /tmp/live.log ||
+	{ fail "ppvm-tool live: no live-frames run: $(cat /tmp/live.log)"; kill $LIVE; return 0; }
+log "$(cat /tmp/live.log)"
+sleep 1.5
+trace_snap /tmp/lz.trace
+PTR=$(trace_release_ptr_min /tmp/lz.trace $N)
+check "page_pool_release: the test run's pool destroyed with $N pages in flight" "${PTR:+1}" = 1 ||
+	{ kill $LIVE; return 0; }
+RINFL=$(trace_release_inflight /tmp/lz.trace $PTR)
+check "page_pool_release inflight = frames held by the socket" "$RINFL" -eq $N
+echo "PPVM-VALUES: live-zombie frames=$N release-inflight=$RINFL holds=$(tcount /tmp/lz.trace page_pool_state_hold) releases=$(tcount /tmp/lz.trace page_pool_state_release)"
+
+# --- pools ---
+ppw pools pools -j
+ppw_ok pools "ppwatch pools -j" || { kill $LIVE; return 0; }
+ZADDR=$(jq -r "[.pools[] | select(.state == \"zombie\" and .inflight == $N)][0].addr // empty" /tmp/pools.out)
+check "ppwatch pools: a zombie pool with inflight $N" "${ZADDR:+1}" = 1 || { kill $LIVE; return 0; }
+HOLD=$(jpool /tmp/pools.out $ZADDR hold_cnt); REL=$(jpool /tmp/pools.out $ZADDR release_cnt)
+check "ppwatch pools: hold_cnt - release_cnt = inflight" "$((HOLD - REL))" -eq $N
+check "ppwatch pools: destroy_cnt (1 + retries)" "$(jpool /tmp/pools.out $ZADDR destroy_cnt)" -ge 1
+check "ppwatch pools: pool_size = the run's batch (64)" "$(jpool /tmp/pools.out $ZADDR pool_size)" -eq 64
+check "ppwatch pools: the test-run pool is not in netlink" "$(jpool /tmp/pools.out $ZADDR netlink)" = false
+if lacks pp-netlink; then
+	check "ppwatch pools: .kernel.netlink is false (no netdev page-pool family)" "$(jq -r .kernel.netlink /tmp/pools.out)" = false
+	# what this kernel cannot report: said once, in the JSON and as one text line
+	U=$(jq -r '.kernel.unavailable // empty | join(",")' /tmp/pools.out)
+	case ",$U," in
+	*,netlink,*) pass "ppwatch pools: .kernel.unavailable names netlink ($U)" ;;
+	*) fail "cli: 'ppwatch pools -j' has no .kernel.unavailable listing what this kernel cannot report (netlink ids and stats, detach time, item stats) (issue 9 item 4), got '$U'" ;;
+	esac
+	ppw pools_txt pools
+	NOTE=$(grep -c 'cannot report' /tmp/pools_txt.out /tmp/pools_txt.err | awk -F: '{s += $2} END {print s + 0}')
+	check "ppwatch pools (text): one line 'this kernel cannot report ...' (cli, issue 9 item 4)" "$NOTE" -eq 1
+else
+	check "ppwatch pools: .kernel.netlink is true" "$(jq -r .kernel.netlink /tmp/pools.out)" = true
+	check "ppwatch pools: the pool has the kernel's id (pool->user.id)" "$(jpool /tmp/pools.out $ZADDR id)" -gt 0
+fi
+SEL=$(ppw_sel $ZADDR /tmp/pools.out)
+
+# --- holders: the socket and its process hold every page ---
+ppw holders holders -j
+if ppw_ok holders "ppwatch holders -j"; then
+	check "ppwatch holders: pages of the pool attributed" "$(jpool /tmp/holders.out $ZADDR attributed)" -eq $N
+	check "ppwatch holders: unattributed" "$(jpool /tmp/holders.out $ZADDR unattributed)" -eq 0
+	H=$(jq -c --arg a $ZADDR '[.pools[] | select(.addr == $a)][0].holders[0]' /tmp/holders.out)
+	log "holder: $H"
+	check "ppwatch holders: holder kind" "$(echo "$H" | jq -r .kind)" = socket
+	check "ppwatch holders: the UDP socket on 127.0.0.1:$PORT" "$(echo "$H" | jq -r .local)" = "127.0.0.1:$PORT"
+	check "ppwatch holders: its pages" "$(echo "$H" | jq -r .pages)" -eq $N
+	check "ppwatch holders: its process" "$(echo "$H" | jq -r '.owners[0].comm')" = ppvm-tool
+	check "ppwatch holders: virt_to_page self-check" "$(jq -r .scan.virt_to_page /tmp/holders.out)" = checked
+fi
+
+# --- pages ---
+if [ -n "$SEL" ]; then
+	ppw pages pages "$SEL" -j
+	if ppw_ok pages "ppwatch pages $SEL -j"; then
+		check "ppwatch pages: pages listed" "$(jq '[.pools[].pages[]] | length' /tmp/pages.out)" -eq $N
+		check "ppwatch pages: every page in the socket on :$PORT" \
+			"$(jq --arg p "127.0.0.1:$PORT" '[.pools[].pages[] | select(.holder | contains($p))] | length' /tmp/pages.out)" -eq $N
+	fi
+else
+	fail "ppwatch pages: cannot select the pool (no identity, see above)"
+fi
+
+# --- postmortem (live) ---
+ppw pm postmortem -j
+if ppw_ok pm "ppwatch postmortem -j"; then
+	check "ppwatch postmortem: the pool is a zombie" "$(jpool /tmp/pm.out $ZADDR state)" = zombie
+	check "ppwatch postmortem: inflight" "$(jpool /tmp/pm.out $ZADDR inflight)" -eq $N
+	check "ppwatch postmortem: holders' pages" \
+		"$(jq --arg a $ZADDR '[.pools[] | select(.addr == $a)][0].holders.holders[0].pages // empty' /tmp/pm.out)" -eq $N
+fi
+
+# --- check: a rule that fails on this pool, one that passes ---
+printf 'version: 1\nrules:\n  - name: small\n    max_inflight: 100\n' >/tmp/small.yaml
+printf 'version: 1\nrules:\n  - name: roomy\n    max_inflight: 100000\n' >/tmp/roomy.yaml
+ppw check_small check -f /tmp/small.yaml -j
+check "ppwatch check max_inflight 100: exit 1 (a check failed)" "$PPW_RC" -eq 1
+check "ppwatch check max_inflight 100: result" "$(jq -r .result /tmp/check_small.out)" = fail
+check "ppwatch check max_inflight 100: a finding with inflight $N" \
+	"$(jq "[.checks[].findings[] | select(tostring | contains(\"$N\"))] | length" /tmp/check_small.out)" -ge 1
+ppw check_roomy check -f /tmp/roomy.yaml -j
+check "ppwatch check max_inflight 100000: exit 0" "$PPW_RC" -eq 0
+check "ppwatch check max_inflight 100000: pools checked" "$(jq '.checks[0].pools_checked' /tmp/check_roomy.out)" -ge 1
+
+# --- export --once ---
+ppw export export --once
+if ppw_ok export "ppwatch export --once"; then
+	check "ppwatch export: ppwatch_pool_inflight_pages $N" \
+		"$(grep -c "^ppwatch_pool_inflight_pages{.*} $N\$" /tmp/export.out)" -ge 1
+	check "ppwatch export: ppwatch_pool_zombie 1" "$(grep -c '^ppwatch_pool_zombie{.*} 1$' /tmp/export.out)" -ge 1
+	check "ppwatch export: ppwatch_pools{state=\"zombie\"}" \
+		"$(sed -n 's/^ppwatch_pools{state="zombie"} //p' /tmp/export.out)" -ge 1
+	if lacks pp-netlink; then
+		Z=$(grep "^ppwatch_pool_inflight_pages{.*} $N\$" /tmp/export.out | head -n1)
+		case "$Z" in
+		*'pool_id=""'*|*'pool_id="0"'*|*'pool_id="-"'*|"")
+			fail "cli: export names the pool without an id ($Z): needs the stable identity of pools without pool->user.id (issue 9 item 4)" ;;
+		*) pass "ppwatch export: the pool has an identity: $Z" ;;
+		esac
+	fi
+fi
+
+# --- the socket closes: freed ---
+kill $LIVE; wait $LIVE
+freed() { trace_snap /tmp/lz.trace; [ "$(trace_release_inflight /tmp/lz.trace $PTR)" = 0 ]; }
+if wait_for 10 freed; then pass "test-run pool freed after the socket closed (page_pool_release inflight=0)"; else fail "test-run pool not freed 10 s after the socket closed"; fi
+sleep 1.5
+
+# --- watch: the whole life of the pool ---
+ppw_bg_stop watch
+check "ppwatch watch: exit status after SIGINT" "$PPW_RC" -eq 0
+W() { jq -r --arg a $ZADDR "select(.addr == \$a and .event == \"$1\") | .$2" /tmp/watch.out 2>/dev/null | head -n1; }
+check "ppwatch watch: destroy event with inflight $N" "$(W destroy inflight)" -eq $N
+check "ppwatch watch: retry events" "$(jq -r --arg a $ZADDR 'select(.addr == $a and .event == "retry") | .retry' /tmp/watch.out | wc -l)" -ge 1
+check "ppwatch watch: freed event" "$(W freed state)" = freed
+check "ppwatch watch: time spent a zombie (s)" "$(W freed zombie_s | cut -d. -f1)" -ge 1
+
+# --- record, and postmortem of the recording ---
+ppw_bg_stop record
+check "ppwatch record: exit status after SIGINT" "$PPW_RC" -eq 0
+check "ppwatch record: header line" "$(head -n1 /tmp/rec.jsonl | jq -r .type)" = header
+check "ppwatch record: events of the pool" "$(grep -c "\"$ZADDR\"" /tmp/rec.jsonl)" -ge 3
+ppw pm_rec postmortem /tmp/rec.jsonl -j
+if ppw_ok pm_rec "ppwatch postmortem FILE -j"; then
+	check "ppwatch postmortem FILE: the pool freed" "$(jpool /tmp/pm_rec.out $ZADDR state)" = freed
+	check "ppwatch postmortem FILE: its timeline has the destroy" \
+		"$(jq --arg a $ZADDR '[.pools[] | select(.addr == $a)][0].timeline | map(select(.event == "destroy")) | length' /tmp/pm_rec.out)" -ge 1
+	check "ppwatch postmortem FILE: holders recorded ($N pages)" \
+		"$(jq --arg a $ZADDR '[.pools[] | select(.addr == $a)][0].holders.holders[0].pages // empty' /tmp/pm_rec.out)" -eq $N
+fi
+trace_stop
+ip netns del $NS

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# A live pool with traffic, on every kernel of the matrix: the live-frames
+# test run keeps running (SIGALRM ends it) while a child drains the socket
+# every 50 ms, so pages keep entering (page_pool_state_hold) and leaving
+# (page_pool_state_release) the pool. 'top -b' must see the pool live with
+# hold and release rates that match the tracepoints' counts, 'stacks' the
+# test run's allocation path, and 'check --run' must pass a command whose
+# pool is freed after it ends and fail one whose pool stays a zombie.
+PORT=5055; NS=lr; SECS=4
+ip netns add $NS && ip -n $NS link set lo up || { fail "netns $NS"; return 0; }
+trace_start page_pool_state_hold page_pool_state_release page_pool_release
+ppw_bg top top -b -j -a 1 $((SECS + 4))
+ppw_bg stacks stacks -e 1 -j $((SECS + 4))
+ip netns exec $NS $TOOL live $PORT 512 0 50 $SECS >/tmp/lr.log 2>&1 || fail "ppvm-tool live (pool with traffic): $(cat /tmp/lr.log)"
+log "$(cat /tmp/lr.log | tr '\n' ' ')"
+trace_snap /tmp/lr.trace
+NH=$(tcount /tmp/lr.trace page_pool_state_hold); NR=$(tcount /tmp/lr.trace page_pool_state_release)
+echo "PPVM-VALUES: live-rates secs=$SECS trace-holds=$NH trace-releases=$NR"
+check "tracepoints: pages entered the live pool (holds)" "$NH" -gt 100
+check "tracepoints: pages left the live pool (releases)" "$NR" -gt 100
+sleep 4
+ppw_bg_stop top
+check "ppwatch top -b: exit" "$PPW_RC" -eq 0
+# the busiest live snapshot of any pool
+jq -c '.pools[]? | select(.state == "live" and .hold_per_s != null)' /tmp/top.out >/tmp/top.live
+log "top: $(wc -l </tmp/top.live) live pool rows"
+HPS=$(jq -s 'map(.hold_per_s) | max // 0 | floor' /tmp/top.live)
+RPS=$(jq -s 'map(.release_per_s) | max // 0 | floor' /tmp/top.live)
+echo "PPVM-VALUES: top hold_per_s=$HPS release_per_s=$RPS (trace: $NH holds, $NR releases in ${SECS}s)"
+check "ppwatch top: hold rate of the live pool (/s)" "$HPS" -gt 10
+check "ppwatch top: release rate of the live pool (/s)" "$RPS" -gt 10
+# rates are per second over 1 s intervals: the peak is at least the mean
+check "ppwatch top: peak hold rate >= tracepoint mean over the run" "$HPS" -ge $((NH / (SECS + 2)))
+check "ppwatch top: the pool is a zombie or freed once the run ended" \
+	"$(jq -r 'select(.pools != null) | .pools[] | select(.state == "zombie" or .state == "freed") | .state' /tmp/top.out | head -n1)" != ""
+ppw_bg_stop stacks
+check "ppwatch stacks: exit" "$PPW_RC" -eq 0
+check "ppwatch stacks: hold stacks through the live-frames test run (xdp_test_run / bpf_prog_test_run_xdp)" \
+	"$(jq '[.pools[].stacks[] | select(.kind == "hold") | .frames[] | select(test("bpf_prog_test_run_xdp|xdp_test_run"))] | length' /tmp/stacks.out)" -ge 1
+check "ppwatch stacks: release stacks" "$(jq '[.pools[].stacks[] | select(.kind == "release" or .kind == "zombie_release")] | length' /tmp/stacks.out)" -ge 1
+check "ppwatch stacks: no stack lost" "$(jq .sampling.stacks_lost /tmp/stacks.out)" -eq 0
+
+# check --run: the command's pool is freed after it ends
+# (/sbin/ip: the shell of --run is busybox's, whose own 'ip' has no netns)
+ppw check_run check --run "/sbin/ip netns exec $NS $TOOL live $((PORT + 1)) 100 1" --deadline 5 -j
+check "ppwatch check --run (pool freed after the command): exit 0" "$PPW_RC" -eq 0
+check "ppwatch check --run: pools the command destroyed" "$(jq .run.destroyed /tmp/check_run.out)" -ge 1
+check "ppwatch check --run: freed" "$(jq .run.freed /tmp/check_run.out)" -eq "$(jq .run.destroyed /tmp/check_run.out)"
+# ... and one that leaves its pool a zombie past the deadline
+ppw check_stuck check --run "/sbin/ip netns exec $NS sh -c '$TOOL live $((PORT + 2)) 100 30 >/tmp/stuck.log 2>&1 & echo \$! >/tmp/stuck.pid; sleep 2'" --deadline 2 -j
+check "ppwatch check --run (pool still a zombie at the deadline): exit 1" "$PPW_RC" -eq 1
+check "ppwatch check --run: stuck pools" "$(jq .run.stuck /tmp/check_stuck.out)" -ge 1
+check "ppwatch check --run: the stuck pool's inflight" \
+	"$(jq '[.run.pools[] | select(.stuck) | .pool.inflight][0] // empty' /tmp/check_stuck.out)" -eq 100
+[ -s /tmp/stuck.pid ] && kill "$(cat /tmp/stuck.pid)" 2>/dev/null
+trace_stop
+sleep 1
+ip netns del $NS
