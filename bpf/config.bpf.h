@@ -2,7 +2,7 @@
 /*
  * Everything that configures ppwatch's BPF side, in one place:
  *
- *   - the read-only settings user space writes before load (cli/loader.c,
+ *   - the read-only settings user space writes before load (cli/sources/loader.c,
  *     'rodata' of the skeleton): const volatile cfg_*, defined once in
  *     ledger.bpf.c (PPW_DEFINE_MAPS, like the shared maps) and declared
  *     extern everywhere else, so 'bpftool gen object' links one copy;
@@ -23,8 +23,15 @@
 /* --stacks: take a stack for 1 in cfg_stack_every events (0: off) */
 PPW_CFG(__u32, cfg_stack_every, 0);
 
+/* --level (enum ppw_level): how much the hot path records */
+PPW_CFG(__u32, cfg_level, PPW_LEVEL_ALL);
+/* the sampled level keeps pages whose netmem hash has these bits clear (2^N - 1) */
+PPW_CFG(__u32, cfg_sample_mask, 0);
+/* buckets of the ledger array (PPW_LEDGER_WAYS slots each) */
+PPW_CFG(__u32, cfg_ledger_buckets, 1);
+
 /* The holder scan. page_pool's signature in page->pp_magic and the mask
- * that keeps only the signature bits (cli/loader.c has the values). */
+ * that keeps only the signature bits (cli/sources/loader.c has the values). */
 PPW_CFG(__u64, cfg_pp_signature, 0);
 PPW_CFG(__u64, cfg_pp_magic_mask, 0);
 /* The direct map and vmemmap, used when the kernel does not export
@@ -34,7 +41,8 @@ PPW_CFG(__u64, cfg_vmemmap, 0);
 PPW_CFG(__u32, cfg_page_shift, 12);
 /* skbs walked per queue (and per defer list, per TCP out-of-order tree) */
 PPW_CFG(__u32, cfg_max_skbs, 65536);
-/* possible CPUs and NUMA nodes: the per-CPU defer lists to walk */
+/* possible CPUs and NUMA nodes: the per-CPU defer lists to walk, the
+ * per-CPU pool slots to clear when a pool is freed */
 PPW_CFG(__u32, cfg_nr_cpus, 1);
 PPW_CFG(__u32, cfg_nr_nodes, 1);
 
@@ -47,6 +55,9 @@ PPW_CFG(__u32, cfg_nr_nodes, 1);
 #define PPW_MAX_VETH_RQ		64	/* veth rx queues per device */
 /* children of a pool's p.dev searched for its net_device (pool.bpf.h) */
 #define PPW_MAX_DEV_CHILDREN	16
+
+/* clearing a freed pool from every CPU's slots (lifecycle.bpf.c) */
+#define PPW_MAX_CPU_SLOTS	4096
 
 /* holder scan (holders.bpf.h) */
 #define PPW_MAX_FRAGS		48	/* CONFIG_MAX_SKB_FRAGS is at most 45 */

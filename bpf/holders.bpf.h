@@ -10,6 +10,7 @@
 
 #include "config.bpf.h"
 #include "core_fixes.bpf.h"
+#include "ledger.bpf.h"
 
 /* user space resets it before each scan: one self-check record per scan */
 __u32 check_done;
@@ -100,7 +101,7 @@ extern int discover_pool(__u64 addr);
 static __always_inline void emit_netmem(struct pp_walk *w, __u64 netmem, __u32 where)
 {
 	struct ppw_scan_rec *r;
-	struct ppw_page *l;
+	struct ppw_page l;
 	__u32 zero = 0;
 	__u64 key = 0, pool;
 
@@ -122,12 +123,11 @@ static __always_inline void emit_netmem(struct pp_walk *w, __u64 netmem, __u32 w
 	r->page.pool = pool;
 	r->page.where = w->where ?: where;
 	r->page.stack_id = -1;
-	l = bpf_map_lookup_elem(&pages, &key);
-	if (l) {
+	if (ledger_lookup(key, &l)) {
 		r->page.in_ledger = 1;
-		r->page.hold_ns = l->hold_ns;
-		r->page.gen = l->gen;
-		r->page.stack_id = l->stack_id;
+		r->page.hold_ns = l.hold_ns;
+		r->page.gen = l.gen;
+		r->page.stack_id = l.stack_id;
 	}
 	if (bpf_ringbuf_output(&scan_events, r, sizeof(*r), 0))
 		cnt_inc(PPW_CNT_SCAN_DROP);

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The inflight ledger: page_pool_state_hold / page_pool_state_release.
+ * The hot path: page_pool_state_hold / page_pool_state_release.
  *
  * These fire only when a page enters the pool from the page allocator or
  * leaves back to it; recycling through the pool's cache and ring fires
- * nothing. The ledger therefore holds every page the pool owns that is not
- * back in the page allocator: pages out in the stack and pages parked in
- * the pool's own cache and ring, exactly what the kernel calls "inflight".
+ * nothing. What is inflight is what the kernel calls so: pages out in the
+ * stack and pages parked in the pool's own cache and ring.
+ *
+ * Every event carries the pool's own running counter (hold or release).
+ * At every level (cfg_level) the event stores it in this CPU's slot of the
+ * pool (pool.bpf.h): no shared cache line, no atomic, no hash lookup after
+ * the first event of a pool on a CPU. The ledger levels then record (hold)
+ * or forget (release) the page in the page ledger (ledger.bpf.h): every
+ * page, or the sample of pages whose netmem hash the sample mask selects.
  *
  * Each event has three entry points (tp_btf, raw_tp, classic tracepoint);
  * user space keeps the best one that loads and turns the others off.
@@ -17,16 +23,15 @@
 
 /* the one object that defines the shared maps and the rodata settings */
 #define PPW_DEFINE_MAPS
-#include "pool.bpf.h"
+#include "ledger.bpf.h"
 
-static __always_inline __s32 take_stack(void *ctx, struct ppw_pool *rec, __u32 kind)
+/* --stacks: a stack for 1 in cfg_stack_every events, counted per pool and kind */
+static __always_inline __s32 take_stack(void *ctx, __u64 pool, __u32 gen, __u32 kind)
 {
 	struct ppw_stack_key k = {};
 	__u64 one = 1, *v;
 	__s32 id;
 
-	if (!cfg_stack_every)
-		return -1;
 	/* every release of a destroyed pool: "who returned the last pages?" */
 	if (kind != PPW_STACK_ZOMBIE_RELEASE && cfg_stack_every > 1 &&
 	    bpf_get_prandom_u32() % cfg_stack_every)
@@ -37,8 +42,8 @@ static __always_inline __s32 take_stack(void *ctx, struct ppw_pool *rec, __u32 k
 		return -1;
 	}
 	cnt_inc(PPW_CNT_STACKS);
-	k.pool = rec->addr;
-	k.gen = rec->gen;
+	k.pool = pool;
+	k.gen = gen;
 	k.kind = kind;
 	k.stack_id = id;
 	v = bpf_map_lookup_elem(&stack_counts, &k);
@@ -51,53 +56,68 @@ static __always_inline __s32 take_stack(void *ctx, struct ppw_pool *rec, __u32 k
 
 static __always_inline int on_hold(void *ctx, struct page_pool *pool, __u64 netmem, __u32 hold)
 {
-	struct ppw_page page = {};
-	struct ppw_pool *rec;
+	struct ppw_pcpu_pool *pc = pcpu_slot(pool);
+	__s32 stack_id = -1;
+	__u64 h;
+	int r;
 
-	cnt_inc(PPW_CNT_HOLD);
-	rec = pool_get(pool, PPW_SEEN_HOLD, hold);
-	if (!rec)
+	if (!pc)
 		return 0;
-	u32_store_newer(&rec->hold_cnt, hold);
+	/* on one CPU a pool's hold counter only grows: a step back is a new pool */
+	if ((pc->pool != (__u64)pool || (__s32)(hold - pc->hold) <= 0) &&
+	    pcpu_fill(pc, pool, PPW_SEEN_HOLD, hold))
+		return 0;
+	pc->hold = hold;
+	pc->holds++;
+	if (cfg_stack_every)
+		stack_id = take_stack(ctx, pc->pool, pc->gen, PPW_STACK_HOLD);
+	if (cfg_level == PPW_LEVEL_COUNTERS)
+		return 0;
 	/* counted in the base already: the pool was found mid-event */
-	if ((__s32)(hold - rec->base_hold) <= 0)
+	if ((__s32)(hold - pc->base_hold) <= 0)
 		return 0;
-
-	page.pool = rec->addr;
-	page.gen = rec->gen;
-	page.cpu = bpf_get_smp_processor_id();
-	page.hold_ns = bpf_ktime_get_boot_ns();
-	page.stack_id = take_stack(ctx, rec, PPW_STACK_HOLD);
-	if (bpf_map_update_elem(&pages, &netmem, &page, BPF_ANY)) {
+	h = ledger_hash(netmem);
+	if (!ledger_sampled(h))
+		return 0;
+	r = ledger_insert(netmem, h, pc->pool, pc->gen, stack_id);
+	if (r > 0) {
+		cnt_inc(PPW_CNT_LEDGER_SPILL);
+	} else if (r < 0) {
+		pc->untracked++;
 		cnt_inc(PPW_CNT_LEDGER_FULL);
-		__sync_fetch_and_add(&rec->untracked_holds, 1);
-		return 0;
 	}
-	__sync_fetch_and_add(&rec->ledger_holds, 1);
 	return 0;
 }
 
 static __always_inline int on_release(void *ctx, struct page_pool *pool, __u64 netmem,
 				      __u32 release)
 {
+	struct ppw_pcpu_pool *pc = pcpu_slot(pool);
 	struct ppw_pool *rec;
+	__u64 h = ledger_hash(netmem);
 
-	cnt_inc(PPW_CNT_RELEASE);
-	rec = pool_get(pool, PPW_SEEN_RELEASE, release);
-	if (!rec) {
-		bpf_map_delete_elem(&pages, &netmem);
+	if (!pc)
+		return 0;
+	if ((pc->pool != (__u64)pool || (__s32)(release - pc->release) <= 0) &&
+	    pcpu_fill(pc, pool, PPW_SEEN_RELEASE, release)) {
+		/* no record (table full): still forget the page */
+		if (cfg_level != PPW_LEVEL_COUNTERS && ledger_sampled(h))
+			ledger_remove(netmem, h);
 		return 0;
 	}
-	u32_store_newer(&rec->release_cnt, release);
-	take_stack(ctx, rec, rec->state == PPW_POOL_LIVE ? PPW_STACK_RELEASE :
-						      PPW_STACK_ZOMBIE_RELEASE);
-	if (bpf_map_delete_elem(&pages, &netmem) == 0) {
-		__sync_fetch_and_add(&rec->ledger_releases, 1);
-		return 0;
+	pc->release = release;
+	pc->releases++;
+	if (cfg_stack_every) {
+		rec = bpf_map_lookup_elem(&pools, &pc->pool);
+		if (rec && rec->gen == pc->gen)
+			take_stack(ctx, pc->pool, pc->gen, rec->state == PPW_POOL_LIVE ?
+				   PPW_STACK_RELEASE : PPW_STACK_ZOMBIE_RELEASE);
 	}
+	if (cfg_level == PPW_LEVEL_COUNTERS || !ledger_sampled(h) || ledger_remove(netmem, h))
+		return 0;
 	/* not in the ledger: held before ppwatch started (or lost to a full ledger) */
-	if ((__s32)(release - rec->base_release) > 0) {
-		__sync_fetch_and_add(&rec->unmatched_releases, 1);
+	if ((__s32)(release - pc->base_release) > 0) {
+		pc->unmatched++;
 		cnt_inc(PPW_CNT_UNMATCHED);
 	}
 	return 0;

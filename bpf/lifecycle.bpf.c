@@ -52,6 +52,7 @@ static __always_inline int on_pool_release(struct page_pool *pool, __s32 infligh
 	if (inflight == 0) {
 		rec->state = PPW_POOL_FREED;
 		rec->freed_ns = now;
+		pcpu_clear(rec);
 		emit(PPW_EV_FREED, rec, inflight, hold, release, rec->nid, cnt);
 	}
 	return 0;

@@ -4,8 +4,8 @@
  * (PPW_DEFINE_MAPS); every other object declares them extern, and
  * 'bpftool gen object' links all of them into one skeleton.
  *
- * Sizes here are defaults: user space resizes 'pools', 'pages' and 'events'
- * before load (cli/sources/loader.c).
+ * Sizes here are defaults: user space resizes 'pools', 'ledger', 'pages' and
+ * 'events' before load (cli/sources/loader.c).
  */
 #ifndef __PPWATCH_MAPS_BPF_H
 #define __PPWATCH_MAPS_BPF_H
@@ -26,13 +26,37 @@ PPW_MAP struct {
 	__type(value, struct ppw_pool);
 } pools SEC(".maps");
 
-/* netmem -> inflight page (the ledger) */
+/* per CPU: the pools this CPU saw last (the counters level's only state) */
+PPW_MAP struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PPW_PCPU_SLOTS);
+	__type(key, __u32);
+	__type(value, struct ppw_pcpu_pool);
+} pcpu_pools SEC(".maps");
+
+/* the page ledger: buckets of PPW_LEDGER_WAYS slots (sized by user space) */
+PPW_MAP struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, PPW_LEDGER_WAYS);
+	__type(key, __u32);
+	__type(value, struct ppw_ledger_slot);
+} ledger SEC(".maps");
+
+/* netmem -> inflight page: the ledger's overflow, for full buckets */
 PPW_MAP struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PPW_DEF_MAX_PAGES);
 	__type(key, __u64);
 	__type(value, struct ppw_page);
 } pages SEC(".maps");
+
+/*
+ * Pages put in 'pages' minus pages taken out (an upper bound): while it is
+ * 0, a release its bucket does not have skips the hash delete. Written
+ * only when a bucket overflows, so its cache line stays shared.
+ */
+PPW_MAP __u64 ledger_spilled;
 
 /* lifecycle events */
 PPW_MAP struct {
@@ -72,12 +96,17 @@ PPW_MAP struct {
 	__type(value, struct ppw_pool);
 } scratch SEC(".maps");
 
-static __always_inline void cnt_inc(__u32 idx)
+static __always_inline void cnt_add(__u32 idx, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
 
 	if (v)
-		*v += 1;
+		*v += n;
+}
+
+static __always_inline void cnt_inc(__u32 idx)
+{
+	cnt_add(idx, 1);
 }
 
 #endif /* __PPWATCH_MAPS_BPF_H */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The per-pool record: first sight, identity, address reuse and lifecycle
- * events. Shared by every hook family (ledger, lifecycle, discovery).
+ * events; and each CPU's slots of the pools it saw last, which is all the
+ * hot path writes per event. Shared by every hook family (ledger,
+ * lifecycle, discovery).
  */
 #ifndef __PPWATCH_POOL_BPF_H
 #define __PPWATCH_POOL_BPF_H
@@ -259,6 +261,118 @@ pool_get(struct page_pool *pool, enum ppw_seen how, __u32 arg)
 		emit(PPW_EV_POOL_NEW, rec, rec->last_inflight, rec->hold_cnt,
 		     rec->release_cnt, rec->nid, rec->destroy_cnt);
 	return rec;
+}
+
+/* ---- per-CPU pool slots --------------------------------------------------- */
+
+#define PPW_HASH_MUL	0x9e3779b97f4a7c15ULL	/* 2^64 / golden ratio */
+
+/*
+ * The lower half of a pointer as a number. tp_btf hands the pool as a
+ * trusted BTF pointer, on which the verifier allows no arithmetic; a
+ * 32-bit move of a pointer gives an unknown scalar to a program allowed
+ * to leak pointers (CAP_PERFMON, which ppwatch needs anyway): no helper
+ * call on the hot path.
+ */
+static __always_inline __u32 ptr_lo32(const void *p)
+{
+	__u32 lo;
+
+	asm volatile("%[lo] = %[p]" : [lo] "=w"(lo) : [p] "w"(p));
+	return lo;
+}
+
+static __always_inline __u32 pcpu_slot_idx(__u32 lo)
+{
+	return ((__u64)(lo >> 6) * PPW_HASH_MUL) >> (64 - PPW_PCPU_SLOTS_BITS);
+}
+
+/* this CPU's slot of a pool (direct-mapped: another pool may sit in it) */
+static __always_inline struct ppw_pcpu_pool *pcpu_slot(const struct page_pool *pool)
+{
+	__u32 idx = pcpu_slot_idx(ptr_lo32(pool));
+
+	return bpf_map_lookup_elem(&pcpu_pools, &idx);
+}
+
+/* a slot's sums, given back when it leaves the slot: to the totals and its record */
+static __always_inline void pcpu_give_back(struct ppw_pcpu_pool *pc, struct ppw_pool *rec)
+{
+	cnt_add(PPW_CNT_HOLD, pc->holds);
+	cnt_add(PPW_CNT_RELEASE, pc->releases);
+	if (!rec || rec->gen != pc->gen)
+		return;
+	u32_store_newer(&rec->hold_cnt, pc->hold);
+	u32_store_newer(&rec->release_cnt, pc->release);
+	if (pc->unmatched)
+		__sync_fetch_and_add(&rec->unmatched_releases, pc->unmatched);
+	if (pc->untracked)
+		__sync_fetch_and_add(&rec->untracked_holds, pc->untracked);
+}
+
+/*
+ * Fill this CPU's slot with 'pool', on its first event here, after another
+ * pool took the slot, or when a counter went back (a new pool at a freed
+ * pool's address). The slot's previous pool gets its sums back first.
+ * Off the hot path: 0, or -1 when the pool has no record (table full).
+ */
+PPW_SUBPROG int pcpu_fill(struct ppw_pcpu_pool *pc, struct page_pool *pool,
+				enum ppw_seen how, __u32 arg)
+{
+	struct ppw_pool *rec;
+
+	if (pc->pool) {
+		if (pc->pool != (__u64)pool)
+			cnt_inc(PPW_CNT_PCPU_EVICT);
+		pcpu_give_back(pc, bpf_map_lookup_elem(&pools, &pc->pool));
+	}
+	__builtin_memset(pc, 0, sizeof(*pc));
+	rec = pool_get(pool, how, arg);
+	if (!rec)
+		return -1;
+	pc->pool = rec->addr;
+	pc->gen = rec->gen;
+	pc->hold = rec->hold_cnt;
+	pc->release = rec->release_cnt;
+	pc->base_hold = rec->base_hold;
+	pc->base_release = rec->base_release;
+	return 0;
+}
+
+struct pcpu_clear {
+	__u64 pool;
+	__u32 idx;
+	struct ppw_pool *rec;
+};
+
+static __attribute__((unused)) long pcpu_clear_cb(__u64 cpu, void *data)
+{
+	struct pcpu_clear *c = data;
+	struct ppw_pcpu_pool *pc;
+
+	if (cpu >= cfg_nr_cpus)
+		return 1;
+	pc = bpf_map_lookup_percpu_elem(&pcpu_pools, &c->idx, cpu);
+	if (!pc || pc->pool != c->pool)
+		return 0;
+	pcpu_give_back(pc, c->rec);
+	pc->holds = pc->releases = pc->unmatched = pc->untracked = 0;
+	/* unless that CPU took the slot for another pool meanwhile */
+	__sync_val_compare_and_swap(&pc->pool, c->pool, 0);
+	return 0;
+}
+
+/*
+ * A pool is freed: give every CPU's slot of it back to its record and
+ * empty them, so no slot outlives the pool and a new pool at the same
+ * address starts clean.
+ */
+static __always_inline void pcpu_clear(struct ppw_pool *rec)
+{
+	struct pcpu_clear c = { .pool = rec->addr, .rec = rec };
+
+	c.idx = pcpu_slot_idx((__u32)rec->addr);
+	bpf_loop(PPW_MAX_CPU_SLOTS, pcpu_clear_cb, &c, 0);
 }
 
 #endif /* __PPWATCH_POOL_BPF_H */

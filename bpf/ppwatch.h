@@ -21,6 +21,7 @@
 /* Default sizes; user space overrides them before load. */
 #define PPW_DEF_MAX_POOLS	4096
 #define PPW_DEF_MAX_PAGES	(1U << 20)
+#define PPW_DEF_SAMPLE_SHIFT	4		/* the sampled level: 1 page in 16 */
 #define PPW_DEF_RINGBUF		(256 * 1024)
 #define PPW_DEF_SCAN_RINGBUF	(8 * 1024 * 1024)
 
@@ -116,6 +117,58 @@ struct ppw_pool {
 	 * xdp:mem_connect and xdp:mem_disconnect print. */
 	__u32 xdp_mem_id;
 	__u32 pad2;
+};
+
+/*
+ * How much the hot path records (ppwatch --level). Every level keeps the
+ * kernel's own hold and release counters per pool and per CPU; the ledger
+ * levels also record pages, with their hold time, in the page ledger.
+ */
+enum ppw_level {
+	PPW_LEVEL_COUNTERS	= 0,	/* no per-page state at all */
+	PPW_LEVEL_SAMPLED	= 1,	/* the ledger for 1 in 2^N pages, chosen by netmem */
+	PPW_LEVEL_ALL		= 2,	/* the ledger for every page */
+};
+
+/*
+ * Per CPU, the pools this CPU saw last, direct-mapped by the pool's
+ * address: all the hot path writes at the counters level, with plain
+ * stores to this CPU's own cache line (no atomics). User space folds the
+ * CPUs: the latest counter of a pool is the newest any CPU saw, its sums
+ * the sum over CPUs plus what evicted slots gave back to the pool record.
+ */
+#define PPW_PCPU_SLOTS_BITS	6
+#define PPW_PCPU_SLOTS		(1U << PPW_PCPU_SLOTS_BITS)
+
+struct ppw_pcpu_pool {
+	__u64 pool;			/* struct page_pool *, 0: empty */
+	__u32 gen;			/* ppw_pool.gen when the slot was filled */
+	__u32 hold;			/* the newest pages_state_hold_cnt this CPU saw */
+	__u32 release;			/* the newest pages_state_release_cnt this CPU saw */
+	__u32 base_hold;		/* the record's base counters, copied at fill */
+	__u32 base_release;
+	__u32 pad;
+	__u64 holds;			/* hold events on this CPU since the fill */
+	__u64 releases;
+	__u64 unmatched;		/* releases of pages held before start */
+	__u64 untracked;		/* holds the ledger had no room for */
+};
+
+/*
+ * The page ledger: an array of buckets of PPW_LEDGER_WAYS slots, a page's
+ * bucket chosen by a hash of its netmem; a page whose bucket is full goes
+ * to the overflow hash map ('pages', struct ppw_page). User space maps the
+ * array read-only and reads it without a system call.
+ */
+#define PPW_LEDGER_WAYS		4
+
+struct ppw_ledger_slot {
+	__u64 netmem;			/* 0: free */
+	__u64 pool;			/* struct page_pool * */
+	__u64 hold_ns;			/* CLOCK_BOOTTIME at hold; 0 while being written */
+	__u32 gen;			/* ppw_pool.gen at hold time */
+	__u16 cpu;
+	__s16 stack_id;			/* hold stack if sampled, else -1 */
 };
 
 /* One entry per inflight page, keyed by netmem (pfn is 0 for net_iov). */
@@ -285,8 +338,9 @@ struct ppw_stack_key {
 
 /* Per-CPU counters, summed by user space. Every loss has one. */
 enum ppw_counter {
-	PPW_CNT_HOLD		= 0,	/* state_hold events handled */
-	PPW_CNT_RELEASE,		/* state_release events handled */
+	PPW_CNT_HOLD		= 0,	/* state_hold events of evicted per-CPU pool
+					 * slots (user space adds the live slots') */
+	PPW_CNT_RELEASE,		/* state_release events, the same way */
 	PPW_CNT_POOL_RELEASE,		/* page_pool_release events handled */
 	PPW_CNT_LEDGER_FULL,		/* page ledger full: hold not recorded (loss) */
 	PPW_CNT_POOLS_FULL,		/* pool table full: pool not tracked (loss) */
@@ -298,6 +352,8 @@ enum ppw_counter {
 	PPW_CNT_STACKS,			/* stacks taken (sampled) */
 	PPW_CNT_STACK_FAIL,		/* stack not stored: map full or walk failed (loss) */
 	PPW_CNT_SCAN_DROP,		/* holder scan: page record dropped, ring full (loss) */
+	PPW_CNT_LEDGER_SPILL,		/* holds that found their ledger bucket full */
+	PPW_CNT_PCPU_EVICT,		/* per-CPU pool slots given back to a busier pool */
 	PPW_CNT_MAX,
 };
 
@@ -315,6 +371,8 @@ PPW_ABI_OFF(ppw_pool, first_seen_ns, 120);
 PPW_ABI_OFF(ppw_pool, item_fast_empty, 256);
 PPW_ABI_OFF(ppw_pool, xdp_mem_id, 296);
 PPW_ABI_SIZE(ppw_page, 32);
+PPW_ABI_SIZE(ppw_pcpu_pool, 64);
+PPW_ABI_SIZE(ppw_ledger_slot, 32);
 PPW_ABI_SIZE(ppw_rec_sock, 88);
 PPW_ABI_SIZE(ppw_rec_page, 48);
 PPW_ABI_SIZE(ppw_rec_owner, 40);

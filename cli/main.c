@@ -21,6 +21,7 @@
 
 struct env env = {
 	.attach = ATTACH_AUTO,
+	.sample_shift = PPW_DEF_SAMPLE_SHIFT,
 };
 struct json stdout_json;
 
@@ -43,6 +44,8 @@ enum {
 	OPT_MAX_POOLS,
 	OPT_ATTACH,
 	OPT_NO_NETLINK,
+	OPT_LEVEL,
+	OPT_SAMPLE,
 };
 
 static const struct option global_lopts[] = {
@@ -57,6 +60,8 @@ static const struct option global_lopts[] = {
 	{ "max-pools", required_argument, NULL, OPT_MAX_POOLS },
 	{ "attach", required_argument, NULL, OPT_ATTACH },
 	{ "no-netlink", no_argument, NULL, OPT_NO_NETLINK },
+	{ "level", required_argument, NULL, OPT_LEVEL },
+	{ "sample-rate", required_argument, NULL, OPT_SAMPLE },
 	{ 0 }
 };
 static const char global_sopts[] = "jpwdvVh";
@@ -83,11 +88,17 @@ static void print_global_options(FILE *f)
 		"  -d, --debug        libbpf and verifier messages\n"
 		"  -v, --verbose      more messages on stderr\n"
 		"  -V, --version      print the version\n"
-		"      --max-pages N  page ledger size (default %u; memory ~100 B/page)\n"
+		"      --level L      what the hot path records: counters (no page ages;\n"
+		"                     the cheapest), sampled (ages of 1 page in --sample-rate,\n"
+		"                     shown as estimates) or all (every page); each command\n"
+		"                     has its default (ppwatch(8))\n"
+		"      --sample-rate N  sampled level: 1 page in N, a power of two (default %u)\n"
+		"      --max-pages N  inflight pages the ledger covers (default %u; all: ~48 B\n"
+		"                     of map memory per page, sampled: that / N)\n"
 		"      --max-pools N  pool table size (default %u)\n"
 		"      --attach TYPE  auto | tp_btf | raw_tp | tracepoint (default auto)\n"
 		"      --no-netlink   do not ask netlink (netdev family)\n",
-		PPW_DEF_MAX_PAGES, PPW_DEF_MAX_POOLS);
+		1U << PPW_DEF_SAMPLE_SHIFT, PPW_DEF_MAX_PAGES, PPW_DEF_MAX_POOLS);
 }
 
 static void print_usage(FILE *f)
@@ -153,6 +164,22 @@ static int parse_global(int o, const char *arg)
 		break;
 	case OPT_NO_NETLINK:
 		env.no_netlink = true;
+		break;
+	case OPT_LEVEL:
+		if (level_parse(arg, &env.level)) {
+			usage_error("--level '%s': expected counters, sampled or all", arg);
+			return -EINVAL;
+		}
+		env.level_set = true;
+		break;
+	case OPT_SAMPLE:
+		if (parse_u64(arg, 1, 1U << 16, &v) || (v & (v - 1))) {
+			usage_error("--sample-rate '%s': expected a power of two from 1 to 65536 "
+				    "(the sample is chosen by bits of each page's hash)", arg);
+			return -EINVAL;
+		}
+		for (env.sample_shift = 0; (1ULL << env.sample_shift) < v; env.sample_shift++)
+			;
 		break;
 	default:
 		return -ENOENT;
@@ -278,6 +305,8 @@ int main(int argc, char **argv)
 		print_cmd_usage(cmd);
 		return EXIT_OK;
 	}
+	if (!env.level_set)
+		env.level = cmd->level;
 	if (env.json)
 		json_init(&stdout_json, stdout, env.pretty);
 	stop_on_signals();

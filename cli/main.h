@@ -31,6 +31,9 @@ struct env {
 	uint64_t max_pages;
 	uint32_t max_pools;
 	bool no_netlink;
+	enum ppw_level level;	/* --level, else the command's default */
+	bool level_set;		/* --level was given */
+	uint32_t sample_shift;	/* --sample-rate 2^N */
 	const char *prog;	/* argv[0] basename */
 	const char *cmd;	/* the command being run */
 };
@@ -42,10 +45,11 @@ extern struct json stdout_json;
 /* a monitor_opts initializer for what the global options set */
 #define ENV_MONITOR_OPTS                                                            \
 	.mode = env.attach, .max_pages = env.max_pages, .max_pools = env.max_pools, \
-	.no_netlink = env.no_netlink
+	.no_netlink = env.no_netlink, .level = env.level, .sample_shift = env.sample_shift
 
 struct command {
 	const char *name;
+	enum ppw_level level;	/* what it records unless --level says (ppwatch(8)) */
 	const char *synopsis;	/* after "ppwatch NAME " */
 	const char *summary;
 	const struct option *lopts;	/* command's own options, may be NULL */

@@ -176,6 +176,18 @@ static int resolve_netns(const char *name, __u32 *ino)
 	return 0;
 }
 
+static bool rules_need_ages(const struct ruleset *sets, int n)
+{
+	size_t i;
+	int f;
+
+	for (f = 0; f < n; f++)
+		for (i = 0; i < sets[f].n; i++)
+			if (sets[f].rules[i].has[LIM_MAX_OLDEST_AGE])
+				return true;
+	return false;
+}
+
 static int load_rules(struct ruleset *sets)
 {
 	int i, errors = 0, r;
@@ -489,6 +501,9 @@ static int check_run(int argc, char **argv)
 		ret = validate_only(sets);
 		goto out_rules;
 	}
+	/* exact ages where a verdict depends on them (CI): rules on ages, --run's report */
+	if (!env.level_set && (opts.run || rules_need_ages(sets, opts.nfiles)))
+		env.level = PPW_LEVEL_ALL;
 
 	if (monitor_open(&m, &(struct monitor_opts){ ENV_MONITOR_OPTS, .holders = opts.run != NULL,
 						     .keep_freed_s = opts.run ? 10 * 86400.0 : 0 }))
@@ -539,6 +554,7 @@ out_rules:
 
 const struct command cmd_check = {
 	.name = "check",
+	.level = PPW_LEVEL_COUNTERS,
 	.synopsis = "[-f RULES.yaml]... [--run CMD [--deadline DUR]] [--window DUR] "
 		    "[--format text|tap|junit|json] [--validate]",
 	.summary = "assert rules on the pools, or that a command's destroyed pools get freed "

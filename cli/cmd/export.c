@@ -637,6 +637,7 @@ out_conns:
 
 const struct command cmd_export = {
 	.name = "export",
+	.level = PPW_LEVEL_SAMPLED,
 	.synopsis = "[--listen ADDR:PORT] [--interval DUR] [--timeout DUR] [--max-clients N] "
 		    "[--once [--openmetrics]]",
 	.summary = "serve per-pool metrics to Prometheus (OpenMetrics or text 0.0.4)",

@@ -99,6 +99,7 @@ static int holders_run(int argc, char **argv)
 
 const struct command cmd_holders = {
 	.name = "holders",
+	.level = PPW_LEVEL_ALL,
 	.synopsis = "[POOL|DEVICE]...",
 	.summary = "who holds each pool's inflight pages: sockets and processes, the pool",
 	.run = holders_run,

@@ -205,6 +205,7 @@ static int pages_run(int argc, char **argv)
 
 const struct command cmd_pages = {
 	.name = "pages",
+	.level = PPW_LEVEL_ALL,
 	.synopsis = "POOL|DEVICE [--older-than DUR] [--limit N] [-S[N]] [--window DUR] "
 		    "[INTERVAL [COUNT]]",
 	.summary = "every inflight page of a pool: age, CPU, holder, sampled stack",

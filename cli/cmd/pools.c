@@ -122,6 +122,7 @@ static int pools_run(int argc, char **argv)
 
 const struct command cmd_pools = {
 	.name = "pools",
+	.level = PPW_LEVEL_COUNTERS,
 	.synopsis = "[POOL|DEVICE]... [group-by device] [--window DUR] [-s KEY] [-r] [-a]",
 	.summary = "list every page pool with its inflight pages, bytes and state",
 	.lopts = pools_lopts,

@@ -144,6 +144,7 @@ static int pm_run(int argc, char **argv)
 
 const struct command cmd_postmortem = {
 	.name = "postmortem",
+	.level = PPW_LEVEL_ALL,
 	.synopsis = "[FILE] [--yaml] [--window DUR] [--stall-after DUR] [-S[N]]",
 	.summary = "report on stalled, destroyed and recently freed pools, live or recorded",
 	.lopts = pm_lopts,

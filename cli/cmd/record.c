@@ -117,6 +117,7 @@ static int record_run(int argc, char **argv)
 
 const struct command cmd_record = {
 	.name = "record",
+	.level = PPW_LEVEL_ALL,
 	.synopsis = "-o FILE [--snapshot-every DUR] [--scan-every DUR] [-S[N]] "
 		    "[--stall-after DUR] [DURATION]",
 	.summary = "record lifecycle events, snapshots, holder scans and stacks to a file",

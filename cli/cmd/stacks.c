@@ -121,6 +121,7 @@ static int stacks_run(int argc, char **argv)
 
 const struct command cmd_stacks = {
 	.name = "stacks",
+	.level = PPW_LEVEL_COUNTERS,
 	.synopsis = "[POOL|DEVICE]... [-e N] [-n TOP] [DURATION]",
 	.summary = "sampled kernel stacks that hold and release each pool's pages",
 	.lopts = stacks_lopts,

@@ -277,6 +277,7 @@ static int top_run(int argc, char **argv)
 
 const struct command cmd_top = {
 	.name = "top",
+	.level = PPW_LEVEL_SAMPLED,
 	.synopsis = "[group-by device] [pool ID|dev NAME]... [-b] [-s KEY] [-r] [-a] "
 		    "[INTERVAL [COUNT]]",
 	.summary = "live per-pool inflight pages, bytes, rates, ages and zombies",

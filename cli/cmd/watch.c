@@ -154,6 +154,7 @@ static int watch_run(int argc, char **argv)
 
 const struct command cmd_watch = {
 	.name = "watch",
+	.level = PPW_LEVEL_COUNTERS,
 	.synopsis = "[POOL|DEVICE]... [-e EVENT,...] [--stall-after DUR] [DURATION]",
 	.summary = "pool lifecycle events as they happen: destroy, retries, stalled, freed",
 	.lopts = watch_lopts,

@@ -170,9 +170,32 @@ static void fill_counts(struct pool_row *w, const struct reading *rd, const stru
 		w->unmap_inflight = r->destroy_inflight;
 	}
 	base = (__s32)(r->base_hold - r->base_release);
-	base -= (__s64)r->unmatched_releases;
-	w->before_start = base > 0 && w->state != ROW_FREED ? base : 0;
-	w->untracked = w->inflight - w->ledger_pages - w->before_start;
+	if (base < 0 || w->state == ROW_FREED)
+		base = 0;
+	/* each release since first sight could have been one of them */
+	w->before_start_min = base - (__s64)(__u32)(r->release_cnt - r->base_release);
+	if (w->before_start_min < 0)
+		w->before_start_min = 0;
+	w->ledger_pages = w->before_start = w->untracked = -1;
+	switch (rd->level) {
+	case PPW_LEVEL_ALL:
+		w->ledger_pages = o->ledger_pages;
+		w->before_start = base - (__s64)r->unmatched_releases;
+		if (w->before_start < 0)
+			w->before_start = 0;
+		w->untracked = w->inflight - w->ledger_pages - w->before_start;
+		break;
+	case PPW_LEVEL_SAMPLED:
+		/* the sample is 1 page in sample_rate: estimates */
+		w->sampled = true;
+		w->ledger_pages = o->ledger_pages;
+		w->before_start = base - (__s64)r->unmatched_releases * rd->sample_rate;
+		if (w->before_start < w->before_start_min)
+			w->before_start = w->before_start_min;
+		break;
+	case PPW_LEVEL_COUNTERS:
+		break;
+	}
 	w->destroy_cnt = r->destroy_cnt;
 	/* page_pool_release() ran destroy_cnt times: once in destroy, then retries */
 	w->retries = r->destroy_cnt > 1 ? r->destroy_cnt - 1 : 0;
@@ -189,9 +212,11 @@ static void fill_ages(struct pool_row *w, const struct reading *rd, const struct
 
 	w->oldest_age_s = w->detach_age_s = w->freed_age_s = w->zombie_s = NAN;
 	w->seen_age_s = r->addr ? age_s(rd->now_ns, r->first_seen_ns) : NAN;
+	memcpy(w->age_hist, o->age_hist, sizeof(w->age_hist));
 	if (o->ledger_pages && o->oldest_hold_ns)
 		w->oldest_age_s = age_s(rd->now_ns, o->oldest_hold_ns);
-	if (w->before_start > 0 && r->addr) {
+	/* pages from before start still out: the exact count, or the sure minimum */
+	if ((w->before_start > 0 || w->before_start_min > 0) && r->addr) {
 		/* held before we looked: at least as old as our first sight */
 		if (isnan(w->oldest_age_s) || w->seen_age_s > w->oldest_age_s) {
 			w->oldest_age_s = w->seen_age_s;
@@ -282,6 +307,9 @@ int snapshot_build(struct snapshot *out, const struct reading *rd, const struct 
 	memcpy(out->counters, rd->counters, sizeof(out->counters));
 	out->max_pages = rd->max_pages;
 	out->pages_used = rd->pages_used;
+	out->ledger_bytes = rd->ledger_bytes;
+	out->level = rd->level;
+	out->sample_rate = rd->sample_rate ? rd->sample_rate : 1;
 	if (!rd->n)
 		return 0;
 	out->rows = calloc(rd->n, sizeof(*out->rows));
@@ -450,6 +478,18 @@ int snapshot_group_by_device(const struct snapshot *s, struct group_row **out, s
 	*out = g;
 	*n = ng;
 	return 0;
+}
+
+const double pool_age_bounds[POOL_AGE_BUCKETS - 1] = { 1, 10, 60, 600, 3600 };
+
+const char *level_text(enum ppw_level l)
+{
+	switch (l) {
+	case PPW_LEVEL_COUNTERS: return "counters";
+	case PPW_LEVEL_SAMPLED: return "sampled";
+	case PPW_LEVEL_ALL: return "all";
+	}
+	return "?";
 }
 
 /* ---- losses --------------------------------------------------------------- */

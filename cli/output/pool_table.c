@@ -15,7 +15,7 @@ enum pool_col {
 	PC_ZOMBIE_S, PC_NETLINK, PC_DMA_MAP, PC_ORDER, PC_POOL_SIZE, PC_NID, PC_HOLD_CNT,
 	PC_REL_CNT, PC_DESTROY_CNT, PC_LAST_INFLIGHT, PC_SEEN_AGE, PC_NETNS_COOKIE, PC_ADDR,
 	PC_GEN, PC_OLDEST_LB, PC_DMA, PC_DMA_LEFT, PC_DMA_UNMAPPED, PC_DMA_AGE, PC_FAST_EMPTY,
-	PC_SLOW_FAILED, PC_BLOCKS, PC_MAX
+	PC_SLOW_FAILED, PC_BLOCKS, PC_AGES, PC_BEFORE_MIN, PC_MAX
 };
 
 static const struct ocol pool_cols[PC_MAX] = {
@@ -63,6 +63,9 @@ static const struct ocol pool_cols[PC_MAX] = {
 	[PC_FAST_EMPTY]	= { "item_fast_empty", "FASTEMPTY", 9, OF_PLAIN, OC_WIDE | OC_TEXT },
 	[PC_SLOW_FAILED] = { "item_slow_failed", "SLOWFAIL", 8, OF_PLAIN, OC_WIDE | OC_TEXT },
 	[PC_BLOCKS]	= { "item_blocks", "BLOCKS", 9, OF_PLAIN, OC_WIDE | OC_TEXT | OC_LEFT },
+	/* where the ages come from: exact, sampled (estimates), none (counters) */
+	[PC_AGES]	= { "ages", "AGES", 7, OF_PLAIN, OC_JSON },
+	[PC_BEFORE_MIN]	= { "before_start_at_least", "BEFMIN", 7, OF_PLAIN, OC_JSON },
 };
 
 struct pool_ctx {
@@ -117,11 +120,21 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 	case PC_OLDEST:
 		f64_or_null(v, r->oldest_age_s);
 		v->at_least = r->oldest_at_least;
+		v->estimate = r->sampled;
 		break;
 	case PC_DETACH_AGE: f64_or_null(v, r->detach_age_s); break;
-	case PC_BEFORE: OV_S64(v, r->before_start); break;
-	case PC_LEDGER: OV_S64(v, r->ledger_pages); v->null = !r->bpf; break;
-	case PC_UNTRACKED: OV_S64(v, r->untracked); v->null = !r->bpf; break;
+	case PC_BEFORE:
+		OV_S64(v, r->before_start);
+		v->null = r->before_start < 0;
+		v->estimate = r->sampled;
+		break;
+	case PC_BEFORE_MIN: OV_S64(v, r->before_start_min); v->null = !r->bpf; break;
+	case PC_LEDGER: OV_S64(v, r->ledger_pages); v->null = !r->bpf || r->ledger_pages < 0; break;
+	case PC_UNTRACKED: OV_S64(v, r->untracked); v->null = !r->bpf || r->untracked < 0; break;
+	case PC_AGES:
+		OV_STR(v, !r->bpf ? "none" : r->ledger_pages < 0 ? "counters" :
+		       r->sampled ? "sampled" : "exact");
+		break;
 	case PC_RETRIES: OV_U64(v, r->retries); v->null = !r->bpf; break;
 	case PC_DRIVER: OV_STR(v, r->driver); v->null = !r->driver[0]; break;
 	case PC_DEVNAME: OV_STR(v, r->devname); v->null = !r->devname[0]; break;
@@ -193,7 +206,22 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
  */
 static void pool_json_extra(struct json *j, const void *p, void *arg)
 {
+	static const char *const age_keys[POOL_AGE_BUCKETS] = {
+		"lt_1s", "lt_10s", "lt_1m", "lt_10m", "lt_1h", "ge_1h",
+	};
 	const struct pool_row *r = p;
+	int b;
+
+	/* the ledger's pages by age (the sample's, at the sampled level) */
+	json_key(j, "page_ages");
+	if (r->ledger_pages < 0 || !r->bpf) {
+		json_null(j);
+	} else {
+		json_obj_open(j);
+		for (b = 0; b < POOL_AGE_BUCKETS; b++)
+			json_kv_u64(j, age_keys[b], r->age_hist[b]);
+		json_obj_close(j);
+	}
 
 	json_key(j, "items");
 	if (!r->item_stats && !r->item_blocks) {
@@ -341,8 +369,15 @@ void render_losses_text(FILE *f, const struct snapshot *s)
 	size_t i;
 	int idx;
 
-	fprintf(f, "ledger %llu/%llu pages, events hold %llu release %llu, losses",
-		(unsigned long long)s->pages_used, (unsigned long long)s->max_pages,
+	if (s->level == PPW_LEVEL_COUNTERS)
+		fprintf(f, "ledger off (counters: no page ages)");
+	else if (s->level == PPW_LEVEL_SAMPLED)
+		fprintf(f, "ledger sampled 1 in %u: %llu/%llu pages", s->sample_rate,
+			(unsigned long long)s->pages_used, (unsigned long long)s->max_pages);
+	else
+		fprintf(f, "ledger %llu/%llu pages", (unsigned long long)s->pages_used,
+			(unsigned long long)s->max_pages);
+	fprintf(f, ", events hold %llu release %llu, losses",
 		(unsigned long long)s->counters[PPW_CNT_HOLD],
 		(unsigned long long)s->counters[PPW_CNT_RELEASE]);
 	if (!snapshot_losses(s)) {
@@ -363,13 +398,18 @@ void render_losses_json(struct json *j, const struct snapshot *s)
 
 	json_key(j, "ledger");
 	json_obj_open(j);
+	json_kv_str(j, "level", level_text(s->level));
+	json_kv_u64(j, "sample_rate", s->level == PPW_LEVEL_SAMPLED ? s->sample_rate : 1);
 	json_kv_u64(j, "pages", s->pages_used);
 	json_kv_u64(j, "max_pages", s->max_pages);
+	json_kv_u64(j, "memory_bytes", s->ledger_bytes);
 	json_kv_u64(j, "hold_events", s->counters[PPW_CNT_HOLD]);
 	json_kv_u64(j, "release_events", s->counters[PPW_CNT_RELEASE]);
 	json_kv_u64(j, "pool_release_events", s->counters[PPW_CNT_POOL_RELEASE]);
 	json_kv_u64(j, "unmatched_releases", s->counters[PPW_CNT_UNMATCHED]);
 	json_kv_u64(j, "pool_reuses", s->counters[PPW_CNT_POOL_REUSE]);
+	json_kv_u64(j, "overflowed", s->counters[PPW_CNT_LEDGER_SPILL]);
+	json_kv_u64(j, "cpu_slot_evictions", s->counters[PPW_CNT_PCPU_EVICT]);
 	json_obj_close(j);
 	json_key(j, "losses");
 	json_obj_open(j);

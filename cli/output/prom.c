@@ -473,9 +473,9 @@ static bool pool_value(int fam, const struct pool_row *r, const struct prom_tota
 		return r->state == ROW_ZOMBIE && isfinite(r->detach_age_s);
 	case F_OLDEST_AGE: *v = r->oldest_age_s; return isfinite(r->oldest_age_s);
 	case F_OLDEST_LOWER: *v = r->oldest_at_least; return isfinite(r->oldest_age_s);
-	case F_LEDGER: *v = r->ledger_pages; return r->bpf;
-	case F_BEFORE_START: *v = r->before_start; return r->bpf;
-	case F_UNTRACKED: *v = r->untracked > 0 ? r->untracked : 0; return r->bpf;
+	case F_LEDGER: *v = r->ledger_pages; return r->bpf && r->ledger_pages >= 0;
+	case F_BEFORE_START: *v = r->before_start; return r->bpf && r->before_start >= 0;
+	case F_UNTRACKED: *v = r->untracked > 0 ? r->untracked : 0; return r->bpf && r->untracked >= 0;
 	case F_RETRIES: *v = r->retries; return r->bpf;
 	case F_DMA_HAZARD: *v = r->dma == DMA_HAZARD; return r->dma != DMA_UNKNOWN;
 	case F_DMA_STILL_MAPPED:

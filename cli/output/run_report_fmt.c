@@ -96,12 +96,18 @@ static void put_stuck_pool(FILE *f, const struct run_pool *p)
 	fputc('\n', f);
 	fputs("  oldest page ", f);
 	if (isfinite(r->oldest_age_s)) {
-		fputs(r->oldest_at_least ? ">" : "", f);
+		fputs(r->oldest_at_least ? ">" : r->sampled ? "~" : "", f);
 		put_age(f, r->oldest_age_s);
 	} else {
 		fputs("not known", f);
 	}
-	if (r->bpf)
+	if (r->bpf && r->ledger_pages < 0)
+		fprintf(f, "; %lld or more held before ppwatch started (no page ledger)",
+			(long long)r->before_start_min);
+	else if (r->bpf && r->sampled)
+		fprintf(f, "; %lld sampled pages in the ledger, ~%lld held before ppwatch started",
+			(long long)r->ledger_pages, (long long)r->before_start);
+	else if (r->bpf)
 		fprintf(f,
 			"; %lld in the ledger (ages known), %lld held before ppwatch started, "
 			"%lld untracked",

@@ -57,7 +57,7 @@ const char *ocell_text(const struct ocol *c, const struct oval *v, char *buf, si
 		else
 			snprintf(tmp, sizeof(tmp), "%.1f", d);
 	}
-	snprintf(buf, len, "%s%s", v->at_least ? ">" : "", tmp);
+	snprintf(buf, len, "%s%s", v->at_least ? ">" : v->estimate ? "~" : "", tmp);
 	return buf;
 }
 

@@ -42,6 +42,7 @@ void collector_free(struct collector *c)
 	free(c->vals);
 	free(c->pkeys);
 	free(c->pvals);
+	free(c->slots);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -180,58 +181,128 @@ static struct pool_obs *obs_find(struct collector *c, __u64 addr, __u32 gen)
 	return bsearch(&key, c->obs, c->nobs, sizeof(*c->obs), obs_cmp);
 }
 
-/*
- * Hand every batch of the page ledger to fn (c->keys[0..n), c->vals[0..n));
- * a non-zero return from fn stops the walk and is returned.
- */
-static int walk_ledger(struct collector *c, int (*fn)(struct collector *c, __u32 n, void *arg),
-		       void *arg)
+/* ---- per-CPU pool slots ------------------------------------------------- */
+
+/* the newer of two u32 counters (they wrap: compare by distance) */
+static __u32 newer(__u32 a, __u32 b)
 {
+	return (__s32)(b - a) > 0 ? b : a;
+}
+
+/*
+ * Fold every CPU's slots into the pool records: a pool's counters are the
+ * newest any CPU saw, its sums the record's (what evicted slots gave back)
+ * plus every live slot's. The event totals add every slot's events.
+ */
+static int fold_slots(struct collector *c, struct reading *rd)
+{
+	int fd = bpf_map__fd(c->s->skel->maps.pcpu_pools), ncpus = c->s->ncpus;
+	struct ppw_pcpu_pool *v;
+	__u32 key, cpu;
+
+	if (!c->slots) {
+		c->slots = calloc((size_t)ncpus, sizeof(*c->slots));
+		if (!c->slots)
+			return -ENOMEM;
+	}
+	v = c->slots;
+	for (key = 0; key < PPW_PCPU_SLOTS; key++) {
+		if (bpf_map_lookup_elem(fd, &key, v))
+			return -errno;
+		for (cpu = 0; cpu < (__u32)ncpus; cpu++) {
+			const struct ppw_pcpu_pool *pc = &v[cpu];
+			struct pool_obs *o;
+
+			if (!pc->pool)
+				continue;
+			rd->slot_holds += pc->holds;
+			rd->slot_releases += pc->releases;
+			o = obs_find(c, pc->pool, pc->gen);
+			if (!o)
+				continue;
+			o->rec.hold_cnt = newer(o->rec.hold_cnt, pc->hold);
+			o->rec.release_cnt = newer(o->rec.release_cnt, pc->release);
+			o->rec.unmatched_releases += pc->unmatched;
+			o->rec.untracked_holds += pc->untracked;
+		}
+	}
+	return 0;
+}
+
+/* ---- the page ledger -------------------------------------------------------- */
+
+typedef int (*ledger_fn)(struct collector *c, __u64 netmem, const struct ppw_page *pg,
+			 void *arg);
+
+/*
+ * Hand every page of the ledger to fn: the mapped array (a slot being
+ * written or cleared as we read it is skipped), then the overflow hash
+ * map in batches. A non-zero return from fn stops the walk.
+ */
+static int walk_ledger(struct collector *c, ledger_fn fn, void *arg)
+{
+	const struct ppw_ledger_slot *sl = c->s->ledger;
 	int fd = bpf_map__fd(c->s->skel->maps.pages), err, ret;
-	__u64 in_batch = 0, out_batch = 0;
+	__u64 in_batch = 0, out_batch = 0, netmem;
+	struct ppw_page pg = { 0 };
 	bool first = true;
+	size_t i;
 	__u32 n;
 
+	for (i = 0; sl && i < c->s->ledger_slots; i++) {
+		netmem = __atomic_load_n(&sl[i].netmem, __ATOMIC_ACQUIRE);
+		if (!netmem)
+			continue;
+		pg.pool = sl[i].pool;
+		pg.gen = sl[i].gen;
+		pg.cpu = sl[i].cpu;
+		pg.stack_id = sl[i].stack_id;
+		pg.hold_ns = __atomic_load_n(&sl[i].hold_ns, __ATOMIC_ACQUIRE);
+		if (!pg.hold_ns || __atomic_load_n(&sl[i].netmem, __ATOMIC_ACQUIRE) != netmem)
+			continue;
+		ret = fn(c, netmem, &pg, arg);
+		if (ret)
+			return ret;
+	}
 	do {
 		n = c->batch;
 		err = bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch, c->keys,
 					   c->vals, &n, NULL);
 		if (err && errno != ENOENT)
 			return -errno;
-		ret = fn(c, n, arg);
-		if (ret)
-			return ret;
+		for (i = 0; i < n; i++) {
+			ret = fn(c, c->keys[i], &c->vals[i], arg);
+			if (ret)
+				return ret;
+		}
 		in_batch = out_batch;
 		first = false;
 	} while (!err);
 	return 0;
 }
 
-/* count and oldest hold per pool */
-static int count_pages(struct collector *c, __u32 n, void *arg)
+/* the age buckets of model/snapshot.h, in seconds */
+static const double age_bounds[POOL_AGE_BUCKETS - 1] = { 1, 10, 60, 600, 3600 };
+
+/* count, oldest hold and ages per pool */
+static int count_page(struct collector *c, __u64 netmem, const struct ppw_page *pg, void *arg)
 {
 	struct reading *rd = arg;
-	__u32 i;
+	struct pool_obs *o = obs_find(c, pg->pool, pg->gen);
+	double age;
+	int b;
 
-	for (i = 0; i < n; i++) {
-		const struct ppw_page *pg = &c->vals[i];
-		struct pool_obs *o = obs_find(c, pg->pool, pg->gen);
-
-		rd->pages_used++;
-		if (!o)
-			continue;
-		o->ledger_pages++;
-		if (!o->oldest_hold_ns || pg->hold_ns < o->oldest_hold_ns)
-			o->oldest_hold_ns = pg->hold_ns;
-	}
+	rd->pages_used++;
+	if (!o)
+		return 0;
+	o->ledger_pages++;
+	if (!o->oldest_hold_ns || pg->hold_ns < o->oldest_hold_ns)
+		o->oldest_hold_ns = pg->hold_ns;
+	age = rd->now_ns > pg->hold_ns ? (rd->now_ns - pg->hold_ns) / 1e9 : 0;
+	for (b = 0; b < POOL_AGE_BUCKETS - 1 && age >= age_bounds[b]; b++)
+		;
+	o->age_hist[b]++;
 	return 0;
-}
-
-/* One pass over the page ledger: count and oldest hold per pool. */
-static int read_pages(struct collector *c, struct reading *rd)
-{
-	qsort(c->obs, c->nobs, sizeof(*c->obs), obs_cmp);
-	return walk_ledger(c, count_pages, rd);
 }
 
 static void merge_netlink(struct collector *c)
@@ -280,19 +351,33 @@ int collector_collect(struct collector *c, struct reading *rd)
 	if (err)
 		return err;
 	add_grave(c, rd->now_ns);
-	err = read_pages(c, rd);
+	qsort(c->obs, c->nobs, sizeof(*c->obs), obs_cmp);
+	err = fold_slots(c, rd);
 	if (err) {
-		p_err("reading the page ledger (map 'pages'): %s", strerror(-err));
+		p_err("reading the per-CPU pool slots (map 'pcpu_pools'): %s", strerror(-err));
+		return err;
+	}
+	err = walk_ledger(c, count_page, rd);
+	if (err) {
+		p_err("reading the page ledger (maps 'ledger', 'pages'): %s", strerror(-err));
 		return err;
 	}
 	merge_netlink(c);
 	session_counters(c->s, rd->counters, PPW_CNT_MAX);
+	rd->counters[PPW_CNT_HOLD] += rd->slot_holds;
+	rd->counters[PPW_CNT_RELEASE] += rd->slot_releases;
+	rd->level = c->s->opts.level;
+	rd->sample_rate = 1U << c->s->opts.sample_shift;
 	rd->pools = c->obs;
 	rd->n = c->nobs;
 	rd->page_size = c->s->feat.page_size;
 	rd->detach_time_is_ns = c->s->feat.detach_time_is_ns;
 	rd->regime = c->s->feat.unmap;
-	rd->max_pages = c->s->opts.max_pages;
+	/* what it can hold: the array's slots and the overflow map's entries */
+	rd->max_pages = c->s->ledger_pages ? c->s->ledger_slots +
+			bpf_map__max_entries(c->s->skel->maps.pages) : 0;
+	rd->ledger_bytes = session_map_bytes(c->s, c->s->skel->maps.ledger) +
+			   session_map_bytes(c->s, c->s->skel->maps.pages);
 	return 0;
 }
 
@@ -303,21 +388,19 @@ struct pages_of {
 	size_t cnt, cap;
 };
 
-static int collect_pages_of(struct collector *c, __u32 n, void *arg)
+static int collect_pages_of(struct collector *c, __u64 netmem, const struct ppw_page *pg,
+			    void *arg)
 {
 	struct pages_of *p = arg;
 	struct ledger_page *lp;
-	__u32 i;
 
-	for (i = 0; i < n; i++) {
-		if (c->vals[i].pool != p->pool || c->vals[i].gen != p->gen)
-			continue;
-		lp = VEC_PUSH(p->v, p->cnt, p->cap);
-		if (!lp)
-			return -ENOMEM;
-		lp->netmem = c->keys[i];
-		lp->v = c->vals[i];
-	}
+	if (pg->pool != p->pool || pg->gen != p->gen)
+		return 0;
+	lp = VEC_PUSH(p->v, p->cnt, p->cap);
+	if (!lp)
+		return -ENOMEM;
+	lp->netmem = netmem;
+	lp->v = *pg;
 	return 0;
 }
 

@@ -30,6 +30,7 @@ struct collector {
 	__u64 *pkeys;			/* pool table batch buffers */
 	struct ppw_pool *pvals;
 	__u32 pcap;
+	struct ppw_pcpu_pool *slots;	/* one key of the per-CPU slots, every CPU */
 };
 
 int collector_init(struct collector *c, struct session *s, struct nl_client *nl,

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -152,7 +153,52 @@ static bool kallsyms_has(const char *sym)
 	return found;
 }
 
-static void configure_rodata(struct session *s)
+const char *level_name(enum ppw_level l)
+{
+	switch (l) {
+	case PPW_LEVEL_COUNTERS: return "counters";
+	case PPW_LEVEL_SAMPLED: return "sampled";
+	case PPW_LEVEL_ALL: return "all";
+	}
+	return "?";
+}
+
+int level_parse(const char *s, enum ppw_level *l)
+{
+	static const enum ppw_level all[] = { PPW_LEVEL_COUNTERS, PPW_LEVEL_SAMPLED,
+					      PPW_LEVEL_ALL };
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		if (!strcmp(s, level_name(all[i]))) {
+			*l = all[i];
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/*
+ * The ledger's size: 3 slots for every 2 pages it covers, in buckets of
+ * PPW_LEDGER_WAYS (a bucket overflows into the 'pages' hash, sized for
+ * 1 page in 8, at least 64), none at the counters level. The sampled level covers
+ * max_pages inflight pages with 1 in 2^shift of them.
+ */
+static void size_ledger(struct session *s, __u32 *buckets, __u32 *spill)
+{
+	uint64_t n = 0, b;
+
+	if (s->opts.level == PPW_LEVEL_ALL)
+		n = s->opts.max_pages;
+	else if (s->opts.level == PPW_LEVEL_SAMPLED)
+		n = s->opts.max_pages >> s->opts.sample_shift;
+	s->ledger_pages = n;
+	b = (n * 3 / 2 + PPW_LEDGER_WAYS - 1) / PPW_LEDGER_WAYS;
+	*buckets = b ? b : 1;
+	*spill = n ? (n / 8 > 64 ? n / 8 : 64) : 1;
+}
+
+static void configure_rodata(struct session *s, __u32 buckets)
 {
 	struct ppwatch_bpf__rodata *ro = s->skel->rodata;
 	long shift = 0, ps = s->feat.page_size;
@@ -162,6 +208,9 @@ static void configure_rodata(struct session *s)
 		shift++;
 	}
 	ro->cfg_stack_every = s->opts.stack_every;
+	ro->cfg_level = s->opts.level;
+	ro->cfg_sample_mask = (1U << s->opts.sample_shift) - 1;
+	ro->cfg_ledger_buckets = buckets;
 	ro->cfg_pp_signature = PPW_PP_SIGNATURE;
 	ro->cfg_pp_magic_mask = PPW_PP_MAGIC_MASK;
 	ro->cfg_page_shift = shift;
@@ -180,11 +229,38 @@ static void configure_rodata(struct session *s)
 	ro->cfg_vmemmap = s->layout.vmemmap;
 }
 
+/* the ledger array, read-only, so collecting it costs no system call */
+static int map_ledger(struct session *s)
+{
+	struct bpf_map *map = s->skel->maps.ledger;
+	size_t page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	s->ledger_slots = bpf_map__max_entries(map);
+	s->ledger_map_len = (s->ledger_slots * sizeof(*s->ledger) + page - 1) / page * page;
+	p = mmap(NULL, s->ledger_map_len, PROT_READ, MAP_SHARED, bpf_map__fd(map), 0);
+	if (p == MAP_FAILED) {
+		s->ledger_map_len = 0;
+		return -errno;
+	}
+	s->ledger = p;
+	return 0;
+}
+
+static void unmap_ledger(struct session *s)
+{
+	if (s->ledger_map_len)
+		munmap((void *)s->ledger, s->ledger_map_len);
+	s->ledger = NULL;
+	s->ledger_map_len = 0;
+}
+
 static int try_mode(struct session *s, enum attach_mode m, bool last_try)
 {
 	const char *pfx = modes[m].sec_prefix;
 	struct bpf_program *prog;
 	const char *stage = "opening BPF object";
+	__u32 buckets, spill;
 	int err;
 
 	libbpf_log_clear();
@@ -194,7 +270,10 @@ static int try_mode(struct session *s, enum attach_mode m, bool last_try)
 		goto fail;
 	}
 	stage = "sizing BPF maps";
-	err = bpf_map__set_max_entries(s->skel->maps.pages, s->opts.max_pages);
+	size_ledger(s, &buckets, &spill);
+	err = bpf_map__set_max_entries(s->skel->maps.ledger, buckets * PPW_LEDGER_WAYS);
+	err = err ?: bpf_map__set_max_entries(s->skel->maps.pages, spill);
+	err = err ?: bpf_map__set_max_entries(s->skel->maps.pcpu_pools, PPW_PCPU_SLOTS);
 	err = err ?: bpf_map__set_max_entries(s->skel->maps.pools, s->opts.max_pools);
 	err = err ?: bpf_map__set_max_entries(s->skel->maps.events, s->opts.ringbuf_bytes);
 	err = err ?: bpf_map__set_max_entries(s->skel->maps.stacks,
@@ -206,7 +285,7 @@ static int try_mode(struct session *s, enum attach_mode m, bool last_try)
 					      (uint32_t)s->feat.page_size);
 	if (err)
 		goto fail;
-	configure_rodata(s);
+	configure_rodata(s, buckets);
 
 	bpf_object__for_each_program(prog, s->skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
@@ -221,6 +300,10 @@ static int try_mode(struct session *s, enum attach_mode m, bool last_try)
 	stage = "loading BPF programs";
 	libbpf_log_quiet(!last_try && log_get_level() < LOG_DEBUG);
 	err = ppwatch_bpf__load(s->skel);
+	if (err)
+		goto fail;
+	stage = "mapping the page ledger (map 'ledger')";
+	err = map_ledger(s);
 	if (err)
 		goto fail;
 	stage = "attaching to the page_pool tracepoints";
@@ -239,6 +322,7 @@ fail:
 	else
 		p_dbg("%s (%s) failed: %s; trying the next attach type", stage,
 		      attach_mode_name(m), strerror(-err));
+	unmap_ledger(s);
 	ppwatch_bpf__destroy(s->skel);
 	s->skel = NULL;
 	return err;
@@ -356,8 +440,26 @@ int session_counters(struct session *s, __u64 *out, int n)
 	return 0;
 }
 
+uint64_t session_map_bytes(const struct session *s, const struct bpf_map *map)
+{
+	char path[64], line[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", bpf_map__fd(map));
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
 void session_close(struct session *s)
 {
+	unmap_ledger(s);
 	ring_buffer__free(s->rb);
 	s->rb = NULL;
 	ppwatch_bpf__destroy(s->skel);

@@ -12,6 +12,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "ppwatch.h"
 #include "sources/kfeatures.h"
 
 enum attach_mode {
@@ -23,7 +24,9 @@ enum attach_mode {
 
 struct session_opts {
 	enum attach_mode mode;
-	uint64_t max_pages;	/* page ledger entries */
+	enum ppw_level level;	/* what the hot path records */
+	uint32_t sample_shift;	/* sampled level: 1 page in 2^sample_shift */
+	uint64_t max_pages;	/* inflight pages the ledger covers */
 	uint32_t max_pools;
 	uint32_t ringbuf_bytes;
 	ring_buffer_sample_fn on_event;
@@ -49,6 +52,11 @@ struct session {
 	struct session_opts opts;
 	enum attach_mode mode;	/* the one that loaded */
 	int ncpus;
+	/* the page ledger array, mapped read-only */
+	const struct ppw_ledger_slot *ledger;
+	size_t ledger_slots;
+	size_t ledger_map_len;
+	uint64_t ledger_pages;	/* pages it is sized for: max_pages, or the sample of them */
 };
 
 int session_open(struct session *s, const struct session_opts *o);
@@ -59,6 +67,11 @@ int session_poll(struct session *s, int timeout_ms);
 void session_close(struct session *s);
 /* sum of a per-CPU counter (enum ppw_counter) */
 int session_counters(struct session *s, __u64 *out, int n);
+/* what the kernel charges for a map (its fdinfo "memlock"), or 0 */
+uint64_t session_map_bytes(const struct session *s, const struct bpf_map *map);
+
+const char *level_name(enum ppw_level l);
+int level_parse(const char *s, enum ppw_level *l);
 
 const char *attach_mode_name(enum attach_mode m);
 int attach_mode_parse(const char *s, enum attach_mode *m);

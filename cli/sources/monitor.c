@@ -53,6 +53,8 @@ int monitor_open(struct monitor *m, const struct monitor_opts *o)
 {
 	struct session_opts so = {
 		.mode = o->mode,
+		.level = o->level,
+		.sample_shift = o->sample_shift,
 		.max_pages = o->max_pages,
 		.max_pools = o->max_pools,
 		.on_event = on_event,

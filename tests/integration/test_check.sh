@@ -210,7 +210,7 @@ rule_max_losses() {
 	run_check 0 --window 0.3 -f "$rules"
 	check "no losses: passes" grep -q '^PASS  complete: max_losses <= 0: 0 lost$' <<<"$OUT"
 	# a 16-page ledger with 300 pages arriving while ppwatch watches
-	"$PPWATCH" -v check --max-pages 16 --window 2.5 -f "$rules" >"$out" 2>&1 &
+	"$PPWATCH" -v check --level all --max-pages 16 --window 2.5 -f "$rules" >"$out" 2>&1 &
 	pid=$!
 	wait_attached "$out" $pid
 	lab_hold 300 1000 5002 >/dev/null || fail "holder 2"

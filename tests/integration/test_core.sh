@@ -9,6 +9,7 @@
 ALL_TESTS="
 	invisible_to_netlink
 	inflight_matches_kernel_live
+	sampled_at_rate_1_is_the_ledger
 	inflight_matches_kernel_destroyed
 	zombie_ages_then_frees
 	top_batch_json
@@ -92,27 +93,85 @@ invisible_to_netlink() {
 	check "kernel facts in the document" jget "$doc" '.kernel.attach | length > 0' >/dev/null
 }
 
+# Every tracking level: inflight, hold and release are the kernel's own
+# counters (the pool was made before ppwatch started, and takes more pages
+# while it watches); what each level adds to them is checked too.
 inflight_matches_kernel_live() {
 	require_kernel
 	tr_begin
 	lab_begin
-	local out=/tmp/ppwt$BASHPID.top hk rk p last
-	ppwatch_bg "$out" -j top -b 0.5 >/dev/null
-	sleep 1
-	lab_hold 2000 1000 >/dev/null || fail "holder"
-	sleep 1.2
-	read -r hk rk < <(tr_counters)
-	last=$(tail -1 "$out")
-	p=$(vb_pool "$last") || fail "no vb pool in top output"
-	log "kernel hold=$hk release=$rk; ppwatch $(jq -c '{inflight,hold_cnt,release_cnt,before_start,ledger_pages,untracked}' <<<"$p")"
-	check "hold count is the kernel's" jget "$p" ".hold_cnt == $hk" >/dev/null
-	check "release count is the kernel's" jget "$p" ".release_cnt == $rk" >/dev/null
-	check "inflight = hold - release" jget "$p" ".inflight == $((hk - rk))" >/dev/null
-	check "every page accounted for" jget "$p" \
-		'.before_start + .ledger_pages == .inflight and .untracked == 0' >/dev/null
-	check "pages held since start are in the ledger, with ages" jget "$p" \
-		'.ledger_pages > 0 and .oldest_age_s > 0' >/dev/null
-	rm -f "$out" "$out.err"
+	local out hk rk p last level port=5300 b0 tpid
+	lab_hold 300 1000 $port >/dev/null || fail "holder before start"
+	for level in counters sampled all; do
+		sleep 0.2
+		read -r hk rk < <(tr_counters)
+		b0=$((hk - rk))	# inflight when this session starts
+		out=/tmp/ppwt$BASHPID.$level
+		"$PPWATCH" -v -j --level $level top -b 0.5 >"$out" 2>"$out.err" &
+		tpid=$!
+		at_exit "kill $tpid 2>/dev/null"
+		wait_attached "$out.err" $tpid
+		port=$((port + 1))
+		lab_hold 2000 1000 $port >/dev/null || fail "holder"
+		sleep 1.2
+		read -r hk rk < <(tr_counters)
+		last=$(tail -1 "$out")
+		p=$(vb_pool "$last") || fail "no vb pool in top output"
+		log "$level: $b0 out at start; kernel hold=$hk release=$rk; ppwatch $(jq -c '{inflight,hold_cnt,release_cnt,before_start,before_start_at_least,ledger_pages,untracked,oldest_age_s,ages}' <<<"$p") ledger $(jq -c .ledger <<<"$last")"
+		check "$level: hold count is the kernel's" jget "$p" ".hold_cnt == $hk" >/dev/null
+		check "$level: release count is the kernel's" jget "$p" ".release_cnt == $rk" >/dev/null
+		check "$level: inflight = hold - release" jget "$p" ".inflight == $((hk - rk))" >/dev/null
+		check "$level: the document says the level" jget "$last" ".ledger.level == \"$level\"" >/dev/null
+		check "$level: losses counted" jget "$last" '.losses | has("ledger_full")' >/dev/null
+		case $level in
+		counters)
+			check "counters: no page ledger, no ages beyond the sure bound" jget "$p" \
+				'.ledger_pages == null and .ages == "counters" and .before_start == null and .untracked == null' >/dev/null
+			check "counters: the pages from before start are a sure lower bound" jget "$p" \
+				".before_start_at_least == $b0 and .oldest_age_is_lower_bound == true and .oldest_age_s > 0" >/dev/null
+			;;
+		sampled)
+			check "sampled: says so, with its rate" jget "$last" '.ledger.sample_rate == 16' >/dev/null
+			check "sampled: about 1 page in 16 of those held since start" jget "$p" \
+				".ages == \"sampled\" and .ledger_pages >= ($hk - $rk - $b0) / 16 / 2 and .ledger_pages <= ($hk - $rk - $b0) / 16 * 2" >/dev/null
+			;;
+		all)
+			check "all: every page accounted for" jget "$p" \
+				".before_start == $b0 and .before_start + .ledger_pages == .inflight and .untracked == 0" >/dev/null
+			check "all: pages held since start are in the ledger, with ages" jget "$p" \
+				".ledger_pages == $hk - $rk - $b0 and .oldest_age_s > 0 and .ages == \"exact\"" >/dev/null
+			;;
+		esac
+		kill $tpid 2>/dev/null
+		wait $tpid 2>/dev/null
+		rm -f "$out" "$out.err"
+	done
+}
+
+# The sampled level at rate 1 keeps every page: the same ages as the full
+# ledger, counted by two sessions side by side.
+sampled_at_rate_1_is_the_ledger() {
+	require_kernel
+	lab_begin
+	local a=/tmp/ppwt$BASHPID.all b=/tmp/ppwt$BASHPID.s1 pa pb
+	"$PPWATCH" -v -j --level all top -b 0.5 6 >"$a" 2>"$a.err" &
+	local apid=$!
+	"$PPWATCH" -v -j --level sampled --sample-rate 1 top -b 0.5 6 >"$b" 2>"$b.err" &
+	local bpid=$!
+	wait_attached "$a.err" $apid
+	wait_attached "$b.err" $bpid
+	lab_hold 1500 1000 >/dev/null || fail "holder"
+	wait $apid || fail "top --level all failed: $(cat "$a.err")"
+	wait $bpid || fail "top --level sampled failed: $(cat "$b.err")"
+	pa=$(vb_pool "$(tail -1 "$a")") || fail "no vb pool (all)"
+	pb=$(vb_pool "$(tail -1 "$b")") || fail "no vb pool (sampled 1)"
+	log "all: $(jq -c '{ledger_pages,oldest_age_s,page_ages}' <<<"$pa")"
+	log "sampled 1 in 1: $(jq -c '{ledger_pages,oldest_age_s,page_ages}' <<<"$pb")"
+	check "the same pages" [ "$(jq .ledger_pages <<<"$pa")" = "$(jq .ledger_pages <<<"$pb")" ]
+	check "the same oldest age" num \
+		"($(jq .oldest_age_s <<<"$pa") - $(jq .oldest_age_s <<<"$pb")) | fabs < 0.6"
+	check "the same ages histogram" [ "$(jq -c .page_ages <<<"$pa")" = "$(jq -c .page_ages <<<"$pb")" ]
+	rm -f "$a" "$a.err" "$b" "$b.err"
 }
 
 inflight_matches_kernel_destroyed() {
@@ -200,15 +259,20 @@ attach_while_pools_exist() {
 	tr_begin
 	lab_begin
 	lab_hold 1200 1000 >/dev/null || fail "holder"
-	local doc p hk rk
+	local doc p hk rk level
 	read -r hk rk < <(tr_counters)
-	doc=$("$PPWATCH" -j pools) || fail "ppwatch pools failed"
-	p=$(vb_pool "$doc") || fail "no vb pool"
-	log "kernel hold=$hk release=$rk; ppwatch $(jq -c '{inflight,before_start,ledger_pages,untracked,oldest_age_s}' <<<"$p")"
-	check "inflight is the kernel's" jget "$p" ".inflight == $((hk - rk))" >/dev/null
-	check "all of it shown as before start" jget "$p" \
+	for level in counters sampled all; do
+		doc=$("$PPWATCH" -j --level $level pools) || fail "ppwatch pools failed"
+		p=$(vb_pool "$doc") || fail "no vb pool"
+		log "$level: $b0 out at start; kernel hold=$hk release=$rk; ppwatch $(jq -c '{inflight,before_start,before_start_at_least,ledger_pages,untracked,oldest_age_s}' <<<"$p")"
+		check "$level: inflight is the kernel's" jget "$p" ".inflight == $((hk - rk))" >/dev/null
+		check "$level: all of it surely from before start" jget "$p" \
+			'.before_start_at_least == .inflight' >/dev/null
+		check "$level: oldest age is a lower bound, not a guess" jget "$p" \
+			'.oldest_age_s > 0 and .oldest_age_is_lower_bound' >/dev/null
+	done
+	check "all: all of it shown as before start" jget "$p" \
 		'.before_start == .inflight and .ledger_pages == 0 and .untracked == 0' >/dev/null
-	check "oldest age is a lower bound, not a guess" jget "$p" '.oldest_age_s > 0' >/dev/null
 	# and after destroy, the pre-existing pages still add up
 	lab_xdp_off
 	sleep 1.2
@@ -225,7 +289,7 @@ attach_variants() {
 	local m out p port=5200 tpid
 	for m in tp_btf raw_tp tracepoint; do
 		out=/tmp/ppwt$BASHPID.$m
-		"$PPWATCH" -v -j --attach "$m" top -b 0.5 4 >"$out" 2>"$out.err" &
+		"$PPWATCH" -v -j --level all --attach "$m" top -b 0.5 4 >"$out" 2>"$out.err" &
 		tpid=$!
 		wait_attached "$out.err" $tpid
 		lab_hold 1500 1000 $port >/dev/null || fail "holder"
@@ -245,7 +309,7 @@ ledger_full_is_counted() {
 	require_kernel
 	lab_begin
 	local out=/tmp/ppwt$BASHPID.top last p
-	"$PPWATCH" -v -j --max-pages 16 top -b 0.5 4 >"$out" 2>"$out.err" &
+	"$PPWATCH" -v -j --level all --max-pages 16 top -b 0.5 4 >"$out" 2>"$out.err" &
 	local tpid=$!
 	wait_attached "$out.err" $tpid
 	lab_hold 2000 1000 >/dev/null || fail "holder"
@@ -254,7 +318,7 @@ ledger_full_is_counted() {
 	p=$(vb_pool "$last") || fail "no vb pool"
 	log "losses $(jq -c .losses <<<"$last"); pool $(jq -c '{inflight,ledger_pages,untracked}' <<<"$p")"
 	check "ledger_full counted" jget "$last" '.losses.ledger_full > 0' >/dev/null
-	check "ledger capped" jget "$last" '.ledger.pages <= 16' >/dev/null
+	check "ledger capped" jget "$last" '.ledger.pages <= .ledger.max_pages and .ledger.max_pages < 100' >/dev/null
 	check "the pool shows pages it could not track" jget "$p" '.untracked > 0' >/dev/null
 	check "inflight stays exact" jget "$p" '.before_start + .ledger_pages + .untracked == .inflight' \
 		>/dev/null
@@ -309,7 +373,7 @@ errors_name_object_and_remedy() {
 		check "says to run as root" grep -q 'root' <<<"$err"
 		check "names the errno" grep -qi 'not permitted\|permission denied' <<<"$err"
 	fi
-	err=$("$PPWATCH" -j pools --max-pages 1073741824 2>&1 >/dev/null)
+	err=$("$PPWATCH" -j --level all pools --max-pages 1073741824 2>&1 >/dev/null)
 	rc=$?
 	log "huge ledger: rc=$rc: $err"
 	if [ $rc -ne 0 ]; then

@@ -370,7 +370,8 @@ prometheus_end_to_end() {
 	lab_xdp_off
 	lab_xdp_on || fail "XDP back on"
 	lab_hold 300 1000 5002 >/dev/null || fail "holder 2"
-	export_start --interval 0.5 -v -v	# -v -v logs each request's format
+	# --level all: the untracked-pages panel needs the full ledger (dashboards/README.md)
+	export_start --level all --interval 0.5 -v -v	# -v -v logs each request's format
 
 	# the alert rules under test: the real ones, with the stalled-pool
 	# alert's threshold and 'for' cut so it fires within seconds

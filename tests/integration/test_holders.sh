@@ -112,7 +112,7 @@ pages_leave_ledger_when_holder_closes() {
 	require_kernel
 	lab_begin
 	local out=/tmp/ppwt$BASHPID.top before after
-	"$PPWATCH" -v -j top -b -a 0.5 12 >"$out" 2>"$out.err" &
+	"$PPWATCH" -v -j --level all top -b -a 0.5 12 >"$out" 2>"$out.err" &
 	local tpid=$!
 	wait_attached "$out.err" $tpid
 	lab_xdp_off	# the pool from set-up was made before ppwatch started

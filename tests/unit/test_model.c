@@ -177,6 +177,7 @@ static void make_reading(bool ns_detach)
 	rd.pools = obs;
 	rd.n = 6;
 	rd.now_ns = NOW;
+	rd.level = PPW_LEVEL_ALL;
 	rd.page_size = 4096;
 	rd.detach_time_is_ns = ns_detach;
 	rd.max_pages = 1 << 20;
@@ -447,10 +448,55 @@ static void test_golden(void)
 	snapshot_free(&s);
 }
 
+/*
+ * The same veth pool at each tracking level: 100 pages out at first sight,
+ * 20 releases since, 40 pages in the ledger (all) or 3 in a 1-in-16 sample
+ * with 1 sampled release that was a before-start page.
+ */
+static void test_levels(void)
+{
+	struct snapshot s;
+	const struct pool_row *r;
+
+	make_reading(true);
+	rd.level = PPW_LEVEL_COUNTERS;
+	rd.n = 1;
+	CHECK(!snapshot_build(&s, &rd, NULL), "build");
+	r = row(&s, 7);
+	CHECK_INT(r->inflight, 140);			/* exact at every level */
+	CHECK_INT(r->ledger_pages, -1);			/* no ledger */
+	CHECK_INT(r->before_start, -1);
+	CHECK_INT(r->untracked, -1);
+	CHECK_INT(r->before_start_min, 80);		/* 100 minus 20 releases, surely */
+	CHECK(r->oldest_at_least && r->oldest_age_s == 10, "a sure lower bound: seen 10 s ago");
+	CHECK(!r->sampled, "not a sample");
+	snapshot_free(&s);
+
+	rd.level = PPW_LEVEL_SAMPLED;
+	rd.sample_rate = 16;
+	obs[0].ledger_pages = 3;
+	obs[0].rec.unmatched_releases = 1;
+	CHECK(!snapshot_build(&s, &rd, NULL), "build");
+	r = row(&s, 7);
+	CHECK_INT(r->ledger_pages, 3);
+	CHECK(r->sampled, "sampled");
+	CHECK_INT(r->before_start, 84);			/* 100 - 1 x 16: an estimate */
+	CHECK_INT(r->untracked, -1);
+	CHECK_INT(s.sample_rate, 16);
+	snapshot_free(&s);
+
+	/* an estimate never goes below what is sure */
+	obs[0].rec.unmatched_releases = 7;
+	CHECK(!snapshot_build(&s, &rd, NULL), "build");
+	CHECK_INT(row(&s, 7)->before_start, 80);
+	snapshot_free(&s);
+}
+
 int main(void)
 {
 	TEST(test_classify);
 	TEST(test_counts);
+	TEST(test_levels);
 	TEST(test_rates);
 	TEST(test_filter_sort_group);
 	TEST(test_dma);
