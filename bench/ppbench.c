@@ -4,13 +4,19 @@
  * (bpf_prog_info run_time_ns / run_cnt, BPF_STATS_RUN_TIME), next to the
  * counting-only baseline of bench/count.bpf.c measured in the same run.
  *
- *   ppbench -- COMMAND...
+ *   ppbench [--contention] [--label TEXT] [--pid PID] -- COMMAND...
  *
- * Loads and attaches the baseline, enables run-time statistics, runs
- * COMMAND (the traffic) and reports, as text and as one JSON line on fd 3
- * if open, every program whose name is on the list below.
+ * Loads and attaches the baseline (and with --contention the shared and
+ * per-CPU bookkeeping pairs), enables run-time statistics, runs COMMAND
+ * (the traffic) and reports, as text and as one JSON line on fd 3 if
+ * open, every program whose name is on the list below, each as ns per
+ * event and as a ratio to the baseline. --label goes into the JSON line;
+ * --pid keeps only the programs that process holds (another ppwatch on
+ * the machine has programs of the same names).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +35,56 @@ struct prog_stat {
 };
 
 static const char *const watched[] = {
-	"count_hold", "count_release",
+	"count_hold", "count_release", "shared_hold", "shared_release", "pcpu_hold",
+	"pcpu_release",
 	"hold_btf", "release_btf", "hold_raw", "release_raw", "hold_tp", "release_tp",
 	"pool_release_bt", "hold_stack", "release_stack",
 };
+
+/* the program ids process 'pid' holds fds of (fdinfo "prog_id:"), 0-terminated */
+static int held_by(int pid, __u32 *ids, int max)
+{
+	char path[64], line[128];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir)) && n < max - 1) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%.16s", pid, d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "prog_id: %u", &ids[n]) == 1 && n < max - 1)
+				n++;
+		fclose(f);
+	}
+	closedir(dir);
+	ids[n] = 0;
+	return n;
+}
+
+static __u32 only_ids[256];
+static bool only;
+
+static bool wanted(__u32 id, const char *name)
+{
+	int i;
+
+	if (!only || !strncmp(name, "count_", 6) || !strncmp(name, "shared_", 7) ||
+	    !strncmp(name, "pcpu_", 5))
+		return true;
+	for (i = 0; only_ids[i]; i++)
+		if (only_ids[i] == id)
+			return true;
+	return false;
+}
 
 static int snapshot(struct prog_stat *v, int max)
 {
@@ -50,7 +102,8 @@ static int snapshot(struct prog_stat *v, int max)
 			continue;
 		if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
 			for (i = 0; i < sizeof(watched) / sizeof(watched[0]); i++) {
-				if (strncmp(info.name, watched[i], sizeof(info.name)))
+				if (strncmp(info.name, watched[i], sizeof(info.name)) ||
+				    !wanted(id, info.name))
 					continue;
 				snprintf(v[n].name, sizeof(v[n].name), "%s", info.name);
 				v[n].id = id;
@@ -77,18 +130,42 @@ static const struct prog_stat *find(const struct prog_stat *v, int n, __u32 id)
 int main(int argc, char **argv)
 {
 	struct prog_stat before[64], after[64];
+	const char *label = "";
 	double base = 0, ns;
 	struct count_bpf *skel;
-	int nb, na, i, st, stats_fd, first = 1;
+	int nb, na, i, st, stats_fd, first = 1, a = 1;
+	bool contention = false;
 	FILE *j = fdopen(3, "w");
 	pid_t pid;
 
-	if (argc < 3 || strcmp(argv[1], "--")) {
-		fprintf(stderr, "usage: ppbench -- COMMAND...\n");
+	for (; a < argc && strcmp(argv[a], "--"); a++) {
+		if (!strcmp(argv[a], "--contention"))
+			contention = true;
+		else if (!strcmp(argv[a], "--label") && a + 1 < argc)
+			label = argv[++a];
+		else if (!strcmp(argv[a], "--pid") && a + 1 < argc) {
+			if (held_by(atoi(argv[++a]), only_ids, 256) <= 0) {
+				fprintf(stderr, "ppbench: no BPF programs held by pid %s\n", argv[a]);
+				return 2;
+			}
+			only = true;
+		}
+		else
+			break;
+	}
+	if (a + 1 >= argc || strcmp(argv[a], "--")) {
+		fprintf(stderr, "usage: ppbench [--contention] [--label TEXT] [--pid PID] -- COMMAND...\n");
 		return 2;
 	}
-	skel = count_bpf__open_and_load();
-	if (!skel || count_bpf__attach(skel)) {
+	argv += a - 1;
+	skel = count_bpf__open();
+	if (skel && !contention) {
+		bpf_program__set_autoload(skel->progs.shared_hold, false);
+		bpf_program__set_autoload(skel->progs.shared_release, false);
+		bpf_program__set_autoload(skel->progs.pcpu_hold, false);
+		bpf_program__set_autoload(skel->progs.pcpu_release, false);
+	}
+	if (!skel || count_bpf__load(skel) || count_bpf__attach(skel)) {
 		fprintf(stderr, "ppbench: loading the counting baseline: %s\n", strerror(errno));
 		return 2;
 	}
@@ -118,7 +195,7 @@ int main(int argc, char **argv)
 			base += (double)t / cnt / 2;	/* mean of hold and release */
 	}
 	if (j)
-		fprintf(j, "{\"baseline_ns\":%.1f,\"programs\":[", base);
+		fprintf(j, "{\"label\":\"%s\",\"baseline_ns\":%.1f,\"programs\":[", label, base);
 	for (i = 0; i < na; i++) {
 		const struct prog_stat *b = find(before, nb, after[i].id);
 		__u64 cnt = after[i].run_cnt - (b ? b->run_cnt : 0);

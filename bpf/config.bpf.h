@@ -29,6 +29,8 @@ PPW_CFG(__u32, cfg_level, PPW_LEVEL_ALL);
 PPW_CFG(__u32, cfg_sample_mask, 0);
 /* buckets of the ledger array (PPW_LEDGER_WAYS slots each) */
 PPW_CFG(__u32, cfg_ledger_buckets, 1);
+/* CLOCK_BOOTTIME when the session began: the ledger's hold times count from it */
+PPW_CFG(__u64, cfg_epoch_ns, 0);
 
 /* The holder scan. page_pool's signature in page->pp_magic and the mask
  * that keeps only the signature bits (cli/sources/loader.c has the values). */

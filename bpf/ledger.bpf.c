@@ -79,7 +79,10 @@ static __always_inline int on_hold(void *ctx, struct page_pool *pool, __u64 netm
 	h = ledger_hash(netmem);
 	if (!ledger_sampled(h))
 		return 0;
-	r = ledger_insert(netmem, h, pc->pool, pc->gen, stack_id);
+	/* the page's own hold stack, for 'pages' and 'record' */
+	if (stack_id >= 0 && bpf_map_update_elem(&page_stacks, &netmem, &stack_id, BPF_ANY))
+		cnt_inc(PPW_CNT_STACK_FAIL);
+	r = ledger_insert(netmem, h, pc->pool, pc->gen);
 	if (r > 0) {
 		cnt_inc(PPW_CNT_LEDGER_SPILL);
 	} else if (r < 0) {
@@ -113,7 +116,11 @@ static __always_inline int on_release(void *ctx, struct page_pool *pool, __u64 n
 			take_stack(ctx, pc->pool, pc->gen, rec->state == PPW_POOL_LIVE ?
 				   PPW_STACK_RELEASE : PPW_STACK_ZOMBIE_RELEASE);
 	}
-	if (cfg_level == PPW_LEVEL_COUNTERS || !ledger_sampled(h) || ledger_remove(netmem, h))
+	if (cfg_level == PPW_LEVEL_COUNTERS || !ledger_sampled(h))
+		return 0;
+	if (cfg_stack_every)
+		bpf_map_delete_elem(&page_stacks, &netmem);
+	if (ledger_remove(netmem, h))
 		return 0;
 	/* not in the ledger: held before ppwatch started (or lost to a full ledger) */
 	if ((__s32)(release - pc->base_release) > 0) {

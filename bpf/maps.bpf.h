@@ -51,6 +51,14 @@ PPW_MAP struct {
 	__type(value, struct ppw_page);
 } pages SEC(".maps");
 
+/* netmem -> the hold stack of a page whose hold took one (--stacks) */
+PPW_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PPW_DEF_STACKS);
+	__type(key, __u64);
+	__type(value, __s32);
+} page_stacks SEC(".maps");
+
 /*
  * Pages put in 'pages' minus pages taken out (an upper bound): while it is
  * 0, a release its bucket does not have skips the hash delete. Written

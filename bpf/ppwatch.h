@@ -155,20 +155,20 @@ struct ppw_pcpu_pool {
 };
 
 /*
- * The page ledger: an array of buckets of PPW_LEDGER_WAYS slots, a page's
- * bucket chosen by a hash of its netmem; a page whose bucket is full goes
- * to the overflow hash map ('pages', struct ppw_page). User space maps the
- * array read-only and reads it without a system call.
+ * The page ledger: an array of buckets of PPW_LEDGER_WAYS slots, one cache
+ * line a bucket; a page whose bucket is full goes to the overflow hash map
+ * ('pages', struct ppw_page). User space maps the array read-only and reads
+ * it without a system call. A slot names its pool by generation alone (a
+ * session-unique number) and its hold time in units of 2^20 ns (~1.05 ms)
+ * since the session's epoch (rodata cfg_epoch_ns): 2^32 units are 52 days.
  */
 #define PPW_LEDGER_WAYS		4
+#define PPW_LEDGER_TIME_SHIFT	20
 
 struct ppw_ledger_slot {
 	__u64 netmem;			/* 0: free */
-	__u64 pool;			/* struct page_pool * */
-	__u64 hold_ns;			/* CLOCK_BOOTTIME at hold; 0 while being written */
-	__u32 gen;			/* ppw_pool.gen at hold time */
-	__u16 cpu;
-	__s16 stack_id;			/* hold stack if sampled, else -1 */
+	__u32 gen;			/* ppw_pool.gen of the pool at hold time */
+	__u32 hold;			/* (CLOCK_BOOTTIME - epoch) >> 20 at hold; 0 while written */
 };
 
 /* One entry per inflight page, keyed by netmem (pfn is 0 for net_iov). */
@@ -372,7 +372,7 @@ PPW_ABI_OFF(ppw_pool, item_fast_empty, 256);
 PPW_ABI_OFF(ppw_pool, xdp_mem_id, 296);
 PPW_ABI_SIZE(ppw_page, 32);
 PPW_ABI_SIZE(ppw_pcpu_pool, 64);
-PPW_ABI_SIZE(ppw_ledger_slot, 32);
+PPW_ABI_SIZE(ppw_ledger_slot, 16);
 PPW_ABI_SIZE(ppw_rec_sock, 88);
 PPW_ABI_SIZE(ppw_rec_page, 48);
 PPW_ABI_SIZE(ppw_rec_owner, 40);

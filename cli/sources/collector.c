@@ -43,6 +43,7 @@ void collector_free(struct collector *c)
 	free(c->pkeys);
 	free(c->pvals);
 	free(c->slots);
+	free(c->gens);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -234,6 +235,43 @@ static int fold_slots(struct collector *c, struct reading *rd)
 typedef int (*ledger_fn)(struct collector *c, __u64 netmem, const struct ppw_page *pg,
 			 void *arg);
 
+static int gen_cmp(const void *a, const void *b)
+{
+	const struct gen_addr *x = a, *y = b;
+
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
+}
+
+/* the ledger's slots name their pool by generation: index the pools by it */
+static int index_gens(struct collector *c)
+{
+	size_t i;
+
+	if (c->nobs > c->capgens) {
+		struct gen_addr *v = vec_grow(c->gens, &c->capgens, c->nobs, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->gens = v;
+	}
+	c->ngens = 0;
+	for (i = 0; i < c->nobs; i++)
+		if (c->obs[i].rec.addr)
+			c->gens[c->ngens++] = (struct gen_addr){ c->obs[i].rec.gen,
+								 c->obs[i].rec.addr };
+	if (c->ngens)
+		qsort(c->gens, c->ngens, sizeof(*c->gens), gen_cmp);
+	return 0;
+}
+
+static __u64 pool_of_gen(const struct collector *c, __u32 gen)
+{
+	struct gen_addr key = { .gen = gen }, *g;
+
+	g = c->ngens ? bsearch(&key, c->gens, c->ngens, sizeof(*c->gens), gen_cmp) : NULL;
+	return g ? g->addr : 0;
+}
+
 /*
  * Hand every page of the ledger to fn: the mapped array (a slot being
  * written or cleared as we read it is skipped), then the overflow hash
@@ -249,17 +287,20 @@ static int walk_ledger(struct collector *c, ledger_fn fn, void *arg)
 	size_t i;
 	__u32 n;
 
+	pg.cpu = (__u32)-1;	/* the array does not keep it */
+	pg.stack_id = -1;	/* page_stacks has it, when taken */
 	for (i = 0; sl && i < c->s->ledger_slots; i++) {
+		__u32 hold;
+
 		netmem = __atomic_load_n(&sl[i].netmem, __ATOMIC_ACQUIRE);
 		if (!netmem)
 			continue;
-		pg.pool = sl[i].pool;
 		pg.gen = sl[i].gen;
-		pg.cpu = sl[i].cpu;
-		pg.stack_id = sl[i].stack_id;
-		pg.hold_ns = __atomic_load_n(&sl[i].hold_ns, __ATOMIC_ACQUIRE);
-		if (!pg.hold_ns || __atomic_load_n(&sl[i].netmem, __ATOMIC_ACQUIRE) != netmem)
+		hold = __atomic_load_n(&sl[i].hold, __ATOMIC_ACQUIRE);
+		if (!hold || __atomic_load_n(&sl[i].netmem, __ATOMIC_ACQUIRE) != netmem)
 			continue;
+		pg.hold_ns = c->s->epoch_ns + ((__u64)hold << PPW_LEDGER_TIME_SHIFT);
+		pg.pool = pool_of_gen(c, pg.gen);
 		ret = fn(c, netmem, &pg, arg);
 		if (ret)
 			return ret;
@@ -357,6 +398,9 @@ int collector_collect(struct collector *c, struct reading *rd)
 		p_err("reading the per-CPU pool slots (map 'pcpu_pools'): %s", strerror(-err));
 		return err;
 	}
+	err = index_gens(c);
+	if (err)
+		return err;
 	err = walk_ledger(c, count_page, rd);
 	if (err) {
 		p_err("reading the page ledger (maps 'ledger', 'pages'): %s", strerror(-err));

@@ -31,6 +31,11 @@ struct collector {
 	struct ppw_pool *pvals;
 	__u32 pcap;
 	struct ppw_pcpu_pool *slots;	/* one key of the per-CPU slots, every CPU */
+	struct gen_addr {
+		__u32 gen;
+		__u64 addr;
+	} *gens;			/* the pools by generation, for the ledger's slots */
+	size_t ngens, capgens;
 };
 
 int collector_init(struct collector *c, struct session *s, struct nl_client *nl,

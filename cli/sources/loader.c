@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "lib/log.h"
+#include "lib/util.h"
 #include "ppwatch.h"
 #include "ppwatch.skel.h"
 #include "sources/libbpf_log.h"
@@ -211,6 +212,8 @@ static void configure_rodata(struct session *s, __u32 buckets)
 	ro->cfg_level = s->opts.level;
 	ro->cfg_sample_mask = (1U << s->opts.sample_shift) - 1;
 	ro->cfg_ledger_buckets = buckets;
+	s->epoch_ns = now_boot_ns();
+	ro->cfg_epoch_ns = s->epoch_ns;
 	ro->cfg_pp_signature = PPW_PP_SIGNATURE;
 	ro->cfg_pp_magic_mask = PPW_PP_MAGIC_MASK;
 	ro->cfg_page_shift = shift;
@@ -280,6 +283,9 @@ static int try_mode(struct session *s, enum attach_mode m, bool last_try)
 					      s->opts.stack_every ? s->opts.max_stacks : 1);
 	err = err ?: bpf_map__set_max_entries(s->skel->maps.stack_counts,
 					      s->opts.stack_every ? s->opts.max_stacks : 1);
+	err = err ?: bpf_map__set_max_entries(s->skel->maps.page_stacks,
+					      s->opts.stack_every && s->opts.level != PPW_LEVEL_COUNTERS ?
+					      s->opts.max_stacks : 1);
 	err = err ?: bpf_map__set_max_entries(s->skel->maps.scan_events,
 					      s->opts.holders ? s->opts.scan_ringbuf_bytes :
 					      (uint32_t)s->feat.page_size);

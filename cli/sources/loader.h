@@ -57,6 +57,7 @@ struct session {
 	size_t ledger_slots;
 	size_t ledger_map_len;
 	uint64_t ledger_pages;	/* pages it is sized for: max_pages, or the sample of them */
+	uint64_t epoch_ns;	/* CLOCK_BOOTTIME the ledger's hold times count from */
 };
 
 int session_open(struct session *s, const struct session_opts *o);

@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
 #include "lib/vec.h"
 #include "ppwatch.skel.h"
 #include "sources/page_list.h"
@@ -28,6 +31,7 @@ static void fill_common(struct page_row *pr, struct monitor *m, const struct hol
 	__u64 vm = m->s.skel->bss->used_vmemmap;
 	long psz = m->s.feat.struct_page_size;
 	__u64 ips[PPW_STACK_DEPTH];
+	__s32 stack;
 	int nf;
 
 	pr->netmem = netmem;
@@ -37,6 +41,12 @@ static void fill_common(struct page_row *pr, struct monitor *m, const struct hol
 		pr->where = where_name(hp->where);
 		holder_desc_of(pr->holder, sizeof(pr->holder), rep, hp);
 	}
+	/* the ledger's array keeps no stack: page_stacks has the pages that took one */
+	if (pr->stack_id < 0 && pr->in_ledger && k &&
+	    bpf_map_lookup_elem(bpf_map__fd(m->s.skel->maps.page_stacks), &netmem, &stack))
+		pr->stack_id = -1;
+	else if (pr->stack_id < 0 && pr->in_ledger && k)
+		pr->stack_id = stack;
 	if (pr->stack_id >= 0 && k) {
 		nf = stack_frames(&m->s, k, pr->stack_id, ips, PPW_STACK_DEPTH);
 		if (nf > 0)
@@ -67,7 +77,7 @@ int page_list_build(struct page_list *l, struct monitor *m, const struct pool_ro
 			goto nomem;
 		pr->age_s = age;
 		pr->in_ledger = true;
-		pr->cpu = lp[i].v.cpu;
+		pr->cpu = (__s32)lp[i].v.cpu;
 		pr->stack_id = lp[i].v.stack_id;
 		fill_common(pr, m, rep, k, lp[i].netmem);
 	}

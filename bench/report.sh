@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+#   bench/report.sh RESULTS.jsonl
+#
+# Turns bench/run.sh's results into RESULTS.md (the tables), RESULTS.svg
+# (ns per event at each level, next to the counting-only baseline) and the
+# results section of bench/README.md, between its 'bench:results' markers:
+# the README's numbers are always these files', never typed.
+set -eu
+here=$(dirname "$(readlink -f "$0")")
+in=${1:?usage: $0 RESULTS.jsonl}
+base=${in%.jsonl}
+md=$base.md
+svg=$base.svg
+command -v jq >/dev/null || { echo "report: jq missing (make deps)" >&2; exit 2; }
+
+# median, min and max of a JSON array of numbers
+stats='def stats: sort as $s | ($s | length) as $n |
+	if $n == 0 then null else
+	{med: (if $n % 2 == 1 then $s[($n - 1) / 2] else ($s[$n / 2 - 1] + $s[$n / 2]) / 2 end),
+	 min: $s[0], max: $s[$n - 1], n: $n} end;
+	def r1: . * 10 | round / 10; def r2: . * 100 | round / 100;'
+
+machine=$(jq -r 'select(.label == "machine") | "\(.cpus) CPUs, Linux \(.kernel), \(.rounds) rounds of \(.seconds) s, \(.time)"' "$in" | tail -n1)
+
+cost_table() {
+	jq -rs "$stats"'
+	[.[] | select(.label | startswith("cost "))] as $c |
+	if ($c | length) == 0 then empty else
+	"| level | program | ns/event (median, min–max) | ratio to counting-only (median, min–max) |",
+	"|---|---|---|---|",
+	(["counters", "sampled", "all"][] as $l |
+	 ["hold_btf", "release_btf"][] as $p |
+	 [$c[] | select(.label == "cost " + $l) | .programs[] | select(.name == $p)] as $v |
+	 select($v | length > 0) |
+	 ([$v[].ns_per_event] | stats) as $ns | ([$v[].ratio] | stats) as $r |
+	 "| \($l) | `\($p)` | \($ns.med | r1) (\($ns.min | r1)–\($ns.max | r1)) | **\($r.med | r2)** (\($r.min | r2)–\($r.max | r2)) |"),
+	([$c[].baseline_ns] | stats) as $b |
+	"| (baseline) | `count_hold`, `count_release` | \($b.med | r1) (\($b.min | r1)–\($b.max | r1)) | 1 |"
+	end' "$in"
+}
+
+pps_table() {
+	jq -rs "$stats"'
+	[.[] | select(.label | startswith("pps "))] as $p |
+	if ($p | length) == 0 then empty else
+	"| ppwatch | datagrams/s (median, min–max) | loss against none in the same round (median, min–max) |",
+	"|---|---|---|",
+	(["none", "counters", "sampled", "all"][] as $l |
+	 [$p[] | select(.label == "pps " + $l)] as $v | select($v | length > 0) |
+	 ([$v[].pps] | stats) as $s |
+	 ([$v[] | . as $x | ($p[] | select(.label == "pps none" and .round == $x.round) | .pps) as $n |
+	   (($n - $x.pps) / $n * 100)] | stats) as $loss |
+	 "| \(if $l == "none" then "none" else "top --level " + $l end) | \($s.med | round) (\($s.min | round)–\($s.max | round)) | \(if $l == "none" then "–" else "**\($loss.med | r1) %** (\($loss.min | r1)–\($loss.max | r1) %)" end) |")
+	end' "$in"
+}
+
+contention_table() {
+	jq -rs "$stats"'
+	[.[] | select(.label | startswith("contention "))] as $c |
+	if ($c | length) == 0 then empty else
+	"| CPUs flooding | bookkeeping | hold ns/event | release ns/event | ratio to counting-only (hold, release) |",
+	"|---|---|---|---|---|",
+	(["1cpu", "2cpu"][] as $k | ["shared", "pcpu"][] as $d |
+	 [$c[] | select(.label == "contention " + $k) | .programs[] | select(.name == $d + "_hold")] as $h |
+	 [$c[] | select(.label == "contention " + $k) | .programs[] | select(.name == $d + "_release")] as $r |
+	 select($h | length > 0) |
+	 "| \($k | sub("cpu"; "")) | \(if $d == "shared" then "one shared record, atomics" else "per-CPU slot, plain stores" end) | \([$h[].ns_per_event] | stats | .med | r1) | \([$r[].ns_per_event] | stats | .med | r1) | \([$h[].ratio] | stats | .med | r2), \([$r[].ratio] | stats | .med | r2) |")
+	end' "$in"
+}
+
+memory_table() {
+	jq -rs '
+	[.[] | select(.label | startswith("memory "))] as $m |
+	if ($m | length) == 0 then empty else
+	"| level | pages the ledger holds | map memory (kernel fdinfo memlock) |",
+	"|---|---|---|",
+	($m[] | "| \(.label | sub("memory "; "")) | \(.max_pages) | \(.memory_bytes / 1048576 * 10 | round / 10) MiB |")
+	end' "$in"
+}
+
+{
+	echo "Measured on $machine (\`make bench\`, \`$(basename "$in")\`)."
+	echo
+	echo "### Per event, from bpf_stats"
+	echo
+	cost_table
+	echo
+	echo "### End to end: the lab's flood with ppwatch top attached"
+	echo
+	pps_table
+	echo
+	echo "### One shared cache line against per-CPU slots"
+	echo
+	contention_table
+	echo
+	echo "### Ledger memory"
+	echo
+	memory_table
+	echo
+	echo "![ns per event at each level](results/$(basename "$svg"))"
+} >"$md"
+
+# the chart: median ns/event per level, hold and release, and the baseline
+if command -v gnuplot >/dev/null; then
+	dat=$(mktemp)
+	jq -rs "$stats"'
+	[.[] | select(.label | startswith("cost "))] as $c |
+	([$c[].baseline_ns] | stats | .med) as $b |
+	["counters", "sampled", "all"][] as $l |
+	([$c[] | select(.label == "cost " + $l) | .programs[] | select(.name == "hold_btf") | .ns_per_event] | stats | .med) as $h |
+	([$c[] | select(.label == "cost " + $l) | .programs[] | select(.name == "release_btf") | .ns_per_event] | stats | .med) as $r |
+	select($h != null) | "\($l) \($h) \($r) \($b)"' "$in" >"$dat"
+	if [ -s "$dat" ]; then
+		gnuplot <<EOF
+set terminal svg size 640,400 dynamic font "sans,11"
+set output "$svg"
+set title "ppwatch hot path: ns per event (median of $(jq -rs '[.[] | select(.label == "machine")][0].rounds' "$in") rounds)"
+set ylabel "ns per event"
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set yrange [0:*]
+set key top left
+set grid ytics
+plot "$dat" using 2:xtic(1) title "hold", "" using 3 title "release", "" using 4 with linespoints lw 2 title "counting-only baseline"
+EOF
+	fi
+	rm -f "$dat"
+else
+	echo "report: gnuplot missing (make deps): no chart" >&2
+fi
+
+# the README's results section
+readme=$here/README.md
+if grep -q '<!-- bench:results:begin -->' "$readme"; then
+	awk -v md="$md" '
+	/<!-- bench:results:begin -->/ { print; while ((getline l < md) > 0) print l; skip = 1; next }
+	/<!-- bench:results:end -->/ { skip = 0 }
+	!skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+fi
+echo "report: $md${svg:+, $svg}, bench/README.md"
