@@ -13,6 +13,11 @@
 #include "sources/netlink.h"
 #include "sources/netns.h"
 
+struct gen_addr {
+	__u32 gen;
+	__u64 addr;
+};
+
 struct collector {
 	struct session *s;
 	struct nl_client *nl;		/* NULL: no netlink */
@@ -31,10 +36,7 @@ struct collector {
 	struct ppw_pool *pvals;
 	__u32 pcap;
 	struct ppw_pcpu_pool *slots;	/* one key of the per-CPU slots, every CPU */
-	struct gen_addr {
-		__u32 gen;
-		__u64 addr;
-	} *gens;			/* the pools by generation, for the ledger's slots */
+	struct gen_addr *gens;		/* the pools by generation, for the ledger's slots */
 	size_t ngens, capgens;
 };
 
