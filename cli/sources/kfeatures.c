@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
@@ -53,10 +54,13 @@ static bool detach_time_is_ktime(const struct btf *btf, int pool_id)
 
 int features_probe(struct features *f)
 {
+	struct utsname u;
 	struct btf *btf;
 	int pool_id, err;
 
 	memset(f, 0, sizeof(*f));
+	if (!uname(&u))
+		snprintf(f->release, sizeof(f->release), "%s", u.release);
 	f->page_size = sysconf(_SC_PAGESIZE);
 	f->tracefs = !access("/sys/kernel/tracing/events/page_pool", F_OK) ||
 		     !access("/sys/kernel/debug/tracing/events/page_pool", F_OK);

@@ -11,6 +11,7 @@
 #include "model/kernel.h"
 
 struct features {
+	char release[65];		/* uname -r */
 	bool btf;			/* /sys/kernel/btf/vmlinux loaded */
 	bool page_pool;			/* struct page_pool in BTF */
 	bool tp_hold;			/* btf_trace_page_pool_state_hold */

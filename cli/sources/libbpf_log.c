@@ -10,12 +10,25 @@
 
 static int quiet;
 static char first[256];	/* first libbpf warning since libbpf_log_clear() */
+static char captured[64 * 1024];	/* every warning since then, for bpf_diag */
+static size_t ncaptured;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	int ours = level == LIBBPF_WARN ? LOG_INFO : level == LIBBPF_INFO ? LOG_DEBUG :
 		   LOG_LIBBPF_DEBUG;
 
+	if (level == LIBBPF_WARN && ncaptured < sizeof(captured) - 1) {
+		va_list aq;
+		int n;
+
+		va_copy(aq, ap);
+		n = vsnprintf(captured + ncaptured, sizeof(captured) - ncaptured, fmt, aq);
+		va_end(aq);
+		if (n > 0)
+			ncaptured += (size_t)n < sizeof(captured) - ncaptured ?
+				     (size_t)n : sizeof(captured) - ncaptured - 1;
+	}
 	/* the first warning after a clear is the root cause; later ones echo it */
 	if (level == LIBBPF_WARN && !first[0] && !strstr(fmt, "RLIMIT_MEMLOCK")) {
 		va_list aq;
@@ -48,7 +61,14 @@ const char *libbpf_log_first(void)
 	return first;
 }
 
+const char *libbpf_log_captured(void)
+{
+	return captured;
+}
+
 void libbpf_log_clear(void)
 {
 	first[0] = 0;
+	captured[0] = 0;
+	ncaptured = 0;
 }

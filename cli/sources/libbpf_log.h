@@ -14,6 +14,8 @@ void libbpf_log_setup(void);
 void libbpf_log_quiet(int quiet);
 /* libbpf's first warning since the last clear, "" if none */
 const char *libbpf_log_first(void);
+/* every libbpf warning since the last clear (the verifier log among them), up to 64 KiB */
+const char *libbpf_log_captured(void);
 void libbpf_log_clear(void);
 
 #endif /* __PPWATCH_SOURCES_LIBBPF_LOG_H */

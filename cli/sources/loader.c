@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/bpf_diag.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "ppwatch.h"
@@ -96,27 +97,60 @@ static int check_kernel(const struct features *f)
 	return 0;
 }
 
-static void explain(const struct session *s, const char *what, enum attach_mode m, int err)
+/* what to do about a diagnosis */
+static const char *remedy(const struct session *s, const struct bpf_diag *d, char *buf,
+			  size_t len)
 {
-	const char *last = libbpf_log_first();
-	char detail[320] = "";
+	switch (d->kind) {
+	case DIAG_PRIVILEGE:
+		return "run ppwatch as root (it needs CAP_BPF and CAP_PERFMON, and CAP_SYS_ADMIN "
+		       "to enter network namespaces)";
+	case DIAG_MEMORY:
+		snprintf(buf, len, "lower --max-pages (now %llu) or --max-pools (now %u), or "
+			 "use --level counters (no page ledger)",
+			 (unsigned long long)s->opts.max_pages, s->opts.max_pools);
+		return buf;
+	case DIAG_CORE_RELO:
+	case DIAG_HELPER:
+	case DIAG_KFUNC:
+		snprintf(buf, len, "ppwatch %s does not cope with this kernel (%s): please report "
+			 "this line; README.md 'Kernel needs' lists the kernels it is tested on",
+			 PPWATCH_VERSION, s->feat.release);
+		return buf;
+	case DIAG_ATTACH:
+		return "is tracefs mounted? (mount -t tracefs nodev /sys/kernel/tracing)";
+	default:
+		return "run with -d for libbpf's and the verifier's log";
+	}
+}
 
-	if (*last)
-		snprintf(detail, sizeof(detail), " [%s]", last);
-	if (err == -EPERM || err == -EACCES)
-		p_err("%s (%s): %s%s: run ppwatch as root (it needs CAP_BPF and CAP_PERFMON, and "
-		      "CAP_SYS_ADMIN to enter network namespaces)", what, attach_mode_name(m),
-		      strerror(-err), detail);
-	else if (err == -ENOMEM || err == -E2BIG)
-		p_err("%s (%s): %s%s: lower --max-pages (now %llu) or --max-pools (now %u)",
-		      what, attach_mode_name(m), strerror(-err), detail,
-		      (unsigned long long)s->opts.max_pages, s->opts.max_pools);
-	else if (m == ATTACH_TRACEPOINT && err == -ENOENT)
-		p_err("%s (%s): %s%s: is tracefs mounted? (mount -t tracefs nodev "
-		      "/sys/kernel/tracing)", what, attach_mode_name(m), strerror(-err), detail);
-	else
-		p_err("%s (%s): %s%s; run with -d for libbpf's and the verifier's log", what,
-		      attach_mode_name(m), strerror(-err), detail);
+/*
+ * Report why loading failed, once: each attach mode that was tried with
+ * its diagnosis, or all of them in one line when the reason is the same.
+ */
+static void explain(const struct session *s, const enum attach_mode *tried, int n)
+{
+	const struct bpf_diag *d0 = &s->diag[tried[0]];
+	char line[512], rem[256], modes[64] = "";
+	bool same = true;
+	int i;
+
+	for (i = 1; i < n; i++)
+		same &= bpf_diag_same(d0, &s->diag[tried[i]]);
+	for (i = 0; i < n; i++)
+		snprintf(modes + strlen(modes), sizeof(modes) - strlen(modes), "%s%s",
+			 i ? (i == n - 1 ? " and " : ", ") : "", attach_mode_name(tried[i]));
+	if (same) {
+		p_err("%s BPF programs (%s%s): %s: %s", s->stage, modes,
+		      n > 1 ? ", each for the same reason" : "",
+		      bpf_diag_str(d0, line, sizeof(line)), remedy(s, d0, rem, sizeof(rem)));
+		return;
+	}
+	p_err("%s BPF programs failed in every attach mode:", s->stage);
+	for (i = 0; i < n; i++)
+		p_err("  %s: %s: %s", attach_mode_name(tried[i]),
+		      bpf_diag_str(&s->diag[tried[i]], line, sizeof(line)),
+		      remedy(s, &s->diag[tried[i]], rem, sizeof(rem)));
 }
 
 /*
@@ -258,11 +292,11 @@ static void unmap_ledger(struct session *s)
 	s->ledger_map_len = 0;
 }
 
-static int try_mode(struct session *s, enum attach_mode m, bool last_try)
+static int try_mode(struct session *s, enum attach_mode m)
 {
 	const char *pfx = modes[m].sec_prefix;
 	struct bpf_program *prog;
-	const char *stage = "opening BPF object";
+	const char *stage = "opening the BPF object for";
 	__u32 buckets, spill;
 	int err;
 
@@ -272,7 +306,7 @@ static int try_mode(struct session *s, enum attach_mode m, bool last_try)
 		err = -errno;
 		goto fail;
 	}
-	stage = "sizing BPF maps";
+	stage = "sizing the maps of the";
 	size_ledger(s, &buckets, &spill);
 	err = bpf_map__set_max_entries(s->skel->maps.ledger, buckets * PPW_LEDGER_WAYS);
 	err = err ?: bpf_map__set_max_entries(s->skel->maps.pages, spill);
@@ -303,31 +337,33 @@ static int try_mode(struct session *s, enum attach_mode m, bool last_try)
 		bpf_program__set_autoload(prog, on);
 	}
 
-	stage = "loading BPF programs";
-	libbpf_log_quiet(!last_try && log_get_level() < LOG_DEBUG);
+	stage = "loading";
+	libbpf_log_quiet(log_get_level() < LOG_DEBUG);
 	err = ppwatch_bpf__load(s->skel);
 	if (err)
 		goto fail;
-	stage = "mapping the page ledger (map 'ledger')";
+	stage = "mapping the page ledger (map 'ledger') of the";
 	err = map_ledger(s);
 	if (err)
 		goto fail;
 	stage = "attaching to the page_pool tracepoints";
 	err = ppwatch_bpf__attach(s->skel);
-	if (err)
-		goto fail;
+	if (err) {
+		bpf_diag_parse(libbpf_log_captured(), err, &s->diag[m]);
+		s->diag[m].kind = DIAG_ATTACH;
+		goto fail_diag;
+	}
 	libbpf_log_quiet(0);
 	s->mode = m;
 	/* scripts wait for this line (-v) before they make pools */
 	p_info("loaded and attached with %s programs", attach_mode_name(m));
 	return 0;
 fail:
+	bpf_diag_parse(libbpf_log_captured(), err, &s->diag[m]);
+fail_diag:
 	libbpf_log_quiet(0);
-	if (last_try)
-		explain(s, stage, m, err);
-	else
-		p_dbg("%s (%s) failed: %s; trying the next attach type", stage,
-		      attach_mode_name(m), strerror(-err));
+	s->stage = stage;
+	p_dbg("%s %s programs failed: %s", stage, attach_mode_name(m), strerror(-err));
 	unmap_ledger(s);
 	ppwatch_bpf__destroy(s->skel);
 	s->skel = NULL;
@@ -337,7 +373,8 @@ fail:
 int session_open(struct session *s, const struct session_opts *o)
 {
 	static const enum attach_mode order[] = { ATTACH_TP_BTF, ATTACH_RAW_TP, ATTACH_TRACEPOINT };
-	int err, i, n;
+	enum attach_mode tried[3];
+	int err, n;
 
 	memset(s, 0, sizeof(*s));
 	s->opts = *o;
@@ -364,22 +401,24 @@ int session_open(struct session *s, const struct session_opts *o)
 		return err;
 
 	if (o->mode != ATTACH_AUTO) {
-		err = try_mode(s, o->mode, true);
+		tried[0] = o->mode;
+		n = 1;
+		err = try_mode(s, o->mode);
 	} else {
-		n = sizeof(order) / sizeof(order[0]);
-		for (i = 0; i < n; i++) {
-			err = try_mode(s, order[i], i == n - 1);
+		for (n = 0; n < (int)(sizeof(order) / sizeof(order[0])); n++) {
+			tried[n] = order[n];
+			err = try_mode(s, order[n]);
 			/* no privileges, no memory: every attach type fails the same way */
-			if (!err || err == -EPERM || err == -EACCES || err == -ENOMEM ||
-			    err == -E2BIG) {
-				if (err && i < n - 1)
-					explain(s, "loading BPF programs", order[i], err);
+			if (!err || s->diag[order[n]].kind == DIAG_PRIVILEGE ||
+			    s->diag[order[n]].kind == DIAG_MEMORY)
 				break;
-			}
 		}
+		n += n < (int)(sizeof(order) / sizeof(order[0]));
 	}
-	if (err)
+	if (err) {
+		explain(s, tried, n);
 		return err;
+	}
 
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), o->on_event,
 				 o->event_ctx, NULL);

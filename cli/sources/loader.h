@@ -12,6 +12,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "lib/bpf_diag.h"
 #include "ppwatch.h"
 #include "sources/kfeatures.h"
 
@@ -58,6 +59,9 @@ struct session {
 	size_t ledger_map_len;
 	uint64_t ledger_pages;	/* pages it is sized for: max_pages, or the sample of them */
 	uint64_t epoch_ns;	/* CLOCK_BOOTTIME the ledger's hold times count from */
+	/* why each attach mode that was tried failed (bpf_diag) */
+	struct bpf_diag diag[ATTACH_TRACEPOINT + 1];
+	const char *stage;	/* the step that failed last */
 };
 
 int session_open(struct session *s, const struct session_opts *o);
