@@ -176,6 +176,39 @@ $(YNL)/netdev-user.o: $(YNL)/gen/netdev-user.c $(YNL_GEN_HDRS)
 # the netlink client includes the generated header
 $(OUTPUT)/cli/sources/netlink.o: | $(YNL_GEN_HDRS)
 
+# --- static: one artifact ----------------------------------------------------------
+# make static: ppwatch with every library linked in, for hosts with no
+# compiler and no -dev packages, and for initramfs images with no shared
+# libraries at all. The dynamic binary's objects, each library's .a and
+# what that .a needs in turn (pkg-config --static). The path is stable:
+# $(OUTPUT)/static/ppwatch. Debug info is stripped, symbols kept.
+# glibc's link warning about getaddrinfo() concerns host names: it would
+# need glibc's NSS modules at run time; numeric addresses do not.
+STATIC_BIN := $(OUTPUT)/static/ppwatch
+STRIP ?= strip
+# libmicrohttpd.a is built with HTTPS (GnuTLS), whose static link needs a
+# libp11-kit.a Debian does not ship: with libmicrohttpd in LIB_PKGS the
+# static link drops GnuTLS and its libraries for stand-ins (cli/static/no_tls.c)
+STATIC_TLS_LIBS := -lgnutls -lp11-kit -lidn2 -lunistring -ltasn1 -lnettle -lhogweed -lgmp
+STATIC_EXTRA_OBJS := $(if $(filter libmicrohttpd,$(LIB_PKGS)),$(OUTPUT)/static/no_tls.o)
+STATIC_LDLIBS = $(filter-out $(if $(STATIC_EXTRA_OBJS),$(STATIC_TLS_LIBS)),$(call pkg_libs,--static)) \
+	-lm $(LDLIBS)
+
+.PHONY: static
+static: $(STATIC_BIN)
+
+$(OUTPUT)/static:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/static/no_tls.o: cli/static/no_tls.c | $(OUTPUT)/static
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(STATIC_BIN): $(CLI_OBJS) $(YNL_OBJS) $(STATIC_EXTRA_OBJS) | $(OUTPUT)/static
+	$(call msg,STATIC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -static $^ $(STATIC_LDLIBS) -o $@
+	$(Q)$(STRIP) --strip-debug $@
+
 # --- lab (tests/lab) ----------------------------------------------------------
 $(OUTPUT)/lab/ppgen: tests/lab/ppgen.c | $(OUTPUT)/lab
 	$(call msg,CC,$@)
@@ -282,6 +315,7 @@ help:
 	@echo '  make unit-san   the unit tests under ASan + UBSan (no root)'
 	@echo '  make man        build the man pages into $(OUTPUT)/man'
 	@echo '  make bench      per-event cost of the hooks vs a counting-only program (root)'
+	@echo '  make static     one statically linked ppwatch: $(STATIC_BIN)'
 	@echo '  make compdb     compile_commands.json for editors (clangd)'
 	@echo '  make install    install ppwatch and man pages (DESTDIR=, prefix=$(prefix))'
 	@echo '  make vmlinux    regenerate $(VMLINUX) from /sys/kernel/btf/vmlinux'
