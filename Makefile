@@ -293,6 +293,8 @@ install: all man
 	$(Q)install -D -m 0755 $(OUTPUT)/ppwatch $(DESTDIR)$(prefix)/sbin/ppwatch
 	$(Q)install -d $(DESTDIR)$(prefix)/share/man/man8
 	$(Q)install -m 0644 $(MAN_PAGES) $(DESTDIR)$(prefix)/share/man/man8/
+	$(Q)install -D -m 0644 bash-completion/ppwatch \
+		$(DESTDIR)$(prefix)/share/bash-completion/completions/ppwatch
 
 .PHONY: vmlinux
 vmlinux:
