@@ -69,12 +69,14 @@ SKEL := $(OUTPUT)/ppwatch.skel.h
 
 # the netlink client's YNL library and generated code (see "netlink" below)
 LINUX_SOURCE ?= /usr/src/linux-source-6.12.tar.xz
-YNL := $(OUTPUT)/ynl
+# YNL= another build's: the tarball's files and the generated code do not
+# depend on flags (make deb builds with Debian's flags and shares them)
+YNL ?= $(OUTPUT)/ynl
 YNL_TREE := $(YNL)/src
 YNL_LIB := $(YNL_TREE)/tools/net/ynl/lib
 YNL_SPEC := $(YNL_TREE)/Documentation/netlink/specs/netdev.yaml
 YNL_GEN_HDRS := $(YNL)/gen/netdev-user.h $(YNL)/include/linux/netdev.h
-YNL_OBJS := $(YNL)/ynl.o $(YNL)/netdev-user.o
+YNL_OBJS := $(OUTPUT)/ynl-obj/ynl.o $(OUTPUT)/ynl-obj/netdev-user.o
 # <linux/netdev.h> is the generated one: Debian 12's uapi headers predate page pools
 YNL_CPPFLAGS = -I$(YNL)/include -I$(YNL)/gen -I$(YNL_LIB)
 # third-party code: the kernel's warning set, never -Werror
@@ -165,13 +167,15 @@ $(YNL)/gen/netdev-user.h $(YNL)/gen/netdev-user.c $(YNL)/include/linux/netdev.h:
 		$(if $(filter %/netdev.h,$@),--mode uapi --header,--mode user \
 		$(if $(filter %.h,$@),--header,--source)) -o $@
 
-$(YNL)/ynl.o: $(YNL)/.extracted $(YNL_GEN_HDRS)
+$(OUTPUT)/ynl-obj/ynl.o: $(YNL)/.extracted $(YNL_GEN_HDRS)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(YNL_CPPFLAGS) $(YNL_CFLAGS) -c $(YNL_LIB)/ynl.c -o $@
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(YNL_CPPFLAGS) $(CPPFLAGS) $(YNL_CFLAGS) -c $(YNL_LIB)/ynl.c -o $@
 
-$(YNL)/netdev-user.o: $(YNL)/gen/netdev-user.c $(YNL_GEN_HDRS)
+$(OUTPUT)/ynl-obj/netdev-user.o: $(YNL)/gen/netdev-user.c $(YNL_GEN_HDRS)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(YNL_CPPFLAGS) $(YNL_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(YNL_CPPFLAGS) $(CPPFLAGS) $(YNL_CFLAGS) -c $< -o $@
 
 # the netlink client includes the generated header
 $(OUTPUT)/cli/sources/netlink.o: | $(YNL_GEN_HDRS)
@@ -208,6 +212,24 @@ $(STATIC_BIN): $(CLI_OBJS) $(YNL_OBJS) $(STATIC_EXTRA_OBJS) | $(OUTPUT)/static
 	$(call msg,STATIC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -static $^ $(STATIC_LDLIBS) -o $@
 	$(Q)$(STRIP) --strip-debug $@
+
+# --- deb ----------------------------------------------------------------------------
+# make deb: a Debian package, lintian-clean (scripts/mkdeb.sh): ppwatch in
+# /usr/sbin built again with Debian's flags (dpkg-buildflags, all hardening;
+# warnings stay warnings, as in any package build) and linked to the
+# shared libraries its Depends names; man pages, bash completion, example
+# rules, dashboards. The path is stable: $(DEB).
+DEB_ARCH = $(shell dpkg --print-architecture)
+DEB = $(OUTPUT)/deb/ppwatch_$(VERSION)_$(DEB_ARCH).deb
+DEB_BUILD := $(OUTPUT)/deb/build
+DEB_FLAGS = DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get
+
+.PHONY: deb
+deb: man | $(YNL_GEN_HDRS)
+	$(Q)$(MAKE) OUTPUT=$(abspath $(DEB_BUILD)) YNL=$(abspath $(YNL)) WERROR=0 \
+		CFLAGS="$$($(DEB_FLAGS) CFLAGS)" CPPFLAGS="$$($(DEB_FLAGS) CPPFLAGS)" \
+		LDFLAGS="$$($(DEB_FLAGS) LDFLAGS)" $(abspath $(DEB_BUILD))/ppwatch
+	$(Q)scripts/mkdeb.sh $(DEB_BUILD)/ppwatch $(OUTPUT)/man $(VERSION) $(DEB)
 
 # --- lab (tests/lab) ----------------------------------------------------------
 $(OUTPUT)/lab/ppgen: tests/lab/ppgen.c | $(OUTPUT)/lab
@@ -318,8 +340,9 @@ help:
 	@echo '  make man        build the man pages into $(OUTPUT)/man'
 	@echo '  make bench      per-event cost of the hooks vs a counting-only program (root)'
 	@echo '  make static     one statically linked ppwatch: $(STATIC_BIN)'
+	@echo '  make deb        a Debian package (lintian-clean): $(OUTPUT)/deb/'
 	@echo '  make compdb     compile_commands.json for editors (clangd)'
-	@echo '  make install    install ppwatch and man pages (DESTDIR=, prefix=$(prefix))'
+	@echo '  make install    install ppwatch, man pages, bash completion (DESTDIR=, prefix=$(prefix))'
 	@echo '  make vmlinux    regenerate $(VMLINUX) from /sys/kernel/btf/vmlinux'
 	@echo '  make clean      remove $(OUTPUT)'
 	@echo
