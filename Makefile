@@ -265,7 +265,8 @@ unit-san: $(SAN_UNIT_BINS)
 	$(Q)tests/run-unit.sh $(SAN_OUT)/tests
 
 .PHONY: test
-test: deps all $(UNIT_BINS) $(SAN_UNIT_BINS)
+# static and deb too: tests/integration/test_package.sh runs and installs them
+test: deps all static deb $(UNIT_BINS) $(SAN_UNIT_BINS)
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) tests/run.sh
 
 .PHONY: demo
