@@ -16,6 +16,8 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "main.h"
+#include "model/lifecycle.h"
+#include "output/pool_table.h"
 #include "ppwatch.h"
 #include "sources/libbpf_log.h"
 
@@ -233,6 +235,68 @@ static const struct command *lookup(const char *name)
 	return found;
 }
 
+/*
+ * "ppwatch __complete WHAT [COMMAND]": the words bash completion offers,
+ * one per line, from the tables above (bash-completion/ppwatch). Hidden from
+ * the help text; never needs root.
+ *   commands          the command words, and help
+ *   options [CMD]     "OPTION ARG" for the global (and CMD's) options,
+ *                     ARG: 0 none, 1 required, 2 optional (--opt=VALUE)
+ *   sort-keys         the columns -s/--sort accepts
+ *   events            the events watch -e accepts
+ */
+static void complete_opts(const struct option *lo, const char *so)
+{
+	for (; lo && lo->name; lo++)
+		printf("--%s %d\n", lo->name, lo->has_arg);
+	for (; so && *so; so++) {
+		if (*so == ':' || *so == '+')
+			continue;
+		printf("-%c %d\n", *so, so[1] != ':' ? 0 : so[2] == ':' ? 2 : 1);
+	}
+}
+
+static void complete_keys(struct oview ov)
+{
+	int i;
+
+	for (i = 0; i < ov.ncols; i++)
+		printf("%s\n", ov.cols[i].key);
+}
+
+static int complete(int argc, char **argv)
+{
+	const struct command **c, *cmd = NULL;
+	struct snapshot none = { 0 };
+	int k;
+
+	if (argc >= 1 && !strcmp(argv[0], "commands")) {
+		for (c = commands; *c; c++)
+			printf("%s\n", (*c)->name);
+		printf("help\n");
+		return EXIT_OK;
+	}
+	if (argc >= 1 && !strcmp(argv[0], "options")) {
+		if (argc >= 2 && !(cmd = lookup(argv[1])))
+			return EXIT_ERROR;
+		complete_opts(global_lopts, global_sopts);
+		if (cmd)
+			complete_opts(cmd->lopts, cmd->sopts);
+		return EXIT_OK;
+	}
+	if (argc >= 1 && !strcmp(argv[0], "sort-keys")) {
+		complete_keys(pool_oview(&none));
+		complete_keys(group_oview());
+		return EXIT_OK;
+	}
+	if (argc >= 1 && !strcmp(argv[0], "events")) {
+		for (k = 1; k < LE_KIND_MAX; k++)
+			printf("%s\n", life_kind_name(k));
+		return EXIT_OK;
+	}
+	return EXIT_ERROR;
+}
+
 int main(int argc, char **argv)
 {
 	struct option lopts[64];
@@ -244,6 +308,8 @@ int main(int argc, char **argv)
 	env.prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	setlinebuf(stdout);
 	libbpf_log_setup();
+	if (argc > 1 && !strcmp(argv[1], "__complete"))
+		return complete(argc - 2, argv + 2);
 
 	ci = find_command(argc, argv);
 	if (ci > 0 && strcmp(argv[ci], "help")) {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The one netlink client: the netdev generic netlink family (page-pool-get
- * dumps, page-pool notifications), over libmnl, one socket per network
- * namespace since dumps only list the caller's namespace.
+ * dumps, page-pool notifications), over the kernel's YNL library and the
+ * code generated from the netdev spec, one socket per network namespace
+ * since dumps only list the caller's namespace.
  */
 #ifndef __PPWATCH_SOURCES_NETLINK_H
 #define __PPWATCH_SOURCES_NETLINK_H
@@ -14,41 +15,17 @@
 #include "model/snapshot.h"
 #include "sources/netns.h"
 
-/* include/uapi/linux/netdev.h; stock Debian 12 headers predate it */
-enum {
-	PPW_NETDEV_CMD_PAGE_POOL_GET = 5,
-	PPW_NETDEV_CMD_PAGE_POOL_ADD_NTF = 6,
-	PPW_NETDEV_CMD_PAGE_POOL_DEL_NTF = 7,
-	PPW_NETDEV_CMD_PAGE_POOL_CHANGE_NTF = 8,
-	PPW_NETDEV_CMD_PAGE_POOL_STATS_GET = 9,
-};
-
-enum {
-	PPW_NETDEV_A_PAGE_POOL_ID = 1,
-	PPW_NETDEV_A_PAGE_POOL_IFINDEX = 2,
-	PPW_NETDEV_A_PAGE_POOL_NAPI_ID = 3,
-	PPW_NETDEV_A_PAGE_POOL_INFLIGHT = 4,
-	PPW_NETDEV_A_PAGE_POOL_INFLIGHT_MEM = 5,
-	PPW_NETDEV_A_PAGE_POOL_DETACH_TIME = 6,
-	PPW_NETDEV_A_PAGE_POOL_DMABUF = 7,
-	PPW_NETDEV_A_PAGE_POOL_IO_URING = 8,
-	/* later kernels append more: the parse table is sized generously */
-	PPW_NETDEV_A_PAGE_POOL_TABLE = 64,
-};
-
 struct nl_ns;
 
 struct nl_client {
 	struct nl_ns *v;
 	size_t n, cap;
-	int family;		/* genl id of "netdev", 0 if absent */
-	unsigned int mcgrp;	/* "page-pool" multicast group */
 	bool subscribe;
 	bool available;
-	char why[160];		/* when not available */
-	unsigned int seq;
+	char why[160]; /* when not available */
 };
 
+/* cmd: NETDEV_CMD_PAGE_POOL_{ADD,DEL,CHANGE}_NTF */
 typedef void (*nl_ntf_fn)(int cmd, const struct nl_pool *p, void *arg);
 
 /* resolve the family in our own namespace; !available (with why) is not an error */
