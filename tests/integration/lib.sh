@@ -100,10 +100,12 @@ ppwatch_bg() {
 # Wait until a ppwatch started in the background with -v (stderr to ERR,
 # pid PID) has attached its probes, so that what the test does next happens
 # while it watches. Fails the test if ppwatch exits first or takes 30 s.
+# The pid in the line tells this ppwatch's line from one an earlier run left in
+# the same file: the child truncates the file only once it runs.
 wait_attached() {	# err pid
 	local i
 	for ((i = 0; i < 300; i++)); do
-		grep -q 'loaded and attached' "$1" 2>/dev/null && return 0
+		grep -q "loaded and attached .*(pid $2)" "$1" 2>/dev/null && return 0
 		kill -0 "$2" 2>/dev/null ||
 			fail "ppwatch exited before attaching: $(head -c 400 "$1" | tr '\n' ' ')"
 		sleep 0.1
