@@ -174,14 +174,18 @@ static long mem_bucket_cb(__u64 i, void *data)
 static __noinline int discover_mem_models(void)
 {
 	struct rhashtable *ht = mem_id_table();
+	struct bucket_table *tbl;
 	struct mem_walk w = {};
 
 	if (!ht)
 		return 0;
-	w.tbl = BPF_CORE_READ(ht, tbl);
-	if (!w.tbl || BPF_CORE_READ(w.tbl, nest))	/* nested tables: > 16k entries */
+	/* a typed local, not w.tbl: BPF_CORE_READ on a member of a local
+	 * struct would relocate that struct too, and it has no kernel BTF */
+	tbl = BPF_CORE_READ(ht, tbl);
+	if (!tbl || BPF_CORE_READ(tbl, nest))	/* nested tables: > 16k entries */
 		return 0;
-	w.size = BPF_CORE_READ(w.tbl, size);
+	w.tbl = tbl;
+	w.size = BPF_CORE_READ(tbl, size);
 	w.page_pool_type = bpf_core_enum_value(enum xdp_mem_type, MEM_TYPE_PAGE_POOL);
 	if (bpf_loop(PPW_MAX_MEM_BUCKETS, mem_bucket_cb, &w, 0) == PPW_MAX_MEM_BUCKETS &&
 	    w.size > PPW_MAX_MEM_BUCKETS)
