@@ -55,6 +55,8 @@ PPW_CFG(__u32, cfg_nr_nodes, 1);
 #define PPW_MAX_DEVS		4096	/* net_devices per namespace */
 #define PPW_MAX_DEV_POOLS	256	/* pools on one dev->page_pools list */
 #define PPW_MAX_VETH_RQ		64	/* veth rx queues per device */
+#define PPW_MAX_MEM_BUCKETS	65536	/* buckets of the XDP memory-model table */
+#define PPW_MAX_MEM_CHAIN	64	/* entries in one of its buckets */
 /* children of a pool's p.dev searched for its net_device (pool.bpf.h) */
 #define PPW_MAX_DEV_CHILDREN	16
 

@@ -485,7 +485,7 @@ static __always_inline __u32 pool_xdp_mem_id(struct page_pool *pool)
 
 /*
  * 13. netdev_priv(): dev->priv, a flexible array at the end of struct
- * net_device since f1aac1ed0923 "netdevice: define and allocate &net_device
+ * net_device since 13cabc47f8ae "netdevice: define and allocate &net_device
  * _properly_" (Alexander Lobakin, v6.11); before, the private area started
  * at ALIGN(sizeof(struct net_device), NETDEV_ALIGN).
  */
@@ -559,6 +559,28 @@ static __always_inline __u64 layout_vmemmap(void)
 	if (&vmemmap_base)
 		bpf_probe_read_kernel(&v, sizeof(v), (void *)&vmemmap_base);
 	return v ?: cfg_vmemmap;
+}
+
+/*
+ * 16. Pools registered as XDP memory models: net/core/xdp.c keeps every
+ * registered allocator in 'mem_id_ht' (a static struct rhashtable *, since
+ * 8d5d88527587 "xdp: rhashtable with allocator ID to pointer mapping",
+ * v4.18) until the allocator is freed, zombies included. It is how
+ * discovery finds pools that no netdev lists (every pool before 6.8,
+ * drivers that set no .netdev, the live-frames test run). A data symbol:
+ * it needs CONFIG_KALLSYMS_ALL, like the defer lists. Buckets hold a lock
+ * bit (bit 0) and chain rhash_heads up to a 'nulls' marker (bit 0 set).
+ */
+extern const void mem_id_ht __ksym __weak;
+
+static __always_inline struct rhashtable *mem_id_table(void)
+{
+	struct rhashtable *ht = NULL;
+
+	if (!&mem_id_ht)
+		return NULL;
+	bpf_probe_read_kernel(&ht, sizeof(ht), (void *)&mem_id_ht);
+	return ht;
 }
 
 /*

@@ -8,7 +8,10 @@
  * reader's own) and, in each, every net_device:
  *   - dev->page_pools: the pools netlink would list, including zombies and
  *     orphans re-parented to loopback;
- *   - veth's per-queue pools (veth_rq->page_pool), which have no netdev.
+ *   - veth's per-queue pools (veth_rq->page_pool), which have no netdev;
+ * then the XDP memory-model table (every pool registered with XDP, which
+ * is every driver pool before 6.8 lists pools per netdev, and the
+ * live-frames test run's).
  * Every pool found goes through pool_get(), so its counters at that moment
  * become the "before start" base.
  *
@@ -136,6 +139,60 @@ static long net_cb(__u64 i, void *data)
 	return 0;
 }
 
+/* ---- the XDP memory-model table (core_fixes.bpf.h: mem_id_table()) ---------- */
+
+struct mem_walk {
+	struct bucket_table *tbl;
+	__u32 size;
+	__u32 page_pool_type;
+};
+
+static long mem_bucket_cb(__u64 i, void *data)
+{
+	struct mem_walk *w = data;
+	struct xdp_mem_allocator *xa;
+	__u64 head = 0, at;
+	int k;
+
+	if (i >= w->size)
+		return 1;
+	at = (__u64)w->tbl + bpf_core_field_offset(struct bucket_table, buckets) + i * 8;
+	bpf_probe_read_kernel(&head, sizeof(head), (void *)at);
+	head &= ~1ULL;				/* the bucket's lock bit */
+	for (k = 0; k < PPW_MAX_MEM_CHAIN; k++) {
+		if (!head || (head & 1))	/* empty, or the nulls marker */
+			return 0;
+		xa = (void *)(head - bpf_core_field_offset(struct xdp_mem_allocator, node));
+		if (BPF_CORE_READ(xa, mem.type) == w->page_pool_type)
+			discover_pool((__u64)BPF_CORE_READ(xa, page_pool));
+		head = (__u64)BPF_CORE_READ((struct rhash_head *)head, next);
+	}
+	cnt_inc(PPW_CNT_DISCOVERY_TRUNC);
+	return 0;
+}
+
+static __noinline int discover_mem_models(void)
+{
+	struct rhashtable *ht = mem_id_table();
+	struct bucket_table *tbl;
+	struct mem_walk w = {};
+
+	if (!ht)
+		return 0;
+	/* a typed local, not w.tbl: BPF_CORE_READ on a member of a local
+	 * struct would relocate that struct too, and it has no kernel BTF */
+	tbl = BPF_CORE_READ(ht, tbl);
+	if (!tbl || BPF_CORE_READ(tbl, nest))	/* nested tables: > 16k entries */
+		return 0;
+	w.tbl = tbl;
+	w.size = BPF_CORE_READ(tbl, size);
+	w.page_pool_type = bpf_core_enum_value(enum xdp_mem_type, MEM_TYPE_PAGE_POOL);
+	if (bpf_loop(PPW_MAX_MEM_BUCKETS, mem_bucket_cb, &w, 0) == PPW_MAX_MEM_BUCKETS &&
+	    w.size > PPW_MAX_MEM_BUCKETS)
+		cnt_inc(PPW_CNT_DISCOVERY_TRUNC);
+	return 0;
+}
+
 SEC("iter/task")
 int discover(struct bpf_iter__task *ctx)
 {
@@ -154,5 +211,6 @@ int discover(struct bpf_iter__task *ctx)
 	w.ns_ops = BPF_CORE_READ(net, ns.ops);
 	if (bpf_loop(PPW_MAX_NETNS, net_cb, &w, 0) == PPW_MAX_NETNS)
 		cnt_inc(PPW_CNT_DISCOVERY_TRUNC);
+	discover_mem_models();
 	return 0;
 }

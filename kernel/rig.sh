@@ -533,8 +533,10 @@ overlay() {
 }
 
 # Boot NAME's kernel under qemu TCG with two vmxnet3 NICs joined by a qemu
-# hub (no host or user-mode networking) behind an emulated intel-iommu, run
-# the tests and check the serial log.
+# hub (no host or user-mode networking) behind an emulated intel-iommu, and
+# a virtio-net NIC alone on a second hub (a TX ring for XDP frames on kernels
+# whose skbs cannot hold pool pages; kernels without virtio_net ignore it),
+# run the tests and check the serial log.
 boot_one() {
 	local flavor=$1 img log rc t0
 	need_flavor "$flavor"
@@ -554,6 +556,7 @@ boot_one() {
 		-device intel-iommu \
 		-netdev hubport,id=h0,hubid=0 -device vmxnet3,netdev=h0 \
 		-netdev hubport,id=h1,hubid=0 -device vmxnet3,netdev=h1 \
+		-netdev hubport,id=h2,hubid=1 -device virtio-net-pci,netdev=h2 \
 		-kernel "$img" -initrd "$IRD/initrd-$flavor.cpio.gz" \
 		-append "console=ttyS0 panic=-1 ppvm.flavor=$flavor ${VM_APPEND:-}" \
 		</dev/null >"$log" 2>&1

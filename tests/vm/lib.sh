@@ -259,5 +259,31 @@ ppw_sel() {
 }
 # jpool FILE ADDR FIELD: FIELD of the pool at ADDR in a JSON document with .pools[]
 jpool() {
-	jq -r --arg a "$2" "[.pools[] | select(.addr == \$a)][0].$3 // empty" "$1"
+	jq -r --arg a "$2" "[.pools[] | select(.addr == \$a)][0].$3 | if . == null then empty else . end" "$1"
 }
+
+# virtio_xdp_setup NETNS: the virtio_net device, rebound with napi_tx=0 (its
+# driver then reaps TX completions, XDP frames too, only when it transmits
+# again), moved into NETNS with no stack traffic (no IPv6, no ARP, no
+# address) and an XDP_PASS program (ndo_xdp_xmit needs one). Sets VD (the
+# virtio device) and VIF (its interface). Undo: virtio_xdp_reset.
+virtio_xdp_setup() {
+	VD=$(ls /sys/bus/virtio/drivers/virtio_net 2>/dev/null | grep '^virtio' | head -n1)
+	if [ -z "$VD" ]; then
+		fail "no virtio_net device: kernel/matrix lacks=xdp-skb-recycle needs one to hold pages (modules=virtio_pci,virtio_net)"
+		return 1
+	fi
+	echo 0 >/sys/module/virtio_net/parameters/napi_tx
+	echo $VD >/sys/bus/virtio/drivers/virtio_net/unbind
+	echo $VD >/sys/bus/virtio/drivers/virtio_net/bind
+	VIF=$(ls /sys/bus/virtio/devices/$VD/net 2>/dev/null | head -n1)
+	[ -n "$VIF" ] || { fail "virtio device $VD has no net device after rebind"; return 1; }
+	ip link set "$VIF" netns $1
+	ip netns exec $1 sh -c "echo 1 >/proc/sys/net/ipv6/conf/$VIF/disable_ipv6" 2>/dev/null
+	ip -n $1 link set "$VIF" arp off up
+	ip netns exec $1 $TOOL xdp-attach "$VIF" || { fail "XDP on virtio_net $VIF"; return 1; }
+	log "virtio_net $VD = $VIF (napi_tx=0, XDP) in netns $1"
+}
+# unbinding frees the TX ring's frames (free_unused_bufs); bind again
+virtio_xdp_release() { echo $VD >/sys/bus/virtio/drivers/virtio_net/unbind; }
+virtio_xdp_reset() { echo $VD >/sys/bus/virtio/drivers/virtio_net/bind 2>/dev/null; return 0; }

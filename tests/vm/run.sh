@@ -27,8 +27,15 @@ echo "PPVM-BEGIN: flavor=$FLAVOR kernel=$(uname -r)"
 			fail "module $m not loaded: $(cat /tmp/modules.log 2>/dev/null | tr '\n' ' ')"
 		fi
 	done
+	# ppvm.only=NN[,NN...] on the kernel command line (VM_APPEND): only those
+	# tests, for a quick turn on one kernel; make kernel-test never sets it
+	only=$(sed -n 's/.*ppvm\.only=\([0-9,]*\).*/\1/p' /proc/cmdline)
 	for t in /vm/t/[0-9]*.sh; do
 		name=$(basename "$t" .sh)
+		if [ -n "$only" ] && ! echo ",$only," | grep -q ",${name%%-*},"; then
+			T=$name; skip "not selected by ppvm.only=$only"; T=run
+			continue
+		fi
 		echo "PPVM-TEST: $name"
 		timeout ${PPVM_TEST_TIMEOUT:-240} sh -c ". /vm/lib.sh; T=$name; . $t"
 		rc=$?
