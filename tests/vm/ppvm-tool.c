@@ -67,6 +67,8 @@
 #include <time.h>
 #include <unistd.h>
 
+static const char gpl[] = "GPL";
+
 #ifndef XDP_FLAGS_DRV_MODE
 #define XDP_FLAGS_DRV_MODE (1U << 2)
 #endif
@@ -90,7 +92,7 @@ static int xdp_pass_prog(void)
 	attr.prog_type = BPF_PROG_TYPE_XDP;
 	attr.insns = (uintptr_t)insns;
 	attr.insn_cnt = 2;
-	attr.license = (uintptr_t)"GPL";
+	attr.license = (uintptr_t)gpl;
 	strncpy(attr.prog_name, "ppvm_xdp_pass", sizeof(attr.prog_name) - 1);
 	return syscall(SYS_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
 }
@@ -110,7 +112,7 @@ static int xdp_redirect_prog(int ifindex)
 	attr.prog_type = BPF_PROG_TYPE_XDP;
 	attr.insns = (uintptr_t)insns;
 	attr.insn_cnt = sizeof(insns) / sizeof(insns[0]);
-	attr.license = (uintptr_t)"GPL";
+	attr.license = (uintptr_t)gpl;
 	strncpy(attr.prog_name, "ppvm_xdp_redir", sizeof(attr.prog_name) - 1);
 	return syscall(SYS_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
 }
