@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stddef.h>
+
 #include "model/kernel.h"
 
 const char *unmap_regime_name(enum unmap_regime r)
@@ -9,4 +11,41 @@ const char *unmap_regime_name(enum unmap_regime r)
 	case UNMAP_ON_RETURN: return "on-return";
 	default: return "unknown";
 	}
+}
+
+#define FACT(f) offsetof(struct kernel_facts, f)
+
+static const struct {
+	const char *name;
+	size_t have;	/* the bool in struct kernel_facts */
+	bool series;	/* needs a kernel series, not just a newer kernel */
+	const char *what;
+} gaps[] = {
+	{ "pool_ids", FACT(pool_ids), false,
+	  "pool ids and destroy times (pool->user, f17c69649c69): pools are named x<XDP "
+	  "memory-model id> or @<address>; a pool destroyed before ppwatch started has no "
+	  "known destroy time" },
+	{ "netlink", FACT(netlink), false,
+	  "the netdev netlink family (page-pool-get): no per-device pool lists or kernel "
+	  "stats, only what the tracepoints show" },
+	{ "napi_id", FACT(napi), false, "NAPI ids (pool->p.napi, 8c48eea3adf3)" },
+	{ "item_stats", FACT(item_stats), true,
+	  "item_fast_empty / item_slow_failed (the page_pool item-block series)" },
+	{ "item_blocks", FACT(item_blocks), true,
+	  "per-block item counts (ppwatch's kernel series, patches/)" },
+};
+
+const char *kernel_gap(const struct kernel_facts *k, bool core, int i, const char **what)
+{
+	size_t g;
+
+	for (g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++) {
+		if (*(const bool *)((const char *)k + gaps[g].have) || (core && gaps[g].series))
+			continue;
+		if (i-- == 0) {
+			*what = gaps[g].what;
+			return gaps[g].name;
+		}
+	}
+	return NULL;
 }

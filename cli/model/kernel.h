@@ -23,10 +23,20 @@ struct kernel_facts {
 	const char *attach; /* the program type that loaded: tp_btf, ... */
 	enum unmap_regime unmap;
 	bool netlink; /* the netdev family answers */
+	bool pool_ids; /* pool->user: ids, destroy time (f17c69649c69) */
+	bool napi; /* pool->p.napi (8c48eea3adf3) */
 	unsigned long page_size;
 	bool detach_time_is_ns; /* pool->user.detach_time is a ktime_t */
 	bool item_stats; /* the v7 series' item counters */
 	bool item_blocks; /* ppwatch's series: item block counts */
 };
+
+/*
+ * What this kernel cannot report, one gap at a time: i = 0, 1, ... until
+ * NULL. Returns the gap's JSON name ("pool_ids"); *what says what is missing
+ * and what ppwatch does instead. 'core' limits the walk to the gaps of an
+ * unpatched kernel, leaving out the item counters that need a kernel series.
+ */
+const char *kernel_gap(const struct kernel_facts *k, bool core, int i, const char **what);
 
 #endif /* __PPWATCH_MODEL_KERNEL_H */

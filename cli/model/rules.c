@@ -70,8 +70,9 @@ static const struct keydef match_keys[] = {
 	{ "device", VT_STR, -1, M(device), -1,
 	  "interface or device name (ifname, dev_name); shell glob such as 'eth*'" },
 	{ "driver", VT_STR, -1, M(driver), -1, "driver name; shell glob" },
-	{ "pool", VT_U32, -1, M(pool), M(has_pool), "pool id (as netlink and the kernel's "
-						     "warnings call it)" },
+	{ "pool", VT_POOL, -1, M(pool), -1, "the pool as ppwatch names it: its id (as netlink and "
+					   "the kernel's warnings call it), or on kernels without pool "
+					   "ids x<XDP memory-model id> or @<address>" },
 	{ "ifindex", VT_U32, -1, M(ifindex), M(has_ifindex), "interface index" },
 	{ "netns", VT_NETNS, -1, M(netns), -1,
 	  "network namespace: a name under /run/netns, a path, or an inode number" },
@@ -89,6 +90,7 @@ static const char *vtype_expect(enum vtype t)
 	case VT_STATE: return "live, zombie or any";
 	case VT_NETNS: return "a namespace name, a path or an inode number";
 	case VT_U32: return "a number from 0 to 4294967295";
+	case VT_POOL: return "a pool id from 0 to 4294967295, x<XDP memory-model id> or @<hex address>";
 	case VT_VERSION: return "1";
 	case VT_RULES: return "a list of rules";
 	case VT_MATCH: return "a mapping such as { device: eth0 }";
@@ -106,6 +108,7 @@ static const char *vtype_name(enum vtype t)
 	case VT_STATE: return "state";
 	case VT_NETNS: return "netns";
 	case VT_U32: return "u32";
+	case VT_POOL: return "pool";
 	case VT_VERSION: return "1";
 	case VT_RULES: return "list";
 	case VT_MATCH: return "mapping";
@@ -334,6 +337,20 @@ static const char *scalar(struct pctx *c, const yaml_node_t *v, const char *key,
 	return (const char *)v->data.scalar.value;
 }
 
+/* "13", "x7" or "@05dfd800": how struct pool_row's ident names a pool */
+static bool pool_name_valid(const char *s)
+{
+	uint64_t u;
+	size_t n;
+
+	if (*s == 'x')
+		return !parse_u64(s + 1, 1, UINT32_MAX, &u);
+	if (*s != '@')
+		return !parse_u64(s, 0, UINT32_MAX, &u);
+	n = strlen(++s);
+	return n >= 1 && n <= 8 && strspn(s, "0123456789abcdef") == n;
+}
+
 /* Parse a scalar of type t into *num or *str; 0 or -EINVAL (reported). */
 static int parse_value(struct pctx *c, const yaml_node_t *v, const char *key, enum vtype t,
 		       double *num, char **str)
@@ -346,6 +363,10 @@ static int parse_value(struct pctx *c, const yaml_node_t *v, const char *key, en
 	if (!s)
 		return -EINVAL;
 	switch (t) {
+	case VT_POOL:
+		if (!pool_name_valid(s))
+			break;
+		/* fall through */
 	case VT_STR:
 	case VT_NETNS:
 		*str = xstrdup(c, s);
@@ -449,6 +470,7 @@ static void set_field(struct pctx *c, const struct keydef *d, yaml_node_t *v, vo
 	switch (d->t) {
 	case VT_STR:
 	case VT_NETNS:
+	case VT_POOL:
 		*(char **)((char *)base + d->off) = str;
 		break;
 	case VT_U32:
@@ -713,6 +735,7 @@ void rules_free(struct ruleset *rs)
 		free(r->description);
 		free(r->match.device);
 		free(r->match.driver);
+		free(r->match.pool);
 		free(r->match.netns);
 	}
 	free(rs->rules);

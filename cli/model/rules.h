@@ -44,8 +44,7 @@ struct rpos {
 struct rule_match {
 	char *device;		/* glob on device, ifname or dev_name; NULL: any */
 	char *driver;		/* glob on the driver name */
-	bool has_pool;
-	__u32 pool;
+	char *pool;		/* the pool's name (its id, x<XDP mem id>, @<address>); NULL: any */
 	bool has_ifindex;
 	__u32 ifindex;
 	char *netns;		/* as written: /run/netns name, path, or inode */
@@ -109,6 +108,7 @@ enum vtype {
 	VT_STATE, /* live | zombie | any */
 	VT_NETNS, /* name, path or inode */
 	VT_U32,
+	VT_POOL, /* a pool as struct pool_row's ident names it */
 	VT_VERSION, /* the file format version: 1 */
 	VT_RULES, /* a list of rules */
 	VT_MATCH, /* a mapping of match keys */

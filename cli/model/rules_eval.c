@@ -29,7 +29,7 @@ static bool rule_matches(const struct rule *r, const struct pool_row *row)
 		return false;
 	if (m->driver && !glob_match(m->driver, row->driver))
 		return false;
-	if (m->has_pool && row->id != m->pool)
+	if (m->pool && strcmp(m->pool, row->ident))
 		return false;
 	if (m->has_ifindex && row->ifindex != (__s32)m->ifindex)
 		return false;
@@ -123,15 +123,16 @@ static int add_finding(struct check_result *res, const struct pool_row *r, doubl
 	if (!f)
 		return -ENOMEM;
 	f->pool_id = r->id;
+	snprintf(f->pool, sizeof(f->pool), "%s", r->ident);
 	snprintf(f->device, sizeof(f->device), "%s", r->device[0] ? r->device : "-");
 	f->value = v;
 	f->at_least = at_least;
 	return 0;
 }
 
-static void pool_name(char *buf, size_t len, __u32 id, const char *device)
+static void pool_name(char *buf, size_t len, const char *ident, const char *device)
 {
-	snprintf(buf, len, "pool %u (%s)", id, device && *device ? device : "-");
+	snprintf(buf, len, "pool %s (%s)", ident, device && *device ? device : "-");
 }
 
 /* one line per finding, and the first few in the summary */
@@ -148,7 +149,7 @@ static int describe_findings(struct check_result *res, enum limit_kind k, enum v
 		const struct finding *x = &res->findings[i];
 
 		fmt_value(val, sizeof(val), t, x->value, x->at_least);
-		pool_name(pn, sizeof(pn), x->pool_id, x->device);
+		pool_name(pn, sizeof(pn), x->pool, x->device);
 		fprintf(f, "%s: %s%s%s\n", pn, value_prefix(k), val, unit_word(k, x->value));
 	}
 	fclose(f);
@@ -164,7 +165,7 @@ static int eval_pool_limit(const struct rule *rule, enum limit_kind k, const str
 	const struct pool_row *worst_row = NULL;
 	size_t i, nunknown = 0, napplicable = 0;
 	char lim[32], val[32], pn[80];
-	__u32 first_unknown = 0;
+	const char *first_unknown = "";
 
 	for (i = 0; i < s->n; i++) {
 		const struct pool_row *r = &s->rows[i];
@@ -177,7 +178,7 @@ static int eval_pool_limit(const struct rule *rule, enum limit_kind k, const str
 		napplicable++;
 		if (unknown) {
 			if (!nunknown++)
-				first_unknown = r->id;
+				first_unknown = r->ident;
 			continue;
 		}
 		if (isnan(worst) || v > worst) {
@@ -195,7 +196,7 @@ static int eval_pool_limit(const struct rule *rule, enum limit_kind k, const str
 			return -ENOMEM;
 		fmt_value(val, sizeof(val), d->t, res->findings[0].value,
 			  res->findings[0].at_least);
-		pool_name(pn, sizeof(pn), res->findings[0].pool_id, res->findings[0].device);
+		pool_name(pn, sizeof(pn), res->findings[0].pool, res->findings[0].device);
 		if (res->nfindings == 1)
 			snprintf(res->summary, sizeof(res->summary), "%s: %s%s%s > %s", pn,
 				 value_prefix(k), val, unit_word(k, res->findings[0].value), lim);
@@ -214,12 +215,12 @@ static int eval_pool_limit(const struct rule *rule, enum limit_kind k, const str
 		res->v = VERDICT_ERROR;
 		if (k == LIM_MAX_ITEM_SLOW_FAILED)
 			snprintf(res->summary, sizeof(res->summary), "could not check %zu of %zu "
-				 "%s (first: pool %u): item stats not available on this kernel "
+				 "%s (first: pool %s): item stats not available on this kernel "
 				 "(it does not report page-pool item stats)", nunknown,
 				 res->npools, pools_word(res->npools), first_unknown);
 		else
 			snprintf(res->summary, sizeof(res->summary), "could not check %zu of %zu "
-				 "%s (first: pool %u): %s not known", nunknown, res->npools,
+				 "%s (first: pool %s): %s not known", nunknown, res->npools,
 				 pools_word(res->npools), first_unknown,
 				 k == LIM_MAX_ZOMBIE_AGE ? "detach time" : "value");
 		return 0;
@@ -236,7 +237,7 @@ static int eval_pool_limit(const struct rule *rule, enum limit_kind k, const str
 		return 0;
 	}
 	fmt_value(val, sizeof(val), d->t, worst, worst_al);
-	pool_name(pn, sizeof(pn), worst_row->id, worst_row->device);
+	pool_name(pn, sizeof(pn), worst_row->ident, worst_row->device);
 	if (k == LIM_MAX_ZOMBIE_AGE)
 		snprintf(res->summary, sizeof(res->summary), "%zu %s, longest %s, %s",
 			 napplicable, napplicable == 1 ? "zombie" : "zombies", val, pn);

@@ -92,6 +92,16 @@ static const struct pool_row *find_prev(const struct snapshot *prev, __u64 addr,
 	return NULL;
 }
 
+void pool_row_name(struct pool_row *w, __u32 xdp_mem_id)
+{
+	if (w->id)
+		snprintf(w->ident, sizeof(w->ident), "%u", w->id);
+	else if (xdp_mem_id)
+		snprintf(w->ident, sizeof(w->ident), "x%u", xdp_mem_id);
+	else
+		snprintf(w->ident, sizeof(w->ident), "@%08x", (__u32)w->addr);
+}
+
 static void fill_identity(struct pool_row *w, const struct pool_obs *o)
 {
 	const struct ppw_pool *r = &o->rec;
@@ -99,6 +109,7 @@ static void fill_identity(struct pool_row *w, const struct pool_obs *o)
 	w->addr = r->addr;
 	w->gen = r->gen;
 	w->id = r->id ? r->id : (o->has_nl ? o->nl.id : 0);
+	pool_row_name(w, r->xdp_mem_id);
 	memcpy(w->ifname, r->ifname, sizeof(w->ifname));
 	memcpy(w->devname, r->devname, sizeof(w->devname));
 	memcpy(w->driver, r->driver, sizeof(w->driver));
@@ -361,9 +372,11 @@ bool row_matches(const struct pool_row *r, const char *f)
 	uint64_t v;
 
 	if (!strncmp(f, "id:", 3))
-		return !parse_u64(f + 3, 0, UINT32_MAX, &v) && r->id == v;
+		return (!parse_u64(f + 3, 0, UINT32_MAX, &v) && r->id == v) || !strcmp(f + 3, r->ident);
 	if (!strncmp(f, "ifindex:", 8))
 		return !parse_u64(f + 8, 0, INT32_MAX, &v) && r->ifindex == (__s32)v;
+	if (!strcmp(f, r->ident))
+		return true;
 	if (!parse_u64(f, 0, UINT32_MAX, &v))
 		return r->id == v;
 	return !strcmp(f, r->ifname) || !strcmp(f, r->devname) || !strcmp(f, r->device) ||

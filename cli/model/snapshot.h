@@ -86,7 +86,13 @@ enum dma_state {
 struct pool_row {
 	__u64 addr;
 	__u32 gen;
-	__u32 id;
+	__u32 id;		/* the kernel's (netlink) id, 0 if it has none */
+	/*
+	 * What to call the pool, never empty: the kernel's id ("13"); before
+	 * pool->user.id existed, its XDP memory-model id ("x7"), else the low
+	 * half of its address ("@05dfd800"). Stable while the pool lives.
+	 */
+	char ident[24];
 	char ifname[PPW_IFNAMSIZ];
 	__s32 ifindex;
 	char devname[PPW_DEVNAMSIZ];
@@ -194,6 +200,8 @@ int snapshot_build(struct snapshot *out, const struct reading *rd, const struct 
 void snapshot_free(struct snapshot *s);
 /* keep rows matching any of the filters: pool id, device/ifname, ifindex */
 void snapshot_filter(struct snapshot *s, char *const *filters, int nfilters);
+/* Set w->ident from w->id, else xdp_mem_id, else w->addr (see struct pool_row). */
+void pool_row_name(struct pool_row *w, __u32 xdp_mem_id);
 bool row_matches(const struct pool_row *r, const char *filter);
 /* drop freed rows */
 void snapshot_drop_freed(struct snapshot *s);

@@ -120,7 +120,7 @@ static void pool_title(FILE *f, const struct pool_holders *ph)
 	const struct pool_row *r = ph->row;
 	char b[16];
 
-	fprintf(f, "pool %u %s (%s", r->id, r->device[0] ? r->device : "-",
+	fprintf(f, "pool %s %s (%s", r->ident, r->device[0] ? r->device : "-",
 		row_state_name(r->state));
 	if (r->netns_ino)
 		fprintf(f, ", netns %u", r->netns_ino);
@@ -177,7 +177,9 @@ void render_holders_json(struct json *j, const struct holders_report *rep)
 		char a[24];
 
 		json_obj_open(j);
-		json_kv_u64(j, "id", ph->row->id);
+		json_key(j, "id");
+		ph->row->id ? json_u64(j, ph->row->id) : json_null(j);
+		json_kv_str(j, "pool", ph->row->ident);
 		snprintf(a, sizeof(a), "0x%llx", (unsigned long long)ph->row->addr);
 		json_kv_str(j, "addr", a);
 		json_kv_u64(j, "gen", ph->row->gen);

@@ -9,7 +9,7 @@
 /* ---- the pool view ------------------------------------------------------- */
 
 enum pool_col {
-	PC_ID, PC_DEVICE, PC_IFNAME, PC_IFINDEX, PC_NETNS, PC_NAPI, PC_STATE, PC_INFLIGHT,
+	PC_ID, PC_POOL, PC_DEVICE, PC_IFNAME, PC_IFINDEX, PC_NETNS, PC_NAPI, PC_STATE, PC_INFLIGHT,
 	PC_BYTES, PC_HOLD_RATE, PC_REL_RATE, PC_OLDEST, PC_DETACH_AGE, PC_BEFORE, PC_LEDGER,
 	PC_UNTRACKED, PC_RETRIES, PC_DRIVER, PC_DEVNAME, PC_DETACH_TIME, PC_FREED_AGE,
 	PC_ZOMBIE_S, PC_NETLINK, PC_DMA_MAP, PC_ORDER, PC_POOL_SIZE, PC_NID, PC_HOLD_CNT,
@@ -19,7 +19,9 @@ enum pool_col {
 };
 
 static const struct ocol pool_cols[PC_MAX] = {
-	[PC_ID]		= { "id", "ID", 4, OF_PLAIN, 0 },
+	[PC_ID]		= { "id", "NLID", 4, OF_PLAIN, OC_JSON },
+	/* the pool's name: its kernel id, else x<XDP mem id>, else @<address> */
+	[PC_POOL]	= { "pool", "ID", 4, OF_PLAIN, 0 },
 	[PC_DEVICE]	= { "device", "DEVICE", 12, OF_PLAIN, OC_LEFT },
 	[PC_IFNAME]	= { "ifname", "IFNAME", 12, OF_PLAIN, OC_JSON },
 	[PC_IFINDEX]	= { "ifindex", "IFINDEX", 7, OF_PLAIN, OC_WIDE },
@@ -107,6 +109,7 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 
 	switch (col) {
 	case PC_ID: OV_U64(v, r->id); v->null = !r->id; break;
+	case PC_POOL: OV_STR(v, r->ident); break;
 	case PC_DEVICE: OV_STR(v, r->device); break;
 	case PC_IFNAME: OV_STR(v, r->ifname); v->null = !r->ifname[0]; break;
 	case PC_IFINDEX: OV_S64(v, r->ifindex); v->null = r->ifindex <= 0; break;
@@ -420,6 +423,9 @@ void render_losses_json(struct json *j, const struct snapshot *s)
 
 void render_kernel_json(struct json *j, const struct kernel_facts *k)
 {
+	const char *name, *what;
+	int i;
+
 	json_key(j, "kernel");
 	json_obj_open(j);
 	json_kv_str(j, "attach", k->attach);
@@ -428,5 +434,10 @@ void render_kernel_json(struct json *j, const struct kernel_facts *k)
 	json_kv_u64(j, "page_size", k->page_size);
 	json_kv_bool(j, "item_stats", k->item_stats);
 	json_kv_bool(j, "item_blocks", k->item_blocks);
+	json_key(j, "unavailable");
+	json_arr_open(j);
+	for (i = 0; (name = kernel_gap(k, false, i, &what)); i++)
+		json_str(j, name);
+	json_arr_close(j);
 	json_obj_close(j);
 }

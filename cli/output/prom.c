@@ -414,32 +414,15 @@ static void sample(struct out *o, int fam, const char *labels, const char *xname
 	fputc('\n', o->f);
 }
 
-/* FNV-1a of address and generation: a stable name for pools without an id */
-static unsigned int anon_id(__u64 addr, __u32 gen)
-{
-	unsigned int h = 2166136261u;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		h = (h ^ ((addr >> (8 * i)) & 0xff)) * 16777619u;
-	for (i = 0; i < 4; i++)
-		h = (h ^ ((gen >> (8 * i)) & 0xff)) * 16777619u;
-	return h;
-}
-
 static char *pool_labels(const struct pool_row *r)
 {
-	char *buf = NULL, id[24], num[24];
+	char *buf = NULL, num[24];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	if (!f)
 		return NULL;
-	if (r->id)
-		snprintf(id, sizeof(id), "%u", r->id);
-	else
-		snprintf(id, sizeof(id), "anon-%08x", anon_id(r->addr, r->gen));
-	fprintf(f, "pool_id=\"%s\",device=\"", id);
+	fprintf(f, "pool_id=\"%s\",device=\"", r->ident);
 	put_label_value(f, r->device);
 	fputs("\",ifindex=\"", f);
 	if (r->ifindex > 0)

@@ -346,7 +346,9 @@ void report_json(struct json *j, const struct check_report *rep, const struct re
 			const struct finding *x = &r->findings[k];
 
 			json_obj_open(j);
-			json_kv_u64(j, "id", x->pool_id);
+			json_key(j, "id");
+			x->pool_id ? json_u64(j, x->pool_id) : json_null(j);
+			json_kv_str(j, "pool", x->pool);
 			json_kv_str(j, "device", x->device);
 			json_kv_f64(j, "value", x->value);
 			json_kv_bool(j, "at_least", x->at_least);

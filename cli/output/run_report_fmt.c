@@ -47,7 +47,7 @@ static void put_exit(FILE *f, const struct run_report *rep)
 
 static void put_pool_title(FILE *f, const struct pool_row *r)
 {
-	fprintf(f, "pool %u (%s)", r->id, r->device[0] ? r->device : "-");
+	fprintf(f, "pool %s (%s)", r->ident, r->device[0] ? r->device : "-");
 }
 
 /*
@@ -202,9 +202,9 @@ int run_report_result(const struct run_report *rep, struct check_result *res)
 		res->v = VERDICT_FAIL;
 		snprintf(res->summary, sizeof(res->summary),
 			 "%zu of %zu destroyed %s not freed "
-			 "within %s of the command's end; first: pool %u (%s), %lld pages "
+			 "within %s of the command's end; first: pool %s (%s), %lld pages "
 			 "inflight",
-			 rep->nstuck, rep->ndestroyed, pools_word(rep->ndestroyed), dl, p->row.id,
+			 rep->nstuck, rep->ndestroyed, pools_word(rep->ndestroyed), dl, p->row.ident,
 			 p->row.device[0] ? p->row.device : "-", (long long)p->row.inflight);
 	} else if (!rep->started) {
 		res->v = VERDICT_ERROR;
@@ -307,7 +307,9 @@ void run_report_json(struct json *j, const struct run_report *rep)
 		const struct run_pool *p = &rep->pools[i];
 
 		json_obj_open(j);
-		json_kv_u64(j, "id", p->row.id);
+		json_key(j, "id");
+		p->row.id ? json_u64(j, p->row.id) : json_null(j);
+		/* the pool's name ("pool" in pools -j) is .pool.pool here */
 		json_kv_str(j, "device", p->row.device);
 		json_kv_bool(j, "created", p->created);
 		json_kv_bool(j, "destroyed", p->destroyed);

@@ -61,7 +61,7 @@ void stacks_print_text(FILE *f, const struct ksyms *k, const struct snapshot *sn
 				if (!of_row(&v[i], row) || v[i].key.kind != kind)
 					continue;
 				if (!title) {
-					fprintf(f, "pool %u %s (%s)\n", row->id, row->device,
+					fprintf(f, "pool %s %s (%s)\n", row->ident, row->device,
 						row_state_name(row->state));
 					title = true;
 				}
@@ -99,7 +99,9 @@ void stacks_write_json(struct json *j, const struct ksyms *k, const struct snaps
 		char a[24];
 
 		json_obj_open(j);
-		json_kv_u64(j, "id", row->id);
+		json_key(j, "id");
+		row->id ? json_u64(j, row->id) : json_null(j);
+		json_kv_str(j, "pool", row->ident);
 		json_kv_str(j, "device", row->device);
 		json_kv_str(j, "state", row_state_name(row->state));
 		snprintf(a, sizeof(a), "0x%llx", (unsigned long long)row->addr);

@@ -52,6 +52,14 @@ static bool detach_time_is_ktime(const struct btf *btf, int pool_id)
 	return t && btf_is_typedef(t) && !strcmp(btf__name_by_offset(btf, t->name_off), "ktime_t");
 }
 
+/* pool->p.<name>: p is struct page_pool_params, or _fast since v6.7 */
+static bool params_has(const struct btf *btf, int pool_id, const char *name)
+{
+	const struct btf_member *p = find_member(btf, pool_id, "p");
+
+	return p && find_member(btf, p->type, name);
+}
+
 int features_probe(struct features *f)
 {
 	struct utsname u;
@@ -91,6 +99,7 @@ int features_probe(struct features *f)
 	if (f->page_pool) {
 		f->pool_user = find_member(btf, pool_id, "user") != NULL;
 		f->detach_time_is_ns = detach_time_is_ktime(btf, pool_id);
+		f->pool_napi = params_has(btf, pool_id, "napi");
 		int stats = btf__find_by_name_kind(btf, "page_pool_alloc_stats", BTF_KIND_STRUCT);
 
 		f->item_stats = stats > 0 && find_member(btf, stats, "item_fast_empty");

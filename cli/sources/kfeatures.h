@@ -24,6 +24,7 @@ struct features {
 	bool item_blocks;		/* item block counters (ppwatch's series) */
 	bool pool_user;			/* pool->user: ids, netdev lists (v6.8) */
 	bool detach_time_is_ns;		/* user.detach_time is ktime_t */
+	bool pool_napi;			/* pool->p.napi (v6.5) */
 	enum unmap_regime unmap;
 	bool tracefs;			/* events/page_pool visible in tracefs */
 	long page_size;

@@ -42,11 +42,38 @@ static void kernel_facts_of(struct monitor *m)
 		.attach = attach_mode_name(m->s.mode),
 		.unmap = f->unmap,
 		.netlink = m->nl.available,
+		.pool_ids = f->pool_user,
+		.napi = f->pool_napi,
 		.page_size = f->page_size,
 		.detach_time_is_ns = f->detach_time_is_ns,
 		.item_stats = f->item_stats,
 		.item_blocks = f->item_blocks,
 	};
+}
+
+/*
+ * Once per run, one line on stderr: what this kernel cannot give and what
+ * ppwatch does instead (JSON has the names in .kernel.unavailable).
+ */
+static void say_gaps(const struct monitor *m)
+{
+	const char *name, *what;
+	char line[1024];
+	size_t len = 0;
+	int i;
+
+	line[0] = 0;
+	for (i = 0; (name = kernel_gap(&m->kernel, true, i, &what)); i++) {
+		if (!strcmp(name, "netlink") && m->o.no_netlink)
+			continue;
+		len += snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0, "%s%s",
+				len ? "; " : "", what);
+		if (!strcmp(name, "netlink"))
+			len += snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0,
+					" (%s)", m->nl.why);
+	}
+	if (len)
+		p_warn("this kernel cannot report %s", line);
 }
 
 int monitor_open(struct monitor *m, const struct monitor_opts *o)
@@ -71,8 +98,6 @@ int monitor_open(struct monitor *m, const struct monitor_opts *o)
 		return err;
 	if (!o->no_netlink) {
 		nl_client_init(&m->nl, o->subscribe);
-		if (!m->nl.available)
-			p_info("netlink: %s; showing what BPF sees", m->nl.why);
 		netns_scan(&m->nsl);
 		nl_client_sync(&m->nl, &m->nsl);
 	}
@@ -84,6 +109,7 @@ int monitor_open(struct monitor *m, const struct monitor_opts *o)
 	}
 	m->col.keep_freed_s = o->keep_freed_s;
 	kernel_facts_of(m);
+	say_gaps(m);
 	return 0;
 }
 

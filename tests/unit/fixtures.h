@@ -22,6 +22,7 @@ static inline struct pool_row fixture_row(__u32 id, const char *dev, enum row_st
 	r.addr = 0xffff888100000000ULL + id * 0x1000;
 	r.gen = 1;
 	r.id = id;
+	pool_row_name(&r, 0);
 	r.bpf = true;
 	r.state = st;
 	snprintf(r.ifname, sizeof(r.ifname), "%s", dev);

@@ -84,6 +84,7 @@ static void setup(void)
 	row.addr = POOL_A;
 	row.gen = 1;
 	row.id = 7;
+	pool_row_name(&row, 0);
 	snprintf(row.device, sizeof(row.device), "vb");
 	row.netns_ino = 4026532246U;
 	row.seen_age_s = 10;

@@ -110,7 +110,7 @@ static void test_parse_ok(void)
 		CHECK_STR(a->name, "a");
 		CHECK_STR(a->match.device, "eth*");
 		CHECK_INT(a->match.state, ROW_ZOMBIE);
-		CHECK(a->match.has_pool && a->match.pool == 9, "pool");
+		CHECK(a->match.pool && !strcmp(a->match.pool, "9"), "pool");
 		CHECK(a->match.has_ifindex && a->match.ifindex == 3, "ifindex");
 		CHECK_STR(a->match.netns, "42");
 		CHECK_INT(a->limit[LIM_MAX_INFLIGHT], 256);

@@ -244,18 +244,18 @@ ppw_bg_stop() {
 	PPW_RC=$?
 	log "ppwatch ($1) stopped -> exit $PPW_RC"
 }
-# ppw_sel ADDR FILE: what selects the pool at ADDR on a command line (its
-# id); empty, with a FAIL naming the missing cli behaviour, when the JSON
-# gives it none
+# ppw_sel ADDR FILE: what selects the pool at ADDR on a command line: its
+# name (.pool: the id, or x<mem id>/@<addr> before pool->user.id existed);
+# empty, with a FAIL, when the JSON gives it none
 ppw_sel() {
-	local id
-	id=$(jq -r --arg a "$1" '[.pools[] | select(.addr == $a)][0].id // empty' "$2")
-	case "$id" in
-	""|null|0|-)
-		fail "cli: the pool at $1 has no identity in the JSON (id '$id'): pools without pool->user.id (kernels before 6.8) need a stable id that 'pools', 'check', 'export' and the JSON name and every command selects (issue 9 item 4)"  >&2
+	local sel
+	sel=$(jq -r --arg a "$1" '[.pools[] | select(.addr == $a)][0].pool // empty' "$2")
+	case "$sel" in
+	""|null|-)
+		fail "cli: the pool at $1 has no name in the JSON (.pool '$sel'): every pool needs one that every command selects" >&2
 		return 1 ;;
 	esac
-	echo "$id"
+	echo "$sel"
 }
 # jpool FILE ADDR FIELD: FIELD of the pool at ADDR in a JSON document with .pools[]
 jpool() {
