@@ -38,6 +38,40 @@ static void test_json_escaping(void)
 	free(buf);
 }
 
+/* JSON numbers for any double: no out-of-range cast, no buffer overrun */
+static void test_json_f64(void)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} t[] = {
+		{ 0.25, "0.25" },
+		{ -0.0, "0" },
+		{ -1e-9, "0" },
+		{ 1700000000.123456, "1700000000.123456" },
+		{ 9007199254740992.0, "9007199254740992" },
+		{ 1e15 + 0.5, "1000000000000000.5" },
+		{ 9.3e18, "9.3e+18" },
+		{ -9.3e18, "-9.3e+18" },
+		{ 1e57, "1e+57" },
+		{ 1e300, "1e+300" },
+		{ -1.7976931348623157e308, "-1.7976931348623157e+308" },
+		{ 0.1 + 0.2, "0.3" },
+	};
+	struct json j;
+	char *buf;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		CAPTURE(buf, f, {
+			json_init(&j, f, false);
+			json_f64(&j, t[i].v);
+		});
+		CHECK(!strcmp(buf, t[i].want), "%.17g: '%s' != '%s'", t[i].v, buf, t[i].want);
+		free(buf);
+	}
+}
+
 static void test_json_lines(void)
 {
 	struct json j;
@@ -158,6 +192,7 @@ static void test_formats(void)
 int main(void)
 {
 	TEST(test_json_escaping);
+	TEST(test_json_f64);
 	TEST(test_json_lines);
 	TEST(test_columns);
 	TEST(test_parsers);
