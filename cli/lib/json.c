@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/escape.h"
 #include "lib/json.h"
 
 void json_init(struct json *j, FILE *f, bool pretty)
@@ -76,27 +77,11 @@ void json_arr_close(struct json *j)
 	close(j, ']');
 }
 
+/* strings are untrusted (names from the kernel, recorded text): lib/escape.h */
 static void put_string(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
 	fputc('"', f);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\b': fputs("\\b", f); break;
-		case '\f': fputs("\\f", f); break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
+	esc_put(f, s, strlen(s), "\"\\");
 	fputc('"', f);
 }
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/escape.h"
 #include "lib/util.h"
 #include "output/holder_table.h"
 #include "output/table.h"
@@ -118,9 +119,10 @@ static struct oview holder_oview(void)
 static void pool_title(FILE *f, const struct pool_holders *ph)
 {
 	const struct pool_row *r = ph->row;
-	char b[16];
+	char b[16], dev[4 * sizeof(r->device)];
 
-	fprintf(f, "pool %u %s (%s", r->id, r->device[0] ? r->device : "-",
+	fprintf(f, "pool %u %s (%s", r->id,
+		r->device[0] ? esc_str(r->device, dev, sizeof(dev)) : "-",
 		row_state_name(r->state));
 	if (r->netns_ino)
 		fprintf(f, ", netns %u", r->netns_ino);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/escape.h"
 #include "lib/util.h"
 #include "lib/vec.h"
 #include "output/pool_table.h"
@@ -360,19 +361,14 @@ static void family_begin(struct out *o, int fam)
 		fprintf(o->f, "# UNIT %.*s %s\n", (int)len, F->name, F->unit);
 }
 
-/* a label value: backslash, double quote and newline escaped */
+/*
+ * A label value: untrusted names through lib/escape.h (a label value must
+ * be UTF-8, or Prometheus rejects the whole scrape), then the format's
+ * quoting of backslash and double quote (no newline is left to quote).
+ */
 static void put_label_value(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", f);
-		else if (*s == '"')
-			fputs("\\\"", f);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
+	esc_put(f, s, strlen(s), "\"\\");
 }
 
 static void put_value(FILE *f, double v)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/escape.h"
 #include "lib/util.h"
 #include "output/pool_table.h"
 #include "output/run_report_fmt.h"
@@ -45,9 +46,20 @@ static void put_exit(FILE *f, const struct run_report *rep)
 		put_age(f, rep->duration_s);
 }
 
+/* a name, or '-' when there is none; names are untrusted (lib/escape.h) */
+static void put_name(FILE *f, const char *s, const char *none)
+{
+	if (*s)
+		esc_put(f, s, strlen(s), NULL);
+	else
+		fputs(none, f);
+}
+
 static void put_pool_title(FILE *f, const struct pool_row *r)
 {
-	fprintf(f, "pool %u (%s)", r->id, r->device[0] ? r->device : "-");
+	fprintf(f, "pool %u (", r->id);
+	put_name(f, r->device, "-");
+	fputc(')', f);
 }
 
 /*
@@ -71,7 +83,9 @@ static void put_stuck_pool(FILE *f, const struct run_pool *p)
 	}
 	fprintf(f, ": zombie, %lld %s (%s) inflight\n", (long long)r->inflight,
 		r->inflight == 1 ? "page" : "pages", fmt_bytes(b, sizeof(b), r->inflight_bytes));
-	fprintf(f, "  device %s, ifindex ", r->device[0] ? r->device : "-");
+	fputs("  device ", f);
+	put_name(f, r->device, "-");
+	fputs(", ifindex ", f);
 	if (r->ifindex > 0)
 		fprintf(f, "%d", r->ifindex);
 	else
@@ -81,7 +95,9 @@ static void put_stuck_pool(FILE *f, const struct run_pool *p)
 		fprintf(f, "%u", r->napi_id);
 	else
 		fputc('-', f);
-	fprintf(f, ", driver %s\n", r->driver[0] ? r->driver : "-");
+	fputs(", driver ", f);
+	put_name(f, r->driver, "-");
+	fputc('\n', f);
 	fputs("  destroyed ", f);
 	if (isfinite(p->destroyed_s)) {
 		put_age(f, p->destroyed_s);
@@ -115,9 +131,13 @@ static void put_stuck_pool(FILE *f, const struct run_pool *p)
 	for (i = 0; i < p->nholders; i++) {
 		const struct run_holder *h = &p->holders[i];
 
-		fprintf(f, "  holder: %s", h->what[0] ? h->what : "?");
-		if (h->pid)
-			fprintf(f, ", pid %d (%s)", h->pid, h->comm[0] ? h->comm : "?");
+		fputs("  holder: ", f);
+		put_name(f, h->what, "?");
+		if (h->pid) {
+			fprintf(f, ", pid %d (", h->pid);
+			put_name(f, h->comm, "?");
+			fputc(')', f);
+		}
 		if (h->pages >= 0)
 			fprintf(f, ", %lld %s", (long long)h->pages,
 				h->pages == 1 ? "page" : "pages");
@@ -131,7 +151,9 @@ void run_report_text(FILE *f, const struct run_report *rep)
 	size_t i, first = 1;
 	int idx;
 
-	fprintf(f, "command: %s\n  ", rep->command ? rep->command : "");
+	fputs("command: ", f);
+	put_name(f, rep->command ? rep->command : "", "");
+	fputs("\n  ", f);
 	put_exit(f, rep);
 	if (rep->started) {
 		fputs("; watched ", f);

@@ -40,6 +40,8 @@ static void make_snapshot(struct snapshot *s, bool items)
 	rows[1].oldest_at_least = true;
 	/* a name with every character a label value must escape */
 	rows[2] = row(12, "we\"ird\\na\nme", ROW_LIVE, 0);
+	/* and bytes that are not UTF-8 (Prometheus rejects a scrape with them) */
+	snprintf(rows[2].driver, sizeof(rows[2].driver), "dr\xff\xc3v\x1b[0m");
 	/* DMA: a live mapping pool, a zombie still mapped (a hazard), one that never maps */
 	rows[0].dma = DMA_MAPPED;
 	rows[0].dma_still_mapped = 1200;
@@ -110,7 +112,10 @@ static void test_render_golden(void)
 	check_golden("export.prom", buf);
 	CHECK(!strstr(buf, "pool_id=\"13\""), "freed pool 13 left the output");
 	CHECK(!strstr(buf, "item_"), "no item families without item stats");
-	CHECK(strstr(buf, "device=\"we\\\"ird\\\\na\\nme\"") != NULL, "label value escaped");
+	CHECK(strstr(buf, "device=\"we\\\"ird\\\\na\\\\x0ame\"") != NULL, "label value escaped");
+	/* no raw byte of the name reaches the scrape: every line is UTF-8 */
+	CHECK(strstr(buf, "driver=\"dr\\\\xff\\\\xc3v\\\\x1b[0m\"") != NULL, "bytes escaped");
+	CHECK(!strchr(buf, '\xff') && !strchr(buf, '\x1b'), "no raw bytes");
 	free(buf);
 	make_snapshot(&s, true);
 	CAPTURE(buf, f, prom_render(f, PROM_OPENMETRICS, &s, &t, &self));

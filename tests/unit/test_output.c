@@ -33,7 +33,8 @@ static void test_json_escaping(void)
 		json_obj_close(&j);
 		json_end(&j);
 	});
-	CHECK_STR(buf, "{\"s\":\"a\\\"b\\\\c\\nd\\te\\u0001\",\"nan\":null,\"int\":3,"
+	/* control characters as lib/escape.h has them, then JSON's own quoting */
+	CHECK_STR(buf, "{\"s\":\"a\\\"b\\\\c\\\\x0ad\\\\x09e\\\\x01\",\"nan\":null,\"int\":3,"
 		       "\"frac\":0.25,\"neg\":-5,\"arr\":[1,true,null],\"empty\":{}}\n");
 	free(buf);
 }
@@ -145,6 +146,20 @@ static void test_columns(void)
 	CHECK_STR(rows[0].name, "b");
 }
 
+/* untrusted names in a table: escaped, cut and padded by characters */
+static void test_columns_untrusted(void)
+{
+	struct r rows[] = { { "\xc3\xa9t\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 1, 1 },
+			    { "a\xff\x1b", 1, 1 } };
+	struct oview ov = { cols, 3, get, NULL };
+	char *buf;
+
+	CAPTURE(buf, f, out_text(f, &ov, rows, 2, sizeof(rows[0]), false, false));
+	CHECK_STR(buf, "\xc3\xa9t\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9    1B  1.0s\n"
+		       "a\\xff     1B  1.0s\n");
+	free(buf);
+}
+
 static void test_parsers(void)
 {
 	uint64_t u;
@@ -195,6 +210,7 @@ int main(void)
 	TEST(test_json_f64);
 	TEST(test_json_lines);
 	TEST(test_columns);
+	TEST(test_columns_untrusted);
 	TEST(test_parsers);
 	TEST(test_formats);
 	return unit_done();
