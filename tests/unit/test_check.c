@@ -94,14 +94,15 @@ static void test_parse_ok(void)
 		  "rules:\n"
 		  "  - name: a\n"
 		  "    match: { device: 'eth*', state: zombie, pool: 9, ifindex: 3, netns: 42 }\n"
-		  "    max_inflight: 0x100\n"
+		  "    max_inflight: 0256\n"
 		  "    max_inflight_bytes: 64k\n"
 		  "    max_oldest_age: 1.5s\n"
 		  "    max_zombie_age: 2m\n"
 		  "    max_item_slow_failed: 0\n"
 		  "  - name: b\n"
 		  "    max_losses: 0\n"
-		  "    min_pools: 2\n", &rs, &diag);
+		  "    min_pools: 2\n",
+		  &rs, &diag);
 	CHECK(n == 0, "errors: %s", diag);
 	CHECK_INT(rs.n, 2);
 	if (rs.n == 2) {
@@ -148,29 +149,46 @@ static void test_parse_errors(void)
 		{ "bad number", "rules:\n  - name: a\n    max_inflight: lots\n", 1 },
 		{ "negative", "rules:\n  - name: a\n    max_inflight: -1\n", 1 },
 		{ "bad size", "rules:\n  - name: a\n    max_inflight_bytes: 3 apples\n", 1 },
+		{ "hex count", "rules:\n  - name: a\n    max_inflight: 0x100\n", 1 },
+		{ "signed count", "rules:\n  - name: a\n    max_inflight: ' -1'\n", 1 },
+		{ "exponent duration", "rules:\n  - name: a\n    max_oldest_age: 1e300\n", 1 },
 		{ "bad duration", "rules:\n  - name: a\n    max_zombie_age: 10 s\n", 1 },
 		{ "missing value", "rules:\n  - name: a\n    max_oldest_age:\n", 1 },
 		{ "list value", "rules:\n  - name: a\n    max_inflight: [1, 2]\n", 1 },
 		{ "no name", "rules:\n  - max_inflight: 3\n", 1 },
-		{ "duplicate name", "rules:\n  - name: a\n    min_pools: 1\n"
-				    "  - name: a\n    min_pools: 2\n", 1 },
-		{ "duplicate key", "rules:\n  - name: a\n    max_inflight: 1\n"
-				   "    max_inflight: 2\n", 1 },
+		{ "duplicate name",
+		  "rules:\n  - name: a\n    min_pools: 1\n"
+		  "  - name: a\n    min_pools: 2\n",
+		  1 },
+		{ "duplicate key",
+		  "rules:\n  - name: a\n    max_inflight: 1\n"
+		  "    max_inflight: 2\n",
+		  1 },
 		{ "checks nothing", "rules:\n  - name: a\n    match: { device: x }\n", 1 },
-		{ "match not a mapping", "rules:\n  - name: a\n    match: eth0\n"
-					 "    min_pools: 1\n", 1 },
-		{ "bad state", "rules:\n  - name: a\n    match: { state: dead }\n"
-			       "    min_pools: 1\n", 1 },
-		{ "bad pool id", "rules:\n  - name: a\n    match: { pool: 4294967296 }\n"
-				 "    min_pools: 1\n", 1 },
-		{ "losses with match", "rules:\n  - name: a\n    match: { device: x }\n"
-				       "    max_losses: 0\n", 1 },
+		{ "match not a mapping",
+		  "rules:\n  - name: a\n    match: eth0\n"
+		  "    min_pools: 1\n",
+		  1 },
+		{ "bad state",
+		  "rules:\n  - name: a\n    match: { state: dead }\n"
+		  "    min_pools: 1\n",
+		  1 },
+		{ "bad pool id",
+		  "rules:\n  - name: a\n    match: { pool: 4294967296 }\n"
+		  "    min_pools: 1\n",
+		  1 },
+		{ "losses with match",
+		  "rules:\n  - name: a\n    match: { device: x }\n"
+		  "    max_losses: 0\n",
+		  1 },
 		{ "syntax", "rules:\n  - name: a\n   max_inflight: 1\n", 1 },
 		{ "unclosed flow", "rules: [ { name: a\n", 1 },
 		{ "tab indent", "rules:\n\t- name: a\n", 1 },
 		{ "two documents", "rules: [ { name: a, min_pools: 1 } ]\n---\nrules: []\n", 1 },
-		{ "several at once", "rules:\n  - name: a\n    max_inflight: x\n"
-				     "    max_zombie_age: y\n  - name: b\n    bogus: 1\n", 3 },
+		{ "several at once",
+		  "rules:\n  - name: a\n    max_inflight: x\n"
+		  "    max_zombie_age: y\n  - name: b\n    bogus: 1\n",
+		  3 },
 	};
 	char *all = NULL, *diag;
 	size_t len, i;

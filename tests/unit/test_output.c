@@ -167,8 +167,15 @@ static void test_parsers(void)
 
 	CHECK_INT(parse_u64("42", 0, 100, &u), 0);
 	CHECK_INT(u, 42);
-	CHECK_INT(parse_u64("0x10", 0, 100, &u), 0);
-	CHECK_INT(u, 16);
+	/* decimal only: no base prefix, no blanks, no sign (strtoull took " -1" as 2^64-1) */
+	CHECK_INT(parse_u64("010", 0, 100, &u), 0);
+	CHECK_INT(u, 10);
+	CHECK_INT(parse_u64("0x10", 0, 100, &u), -EINVAL);
+	CHECK_INT(parse_u64(" -1", 0, UINT64_MAX, &u), -EINVAL);
+	CHECK_INT(parse_u64(" 1", 0, 100, &u), -EINVAL);
+	CHECK_INT(parse_u64("+1", 0, 100, &u), -EINVAL);
+	CHECK_INT(parse_u64("18446744073709551615", 0, UINT64_MAX, &u), 0);
+	CHECK_INT(parse_u64("18446744073709551616", 0, UINT64_MAX, &u), -EINVAL);
 	CHECK_INT(parse_u64("101", 0, 100, &u), -EINVAL);
 	CHECK_INT(parse_u64("-1", 0, 100, &u), -EINVAL);
 	CHECK_INT(parse_u64("4x", 0, 100, &u), -EINVAL);
@@ -183,11 +190,28 @@ static void test_parsers(void)
 	CHECK_NEAR(d, 1.5, 0);
 	CHECK_INT(parse_duration("3w", &d), -EINVAL);
 	CHECK_INT(parse_duration("-1s", &d), -EINVAL);
+	/* digits, a fraction, a unit: no hex float, exponent, infinity, blanks */
+	CHECK_INT(parse_duration("0x1p3", &d), -EINVAL);
+	CHECK_INT(parse_duration("1e300", &d), -EINVAL);
+	CHECK_INT(parse_duration("1e3ms", &d), -EINVAL);
+	CHECK_INT(parse_duration("inf", &d), -EINVAL);
+	CHECK_INT(parse_duration("nan", &d), -EINVAL);
+	CHECK_INT(parse_duration(" 5s", &d), -EINVAL);
+	CHECK_INT(parse_duration(".5s", &d), -EINVAL);
+	CHECK_INT(parse_duration("5.s", &d), -EINVAL);
+	CHECK_INT(parse_duration("", &d), -EINVAL);
+	CHECK_INT(parse_duration("3650d", &d), 0);
+	CHECK_NEAR(d, DURATION_MAX_S, 0);
+	CHECK_INT(parse_duration("3651d", &d), -EINVAL);
+	CHECK_INT(parse_duration("99999999999999999999999999999999999999999d", &d), -EINVAL);
 	CHECK_INT(parse_size("64k", &u), 0);
 	CHECK_INT(u, 65536);
 	CHECK_INT(parse_size("1GiB", &u), 0);
 	CHECK_INT(u, 1ULL << 30);
 	CHECK_INT(parse_size("12q", &u), -EINVAL);
+	CHECK_INT(parse_size(" -1", &u), -EINVAL);
+	CHECK_INT(parse_size("0x10", &u), -EINVAL);
+	CHECK_INT(parse_size("17179869184G", &u), -EINVAL);
 }
 
 static void test_formats(void)
