@@ -157,7 +157,7 @@ void json_bool(struct json *j, bool v)
 	fputs(v ? "true" : "false", j->f);
 }
 
-void json_null(struct json *j)
+void json_put_null(struct json *j)
 {
 	pre_value(j);
 	fputs("null", j->f);

@@ -409,7 +409,7 @@ void jv_write(struct json *j, const struct jv *v)
 	size_t i;
 
 	switch (v->t) {
-	case JV_NULL: json_null(j); break;
+	case JV_NULL: json_put_null(j); break;
 	case JV_BOOL: json_bool(j, v->b); break;
 	case JV_NUM: json_f64(j, v->num); break;
 	case JV_STR: json_str(j, v->str); break;

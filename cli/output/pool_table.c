@@ -197,26 +197,26 @@ static void pool_json_extra(struct json *j, const void *p, void *arg)
 
 	json_key(j, "items");
 	if (!r->item_stats && !r->item_blocks) {
-		json_null(j);
+		json_put_null(j);
 	} else {
 		json_obj_open(j);
 		json_key(j, "fast_empty");
-		r->item_stats ? json_u64(j, r->item_fast_empty) : json_null(j);
+		r->item_stats ? json_u64(j, r->item_fast_empty) : json_put_null(j);
 		json_key(j, "slow_failed");
-		r->item_stats ? json_u64(j, r->item_slow_failed) : json_null(j);
+		r->item_stats ? json_u64(j, r->item_slow_failed) : json_put_null(j);
 		json_key(j, "blocks_prealloc");
-		r->item_blocks ? json_u64(j, r->blocks_prealloc) : json_null(j);
+		r->item_blocks ? json_u64(j, r->blocks_prealloc) : json_put_null(j);
 		json_key(j, "blocks_dyn");
-		r->item_blocks ? json_u64(j, r->blocks_dyn) : json_null(j);
+		r->item_blocks ? json_u64(j, r->blocks_dyn) : json_put_null(j);
 		json_key(j, "blocks_dyn_alloc");
-		r->item_blocks ? json_u64(j, r->blocks_dyn_alloc) : json_null(j);
+		r->item_blocks ? json_u64(j, r->blocks_dyn_alloc) : json_put_null(j);
 		json_key(j, "blocks_dyn_free");
-		r->item_blocks ? json_u64(j, r->blocks_dyn_free) : json_null(j);
+		r->item_blocks ? json_u64(j, r->blocks_dyn_free) : json_put_null(j);
 		json_obj_close(j);
 	}
 	json_key(j, "destroy_unmap");
 	if (!r->unmap_seen) {
-		json_null(j);
+		json_put_null(j);
 		return;
 	}
 	json_obj_open(j);

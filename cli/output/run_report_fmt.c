@@ -282,7 +282,7 @@ static void json_f64_or_null(struct json *j, const char *k, double v)
 	if (isfinite(v))
 		json_f64(j, v);
 	else
-		json_null(j);
+		json_put_null(j);
 }
 
 void run_report_json(struct json *j, const struct run_report *rep)
@@ -301,12 +301,12 @@ void run_report_json(struct json *j, const struct run_report *rep)
 	if (rep->started && rep->exit_status >= 0)
 		json_s64(j, rep->exit_status);
 	else
-		json_null(j);
+		json_put_null(j);
 	json_key(j, "signal");
 	if (rep->started && rep->exit_status < 0)
 		json_s64(j, rep->signal);
 	else
-		json_null(j);
+		json_put_null(j);
 	json_kv_f64(j, "duration_s", rep->duration_s);
 	json_kv_f64(j, "deadline_s", rep->deadline_s);
 	json_kv_f64(j, "waited_s", rep->waited_s);
@@ -342,22 +342,22 @@ void run_report_json(struct json *j, const struct run_report *rep)
 				if (x->pid)
 					json_s64(j, x->pid);
 				else
-					json_null(j);
+					json_put_null(j);
 				json_key(j, "comm");
 				if (x->comm[0])
 					json_str(j, x->comm);
 				else
-					json_null(j);
+					json_put_null(j);
 				json_key(j, "pages");
 				if (x->pages >= 0)
 					json_s64(j, x->pages);
 				else
-					json_null(j);
+					json_put_null(j);
 				json_obj_close(j);
 			}
 			json_arr_close(j);
 		} else {
-			json_null(j); /* not known */
+			json_put_null(j); /* not known */
 		}
 		if (p->holders_note)
 			json_kv_str(j, "holders_note", p->holders_note);

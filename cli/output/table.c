@@ -169,7 +169,7 @@ void out_text(FILE *f, const struct oview *ov, const void *rows, size_t n, size_
 static void put_json_value(struct json *j, const struct oval *v)
 {
 	if (v->null) {
-		json_null(j);
+		json_put_null(j);
 		return;
 	}
 	switch (v->t) {

@@ -25,7 +25,7 @@ static void test_json_escaping(void)
 		json_arr_open(&j);
 		json_u64(&j, 1);
 		json_bool(&j, true);
-		json_null(&j);
+		json_put_null(&j);
 		json_arr_close(&j);
 		json_key(&j, "empty");
 		json_obj_open(&j);
