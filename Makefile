@@ -74,7 +74,9 @@ CLI_DIRS := $(addprefix $(OUTPUT)/cli/,$(PURE_DIRS) $(IMPURE_DIRS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 # the same unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
-SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# float-cast-overflow: not part of gcc's "undefined", and recorded values reach such casts
+SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
 SAN_OUT := $(OUTPUT)/san
 SAN_PURE_OBJS := $(patsubst cli/%.c,$(SAN_OUT)/cli/%.o,$(PURE_SRCS))
 SAN_UNIT_BINS := $(patsubst tests/unit/%.c,$(SAN_OUT)/tests/%,$(UNIT_SRCS))

@@ -113,7 +113,9 @@ const char *fmt_bytes(char *buf, size_t len, double b)
 		b /= 1024;
 		u++;
 	}
-	if (u == 0)
+	if (!(b < 1e15)) /* a recorded value: any double */
+		snprintf(buf, len, "%.3g%s", b, units[u]);
+	else if (u == 0)
 		snprintf(buf, len, "%.0f%s", b, units[u]);
 	else
 		snprintf(buf, len, b < 10 ? "%.1f%s" : "%.0f%s", b, units[u]);
@@ -124,12 +126,18 @@ const char *fmt_age(char *buf, size_t len, double s)
 {
 	uint64_t t;
 
+	if (isnan(s) || s == INFINITY) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
 	if (s < 0)
 		s = 0;
 	if (s < 1)
 		snprintf(buf, len, "%.0fms", s * 1000);
 	else if (s < 60)
 		snprintf(buf, len, "%.1fs", s);
+	else if (s >= 1e15) /* no cast past the range of an integer */
+		snprintf(buf, len, "%.3gd", s / 86400);
 	else if ((t = (uint64_t)s) < 3600)
 		snprintf(buf, len, "%llum%02llus", (unsigned long long)t / 60,
 			 (unsigned long long)t % 60);

@@ -27,7 +27,7 @@ int parse_size(const char *s, uint64_t *out);
 
 /* "1.5KiB" style, into buf */
 const char *fmt_bytes(char *buf, size_t len, double bytes);
-/* ages: "850ms", "12.3s", "4m05s", "2h03m", "3d04h" */
+/* ages: "850ms", "12.3s", "4m05s", "2h03m", "3d04h"; "?" for NaN or infinity */
 const char *fmt_age(char *buf, size_t len, double seconds);
 
 uint64_t now_boot_ns(void);

@@ -226,6 +226,11 @@ static void test_formats(void)
 	CHECK_STR(fmt_age(b, sizeof(b), 245), "4m05s");
 	CHECK_STR(fmt_age(b, sizeof(b), 7380), "2h03m");
 	CHECK_STR(fmt_age(b, sizeof(b), 3 * 86400 + 4 * 3600), "3d04h");
+	/* recorded values may be anything: no undefined cast */
+	CHECK_STR(fmt_age(b, sizeof(b), NAN), "?");
+	CHECK_STR(fmt_age(b, sizeof(b), -1e300), "0ms");
+	CHECK_STR(fmt_age(b, sizeof(b), 1e300), "1.16e+295d");
+	CHECK_STR(fmt_age(b, sizeof(b), INFINITY), "?");
 }
 
 int main(void)
