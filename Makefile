@@ -54,7 +54,9 @@ PPW_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
 ALL_CFLAGS = $(PPW_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 ALL_CPPFLAGS = -I$(OUTPUT) -Ibpf -Icli $(CPPFLAGS)
-ALL_LDLIBS = -lbpf -lelf -lz -lmnl -lyaml -lm $(LDLIBS)
+# the libraries the pure folders use (unit tests and fuzz targets link these only)
+PURE_LDLIBS := -lyaml -ljansson -lm
+ALL_LDLIBS = -lbpf -lelf -lz -lmnl $(PURE_LDLIBS) $(LDLIBS)
 
 # ledger.bpf.c defines the shared maps: the linker wants it first
 BPF_FAMILIES := ledger lifecycle discover holders items
@@ -135,7 +137,7 @@ $(OUTPUT)/lab/xdp_pass.bpf.o: tests/lab/xdp_pass.bpf.c | $(OUTPUT)/lab
 # Unit tests link every pure object: no list to keep.
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/unit/fixtures.h $(PURE_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $< $(PURE_OBJS) $(ALL_LDFLAGS) -lyaml -lm $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $< $(PURE_OBJS) $(ALL_LDFLAGS) $(PURE_LDLIBS) $(LDLIBS) -o $@
 
 $(SAN_OUT)/cli/%.o: cli/%.c | $(addprefix $(SAN_OUT)/cli/,$(PURE_DIRS))
 	$(call msg,CC-SAN,$@)
@@ -143,7 +145,7 @@ $(SAN_OUT)/cli/%.o: cli/%.c | $(addprefix $(SAN_OUT)/cli/,$(PURE_DIRS))
 
 $(SAN_OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/unit/fixtures.h $(SAN_PURE_OBJS) | $(SAN_OUT)/tests
 	$(call msg,CC-SAN,$@)
-	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(SAN_PURE_OBJS) $(ALL_LDFLAGS) -lyaml -lm $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(SAN_PURE_OBJS) $(ALL_LDFLAGS) $(PURE_LDLIBS) $(LDLIBS) -o $@
 
 .PHONY: unit unit-san san-objs
 # named here so make keeps them (objects only a pattern rule needs are intermediate)
