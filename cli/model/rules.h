@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "model/diag.h"
 #include "model/snapshot.h"
 
 enum limit_kind {
@@ -33,12 +34,6 @@ enum limit_kind {
 	LIM_MAX_LOSSES,
 	LIM_MIN_POOLS,
 	LIM_NR,
-};
-
-/* A position in the rules file, 1-based (0: none). */
-struct rpos {
-	int line;
-	int col;
 };
 
 struct rule_match {
