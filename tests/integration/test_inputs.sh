@@ -14,6 +14,7 @@ ALL_TESTS="
 	rules_files_cost_little
 	option_values_strict
 	sigterm_ends_cpu_bound_phase
+	record_output_is_a_plain_file
 "
 
 . "$(dirname "$0")/lib.sh"
@@ -179,6 +180,24 @@ sigterm_ends_cpu_bound_phase() {
 	# before: the handler only set a flag that nothing polls while reading
 	check "gone within 1 s of one SIGTERM" num "$ms < 1000"
 	check "killed by SIGTERM (143)" [ "$rc" -eq 143 ]
+}
+
+record_output_is_a_plain_file() {
+	need_binary
+	local f
+	# what another user could plant in /tmp for root's 'record -o'
+	echo "keep me" >"$WORK/victim"
+	ln -s "$WORK/victim" "$WORK/symlink"
+	ln "$WORK/victim" "$WORK/hardlink"
+	mkfifo "$WORK/fifo"
+	for f in symlink hardlink fifo; do
+		timed 10 "$PPWATCH" record -o "$WORK/$f" 1
+		log "$f: exit $RC: $ERR"
+		check "$f: refused, exit 2" [ "$RC" -eq 2 ]
+		check "$f: says which file" grep -q "opening $WORK/$f for writing: " <<<"$ERR"
+	done
+	# before: fopen(path, "w") followed the symlink and truncated the target
+	check "the target is untouched" [ "$(cat "$WORK/victim")" = "keep me" ]
 }
 
 run_tests
