@@ -55,7 +55,7 @@ ALL_CFLAGS = $(PPW_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 ALL_CPPFLAGS = -I$(OUTPUT) -Ibpf -Icli $(CPPFLAGS)
 # the libraries the pure folders use (unit tests and fuzz targets link these only)
-PURE_LDLIBS := -lyaml -ljansson -lm
+PURE_LDLIBS := -lyaml -ljansson -lmicrohttpd -lm
 ALL_LDLIBS = -lbpf -lelf -lz -lmnl $(PURE_LDLIBS) $(LDLIBS)
 
 # ledger.bpf.c defines the shared maps: the linker wants it first

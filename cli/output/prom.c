@@ -178,16 +178,36 @@ size_t prom_families(const struct prom_family_help **out)
 
 /* ---- negotiation ------------------------------------------------------------ */
 
+/* RFC 9110 qvalue: "0" or "1", up to three decimals, nothing more (-1 when not one) */
+static double qvalue(const char *q)
+{
+	size_t n = 1;
+
+	if (q[0] != '0' && q[0] != '1')
+		return -1;
+	if (q[1] == '.')
+		for (n = 2; n < 5 && q[n] >= '0' && q[n] <= '9'; n++)
+			if (q[0] == '1' && q[n] != '0')
+				return -1;
+	if (q[n] && !strchr("; \t,", q[n]))
+		return -1;
+	return strtod(q, NULL);
+}
+
+/* the q parameter of a media range (1 without one; 0 for one that is not a qvalue) */
 static double media_q(const char *params)
 {
 	const char *q = params;
+	double v;
 
 	while ((q = strchr(q, ';'))) {
 		q++;
 		while (*q == ' ' || *q == '\t')
 			q++;
-		if ((q[0] == 'q' || q[0] == 'Q') && q[1] == '=')
-			return strtod(q + 2, NULL);
+		if ((q[0] == 'q' || q[0] == 'Q') && q[1] == '=') {
+			v = qvalue(q + 2);
+			return v < 0 ? 0 : v;
+		}
 	}
 	return 1;
 }
