@@ -10,6 +10,7 @@
  * request gets is lib/http.c's route and prom_negotiate().
  */
 #include <errno.h>
+#include <linux/capability.h>
 #include <fcntl.h>
 #include <math.h>
 #include <netdb.h>
@@ -31,11 +32,13 @@
 #include "main.h"
 #include "output/prom.h"
 #include "sources/monitor.h"
+#include "sources/privs.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9478"
 
 static struct {
 	const char *listen;
+	const char *user;
 	double interval;
 	double timeout;
 	uint64_t max_clients;
@@ -55,6 +58,7 @@ enum {
 	OPT_MAX_CLIENTS,
 	OPT_ONCE,
 	OPT_OM,
+	OPT_USER,
 };
 
 static const struct option export_lopts[] = {
@@ -64,7 +68,8 @@ static const struct option export_lopts[] = {
 	{ "max-clients", required_argument, NULL, OPT_MAX_CLIENTS },
 	{ "once", no_argument, NULL, OPT_ONCE },
 	{ "openmetrics", no_argument, NULL, OPT_OM },
-	{ 0 }
+	{ "user", required_argument, NULL, OPT_USER },
+	{ 0 },
 };
 
 static int export_opt(int o, const char *arg)
@@ -99,6 +104,9 @@ static int export_opt(int o, const char *arg)
 	case OPT_OM:
 		opts.once_format = PROM_OPENMETRICS;
 		return 0;
+	case OPT_USER:
+		opts.user = arg;
+		return 0;
 	}
 	return -ENOENT;
 }
@@ -116,6 +124,9 @@ static void export_help(void)
 	       "                      (default 5s)\n"
 	       "  --max-clients N     connections at once (default 32); more wait, and the\n"
 	       "                      one waiting longest for a request makes room\n"
+	       "  --user USER         once loaded, serve as USER (name or number), keeping\n"
+	       "                      only the capabilities still needed (see PRIVILEGES\n"
+	       "                      in ppwatch-export(8))\n"
 	       "  --once              print one exposition to stdout and exit, after\n"
 	       "                      observing for --interval, at least 1.2s (node_exporter's\n"
 	       "                      textfile collector, promtool)\n"
@@ -363,6 +374,37 @@ bad:
 
 /* ---- the command --------------------------------------------------------------------- */
 
+/*
+ * Once the BPF objects are loaded and the listener open, keep only what
+ * serving still needs: bpf() on the maps and the discovery iterator
+ * (CAP_BPF: older kernels check it for every command when unprivileged
+ * BPF is off; before 5.8 it is CAP_SYS_ADMIN), and, when netlink is in
+ * use, following network namespaces that appear later: CAP_SYS_PTRACE to
+ * read /proc/PID/ns/net of other users' processes, CAP_SYS_ADMIN for
+ * setns() into them. Everything else goes, from every set, and
+ * no_new_privs is set; with --user, uid 0 goes too.
+ */
+static uid_t user_uid;
+static gid_t user_gid;
+
+static int drop_privileges(void)
+{
+	int keep[3], n = 0, err;
+	char kept[96];
+
+	keep[n++] = CAP_BPF;
+	if (mon.kernel.netlink || !privs_have(CAP_BPF))
+		keep[n++] = CAP_SYS_ADMIN;
+	if (mon.kernel.netlink)
+		keep[n++] = CAP_SYS_PTRACE;
+	err = privs_drop(keep, n, opts.user ? &user_uid : NULL, opts.user ? &user_gid : NULL, kept,
+			 sizeof(kept));
+	if (!err)
+		p_info("export: privileges dropped: keeping %s%s%s", kept[0] ? kept : "nothing",
+		       opts.user ? ", as user " : "", opts.user ? opts.user : "");
+	return err;
+}
+
 static int serve(int lfd)
 {
 	struct pollfd pfd[HTTPD_POLLFDS];
@@ -425,6 +467,8 @@ static int export_run(int argc, char **argv)
 	self.version = PPWATCH_VERSION;
 	self.interval_s = opts.interval;
 	self.scrape_duration_s = NAN;
+	if (opts.user && privs_user(opts.user, &user_uid, &user_gid))
+		return EXIT_ERROR;
 	signal(SIGPIPE, SIG_IGN);
 	if (!opts.once) {
 		/* listen first: a port in use is reported before BPF is loaded */
@@ -436,6 +480,8 @@ static int export_run(int argc, char **argv)
 		goto out_listen;
 	self.attach = mon.kernel.attach;
 	self.netlink = mon.kernel.netlink;
+	if (!opts.once && drop_privileges())
+		goto out_monitor;
 	err = sample();
 	if (opts.once) {
 		/*
@@ -474,7 +520,7 @@ out_listen:
 const struct command cmd_export = {
 	.name = "export",
 	.synopsis = "[--listen ADDR:PORT] [--interval DUR] [--timeout DUR] [--max-clients N] "
-		    "[--once [--openmetrics]]",
+		    "[--user USER] [--once [--openmetrics]]",
 	.summary = "serve per-pool metrics to Prometheus (OpenMetrics or text 0.0.4)",
 	.lopts = export_lopts,
 	.sopts = NULL,

@@ -6,7 +6,8 @@
 # once, 50 slow clients while scrapes must still be answered within a
 # second, garbage, oversized heads, HTTP/1.0 and keep-alive, running out
 # of descriptors; memory and descriptors the same before and after. Then
-# a warning when it listens beyond loopback.
+# what the exporter says and keeps: a warning when it listens beyond
+# loopback, and the capabilities it holds once loaded.
 
 ALL_TESTS="
 	two_hundred_scrapes_at_once
@@ -15,6 +16,7 @@ ALL_TESTS="
 	descriptors_run_out
 	nothing_leaks
 	warns_beyond_loopback
+	privileges_after_load
 "
 
 . "$(dirname "$0")/lib.sh"
@@ -166,6 +168,61 @@ warns_beyond_loopback() {
 	done
 	log "$(grep -i 'beyond loopback' "$err" | cut -c1-120)"
 	check "warns beyond loopback" grep -q 'Warning: export: listening on 0.0.0.0:[0-9]*, beyond loopback' "$err"
+}
+
+# the capability sets of a process, as hex masks, in /proc order: "CapInh CapPrm CapEff CapBnd CapAmb"
+caps_of() {
+	awk '/^Cap(Prm|Eff|Bnd|Inh|Amb):/ { printf "%s ", $2 }' "/proc/$1/status"
+}
+
+# bit N of a hex mask
+has_cap() { (( (0x$1 >> $2) & 1 )); }
+
+privileges_after_load() {
+	require_kernel
+	local c prm eff bnd inh amb bit sockets0 sockets1 id
+	# what may be kept: CAP_BPF 39, CAP_SYS_ADMIN 21, CAP_SYS_PTRACE 19
+	export_start --interval 0.3 -v -v
+	read -r inh prm eff bnd amb <<<"$(caps_of "$EXP_PID")"
+	log "uid $(awk '/^Uid:/ { print $2 }' "/proc/$EXP_PID/status"): CapPrm $prm CapEff $eff CapBnd $bnd; $(grep -o 'privileges dropped.*' "$EXP_ERR")"
+	check "permitted = effective = bounding" [ "$prm" = "$eff" -a "$eff" = "$bnd" ]
+	check "nothing inheritable or ambient" [ "$inh" = 0000000000000000 -a "$amb" = 0000000000000000 ]
+	for bit in $(seq 0 40); do
+		case $bit in 19 | 21 | 39) continue ;; esac
+		has_cap "$eff" "$bit" && fail "capability $bit kept"
+	done
+	check "no_new_privs" grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$EXP_PID/status"
+	# it still follows namespaces that appear after the drop: a new lab's
+	# namespaces get netlink sockets (setns), and its pool is scraped
+	sockets0=$(ls -l "/proc/$EXP_PID/fd" | grep -c socket:)
+	lab_begin
+	lab_hold 100 >/dev/null || fail "holder"
+	sleep 1.5
+	sockets1=$(ls -l "/proc/$EXP_PID/fd" | grep -c socket:)
+	log "sockets $sockets0 -> $sockets1 after a new lab"
+	check "netlink sockets opened in the new namespaces" [ "$sockets1" -gt "$sockets0" ]
+	check "no namespace refused" [ -z "$(grep 'netlink: namespace.*not permitted' "$EXP_ERR")" ]
+	id=$(scrape | grep '^ppwatch_pool_inflight_pages{' | grep -F "netns=\"$(lab_netns_ino)\"" | grep -c 'device="vb"')
+	check "the new lab's pool is scraped" [ "$id" -ge 1 ]
+	check "no collection failed" grep -q '^ppwatch_collect_errors_total 0$' <<<"$(scrape)"
+	kill "$EXP_PID"
+	wait "$EXP_PID" 2>/dev/null
+
+	# --no-netlink: BPF only; --user: out of uid 0 as well
+	export_start --no-netlink --user nobody
+	read -r inh prm eff bnd amb <<<"$(caps_of "$EXP_PID")"
+	log "--no-netlink --user nobody: $(grep -E '^(Uid|Gid|Groups):' "/proc/$EXP_PID/status" | tr -s '\t\n' '  ')CapEff $eff"
+	check "uid nobody" grep -qE '^Uid:[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534' "/proc/$EXP_PID/status"
+	check "gid nobody's" grep -qE '^Gid:[[:space:]]+65534[[:space:]]+65534' "/proc/$EXP_PID/status"
+	check "no supplementary groups" grep -qE '^Groups:[[:space:]]*$' "/proc/$EXP_PID/status"
+	for bit in $(seq 0 40); do
+		[ "$bit" -eq 39 ] && continue
+		has_cap "$eff" "$bit" && fail "capability $bit kept with --no-netlink"
+	done
+	check "still scraping the maps" grep -q '^ppwatch_collect_errors_total 0$' <<<"$(sleep 1; scrape)"
+	"$PPWATCH" export --user no-such-user-here >/dev/null 2>"$EXP_ERR.2"
+	check "--user: an unknown user is an error" grep -q "no such user" "$EXP_ERR.2"
+	rm -f "$EXP_ERR.2"
 }
 
 run_tests
