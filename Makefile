@@ -83,6 +83,19 @@ SAN_OUT := $(OUTPUT)/san
 SAN_PURE_OBJS := $(patsubst cli/%.c,$(SAN_OUT)/cli/%.o,$(PURE_SRCS))
 SAN_UNIT_BINS := $(patsubst tests/unit/%.c,$(SAN_OUT)/tests/%,$(UNIT_SRCS))
 
+# fuzz targets (tests/fuzz): libFuzzer + ASan + UBSan over the pure objects,
+# built with clang; libFuzzer is in Debian's libclang-rt-NN-dev
+FUZZ_CC ?= clang
+FUZZ_OUT := $(OUTPUT)/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wno-unused-parameter \
+	-DPPWATCH_VERSION='"$(VERSION)"' $(FUZZ_SAN)
+FUZZ_PURE_OBJS := $(patsubst cli/%.c,$(FUZZ_OUT)/cli/%.o,$(PURE_SRCS))
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
+# can this clang link a fuzzer? (evaluated only by the fuzz targets)
+FUZZ_PROBE = printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
+	$(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null
+
 LAB_BINS := $(OUTPUT)/lab/ppgen $(OUTPUT)/lab/xdp_pass.bpf.o
 
 MAN_SRCS := $(wildcard docs/*.rst)
@@ -92,7 +105,7 @@ MAN_PAGES := $(patsubst docs/%.rst,$(OUTPUT)/man/%.8,$(filter-out docs/common_op
 all: $(OUTPUT)/ppwatch $(LAB_BINS)
 
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/tests $(OUTPUT)/lab $(OUTPUT)/man $(OUTPUT)/bench $(CLI_DIRS) \
-$(SAN_OUT)/tests $(addprefix $(SAN_OUT)/cli/,$(PURE_DIRS)):
+$(SAN_OUT)/tests $(addprefix $(SAN_OUT)/cli/,$(PURE_DIRS)) $(addprefix $(FUZZ_OUT)/cli/,$(PURE_DIRS)):
 	$(call msg,MKDIR,$@)
 	$(Q)mkdir -p $@
 
@@ -157,8 +170,34 @@ unit: $(UNIT_BINS)
 unit-san: $(SAN_UNIT_BINS)
 	$(Q)tests/run-unit.sh $(SAN_OUT)/tests
 
+# --- fuzzing -------------------------------------------------------------------
+$(FUZZ_OUT)/cli/%.o: cli/%.c | $(addprefix $(FUZZ_OUT)/cli/,$(PURE_DIRS))
+	$(call msg,CC-FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/unit/fixtures.h $(FUZZ_PURE_OBJS)
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) -Itests/fuzz -Itests/unit $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+		$< $(FUZZ_PURE_OBJS) $(PURE_LDLIBS) -o $@
+
+# the targets when clang can build them; otherwise the fuzz check skips
+.PHONY: fuzz-bins fuzz fuzz-merge fuzz-objs
+# named here so make keeps them, as san-objs
+fuzz-objs: $(FUZZ_PURE_OBJS)
+
+fuzz-bins:
+	$(Q)if $(FUZZ_PROBE); then $(MAKE) $(FUZZ_BINS); \
+	else echo "  SKIP     fuzz targets: $(FUZZ_CC) cannot link libFuzzer (libclang-rt-14-dev)"; fi
+
+# each target for FUZZ_SECONDS (60), one after the other
+fuzz: fuzz-bins
+	$(Q)OUTPUT=$(abspath $(OUTPUT)) tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+fuzz-merge: fuzz-bins
+	$(Q)OUTPUT=$(abspath $(OUTPUT)) tests/fuzz/run.sh --merge
+
 .PHONY: test
-test: deps all $(UNIT_BINS) $(SAN_UNIT_BINS)
+test: deps all $(UNIT_BINS) $(SAN_UNIT_BINS) fuzz-bins
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) tests/run.sh
 
 .PHONY: demo
@@ -228,6 +267,8 @@ help:
 	@echo '  make test       run the whole test suite: unit, BPF, lab integration (root)'
 	@echo '  make unit       run the unit tests only (no root)'
 	@echo '  make unit-san   the unit tests under ASan + UBSan (no root)'
+	@echo '  make fuzz       each fuzz target for FUZZ_SECONDS (60) (no root; clang, libFuzzer)'
+	@echo '  make fuzz-merge fold the new fuzz inputs into tests/fuzz/corpus, minimized'
 	@echo '  make man        build the man pages into $(OUTPUT)/man'
 	@echo '  make bench      per-event cost of the hooks vs a counting-only program (root)'
 	@echo '  make compdb     compile_commands.json for editors (clangd)'
@@ -240,7 +281,7 @@ help:
 
 .DELETE_ON_ERROR:
 
--include $(wildcard $(OUTPUT)/cli/*/*.d $(OUTPUT)/cli/*.d $(SAN_OUT)/cli/*/*.d)
+-include $(wildcard $(OUTPUT)/cli/*/*.d $(OUTPUT)/cli/*.d $(SAN_OUT)/cli/*/*.d $(FUZZ_OUT)/cli/*/*.d)
 
 # the kernel series' build-and-boot rig (issue: patches/ and the VM tests)
 -include kernel/kernel.mk
