@@ -56,11 +56,13 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 ALL_CPPFLAGS = -I$(OUTPUT) -Ibpf -Icli $(YNL_CPPFLAGS) $(CPPFLAGS)
 # The libraries, by pkg-config name: the dynamic link takes their --libs,
 # 'make static' their --static --libs (what each .a needs in turn).
-LIB_PKGS := libbpf libelf zlib yaml-0.1
+LIB_PKGS := libbpf libelf zlib yaml-0.1 jansson libmicrohttpd
 ALL_LDLIBS = $(call pkg_libs,) -lm $(LDLIBS)
 pkg_libs = $(shell $(PKG_CONFIG) $(1) --libs $(LIB_PKGS))
 PKG_CONFIG ?= pkg-config
 PYTHON ?= python3
+# the libraries the pure folders use (unit tests and fuzz targets link these only)
+PURE_LDLIBS := -lyaml -ljansson -lmicrohttpd -lm
 
 # ledger.bpf.c defines the shared maps: the linker wants it first
 BPF_FAMILIES := ledger lifecycle discover holders items
@@ -95,10 +97,25 @@ CLI_DIRS := $(addprefix $(OUTPUT)/cli/,$(PURE_DIRS) $(IMPURE_DIRS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 # the same unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
-SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# float-cast-overflow: not part of gcc's "undefined", and recorded values reach such casts
+SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
 SAN_OUT := $(OUTPUT)/san
 SAN_PURE_OBJS := $(patsubst cli/%.c,$(SAN_OUT)/cli/%.o,$(PURE_SRCS))
 SAN_UNIT_BINS := $(patsubst tests/unit/%.c,$(SAN_OUT)/tests/%,$(UNIT_SRCS))
+
+# fuzz targets (tests/fuzz): libFuzzer + ASan + UBSan over the pure objects,
+# built with clang; libFuzzer is in Debian's libclang-rt-NN-dev
+FUZZ_CC ?= clang
+FUZZ_OUT := $(OUTPUT)/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wno-unused-parameter \
+	-DPPWATCH_VERSION='"$(VERSION)"' $(FUZZ_SAN)
+FUZZ_PURE_OBJS := $(patsubst cli/%.c,$(FUZZ_OUT)/cli/%.o,$(PURE_SRCS))
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(wildcard tests/fuzz/fuzz_*.c))
+# can this clang link a fuzzer? (evaluated only by the fuzz targets)
+FUZZ_PROBE = printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
+	$(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null
 
 LAB_BINS := $(OUTPUT)/lab/ppgen $(OUTPUT)/lab/xdp_pass.bpf.o
 
@@ -109,7 +126,7 @@ MAN_PAGES := $(patsubst docs/%.rst,$(OUTPUT)/man/%.8,$(filter-out docs/common_op
 all: $(OUTPUT)/ppwatch $(LAB_BINS)
 
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/tests $(OUTPUT)/lab $(OUTPUT)/man $(OUTPUT)/bench $(CLI_DIRS) \
-$(SAN_OUT)/tests $(addprefix $(SAN_OUT)/cli/,$(PURE_DIRS)):
+$(SAN_OUT)/tests $(addprefix $(SAN_OUT)/cli/,$(PURE_DIRS)) $(addprefix $(FUZZ_OUT)/cli/,$(PURE_DIRS)):
 	$(call msg,MKDIR,$@)
 	$(Q)mkdir -p $@
 
@@ -244,7 +261,7 @@ $(OUTPUT)/lab/xdp_pass.bpf.o: tests/lab/xdp_pass.bpf.c | $(OUTPUT)/lab
 # Unit tests link every pure object: no list to keep.
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/unit/fixtures.h $(PURE_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $< $(PURE_OBJS) $(ALL_LDFLAGS) -lyaml -lm $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $< $(PURE_OBJS) $(ALL_LDFLAGS) $(PURE_LDLIBS) $(LDLIBS) -o $@
 
 $(SAN_OUT)/cli/%.o: cli/%.c | $(addprefix $(SAN_OUT)/cli/,$(PURE_DIRS))
 	$(call msg,CC-SAN,$@)
@@ -252,7 +269,7 @@ $(SAN_OUT)/cli/%.o: cli/%.c | $(addprefix $(SAN_OUT)/cli/,$(PURE_DIRS))
 
 $(SAN_OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/unit/fixtures.h $(SAN_PURE_OBJS) | $(SAN_OUT)/tests
 	$(call msg,CC-SAN,$@)
-	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(SAN_PURE_OBJS) $(ALL_LDFLAGS) -lyaml -lm $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(SAN_PURE_OBJS) $(ALL_LDFLAGS) $(PURE_LDLIBS) $(LDLIBS) -o $@
 
 .PHONY: unit unit-san san-objs
 # named here so make keeps them (objects only a pattern rule needs are intermediate)
@@ -264,9 +281,35 @@ unit: $(UNIT_BINS)
 unit-san: $(SAN_UNIT_BINS)
 	$(Q)tests/run-unit.sh $(SAN_OUT)/tests
 
+# --- fuzzing -------------------------------------------------------------------
+$(FUZZ_OUT)/cli/%.o: cli/%.c | $(addprefix $(FUZZ_OUT)/cli/,$(PURE_DIRS))
+	$(call msg,CC-FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/unit/fixtures.h $(FUZZ_PURE_OBJS)
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) -Itests/fuzz -Itests/unit $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+		$< $(FUZZ_PURE_OBJS) $(PURE_LDLIBS) -o $@
+
+# the targets when clang can build them; otherwise the fuzz check skips
+.PHONY: fuzz-bins fuzz fuzz-merge fuzz-objs
+# named here so make keeps them, as san-objs
+fuzz-objs: $(FUZZ_PURE_OBJS)
+
+fuzz-bins:
+	$(Q)if $(FUZZ_PROBE); then $(MAKE) $(FUZZ_BINS); \
+	else echo "  SKIP     fuzz targets: $(FUZZ_CC) cannot link libFuzzer (libclang-rt-14-dev)"; fi
+
+# each target for FUZZ_SECONDS (60), one after the other
+fuzz: fuzz-bins
+	$(Q)OUTPUT=$(abspath $(OUTPUT)) tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+fuzz-merge: fuzz-bins
+	$(Q)OUTPUT=$(abspath $(OUTPUT)) tests/fuzz/run.sh --merge
+
 .PHONY: test
 # static and deb too: tests/integration/test_package.sh runs and installs them
-test: deps all static deb $(UNIT_BINS) $(SAN_UNIT_BINS)
+test: deps all static deb $(UNIT_BINS) $(SAN_UNIT_BINS) fuzz-bins
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) tests/run.sh
 
 .PHONY: demo
@@ -338,6 +381,8 @@ help:
 	@echo '  make test       run the whole test suite: unit, BPF, lab integration (root)'
 	@echo '  make unit       run the unit tests only (no root)'
 	@echo '  make unit-san   the unit tests under ASan + UBSan (no root)'
+	@echo '  make fuzz       each fuzz target for FUZZ_SECONDS (60) (no root; clang, libFuzzer)'
+	@echo '  make fuzz-merge fold the new fuzz inputs into tests/fuzz/corpus, minimized'
 	@echo '  make man        build the man pages into $(OUTPUT)/man'
 	@echo '  make bench      per-event cost of the hooks vs a counting-only program (root)'
 	@echo '  make static     one statically linked ppwatch: $(STATIC_BIN)'
@@ -352,7 +397,7 @@ help:
 
 .DELETE_ON_ERROR:
 
--include $(wildcard $(OUTPUT)/cli/*/*.d $(OUTPUT)/cli/*.d $(SAN_OUT)/cli/*/*.d)
+-include $(wildcard $(OUTPUT)/cli/*/*.d $(OUTPUT)/cli/*.d $(SAN_OUT)/cli/*/*.d $(FUZZ_OUT)/cli/*/*.d)
 
 # the kernel series' build-and-boot rig (issue: patches/ and the VM tests)
 -include kernel/kernel.mk

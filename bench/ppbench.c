@@ -35,10 +35,9 @@ struct prog_stat {
 };
 
 static const char *const watched[] = {
-	"count_hold", "count_release", "shared_hold", "shared_release", "pcpu_hold",
-	"pcpu_release",
-	"hold_btf", "release_btf", "hold_raw", "release_raw", "hold_tp", "release_tp",
-	"pool_release_bt", "hold_stack", "release_stack",
+	"count_hold",	"count_release", "shared_hold",	    "shared_release", "pcpu_hold",
+	"pcpu_release", "hold_btf",	 "release_btf",	    "hold_raw",	      "release_raw",
+	"hold_tp",	"release_tp",	 "pool_release_bt", "hold_stack",     "release_stack",
 };
 
 /* the program ids process 'pid' holds fds of (fdinfo "prog_id:"), 0-terminated */
@@ -145,16 +144,17 @@ int main(int argc, char **argv)
 			label = argv[++a];
 		else if (!strcmp(argv[a], "--pid") && a + 1 < argc) {
 			if (held_by(atoi(argv[++a]), only_ids, 256) <= 0) {
-				fprintf(stderr, "ppbench: no BPF programs held by pid %s\n", argv[a]);
+				fprintf(stderr, "ppbench: no BPF programs held by pid %s\n",
+					argv[a]);
 				return 2;
 			}
 			only = true;
-		}
-		else
+		} else
 			break;
 	}
 	if (a + 1 >= argc || strcmp(argv[a], "--")) {
-		fprintf(stderr, "usage: ppbench [--contention] [--label TEXT] [--pid PID] -- COMMAND...\n");
+		fprintf(stderr,
+			"usage: ppbench [--contention] [--label TEXT] [--pid PID] -- COMMAND...\n");
 		return 2;
 	}
 	argv += a - 1;

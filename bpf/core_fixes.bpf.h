@@ -28,7 +28,7 @@
 #include "config.bpf.h"
 
 /* a static subprogram: verified only where a reachable call reaches it */
-#define PPW_SUBPROG	static __noinline __attribute__((unused))
+#define PPW_SUBPROG static __noinline __attribute__((unused))
 
 /*
  * 1. page_pool_state_{hold,release} carry a netmem_ref, not a struct page *.
@@ -345,7 +345,8 @@ PPW_SUBPROG __u64 defer_head_hotdata(__u64 pcpu_off, __u32 node)
 	nodes = (__u64)BPF_CORE_READ(hd, skb_defer_nodes);
 	if (!nodes)
 		return 0;
-	n = (void *)(nodes + pcpu_off + (__u64)node * bpf_core_type_size(struct skb_defer_node___ppw));
+	n = (void *)(nodes + pcpu_off +
+		     (__u64)node * bpf_core_type_size(struct skb_defer_node___ppw));
 	/* llist_node is the skb's first member: the chain is skb->next */
 	return (__u64)BPF_CORE_READ(n, defer_list.first);
 }
@@ -489,7 +490,7 @@ static __always_inline __u32 pool_xdp_mem_id(struct page_pool *pool)
  * _properly_" (Alexander Lobakin, v6.11); before, the private area started
  * at ALIGN(sizeof(struct net_device), NETDEV_ALIGN).
  */
-#define PPW_NETDEV_ALIGN	32
+#define PPW_NETDEV_ALIGN 32
 
 static __always_inline void *netdev_priv_of(struct net_device *nd)
 {

@@ -158,9 +158,9 @@ static long mem_bucket_cb(__u64 i, void *data)
 		return 1;
 	at = (__u64)w->tbl + bpf_core_field_offset(struct bucket_table, buckets) + i * 8;
 	bpf_probe_read_kernel(&head, sizeof(head), (void *)at);
-	head &= ~1ULL;				/* the bucket's lock bit */
+	head &= ~1ULL; /* the bucket's lock bit */
 	for (k = 0; k < PPW_MAX_MEM_CHAIN; k++) {
-		if (!head || (head & 1))	/* empty, or the nulls marker */
+		if (!head || (head & 1)) /* empty, or the nulls marker */
 			return 0;
 		xa = (void *)(head - bpf_core_field_offset(struct xdp_mem_allocator, node));
 		if (BPF_CORE_READ(xa, mem.type) == w->page_pool_type)
@@ -182,7 +182,7 @@ static __noinline int discover_mem_models(void)
 	/* a typed local, not w.tbl: BPF_CORE_READ on a member of a local
 	 * struct would relocate that struct too, and it has no kernel BTF */
 	tbl = BPF_CORE_READ(ht, tbl);
-	if (!tbl || BPF_CORE_READ(tbl, nest))	/* nested tables: > 16k entries */
+	if (!tbl || BPF_CORE_READ(tbl, nest)) /* nested tables: > 16k entries */
 		return 0;
 	w.tbl = tbl;
 	w.size = BPF_CORE_READ(tbl, size);

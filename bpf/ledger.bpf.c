@@ -113,8 +113,9 @@ static __always_inline int on_release(void *ctx, struct page_pool *pool, __u64 n
 	if (cfg_stack_every) {
 		rec = bpf_map_lookup_elem(&pools, &pc->pool);
 		if (rec && rec->gen == pc->gen)
-			take_stack(ctx, pc->pool, pc->gen, rec->state == PPW_POOL_LIVE ?
-				   PPW_STACK_RELEASE : PPW_STACK_ZOMBIE_RELEASE);
+			take_stack(ctx, pc->pool, pc->gen,
+				   rec->state == PPW_POOL_LIVE ? PPW_STACK_RELEASE :
+								 PPW_STACK_ZOMBIE_RELEASE);
 	}
 	if (cfg_level == PPW_LEVEL_COUNTERS || !ledger_sampled(h))
 		return 0;

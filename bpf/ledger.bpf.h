@@ -89,7 +89,7 @@ static __always_inline int ledger_insert(__u64 netmem, __u64 h, __u64 pool, __u3
 		if (!s)
 			continue;
 		if (s->netmem == netmem) {
-			same = s;	/* a release was lost: the page is back */
+			same = s; /* a release was lost: the page is back */
 			break;
 		}
 		if (!free && !s->netmem)
@@ -100,7 +100,7 @@ static __always_inline int ledger_insert(__u64 netmem, __u64 h, __u64 pool, __u3
 		s = free;
 	if (s) {
 		s->gen = gen;
-		s->hold = ledger_time(now);	/* last: a reader takes 0 for "being written" */
+		s->hold = ledger_time(now); /* last: a reader takes 0 for "being written" */
 		return 0;
 	}
 	page.pool = pool;

@@ -101,7 +101,8 @@ static __always_inline struct net_device *netdev_child_of(struct device *dev)
 	for (i = 0; i < PPW_MAX_DEV_CHILDREN; i++) {
 		if (!cur || cur == head)
 			return NULL;
-		cp = (void *)cur - bpf_core_field_offset(struct device_private, knode_parent.n_node);
+		cp = (void *)cur -
+		     bpf_core_field_offset(struct device_private, knode_parent.n_node);
 		child = BPF_CORE_READ(cp, device);
 		if (child && device_is_netdev(child))
 			return (void *)child - bpf_core_field_offset(struct net_device, dev);
@@ -265,7 +266,7 @@ pool_get(struct page_pool *pool, enum ppw_seen how, __u32 arg)
 
 /* ---- per-CPU pool slots --------------------------------------------------- */
 
-#define PPW_HASH_MUL	0x9e3779b97f4a7c15ULL	/* 2^64 / golden ratio */
+#define PPW_HASH_MUL 0x9e3779b97f4a7c15ULL /* 2^64 / golden ratio */
 
 /*
  * The lower half of a pointer as a number. tp_btf hands the pool as a
@@ -316,8 +317,8 @@ static __always_inline void pcpu_give_back(struct ppw_pcpu_pool *pc, struct ppw_
  * pool's address). The slot's previous pool gets its sums back first.
  * Off the hot path: 0, or -1 when the pool has no record (table full).
  */
-PPW_SUBPROG int pcpu_fill(struct ppw_pcpu_pool *pc, struct page_pool *pool,
-				enum ppw_seen how, __u32 arg)
+PPW_SUBPROG int pcpu_fill(struct ppw_pcpu_pool *pc, struct page_pool *pool, enum ppw_seen how,
+			  __u32 arg)
 {
 	struct ppw_pool *rec;
 

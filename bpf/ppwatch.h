@@ -21,7 +21,7 @@
 /* Default sizes; user space overrides them before load. */
 #define PPW_DEF_MAX_POOLS	4096
 #define PPW_DEF_MAX_PAGES	(1U << 20)
-#define PPW_DEF_SAMPLE_SHIFT	4		/* the sampled level: 1 page in 16 */
+#define PPW_DEF_SAMPLE_SHIFT 4 /* the sampled level: 1 page in 16 */
 #define PPW_DEF_RINGBUF		(256 * 1024)
 #define PPW_DEF_SCAN_RINGBUF	(8 * 1024 * 1024)
 
@@ -33,18 +33,18 @@ enum ppw_pool_state {
 };
 
 enum ppw_pool_flags {
-	PPW_PF_DMA_MAP		= 1U << 0,	/* PP_FLAG_DMA_MAP: pool maps its pages */
-	PPW_PF_DMA_SYNC		= 1U << 1,
-	PPW_PF_HAS_NETDEV	= 1U << 2,	/* slow.netdev set: netlink can list it */
-	PPW_PF_DEV_NETDEV	= 1U << 3,	/* p.dev is the device of a net_device */
-	PPW_PF_HAS_ID		= 1U << 4,	/* kernel has pool->user.id */
-	PPW_PF_DISCOVERED	= 1U << 5,	/* first found by the discovery scan */
-	PPW_PF_MEM_PROVIDER	= 1U << 6,	/* mp_priv set (devmem, io_uring zcrx) */
-	PPW_PF_HAS_NAPI		= 1U << 7,
-	PPW_PF_ORPHANED		= 1U << 8,	/* netdev gone, re-parented to loopback */
-	PPW_PF_ITEM_STATS	= 1U << 9,	/* alloc_stats.item_{fast_empty,slow_failed} */
-	PPW_PF_ITEM_BLOCKS	= 1U << 10,	/* item block counters (ppwatch's series) */
-	PPW_PF_DEV_CHILD	= 1U << 11,	/* no slow.netdev: the net_device is a child
+	PPW_PF_DMA_MAP = 1U << 0, /* PP_FLAG_DMA_MAP: pool maps its pages */
+	PPW_PF_DMA_SYNC = 1U << 1,
+	PPW_PF_HAS_NETDEV = 1U << 2, /* slow.netdev set: netlink can list it */
+	PPW_PF_DEV_NETDEV = 1U << 3, /* p.dev is the device of a net_device */
+	PPW_PF_HAS_ID = 1U << 4, /* kernel has pool->user.id */
+	PPW_PF_DISCOVERED = 1U << 5, /* first found by the discovery scan */
+	PPW_PF_MEM_PROVIDER = 1U << 6, /* mp_priv set (devmem, io_uring zcrx) */
+	PPW_PF_HAS_NAPI = 1U << 7,
+	PPW_PF_ORPHANED = 1U << 8, /* netdev gone, re-parented to loopback */
+	PPW_PF_ITEM_STATS = 1U << 9, /* alloc_stats.item_{fast_empty,slow_failed} */
+	PPW_PF_ITEM_BLOCKS = 1U << 10, /* item block counters (ppwatch's series) */
+	PPW_PF_DEV_CHILD = 1U << 11, /* no slow.netdev: the net_device is a child
 						 * of p.dev (a NIC's PCI device), found by
 						 * walking p.dev's children */
 };
@@ -60,7 +60,7 @@ struct ppw_pool {
 	__u32 id;			/* pool->user.id (netlink id), 0 if none */
 	__u32 flags;			/* enum ppw_pool_flags */
 	__u32 state;			/* enum ppw_pool_state */
-	__s32 ifindex;			/* slow.netdev, else the net_device behind p.dev
+	__s32 ifindex; /* slow.netdev, else the net_device behind p.dev
 					 * (p.dev itself, or its net child) */
 	__u32 napi_id;
 	__u64 netns_cookie;
@@ -125,9 +125,9 @@ struct ppw_pool {
  * levels also record pages, with their hold time, in the page ledger.
  */
 enum ppw_level {
-	PPW_LEVEL_COUNTERS	= 0,	/* no per-page state at all */
-	PPW_LEVEL_SAMPLED	= 1,	/* the ledger for 1 in 2^N pages, chosen by netmem */
-	PPW_LEVEL_ALL		= 2,	/* the ledger for every page */
+	PPW_LEVEL_COUNTERS = 0, /* no per-page state at all */
+	PPW_LEVEL_SAMPLED = 1, /* the ledger for 1 in 2^N pages, chosen by netmem */
+	PPW_LEVEL_ALL = 2, /* the ledger for every page */
 };
 
 /*
@@ -137,21 +137,21 @@ enum ppw_level {
  * CPUs: the latest counter of a pool is the newest any CPU saw, its sums
  * the sum over CPUs plus what evicted slots gave back to the pool record.
  */
-#define PPW_PCPU_SLOTS_BITS	6
-#define PPW_PCPU_SLOTS		(1U << PPW_PCPU_SLOTS_BITS)
+#define PPW_PCPU_SLOTS_BITS 6
+#define PPW_PCPU_SLOTS (1U << PPW_PCPU_SLOTS_BITS)
 
 struct ppw_pcpu_pool {
-	__u64 pool;			/* struct page_pool *, 0: empty */
-	__u32 gen;			/* ppw_pool.gen when the slot was filled */
-	__u32 hold;			/* the newest pages_state_hold_cnt this CPU saw */
-	__u32 release;			/* the newest pages_state_release_cnt this CPU saw */
-	__u32 base_hold;		/* the record's base counters, copied at fill */
+	__u64 pool; /* struct page_pool *, 0: empty */
+	__u32 gen; /* ppw_pool.gen when the slot was filled */
+	__u32 hold; /* the newest pages_state_hold_cnt this CPU saw */
+	__u32 release; /* the newest pages_state_release_cnt this CPU saw */
+	__u32 base_hold; /* the record's base counters, copied at fill */
 	__u32 base_release;
 	__u32 pad;
-	__u64 holds;			/* hold events on this CPU since the fill */
+	__u64 holds; /* hold events on this CPU since the fill */
 	__u64 releases;
-	__u64 unmatched;		/* releases of pages held before start */
-	__u64 untracked;		/* holds the ledger had no room for */
+	__u64 unmatched; /* releases of pages held before start */
+	__u64 untracked; /* holds the ledger had no room for */
 };
 
 /*
@@ -162,13 +162,13 @@ struct ppw_pcpu_pool {
  * session-unique number) and its hold time in units of 2^20 ns (~1.05 ms)
  * since the session's epoch (rodata cfg_epoch_ns): 2^32 units are 52 days.
  */
-#define PPW_LEDGER_WAYS		4
-#define PPW_LEDGER_TIME_SHIFT	20
+#define PPW_LEDGER_WAYS 4
+#define PPW_LEDGER_TIME_SHIFT 20
 
 struct ppw_ledger_slot {
-	__u64 netmem;			/* 0: free */
-	__u32 gen;			/* ppw_pool.gen of the pool at hold time */
-	__u32 hold;			/* (CLOCK_BOOTTIME - epoch) >> 20 at hold; 0 while written */
+	__u64 netmem; /* 0: free */
+	__u32 gen; /* ppw_pool.gen of the pool at hold time */
+	__u32 hold; /* (CLOCK_BOOTTIME - epoch) >> 20 at hold; 0 while written */
 };
 
 /* One entry per inflight page, keyed by netmem (pfn is 0 for net_iov). */
@@ -338,22 +338,22 @@ struct ppw_stack_key {
 
 /* Per-CPU counters, summed by user space. Every loss has one. */
 enum ppw_counter {
-	PPW_CNT_HOLD		= 0,	/* state_hold events of evicted per-CPU pool
+	PPW_CNT_HOLD = 0, /* state_hold events of evicted per-CPU pool
 					 * slots (user space adds the live slots') */
-	PPW_CNT_RELEASE,		/* state_release events, the same way */
-	PPW_CNT_POOL_RELEASE,		/* page_pool_release events handled */
-	PPW_CNT_LEDGER_FULL,		/* page ledger full: hold not recorded (loss) */
-	PPW_CNT_POOLS_FULL,		/* pool table full: pool not tracked (loss) */
-	PPW_CNT_RINGBUF_DROP,		/* lifecycle event dropped, ring full (loss) */
-	PPW_CNT_UNMATCHED,		/* release of a page held before start */
-	PPW_CNT_POOL_REUSE,		/* address reused by a new pool */
-	PPW_CNT_DISCOVERED,		/* pools found by the discovery scan */
-	PPW_CNT_DISCOVERY_TRUNC,	/* discovery stopped at a bound (loss) */
-	PPW_CNT_STACKS,			/* stacks taken (sampled) */
-	PPW_CNT_STACK_FAIL,		/* stack not stored: map full or walk failed (loss) */
-	PPW_CNT_SCAN_DROP,		/* holder scan: page record dropped, ring full (loss) */
-	PPW_CNT_LEDGER_SPILL,		/* holds that found their ledger bucket full */
-	PPW_CNT_PCPU_EVICT,		/* per-CPU pool slots given back to a busier pool */
+	PPW_CNT_RELEASE, /* state_release events, the same way */
+	PPW_CNT_POOL_RELEASE, /* page_pool_release events handled */
+	PPW_CNT_LEDGER_FULL, /* page ledger full: hold not recorded (loss) */
+	PPW_CNT_POOLS_FULL, /* pool table full: pool not tracked (loss) */
+	PPW_CNT_RINGBUF_DROP, /* lifecycle event dropped, ring full (loss) */
+	PPW_CNT_UNMATCHED, /* release of a page held before start */
+	PPW_CNT_POOL_REUSE, /* address reused by a new pool */
+	PPW_CNT_DISCOVERED, /* pools found by the discovery scan */
+	PPW_CNT_DISCOVERY_TRUNC, /* discovery stopped at a bound (loss) */
+	PPW_CNT_STACKS, /* stacks taken (sampled) */
+	PPW_CNT_STACK_FAIL, /* stack not stored: map full or walk failed (loss) */
+	PPW_CNT_SCAN_DROP, /* holder scan: page record dropped, ring full (loss) */
+	PPW_CNT_LEDGER_SPILL, /* holds that found their ledger bucket full */
+	PPW_CNT_PCPU_EVICT, /* per-CPU pool slots given back to a busier pool */
 	PPW_CNT_MAX,
 };
 

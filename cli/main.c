@@ -177,7 +177,8 @@ static int parse_global(int o, const char *arg)
 	case OPT_SAMPLE:
 		if (parse_u64(arg, 1, 1U << 16, &v) || (v & (v - 1))) {
 			usage_error("--sample-rate '%s': expected a power of two from 1 to 65536 "
-				    "(the sample is chosen by bits of each page's hash)", arg);
+				    "(the sample is chosen by bits of each page's hash)",
+				    arg);
 			return -EINVAL;
 		}
 		for (env.sample_shift = 0; (1ULL << env.sample_shift) < v; env.sample_shift++)

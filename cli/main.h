@@ -31,9 +31,9 @@ struct env {
 	uint64_t max_pages;
 	uint32_t max_pools;
 	bool no_netlink;
-	enum ppw_level level;	/* --level, else the command's default */
-	bool level_set;		/* --level was given */
-	uint32_t sample_shift;	/* --sample-rate 2^N */
+	enum ppw_level level; /* --level, else the command's default */
+	bool level_set; /* --level was given */
+	uint32_t sample_shift; /* --sample-rate 2^N */
 	const char *prog;	/* argv[0] basename */
 	const char *cmd;	/* the command being run */
 };
@@ -49,7 +49,7 @@ extern struct json stdout_json;
 
 struct command {
 	const char *name;
-	enum ppw_level level;	/* what it records unless --level says (ppwatch(8)) */
+	enum ppw_level level; /* what it records unless --level says (ppwatch(8)) */
 	const char *synopsis;	/* after "ppwatch NAME " */
 	const char *summary;
 	const struct option *lopts;	/* command's own options, may be NULL */

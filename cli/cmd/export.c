@@ -2,21 +2,21 @@
 /*
  * ppwatch export: a Prometheus / OpenMetrics endpoint.
  *
- * One thread, one poll loop: the monitor is sampled every --interval, and
- * a scrape renders the latest snapshot (output/prom.c), so a scrape never
- * waits for the kernel and the kernel side never waits for a client.
- * Sockets are non-blocking; each connection has a size cap on its request
- * head and one deadline (--timeout) for the head to arrive, then one for
- * the answer to be taken, and is closed after one response. Malformed
- * requests get 400 (431, 505), other methods 405, other paths 404, slow
- * ones 408, and clients over --max-clients 503.
+ * One thread, one poll loop (the monitor's, monitor_wait()): the monitor
+ * is sampled every --interval, and a scrape renders the latest snapshot
+ * (output/prom.c), so a scrape never waits for the kernel and the kernel
+ * side never waits for a client. HTTP is libmicrohttpd's, on that loop
+ * (lib/httpd.c: connection limits, deadlines, keep-alive, HEAD); what a
+ * request gets is lib/http.c's route and prom_negotiate().
  */
 #include <errno.h>
+#include <linux/capability.h>
 #include <fcntl.h>
 #include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,16 +26,19 @@
 #include <unistd.h>
 
 #include "lib/http.h"
+#include "lib/httpd.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "main.h"
 #include "output/prom.h"
 #include "sources/monitor.h"
+#include "sources/privs.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9478"
 
 static struct {
 	const char *listen;
+	const char *user;
 	double interval;
 	double timeout;
 	uint64_t max_clients;
@@ -55,6 +58,7 @@ enum {
 	OPT_MAX_CLIENTS,
 	OPT_ONCE,
 	OPT_OM,
+	OPT_USER,
 };
 
 static const struct option export_lopts[] = {
@@ -64,7 +68,8 @@ static const struct option export_lopts[] = {
 	{ "max-clients", required_argument, NULL, OPT_MAX_CLIENTS },
 	{ "once", no_argument, NULL, OPT_ONCE },
 	{ "openmetrics", no_argument, NULL, OPT_OM },
-	{ 0 }
+	{ "user", required_argument, NULL, OPT_USER },
+	{ 0 },
 };
 
 static int export_opt(int o, const char *arg)
@@ -99,6 +104,9 @@ static int export_opt(int o, const char *arg)
 	case OPT_OM:
 		opts.once_format = PROM_OPENMETRICS;
 		return 0;
+	case OPT_USER:
+		opts.user = arg;
+		return 0;
 	}
 	return -ENOENT;
 }
@@ -112,8 +120,13 @@ static void export_help(void)
 	       "                      0.0.0.0:PORT for every address, PORT 0 for any free)\n"
 	       "  --interval DUR      sample the kernel side every DUR (default 1s)\n"
 	       "  --timeout DUR       a client has DUR to send its request, and DUR again to\n"
-	       "                      take the answer (default 5s)\n"
-	       "  --max-clients N     connections at once; more get 503 (default 32)\n"
+	       "                      take the answer; idle connections close after DUR\n"
+	       "                      (default 5s)\n"
+	       "  --max-clients N     connections at once (default 32); more wait, and the\n"
+	       "                      one waiting longest for a request makes room\n"
+	       "  --user USER         once loaded, serve as USER (name or number), keeping\n"
+	       "                      only the capabilities still needed (see PRIVILEGES\n"
+	       "                      in ppwatch-export(8))\n"
 	       "  --once              print one exposition to stdout and exit, after\n"
 	       "                      observing for --interval, at least 1.2s (node_exporter's\n"
 	       "                      textfile collector, promtool)\n"
@@ -121,7 +134,8 @@ static void export_help(void)
 	       "\n"
 	       "Endpoints: /metrics (OpenMetrics 1.0.0 when the Accept header asks for\n"
 	       "application/openmetrics-text, else text 0.0.4), / (a pointer to /metrics).\n\n"
-	       "METRICS (pool = %s):\n", DEFAULT_LISTEN, prom_pool_labels);
+	       "METRICS (pool = %s):\n",
+	       DEFAULT_LISTEN, prom_pool_labels);
 	n = prom_families(&h);
 	for (i = 0; i < n; i++)
 	{
@@ -133,26 +147,12 @@ static void export_help(void)
 
 /* ---- state ----------------------------------------------------------------------- */
 
-enum conn_state { C_FREE, C_READ, C_WRITE, C_DRAIN };
-
-struct conn {
-	int fd;
-	enum conn_state st;
-	double deadline;	/* CLOCK_MONOTONIC s */
-	char in[HTTP_MAX_HEAD];
-	size_t inlen;
-	char *out;
-	size_t outlen, off;
-	char peer[64];
-};
-
 static struct monitor mon;
 static struct prom_totals totals;
 static struct prom_self self;
-static struct conn *conns;
-static int lfd = -1;
+static struct httpd *httpd;
 
-static void count_response(int code)
+static void count_response(void *arg, int code)
 {
 	int i;
 
@@ -223,130 +223,47 @@ static int render(enum prom_format fmt, char **body, size_t *len)
 	return 0;
 }
 
-/* ---- connections ---------------------------------------------------------------- */
+/* ---- requests ----------------------------------------------------------------------- */
 
-static void conn_close(struct conn *c)
+static void answer_text(struct httpd_answer *ans, int code, const char *text)
 {
-	if (c->fd >= 0)
-		close(c->fd);
-	free(c->out);
-	c->out = NULL;
-	c->fd = -1;
-	c->st = C_FREE;
+	ans->code = code;
+	ans->ctype = "text/plain; charset=utf-8";
+	ans->len = 0;
+	if (asprintf(&ans->body, "%s", text) >= 0)
+		ans->len = strlen(ans->body);
+	else
+		ans->body = NULL;
 }
 
-static void conn_respond(struct conn *c, int code, const char *ctype, const char *extra,
-			 const char *body, size_t len, bool head)
+static void handle(void *arg, const struct httpd_request *req, struct httpd_answer *ans)
 {
-	if (http_response(&c->out, &c->outlen, code, ctype, extra, body, len, head)) {
-		conn_close(c);
-		return;
-	}
-	c->off = 0;
-	c->st = C_WRITE;
-	c->deadline = now_mono_s() + opts.timeout;
-	count_response(code);
-}
-
-static void conn_error(struct conn *c, int code, const char *why)
-{
-	char body[256];
-	int n;
-
-	n = snprintf(body, sizeof(body), "%d %s: %s\n", code, http_reason(code), why);
-	p_dbg("export: %s: %d %s", c->peer, code, why);
-	conn_respond(c, code, "text/plain; charset=utf-8",
-		     code == 405 ? "Allow: GET, HEAD\r\n" : NULL, body, n, false);
-}
-
-static void conn_request(struct conn *c, const struct http_req *req)
-{
+	struct http_route r;
 	enum prom_format fmt;
-	char *body = NULL;
-	size_t len = 0;
+	char text[256];
 
-	if (req->code) {
-		conn_error(c, req->code, req->why);
+	http_route(req->method, req->path, &r);
+	if (r.page == HTTP_PAGE_ERROR) {
+		snprintf(text, sizeof(text), "%d %s: %s\n", r.code, http_reason(r.code), r.why);
+		answer_text(ans, r.code, text);
+		ans->allow = r.allow;
 		return;
 	}
-	if (!strcmp(req->path, "/metrics")) {
-		fmt = prom_negotiate(req->accept[0] ? req->accept : NULL);
-		if (render(fmt, &body, &len)) {
-			conn_error(c, 500, "out of memory");
-			return;
-		}
-		p_dbg("export: %s: %s %s 200 %zu bytes (%s)", c->peer, req->method, req->path,
-		      len, fmt == PROM_OPENMETRICS ? "openmetrics" : "text 0.0.4");
-		conn_respond(c, 200, prom_content_type(fmt), NULL, body, len, req->head);
-		free(body);
+	if (r.page == HTTP_PAGE_HOME) {
+		answer_text(ans, 200,
+			    "ppwatch export " PPWATCH_VERSION ": page_pool metrics at /metrics\n");
 		return;
 	}
-	if (!strcmp(req->path, "/")) {
-		static const char home[] = "ppwatch export " PPWATCH_VERSION
-					   ": page_pool metrics at /metrics\n";
-
-		conn_respond(c, 200, "text/plain; charset=utf-8", NULL, home, sizeof(home) - 1,
-			     req->head);
+	fmt = prom_negotiate(req->accept[0] ? req->accept : NULL);
+	if (render(fmt, &ans->body, &ans->len)) {
+		free(ans->body);
+		answer_text(ans, 500, "500 Internal Server Error: out of memory\n");
 		return;
 	}
-	conn_error(c, 404, "no such path; the metrics are at /metrics");
-}
-
-static void conn_read(struct conn *c)
-{
-	struct http_req req;
-	ssize_t n;
-
-	n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, MSG_DONTWAIT);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		conn_close(c);	/* gone before asking anything */
-		return;
-	}
-	c->inlen += n;
-	if (http_parse(c->in, c->inlen, &req) == HTTP_INCOMPLETE)
-		return;
-	conn_request(c, &req);
-}
-
-static void conn_write(struct conn *c)
-{
-	ssize_t n;
-
-	while (c->off < c->outlen) {
-		n = send(c->fd, c->out + c->off, c->outlen - c->off, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return;
-		if (n <= 0) {
-			conn_close(c);
-			return;
-		}
-		c->off += n;
-	}
-	/*
-	 * All sent: half-close and read what the client still sends until it
-	 * closes, so closing never resets a connection with unread data.
-	 */
-	shutdown(c->fd, SHUT_WR);
-	free(c->out);
-	c->out = NULL;
-	c->st = C_DRAIN;
-	c->deadline = now_mono_s() + 1;
-}
-
-static void conn_drain(struct conn *c)
-{
-	char buf[4096];
-	ssize_t n;
-
-	do {
-		n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
-	} while (n > 0);
-	if (n == 0 || (errno != EAGAIN && errno != EINTR))
-		conn_close(c);
+	ans->code = 200;
+	ans->ctype = prom_content_type(fmt);
+	p_dbg("export: %s %s 200 %zu bytes (%s)", req->method, req->path, ans->len,
+	      fmt == PROM_OPENMETRICS ? "openmetrics" : "text 0.0.4");
 }
 
 static void peer_name(const struct sockaddr_storage *ss, char *buf, size_t len)
@@ -371,60 +288,18 @@ static void peer_name(const struct sockaddr_storage *ss, char *buf, size_t len)
 	}
 }
 
-static void accept_all(void)
+/* 127.0.0.0/8, ::1, or ::ffff:127.x.y.z */
+static bool is_loopback(const struct sockaddr_storage *ss)
 {
-	struct sockaddr_storage ss;
-	socklen_t sl;
-	struct conn *c;
-	uint64_t i;
-	int fd, k;
+	const struct sockaddr_in6 *s6 = (const void *)ss;
+	const struct sockaddr_in *s4 = (const void *)ss;
 
-	for (k = 0; k < 64; k++) {
-		sl = sizeof(ss);
-		fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-				p_warn("export: accept: %s", strerror(errno));
-			return;
-		}
-		for (i = 0; i < opts.max_clients; i++)
-			if (conns[i].st == C_FREE)
-				break;
-		if (i == opts.max_clients) {
-			static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\n"
-				"Content-Type: text/plain; charset=utf-8\r\nContent-Length: 21\r\n"
-				"Retry-After: 1\r\nConnection: close\r\n\r\n503 too many clients\n";
-
-			/* best effort: never wait for a client we turn away */
-			if (send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
-				p_dbg("export: 503: %s", strerror(errno));
-			count_response(503);
-			close(fd);
-			continue;
-		}
-		c = &conns[i];
-		memset(c, 0, sizeof(*c));
-		c->fd = fd;
-		c->st = C_READ;
-		c->deadline = now_mono_s() + opts.timeout;
-		peer_name(&ss, c->peer, sizeof(c->peer));
-	}
-}
-
-static void expire(double now)
-{
-	uint64_t i;
-
-	for (i = 0; i < opts.max_clients; i++) {
-		struct conn *c = &conns[i];
-
-		if (c->st == C_FREE || now < c->deadline)
-			continue;
-		if (c->st == C_READ)
-			conn_error(c, 408, "the request did not arrive in time");
-		else
-			conn_close(c);	/* would not take its answer, or not hang up */
-	}
+	if (ss->ss_family == AF_INET)
+		return (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
+	if (ss->ss_family != AF_INET6)
+		return false;
+	return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) ||
+	       (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr) && s6->sin6_addr.s6_addr[12] == 127);
 }
 
 /* ---- listening --------------------------------------------------------------------- */
@@ -471,7 +346,8 @@ static int open_listener(const char *spec, char *shown, size_t shown_len)
 		return err;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 64)) {
+	/* a burst of scrapes waits in the backlog while others are served */
+	if (bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 1024)) {
 		err = -errno;
 		p_err("export: cannot listen on %s: %s%s", spec, strerror(-err),
 		      err == -EADDRINUSE ? " (another exporter? choose another --listen port)" :
@@ -481,8 +357,15 @@ static int open_listener(const char *spec, char *shown, size_t shown_len)
 		return err;
 	}
 	freeaddrinfo(res);
-	if (!getsockname(fd, (struct sockaddr *)&ss, &sl))
+	if (!getsockname(fd, (struct sockaddr *)&ss, &sl)) {
 		peer_name(&ss, shown, shown_len);
+		if (!is_loopback(&ss))
+			p_warn("export: listening on %s, beyond loopback: whoever reaches this host "
+			       "reads every pool's state, the devices and namespaces, without "
+			       "authentication or TLS; keep it to a trusted network, or listen on "
+			       "127.0.0.1 behind a proxy",
+			       shown);
+	}
 	return fd;
 bad:
 	usage_error("--listen '%s': expected ADDR:PORT, [IPV6]:PORT or PORT", spec);
@@ -491,21 +374,53 @@ bad:
 
 /* ---- the command --------------------------------------------------------------------- */
 
-static int serve(void)
-{
-	struct pollfd *pfd;
-	double next, now, until;
-	uint64_t i, *slot;
-	size_t nfd;
-	int r, err = 0;
+/*
+ * Once the BPF objects are loaded and the listener open, keep only what
+ * serving still needs: bpf() on the maps and the discovery iterator
+ * (CAP_BPF: older kernels check it for every command when unprivileged
+ * BPF is off; before 5.8 it is CAP_SYS_ADMIN), and, when netlink is in
+ * use, following network namespaces that appear later: CAP_SYS_PTRACE to
+ * read /proc/PID/ns/net of other users' processes, CAP_SYS_ADMIN for
+ * setns() into them. Everything else goes, from every set, and
+ * no_new_privs is set; with --user, uid 0 goes too.
+ */
+static uid_t user_uid;
+static gid_t user_gid;
 
-	pfd = calloc(opts.max_clients + 1, sizeof(*pfd));
-	slot = calloc(opts.max_clients + 1, sizeof(*slot));
-	if (!pfd || !slot) {
-		free(pfd);
-		free(slot);
-		return -ENOMEM;
-	}
+static int drop_privileges(void)
+{
+	int keep[3], n = 0, err;
+	char kept[96];
+
+	keep[n++] = CAP_BPF;
+	if (mon.kernel.netlink || !privs_have(CAP_BPF))
+		keep[n++] = CAP_SYS_ADMIN;
+	if (mon.kernel.netlink)
+		keep[n++] = CAP_SYS_PTRACE;
+	err = privs_drop(keep, n, opts.user ? &user_uid : NULL, opts.user ? &user_gid : NULL, kept,
+			 sizeof(kept));
+	if (!err)
+		p_info("export: privileges dropped: keeping %s%s%s", kept[0] ? kept : "nothing",
+		       opts.user ? ", as user " : "", opts.user ? opts.user : "");
+	return err;
+}
+
+static int serve(int lfd)
+{
+	struct pollfd pfd[HTTPD_POLLFDS];
+	double next, now, until;
+	size_t n;
+	int r, err;
+
+	err = httpd_start(&httpd, lfd,
+			  &(struct httpd_opts){
+				  .max_clients = opts.max_clients,
+				  .timeout = opts.timeout,
+				  .handle = handle,
+				  .count = count_response,
+			  });
+	if (err)
+		return err;
 	next = now_mono_s() + opts.interval;
 	while (!exiting) {
 		now = now_mono_s();
@@ -514,58 +429,27 @@ static int serve(void)
 			/* on schedule; skip the intervals a slow collection overran */
 			next += opts.interval * ceil((now - next + 1e-9) / opts.interval);
 		}
-		nfd = 0;
-		until = next;
-		pfd[nfd++] = (struct pollfd){ lfd, POLLIN };
-		for (i = 0; i < opts.max_clients; i++) {
-			struct conn *c = &conns[i];
-
-			if (c->st == C_FREE)
-				continue;
-			slot[nfd] = i;
-			pfd[nfd++] = (struct pollfd){ c->fd, c->st == C_WRITE ? POLLOUT : POLLIN };
-			if (c->deadline < until)
-				until = c->deadline;
-		}
-		r = monitor_wait(&mon, until, pfd, nfd);
+		n = httpd_pollfds(httpd, pfd);
+		until = httpd_deadline(httpd);
+		r = monitor_wait(&mon, until < next ? until : next, pfd, n);
 		if (r < 0) {
 			err = r;
 			p_err("export: waiting: %s", strerror(-r));
 			break;
 		}
-		if (r > 0) {
-			if (pfd[0].revents & POLLIN)
-				accept_all();
-			for (i = 1; i < nfd; i++) {
-				struct conn *c = &conns[slot[i]];
-
-				if (!pfd[i].revents || c->st == C_FREE)
-					continue;
-				if (c->st == C_READ)
-					conn_read(c);
-				else if (c->st == C_WRITE)
-					conn_write(c);
-				else
-					conn_drain(c);
-			}
-		}
-		expire(now_mono_s());
+		httpd_run(httpd, pfd, n);
 	}
-	for (i = 0; i < opts.max_clients; i++)
-		if (conns[i].st != C_FREE)
-			conn_close(&conns[i]);
-	free(pfd);
-	free(slot);
+	httpd_stop(httpd);
+	httpd = NULL;
 	return err;
 }
 
 static int export_run(int argc, char **argv)
 {
+	int err, lfd = -1, ret = EXIT_ERROR;
 	char shown[96] = "";
-	int err, ret = EXIT_ERROR;
 	char *body = NULL;
 	size_t len = 0;
-	uint64_t i;
 
 	if (argc > 0) {
 		usage_error("unexpected argument '%s'", argv[0]);
@@ -583,22 +467,21 @@ static int export_run(int argc, char **argv)
 	self.version = PPWATCH_VERSION;
 	self.interval_s = opts.interval;
 	self.scrape_duration_s = NAN;
+	if (opts.user && privs_user(opts.user, &user_uid, &user_gid))
+		return EXIT_ERROR;
 	signal(SIGPIPE, SIG_IGN);
 	if (!opts.once) {
-		conns = calloc(opts.max_clients, sizeof(*conns));
-		if (!conns)
-			return EXIT_ERROR;
-		for (i = 0; i < opts.max_clients; i++)
-			conns[i].fd = -1;
 		/* listen first: a port in use is reported before BPF is loaded */
 		lfd = open_listener(opts.listen, shown, sizeof(shown));
 		if (lfd < 0)
-			goto out_conns;
+			return EXIT_ERROR;
 	}
 	if (monitor_open(&mon, &(struct monitor_opts){ ENV_MONITOR_OPTS }))
 		goto out_listen;
 	self.attach = mon.kernel.attach;
 	self.netlink = mon.kernel.netlink;
+	if (!opts.once && drop_privileges())
+		goto out_monitor;
 	err = sample();
 	if (opts.once) {
 		/*
@@ -622,15 +505,14 @@ static int export_run(int argc, char **argv)
 	p_info("export: serving http://%s/metrics, sampling every %.3gs", shown, opts.interval);
 	/* the address for scripts, whatever the log level (port 0 picks one) */
 	fprintf(stderr, "ppwatch export: listening on http://%s/metrics\n", shown);
-	err = serve();
+	err = serve(lfd);
+	lfd = -1; /* the server closed it */
 	ret = err ? EXIT_ERROR : EXIT_OK;
 out_monitor:
 	monitor_close(&mon);
 out_listen:
 	if (lfd >= 0)
 		close(lfd);
-out_conns:
-	free(conns);
 	prom_totals_free(&totals);
 	return ret;
 }
@@ -639,7 +521,7 @@ const struct command cmd_export = {
 	.name = "export",
 	.level = PPW_LEVEL_SAMPLED,
 	.synopsis = "[--listen ADDR:PORT] [--interval DUR] [--timeout DUR] [--max-clients N] "
-		    "[--once [--openmetrics]]",
+		    "[--user USER] [--once [--openmetrics]]",
 	.summary = "serve per-pool metrics to Prometheus (OpenMetrics or text 0.0.4)",
 	.lopts = export_lopts,
 	.sopts = NULL,

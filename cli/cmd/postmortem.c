@@ -89,11 +89,10 @@ static int live_records(char **buf)
 static int pm_run(int argc, char **argv)
 {
 	const char *name = argc ? argv[0] : NULL;
-	struct jv **recs = NULL, *rep = NULL;
+	json_t *recs = NULL, *rep = NULL;
 	char *buf = NULL;
 	FILE *f = NULL;
-	size_t n = 0;
-	int err;
+	int err = 0;
 
 	if (argc > 1) {
 		usage_error("one FILE at most");
@@ -118,17 +117,21 @@ static int pm_run(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 	}
-	err = rec_read(f, name ? name : "(live)", &recs, &n);
+	recs = rec_read(f, name ? name : "(live)");
 	if (f != stdin)
 		fclose(f);
+	if (!recs)
+		err = -EINVAL;
 	if (!err) {
-		rep = postmortem_build(recs, n, name ? name : "live");
-		if (!rep)
+		rep = postmortem_build(recs, name ? name : "live");
+		if (!rep) {
+			p_err("postmortem: %s", strerror(ENOMEM));
 			err = -ENOMEM;
+		}
 	}
 	if (!err) {
 		if (env.json) {
-			jv_write(&stdout_json, rep);
+			postmortem_json(&stdout_json, rep);
 			json_end(&stdout_json);
 		} else if (opts.yaml) {
 			err = postmortem_yaml(stdout, rep);
@@ -136,8 +139,8 @@ static int pm_run(int argc, char **argv)
 			postmortem_text(stdout, rep);
 		}
 	}
-	rec_free(recs, n);
-	jv_free(rep);
+	json_decref(recs);
+	json_decref(rep);
 	free(buf);
 	return err ? EXIT_ERROR : EXIT_OK;
 }

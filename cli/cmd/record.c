@@ -8,8 +8,11 @@
  * another host.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "lib/log.h"
@@ -80,6 +83,40 @@ static void record_help(void)
 	       STACKS_DEFAULT_EVERY);
 }
 
+/*
+ * The output file, as root may open it in a directory others can write
+ * (/tmp): not through a symlink (O_NOFOLLOW), nothing but a regular file
+ * (a FIFO would block, a device is no recording), not a file with other
+ * names (a hard link to /etc/shadow), and truncated only once all that
+ * holds. A FILE, or NULL with the reason reported.
+ */
+static FILE *open_output(const char *path)
+{
+	struct stat st;
+	const char *why;
+	int fd, err;
+	FILE *f;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		err = errno;
+		p_err("opening %s for writing: %s%s", path, strerror(err),
+		      err == ELOOP ? " (a symlink: give the file itself)" : "");
+		return NULL;
+	}
+	why = fstat(fd, &st)				? strerror(errno) :
+	      !S_ISREG(st.st_mode)			? "not a regular file" :
+	      st.st_nlink > 1				? "it has other hard links" :
+	      ftruncate(fd, 0) || fcntl(fd, F_SETFL, 0) ? strerror(errno) :
+							  NULL;
+	if (why || !(f = fdopen(fd, "w"))) {
+		p_err("opening %s for writing: %s", path, why ? why : strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 static int record_run(int argc, char **argv)
 {
 	struct rec_writer w;
@@ -94,11 +131,9 @@ static int record_run(int argc, char **argv)
 		usage_error("where to? give -o FILE (or -o - for stdout)");
 		return EXIT_ERROR;
 	}
-	f = strcmp(opts.out, "-") ? fopen(opts.out, "w") : stdout;
-	if (!f) {
-		p_err("opening %s for writing: %s", opts.out, strerror(errno));
+	f = strcmp(opts.out, "-") ? open_output(opts.out) : stdout;
+	if (!f)
 		return EXIT_ERROR;
-	}
 	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS };
 	err = rec_writer_open(&w, f, &opts.rec);
 	if (!err) {

@@ -94,7 +94,8 @@ void bpf_diag_parse(const char *log, int err, struct bpf_diag *d)
 		   (p = after(log, "unknown func ")) || (p = after(log, "invalid func "))) {
 		d->kind = DIAG_HELPER;
 		copy_line(d->what, sizeof(d->what), p);
-	} else if ((p = after(log, "extern (func ksym) '")) || (p = after(log, "extern (var ksym) '")) ||
+	} else if ((p = after(log, "extern (func ksym) '")) ||
+		   (p = after(log, "extern (var ksym) '")) ||
 		   (p = after(log, "calling kernel function "))) {
 		d->kind = DIAG_KFUNC;
 		snprintf(d->what, sizeof(d->what), "%.*s", (int)strcspn(p, "' "), p);
@@ -124,8 +125,10 @@ const char *bpf_diag_str(const struct bpf_diag *d, char *buf, size_t len)
 		snprintf(prog, sizeof(prog), "prog '%s': ", d->prog);
 	switch (d->kind) {
 	case DIAG_CORE_RELO:
-		snprintf(buf, len, "%sthis kernel has no %s (a CO-RE relocation ppwatch does not "
-			 "guard)", prog, d->what);
+		snprintf(buf, len,
+			 "%sthis kernel has no %s (a CO-RE relocation ppwatch does not "
+			 "guard)",
+			 prog, d->what);
 		break;
 	case DIAG_HELPER:
 		snprintf(buf, len, "%sthis kernel lacks or does not allow the helper %s", prog,

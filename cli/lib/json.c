@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "lib/escape.h"
 #include "lib/json.h"
 
 void json_init(struct json *j, FILE *f, bool pretty)
@@ -74,27 +77,11 @@ void json_arr_close(struct json *j)
 	close(j, ']');
 }
 
+/* strings are untrusted (names from the kernel, recorded text): lib/escape.h */
 static void put_string(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
 	fputc('"', f);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\b': fputs("\\b", f); break;
-		case '\f': fputs("\\f", f); break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
+	esc_put(f, s, strlen(s), "\"\\");
 	fputc('"', f);
 }
 
@@ -124,23 +111,42 @@ void json_s64(struct json *j, int64_t v)
 	fprintf(j->f, "%lld", (long long)v);
 }
 
+/*
+ * Whole numbers up to 2^53 as integers, others below 1e15 to the
+ * microsecond without trailing zeros, the rest (recorded values may be
+ * anything) in the shortest %g form that reads back the same. Never a
+ * cast: a double past the range of an integer type has no integer value.
+ */
 void json_f64(struct json *j, double v)
 {
-	pre_value(j);
-	if (!isfinite(v))
-		fputs("null", j->f);
-	else if (v == (double)(int64_t)v && fabs(v) < 1e15)
-		fprintf(j->f, "%lld", (long long)v);
-	else {
-		char buf[64];
-		size_t n;
+	char buf[40];
+	size_t n;
+	int prec;
 
-		/* microsecond precision, no trailing zeros */
+	pre_value(j);
+	if (!isfinite(v)) {
+		fputs("null", j->f);
+		return;
+	}
+	if (v == 0) {
+		fputs("0", j->f); /* -0 too */
+	} else if (fabs(v) <= 9007199254740992.0 && v == floor(v)) {
+		fprintf(j->f, "%.0f", v);
+	} else if (fabs(v) < 1e15) {
 		n = snprintf(buf, sizeof(buf), "%.6f", v);
 		while (n > 1 && buf[n - 1] == '0')
 			buf[--n] = 0;
 		if (buf[n - 1] == '.')
 			buf[--n] = 0;
+		fputs(strcmp(buf, "-0") ? buf : "0", j->f);
+	} else {
+		for (prec = 15; prec < 17; prec++) {
+			snprintf(buf, sizeof(buf), "%.*g", prec, v);
+			if (strtod(buf, NULL) == v)
+				break;
+		}
+		if (prec == 17)
+			snprintf(buf, sizeof(buf), "%.17g", v);
 		fputs(buf, j->f);
 	}
 }
@@ -151,7 +157,7 @@ void json_bool(struct json *j, bool v)
 	fputs(v ? "true" : "false", j->f);
 }
 
-void json_null(struct json *j)
+void json_put_null(struct json *j)
 {
 	pre_value(j);
 	fputs("null", j->f);

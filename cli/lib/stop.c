@@ -6,12 +6,21 @@
 #include "lib/stop.h"
 
 volatile sig_atomic_t exiting;
+static volatile sig_atomic_t graceful;
 
 static void on_signal(int sig)
 {
-	if (exiting) /* the second one: leave now */
-		_exit(128 + sig);
-	exiting = 1;
+	if (graceful && !exiting) {
+		exiting = 1;
+		return;
+	}
+	/*
+	 * Nothing polls 'exiting', or this is the second signal: the default
+	 * action, so the parent sees "killed by SIGTERM". The signal is
+	 * blocked while its handler runs; it is delivered on return.
+	 */
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 void stop_on_signals(void)
@@ -23,4 +32,9 @@ void stop_on_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+void stop_graceful(bool on)
+{
+	graceful = on;
 }

@@ -8,16 +8,43 @@
 
 #include "lib/util.h"
 
-int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+/* the length of the run of decimal digits at s */
+static size_t digits(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	return n;
+}
+
+/*
+ * Decimal digits only: no sign, no blanks, no base prefix (strtoull would
+ * take " -1" as 2^64-1 and, in base 0, "010" as 8).
+ */
+static int decimal_u64(const char *s, const char **end, uint64_t *out)
 {
 	unsigned long long v;
-	char *end;
+	size_t n = s ? digits(s) : 0;
+	char *e;
 
-	if (!s || !*s || *s == '-')
+	if (!n)
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max)
+	v = strtoull(s, &e, 10);
+	if (errno || e != s + n)
+		return -EINVAL;
+	*end = e;
+	*out = v;
+	return 0;
+}
+
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	const char *end;
+	uint64_t v;
+
+	if (decimal_u64(s, &end, &v) || *end || v < min || v > max)
 		return -EINVAL;
 	*out = v;
 	return 0;
@@ -25,44 +52,42 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 int parse_duration(const char *s, double *out)
 {
-	double v, mult = 1;
-	char *end;
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = { { "", 1 },   { "s", 1 },	  { "ms", 1e-3 }, { "us", 1e-6 },
+		      { "m", 60 }, { "h", 3600 }, { "d", 86400 } };
+	size_t n, i;
+	double v;
 
-	if (!s || !*s || *s == '-')
+	/* DIGITS [. DIGITS] [UNIT]: no sign, exponent, hex float, inf or nan */
+	n = s ? digits(s) : 0;
+	if (!n)
+		return -EINVAL;
+	if (s[n] == '.') {
+		if (!digits(s + n + 1))
+			return -EINVAL;
+		n += 1 + digits(s + n + 1);
+	}
+	for (i = 0; i < ARRAY_SIZE(units); i++)
+		if (!strcmp(s + n, units[i].unit))
+			break;
+	if (i == ARRAY_SIZE(units))
 		return -EINVAL;
 	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
+	v = strtod(s, NULL) * units[i].mult;
+	if (errno || !(v <= DURATION_MAX_S))
 		return -EINVAL;
-	if (!strcmp(end, "ms"))
-		mult = 1e-3;
-	else if (!strcmp(end, "us"))
-		mult = 1e-6;
-	else if (!strcmp(end, "s") || !*end)
-		mult = 1;
-	else if (!strcmp(end, "m"))
-		mult = 60;
-	else if (!strcmp(end, "h"))
-		mult = 3600;
-	else if (!strcmp(end, "d"))
-		mult = 86400;
-	else
-		return -EINVAL;
-	*out = v * mult;
+	*out = v;
 	return 0;
 }
 
 int parse_size(const char *s, uint64_t *out)
 {
-	unsigned long long v;
-	uint64_t mult = 1;
-	char *end;
+	const char *end;
+	uint64_t v, mult = 1;
 
-	if (!s || !*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
+	if (decimal_u64(s, &end, &v))
 		return -EINVAL;
 	switch (*end) {
 	case 0: break;
@@ -88,7 +113,9 @@ const char *fmt_bytes(char *buf, size_t len, double b)
 		b /= 1024;
 		u++;
 	}
-	if (u == 0)
+	if (!(b < 1e15)) /* a recorded value: any double */
+		snprintf(buf, len, "%.3g%s", b, units[u]);
+	else if (u == 0)
 		snprintf(buf, len, "%.0f%s", b, units[u]);
 	else
 		snprintf(buf, len, b < 10 ? "%.1f%s" : "%.0f%s", b, units[u]);
@@ -99,12 +126,18 @@ const char *fmt_age(char *buf, size_t len, double s)
 {
 	uint64_t t;
 
+	if (isnan(s) || s == INFINITY) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
 	if (s < 0)
 		s = 0;
 	if (s < 1)
 		snprintf(buf, len, "%.0fms", s * 1000);
 	else if (s < 60)
 		snprintf(buf, len, "%.1fs", s);
+	else if (s >= 1e15) /* no cast past the range of an integer */
+		snprintf(buf, len, "%.3gd", s / 86400);
 	else if ((t = (uint64_t)s) < 3600)
 		snprintf(buf, len, "%llum%02llus", (unsigned long long)t / 60,
 			 (unsigned long long)t % 60);

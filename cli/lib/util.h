@@ -9,16 +9,25 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NSEC_PER_SEC 1000000000ULL
 
-/* Checked parsers: 0 on success, -EINVAL (and *out untouched) otherwise. */
+/* the longest duration any option takes: ten years */
+#define DURATION_MAX_S (10 * 365 * 86400.0)
+
+/*
+ * Checked parsers: 0 on success, -EINVAL (and *out untouched) otherwise.
+ * Numbers are decimal digits: no sign, blanks, base prefix or exponent.
+ */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
-/* "1.5", "500ms", "30s", "2m", "1h" -> seconds; bare numbers are seconds */
+/*
+ * "1.5", "500ms", "30s", "2m", "1h", "1d" -> seconds, at most
+ * DURATION_MAX_S; bare numbers are seconds
+ */
 int parse_duration(const char *s, double *out);
 /* "4096", "64k", "16M", "1G" (binary multiples) */
 int parse_size(const char *s, uint64_t *out);
 
 /* "1.5KiB" style, into buf */
 const char *fmt_bytes(char *buf, size_t len, double bytes);
-/* ages: "850ms", "12.3s", "4m05s", "2h03m", "3d04h" */
+/* ages: "850ms", "12.3s", "4m05s", "2h03m", "3d04h"; "?" for NaN or infinity */
 const char *fmt_age(char *buf, size_t len, double seconds);
 
 uint64_t now_boot_ns(void);

@@ -16,8 +16,8 @@ enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_ERROR };
 const char *verdict_name(enum verdict v);
 
 struct finding { /* one pool over a limit */
-	__u32 pool_id;		/* the kernel's id, 0 if it has none */
-	char pool[24];		/* the pool's name (pool_row.ident) */
+	__u32 pool_id; /* the kernel's id, 0 if it has none */
+	char pool[24]; /* the pool's name (pool_row.ident) */
 	char device[48];
 	double value;
 	bool at_least; /* value is a lower bound */

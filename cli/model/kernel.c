@@ -17,8 +17,8 @@ const char *unmap_regime_name(enum unmap_regime r)
 
 static const struct {
 	const char *name;
-	size_t have;	/* the bool in struct kernel_facts */
-	bool series;	/* needs a kernel series, not just a newer kernel */
+	size_t have; /* the bool in struct kernel_facts */
+	bool series; /* needs a kernel series, not just a newer kernel */
 	const char *what;
 } gaps[] = {
 	{ "pool_ids", FACT(pool_ids), false,

@@ -6,90 +6,141 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "lib/vec.h"
 #include "model/postmortem.h"
 
-#define MAX_POOLS 256
-
+/* what the records say about one pool; json_t pointers are borrowed from the records */
 struct pool_acc {
-	char key[48];			/* "addr/gen" */
-	const struct jv *row;		/* last snapshot row */
+	char *key; /* "addr/gen" */
+	const json_t *row; /* last snapshot row */
 	double row_time;
-	const struct jv *events[512];
-	size_t nevents;
-	const struct jv *holders;	/* the pool's entry in the last holders record */
+	const json_t **events; /* every event, in order */
+	size_t nevents, capevents;
+	const json_t *holders; /* the pool's entry in the last holders record */
 	double holders_time;
-	const struct jv *pages;
-	double pages_time;
-	const struct jv *stacks;
-	bool destroyed, freed, stalled;
+	const json_t *pages;
+	const json_t *stacks;
+	json_t *series; /* owned: [[time, inflight], ...] without repeats */
+	double last_inflight;
+	bool freed, stalled;
 };
 
 struct acc {
 	struct pool_acc *v;
-	size_t n;
-	const struct jv *header;
+	size_t n, cap;
+	json_t *index; /* key -> position in v */
+	const json_t *header;
 	double end_time;
+	bool nomem;
 };
 
-static void pool_key(char *buf, size_t len, const struct jv *o)
+/* ---- building the tree ----------------------------------------------------------- */
+
+static void put(struct acc *a, json_t *obj, const char *key, json_t *v)
 {
-	snprintf(buf, len, "%s/%.0f", jv_str(jv_get(o, "addr"), "?"), jv_num(jv_get(o, "gen"), 0));
+	if (json_object_set_new(obj, key, v))
+		a->nomem = true;
 }
 
-static struct pool_acc *acc_get(struct acc *a, const struct jv *o)
+/* a number, or null for what JSON cannot carry (NaN: unknown) */
+static json_t *num(double v)
 {
-	char key[48];
-	size_t i;
-
-	if (!jv_get(o, "addr"))
-		return NULL;
-	pool_key(key, sizeof(key), o);
-	for (i = 0; i < a->n; i++)
-		if (!strcmp(a->v[i].key, key))
-			return &a->v[i];
-	if (a->n == MAX_POOLS)
-		return NULL;
-	memset(&a->v[a->n], 0, sizeof(a->v[0]));
-	snprintf(a->v[a->n].key, sizeof(a->v[0].key), "%s", key);
-	return &a->v[a->n++];
+	return isfinite(v) ? json_real(v) : json_null();
 }
 
-static void each_pool(struct acc *a, const struct jv *rec, const char *member,
-		      void (*fn)(struct pool_acc *, const struct jv *, double), double t)
+static json_t *str(const char *s)
 {
-	const struct jv *pools = jv_get(rec, member);
+	json_t *v = s ? json_string(s) : NULL;
+
+	return v ? v : json_null();
+}
+
+/* a member copied from a record (shared, never changed), or null */
+static void copy(struct acc *a, json_t *dst, const char *key, const json_t *src)
+{
+	put(a, dst, key, src ? json_incref((json_t *)src) : json_null());
+}
+
+/* ---- reading the records ------------------------------------------------------------ */
+
+static struct pool_acc *acc_get(struct acc *a, const json_t *o)
+{
+	struct pool_acc *p;
+	json_t *at;
+	char *key;
+
+	if (!json_object_get(o, "addr"))
+		return NULL;
+	if (asprintf(&key, "%s/%.17g", rec_str(o, "addr", "?"), rec_num(o, "gen", 0)) < 0) {
+		a->nomem = true;
+		return NULL;
+	}
+	at = json_object_get(a->index, key);
+	if (at) {
+		free(key);
+		return &a->v[json_integer_value(at)];
+	}
+	p = VEC_PUSH(a->v, a->n, a->cap);
+	if (!p || json_object_set_new(a->index, key, json_integer(a->n - 1))) {
+		a->n -= p != NULL;
+		a->nomem = true;
+		free(key);
+		return NULL;
+	}
+	p->key = key;
+	p->last_inflight = NAN;
+	p->series = json_array();
+	if (!p->series)
+		a->nomem = true;
+	return p;
+}
+
+/* inflight over time: a point when it changes */
+static void add_point(struct acc *a, struct pool_acc *p, double t, double inflight)
+{
+	json_t *pt;
+
+	if (isnan(inflight) || inflight == p->last_inflight || !p->series)
+		return;
+	p->last_inflight = inflight;
+	pt = json_pack("[oo]", num(t), num(inflight));
+	if (!pt || json_array_append_new(p->series, pt))
+		a->nomem = true;
+}
+
+static void each_pool(struct acc *a, const json_t *rec, double t, int what)
+{
+	const json_t *pools = json_object_get(rec, "pools"), *x;
+	struct pool_acc *p;
 	size_t i;
 
-	for (i = 0; pools && i < pools->n; i++) {
-		struct pool_acc *p = acc_get(a, &pools->items[i]);
-
-		if (p)
-			fn(p, &pools->items[i], t);
+	json_array_foreach(pools, i, x)
+	{
+		p = acc_get(a, x);
+		if (!p)
+			continue;
+		switch (what) {
+		case 's':
+			p->row = x;
+			p->row_time = t;
+			add_point(a, p, t, rec_num(x, "inflight", NAN));
+			break;
+		case 'h':
+			p->holders = x;
+			p->holders_time = t;
+			break;
+		case 'k':
+			p->stacks = x;
+			break;
+		}
 	}
 }
 
-static void on_row(struct pool_acc *p, const struct jv *row, double t)
+static void feed(struct acc *a, const json_t *rec)
 {
-	p->row = row;
-	p->row_time = t;
-}
-
-static void on_holders(struct pool_acc *p, const struct jv *h, double t)
-{
-	p->holders = h;
-	p->holders_time = t;
-}
-
-static void on_stacks(struct pool_acc *p, const struct jv *s, double t)
-{
-	p->stacks = s;
-}
-
-static void feed(struct acc *a, const struct jv *rec)
-{
-	const char *type = jv_str(jv_get(rec, "type"), "");
-	double t = jv_num(jv_get(rec, "time"), NAN);
-	const struct jv *ev;
+	const char *type = rec_str(rec, "type", ""), *e;
+	double t = rec_num(rec, "time", NAN);
+	const json_t *ev, **slot;
 	struct pool_acc *p;
 
 	if (!isnan(t))
@@ -97,70 +148,79 @@ static void feed(struct acc *a, const struct jv *rec)
 	if (!strcmp(type, "header")) {
 		a->header = rec;
 	} else if (!strcmp(type, "snapshot")) {
-		each_pool(a, rec, "pools", on_row, t);
+		each_pool(a, rec, t, 's');
 	} else if (!strcmp(type, "holders")) {
-		each_pool(a, rec, "pools", on_holders, t);
+		each_pool(a, rec, t, 'h');
 	} else if (!strcmp(type, "stacks")) {
-		each_pool(a, rec, "pools", on_stacks, t);
+		each_pool(a, rec, t, 'k');
 	} else if (!strcmp(type, "pages")) {
 		p = acc_get(a, rec);
-		if (p) {
-			p->pages = jv_get(rec, "pages");
-			p->pages_time = t;
-		}
+		if (p)
+			p->pages = json_object_get(rec, "pages");
 	} else if (!strcmp(type, "event")) {
-		ev = jv_get(rec, "event");
+		ev = json_object_get(rec, "event");
 		p = acc_get(a, ev);
 		if (!p)
 			return;
-		const char *e = jv_str(jv_get(ev, "event"), "");
-
-		p->destroyed |= !strcmp(e, "destroy");
+		e = rec_str(ev, "event", "");
 		p->freed |= !strcmp(e, "freed");
 		p->stalled |= !strcmp(e, "stalled");
-		if (p->nevents < sizeof(p->events) / sizeof(p->events[0]))
-			p->events[p->nevents++] = ev;
+		slot = VEC_PUSH(p->events, p->nevents, p->capevents);
+		if (!slot) {
+			a->nomem = true;
+			return;
+		}
+		*slot = ev;
+		add_point(a, p, rec_num(ev, "time", NAN), rec_num(ev, "inflight", NAN));
 	}
 }
 
-static void add_timeline(struct jv *tl, double t, const char *event, double inflight,
-			 const char *detail, bool derived)
-{
-	struct jv *e = jv_push(tl);
+/* ---- one pool ------------------------------------------------------------------------ */
 
-	e->t = JV_OBJ;
-	jv_set_num(e, "time", t);
-	jv_set_str(e, "event", event);
-	jv_set_num(e, "inflight", inflight);
-	jv_set_str(e, "detail", detail);
+static json_t *add_timeline(struct acc *a, json_t *tl, double t, const char *event, double inflight,
+			    const char *detail, bool derived)
+{
+	json_t *e = json_object();
+
+	if (!e || json_array_append_new(tl, e)) {
+		a->nomem = true;
+		return NULL;
+	}
+	put(a, e, "time", num(t));
+	put(a, e, "event", str(event));
+	put(a, e, "inflight", num(inflight));
+	put(a, e, "detail", str(detail));
 	if (derived)
-		jv_set_bool(e, "derived", true);
+		put(a, e, "derived", json_true());
+	return e;
 }
 
 /* events, with the retries folded into one entry; destroy and stall derived when unseen */
-static void timeline(struct jv *out, const struct pool_acc *p, double stall_after,
+static void timeline(struct acc *a, json_t *out, const struct pool_acc *p, double stall_after,
 		     double detach_age_end, double end_time)
 {
-	struct jv *tl = jv_set(out, "timeline");
-	double first_retry = NAN, last_retry = NAN, retry_inflight = NAN;
-	double destroyed_at = NAN, t;
-	unsigned int retries = 0, last_n = 0;
-	char detail[200];
+	double first_retry = NAN, last_retry = NAN, retry_inflight = NAN, last_n = 0;
+	double destroyed_at = NAN, t, et;
 	bool have_destroy = false, have_stall = false;
-	size_t i;
+	json_t *tl = json_array(), *e;
+	size_t i, retries = 0;
+	char detail[200];
+	const char *k;
 
-	tl->t = JV_ARR;
+	put(a, out, "timeline", tl);
+	if (!tl)
+		return;
 	for (i = 0; i < p->nevents; i++) {
-		const struct jv *e = p->events[i];
-		const char *k = jv_str(jv_get(e, "event"), "");
+		const json_t *ev = p->events[i];
 
-		t = jv_num(jv_get(e, "time"), NAN);
+		k = rec_str(ev, "event", "");
+		t = rec_num(ev, "time", NAN);
 		if (!strcmp(k, "retry")) {
 			if (isnan(first_retry))
 				first_retry = t;
 			last_retry = t;
-			retry_inflight = jv_num(jv_get(e, "inflight"), NAN);
-			last_n = jv_num(jv_get(e, "retry"), 0);
+			retry_inflight = rec_num(ev, "inflight", NAN);
+			last_n = rec_num(ev, "retry", 0);
 			retries++;
 			continue;
 		}
@@ -171,199 +231,179 @@ static void timeline(struct jv *out, const struct pool_acc *p, double stall_afte
 		have_stall |= !strcmp(k, "stalled");
 		if (!strcmp(k, "new") && i > 0)
 			continue;
-		add_timeline(tl, t, k, jv_num(jv_get(e, "inflight"), NAN),
-			     jv_str(jv_get(e, "detail"), ""), false);
+		add_timeline(a, tl, t, k, rec_num(ev, "inflight", NAN), rec_str(ev, "detail", ""),
+			     false);
 	}
 	if (!have_destroy && !isnan(detach_age_end)) {
 		destroyed_at = end_time - detach_age_end;
-		add_timeline(tl, destroyed_at, "destroy", NAN,
+		add_timeline(a, tl, destroyed_at, "destroy", NAN,
 			     "before the recording (from the kernel's detach time)", true);
 	}
 	/* a stall ppwatch noticed late happened at destroy + threshold */
-	for (i = 0; have_stall && !isnan(destroyed_at) && i < tl->n; i++) {
-		struct jv *e = &tl->items[i];
-
-		if (strcmp(jv_str(jv_get(e, "event"), ""), "stalled"))
+	json_array_foreach(tl, i, e)
+	{
+		if (!have_stall || isnan(destroyed_at) ||
+		    strcmp(rec_str(e, "event", ""), "stalled"))
 			continue;
 		t = destroyed_at + stall_after;
-		if (jv_num(jv_get(e, "time"), t) > t + 1) {
-			snprintf(detail, sizeof(detail), "%.0fs after destroy, %.0f inflight "
-				 "(noticed %.0fs later)", stall_after,
-				 jv_num(jv_get(e, "inflight"), NAN), jv_num(jv_get(e, "time"), t) - t);
-			free(e->items[0].str);
-			e->items[0].t = JV_NUM;
-			e->items[0].num = t;
-			for (size_t k = 0; k < e->n; k++)
-				if (!strcmp(e->keys[k], "detail")) {
-					free(e->items[k].str);
-					e->items[k].str = strdup(detail);
-				}
+		et = rec_num(e, "time", t);
+		if (et > t + 1) {
+			snprintf(detail, sizeof(detail),
+				 "%.0fs after destroy, %.0f inflight "
+				 "(noticed %.0fs later)",
+				 stall_after, rec_num(e, "inflight", NAN), et - t);
+			put(a, e, "time", num(t));
+			put(a, e, "detail", str(detail));
 		}
 	}
 	if (retries) {
-		snprintf(detail, sizeof(detail), "%u retries seen, up to retry %u; %.0f inflight "
-			 "at the last", retries, last_n, retry_inflight);
-		add_timeline(tl, first_retry, "retry", retry_inflight, detail, false);
-		jv_set_num(out, "last_retry_time", last_retry);
+		snprintf(detail, sizeof(detail),
+			 "%zu %s seen, up to retry %.0f; %.0f inflight "
+			 "at the last",
+			 retries, retries == 1 ? "retry" : "retries", last_n, retry_inflight);
+		add_timeline(a, tl, first_retry, "retry", retry_inflight, detail, false);
+		put(a, out, "last_retry_time", num(last_retry));
 	}
 	if (!have_stall && !isnan(destroyed_at) && !isnan(detach_age_end) &&
 	    detach_age_end >= stall_after) {
 		snprintf(detail, sizeof(detail), "%.0fs after destroy (the kernel warns then)",
 			 stall_after);
-		add_timeline(tl, destroyed_at + stall_after, "stalled", NAN, detail, true);
+		add_timeline(a, tl, destroyed_at + stall_after, "stalled", NAN, detail, true);
 	}
-	jv_set_num(out, "destroyed_at", destroyed_at);
-	jv_set_num(out, "retries", last_n);
+	put(a, out, "destroyed_at", num(destroyed_at));
+	put(a, out, "retries", num(last_n));
 }
 
-static int tl_cmp(const void *a, const void *b)
+static int tl_cmp(const void *pa, const void *pb)
 {
-	double x = jv_num(jv_get(a, "time"), 0), y = jv_num(jv_get(b, "time"), 0);
+	double x = rec_num(*(json_t *const *)pa, "time", 0);
+	double y = rec_num(*(json_t *const *)pb, "time", 0);
 
 	return x < y ? -1 : x > y;
 }
 
-static void copy_member(struct jv *dst, const char *key, const struct jv *src)
+/* the timeline in time order */
+static void sort_timeline(struct acc *a, json_t *tl)
 {
-	struct jv *m = jv_set(dst, key);
+	size_t n = json_array_size(tl), i;
+	json_t **v;
 
-	if (m && src)
-		jv_copy_into(m, src);
+	if (n < 2)
+		return;
+	v = calloc(n, sizeof(*v));
+	if (!v) {
+		a->nomem = true;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(tl, i));
+	qsort(v, n, sizeof(*v), tl_cmp);
+	json_array_clear(tl);
+	for (i = 0; i < n; i++)
+		if (json_array_append_new(tl, v[i]))
+			a->nomem = true;
+	free(v);
 }
 
-static void build_pool(struct jv *pool, const struct pool_acc *p, double stall_after,
+static void build_pool(struct acc *a, json_t *pool, const struct pool_acc *p, double stall_after,
 		       double end_time)
 {
 	static const char *const ident[] = {
 		"id", "device", "ifname", "ifindex", "netns", "driver", "dev_name", "napi_id",
 		"addr", "gen", "state", "inflight", "inflight_bytes", "netlink", "dma_map",
 	};
-	const struct jv *row = p->row;
-	double detach_age = jv_num(jv_get(row, "detach_age_s"), NAN);
-	double zombie_s = jv_num(jv_get(row, "zombie_s"), NAN);
+	const json_t *row = p->row, *stacks = json_object_get(p->stacks, "stacks"), *s;
+	double detach_age = rec_num(row, "detach_age_s", NAN);
+	double zombie_s = rec_num(row, "zombie_s", NAN);
+	json_t *dma, *h;
+	size_t i;
 
 	/* a freed pool: destroyed zombie_s before it was freed */
 	if (isnan(detach_age) && !isnan(zombie_s))
-		detach_age = jv_num(jv_get(row, "freed_age_s"), NAN) + zombie_s;
-	struct jv *tl, *dma, *h;
-	size_t i;
-
-	pool->t = JV_OBJ;
-	for (i = 0; i < sizeof(ident) / sizeof(ident[0]); i++)
-		copy_member(pool, ident[i], jv_get(row, ident[i]));
+		detach_age = rec_num(row, "freed_age_s", NAN) + zombie_s;
+	for (i = 0; i < ARRAY_SIZE(ident); i++)
+		copy(a, pool, ident[i], json_object_get(row, ident[i]));
 	if (!isnan(detach_age))
 		detach_age += end_time - p->row_time;
-	jv_set_bool(pool, "stalled", p->stalled || (!isnan(detach_age) && detach_age >= stall_after &&
-						    (isnan(zombie_s) || zombie_s >= stall_after)));
-	jv_set_num(pool, "detach_age_s", detach_age);
-	dma = jv_set(pool, "dma");
-	dma->t = JV_OBJ;
-	copy_member(dma, "state", jv_get(row, "dma"));
-	copy_member(dma, "unmapped_at_destroy", jv_get(row, "dma_unmapped_at_destroy"));
-	copy_member(dma, "still_mapped", jv_get(row, "dma_still_mapped"));
-	copy_member(dma, "unmap_age_s", jv_get(row, "dma_unmap_age_s"));
-	timeline(pool, p, stall_after, detach_age, end_time);
-	tl = (struct jv *)jv_get(pool, "timeline");
-	if (tl && tl->n > 1)
-		qsort(tl->items, tl->n, sizeof(*tl->items), tl_cmp);
-	h = jv_set(pool, "holders");
-	if (p->holders) {
-		h->t = JV_OBJ;
-		jv_set_num(h, "time", p->holders_time);
-		copy_member(h, "inflight", jv_get(p->holders, "inflight"));
-		copy_member(h, "unattributed", jv_get(p->holders, "unattributed"));
-		copy_member(h, "holders", jv_get(p->holders, "holders"));
+	put(a, pool, "stalled",
+	    json_boolean(p->stalled || (!isnan(detach_age) && detach_age >= stall_after &&
+					(isnan(zombie_s) || zombie_s >= stall_after))));
+	put(a, pool, "detach_age_s", num(detach_age));
+	dma = json_object();
+	put(a, pool, "dma", dma);
+	if (dma) {
+		copy(a, dma, "state", json_object_get(row, "dma"));
+		copy(a, dma, "unmapped_at_destroy",
+		     json_object_get(row, "dma_unmapped_at_destroy"));
+		copy(a, dma, "still_mapped", json_object_get(row, "dma_still_mapped"));
+		copy(a, dma, "unmap_age_s", json_object_get(row, "dma_unmap_age_s"));
 	}
-	copy_member(pool, "oldest_pages", p->pages);
-	h = jv_set(pool, "release_stacks");
-	h->t = JV_ARR;
-	for (i = 0; p->stacks && jv_get(p->stacks, "stacks") &&
-		    i < jv_get(p->stacks, "stacks")->n; i++) {
-		const struct jv *s = jv_at(jv_get(p->stacks, "stacks"), i);
-		const char *k = jv_str(jv_get(s, "kind"), "");
-
-		if (!strcmp(k, "zombie_release"))
-			jv_copy_into(jv_push(h), s);
+	timeline(a, pool, p, stall_after, detach_age, end_time);
+	sort_timeline(a, json_object_get(pool, "timeline"));
+	h = p->holders ? json_object() : json_null();
+	put(a, pool, "holders", h);
+	if (p->holders && h) {
+		put(a, h, "time", num(p->holders_time));
+		copy(a, h, "inflight", json_object_get(p->holders, "inflight"));
+		copy(a, h, "unattributed", json_object_get(p->holders, "unattributed"));
+		copy(a, h, "holders", json_object_get(p->holders, "holders"));
 	}
+	copy(a, pool, "oldest_pages", p->pages);
+	h = json_array();
+	put(a, pool, "release_stacks", h);
+	json_array_foreach(stacks, i, s) if (h &&
+					     !strcmp(rec_str(s, "kind", ""), "zombie_release") &&
+					     json_array_append(h, (json_t *)s)) a->nomem = true;
+	copy(a, pool, "inflight_over_time", p->series);
 }
 
-/* inflight over time: snapshot rows and events, in order, without repeats */
-static void series(struct jv *pool, struct jv *const *records, size_t n, const char *key)
+json_t *postmortem_build(const json_t *records, const char *source)
 {
-	struct jv *out = jv_set(pool, "inflight_over_time");
-	double last = NAN;
-	char k[48];
-	size_t r, i;
-
-	out->t = JV_ARR;
-	for (r = 0; r < n; r++) {
-		const char *type = jv_str(jv_get(records[r], "type"), "");
-		const struct jv *src = NULL, *pools;
-		double t = jv_num(jv_get(records[r], "time"), NAN), v;
-
-		if (!strcmp(type, "event")) {
-			src = jv_get(records[r], "event");
-			t = jv_num(jv_get(src, "time"), NAN);
-			pool_key(k, sizeof(k), src);
-			if (strcmp(k, key))
-				src = NULL;
-		} else if (!strcmp(type, "snapshot")) {
-			pools = jv_get(records[r], "pools");
-			for (i = 0; pools && i < pools->n && !src; i++) {
-				pool_key(k, sizeof(k), &pools->items[i]);
-				if (!strcmp(k, key))
-					src = &pools->items[i];
-			}
-		}
-		v = jv_num(jv_get(src, "inflight"), NAN);
-		if (!src || isnan(v) || v == last)
-			continue;
-		last = v;
-		struct jv *pt = jv_push(out);
-
-		pt->t = JV_ARR;
-		jv_push(pt)->t = JV_NUM;
-		pt->items[0].num = t;
-		jv_push(pt)->t = JV_NUM;
-		pt->items[1].num = v;
-	}
-}
-
-struct jv *postmortem_build(struct jv *const *records, size_t n, const char *source)
-{
-	struct jv *rep = jv_new(JV_OBJ), *pools;
-	struct acc a = { 0 };
+	struct acc a = { .index = json_object(), .end_time = NAN };
+	json_t *rep = json_object(), *pools = json_array(), *rec;
 	double stall_after;
 	size_t i;
 
-	a.v = calloc(MAX_POOLS, sizeof(*a.v));
-	if (!rep || !a.v) {
-		free(a.v);
-		jv_free(rep);
-		return NULL;
+	if (!rep || !pools || !a.index) {
+		a.nomem = true;
+		goto out;
 	}
-	for (i = 0; i < n; i++)
-		feed(&a, records[i]);
-	stall_after = jv_num(jv_get(a.header, "stall_after_s"), 60);
-	jv_set_str(rep, "source", source);
-	jv_set_num(rep, "time", a.end_time);
-	copy_member(rep, "hostname", jv_get(a.header, "hostname"));
-	copy_member(rep, "kernel", jv_get(a.header, "kernel"));
-	jv_set_num(rep, "stall_after_s", stall_after);
-	pools = jv_set(rep, "pools");
-	pools->t = JV_ARR;
+	json_array_foreach(records, i, rec) feed(&a, rec);
+	stall_after = rec_num(a.header, "stall_after_s", 60);
+	put(&a, rep, "source", str(source));
+	put(&a, rep, "time", num(a.end_time));
+	copy(&a, rep, "hostname", json_object_get(a.header, "hostname"));
+	copy(&a, rep, "kernel", json_object_get(a.header, "kernel"));
+	put(&a, rep, "stall_after_s", num(stall_after));
+	put(&a, rep, "pools", json_incref(pools));
 	for (i = 0; i < a.n; i++) {
 		struct pool_acc *p = &a.v[i];
-		const char *state = jv_str(jv_get(p->row, "state"), "");
+		json_t *pool;
 
 		if (!p->row)
 			continue;
 		/* what a post-mortem is about: destroyed and out, or freed meanwhile */
-		if (strcmp(state, "zombie") && !p->freed && !p->stalled)
+		if (strcmp(rec_str(p->row, "state", ""), "zombie") && !p->freed && !p->stalled)
 			continue;
-		build_pool(jv_push(pools), p, stall_after, a.end_time);
-		series(&pools->items[pools->n - 1], records, n, p->key);
+		pool = json_object();
+		if (!pool || json_array_append_new(pools, pool)) {
+			a.nomem = true;
+			break;
+		}
+		build_pool(&a, pool, p, stall_after, a.end_time);
+	}
+out:
+	for (i = 0; i < a.n; i++) {
+		free(a.v[i].key);
+		free(a.v[i].events);
+		json_decref(a.v[i].series);
 	}
 	free(a.v);
+	json_decref(a.index);
+	json_decref(pools);
+	if (a.nomem) {
+		json_decref(rep);
+		return NULL;
+	}
 	return rep;
 }

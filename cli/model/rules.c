@@ -70,9 +70,10 @@ static const struct keydef match_keys[] = {
 	{ "device", VT_STR, -1, M(device), -1,
 	  "interface or device name (ifname, dev_name); shell glob such as 'eth*'" },
 	{ "driver", VT_STR, -1, M(driver), -1, "driver name; shell glob" },
-	{ "pool", VT_POOL, -1, M(pool), -1, "the pool as ppwatch names it: its id (as netlink and "
-					   "the kernel's warnings call it), or on kernels without pool "
-					   "ids x<XDP memory-model id> or @<address>" },
+	{ "pool", VT_POOL, -1, M(pool), -1,
+	  "the pool as ppwatch names it: its id (as netlink and "
+	  "the kernel's warnings call it), or on kernels without pool "
+	  "ids x<XDP memory-model id> or @<address>" },
 	{ "ifindex", VT_U32, -1, M(ifindex), M(has_ifindex), "interface index" },
 	{ "netns", VT_NETNS, -1, M(netns), -1,
 	  "network namespace: a name under /run/netns, a path, or an inode number" },
@@ -90,7 +91,8 @@ static const char *vtype_expect(enum vtype t)
 	case VT_STATE: return "live, zombie or any";
 	case VT_NETNS: return "a namespace name, a path or an inode number";
 	case VT_U32: return "a number from 0 to 4294967295";
-	case VT_POOL: return "a pool id from 0 to 4294967295, x<XDP memory-model id> or @<hex address>";
+	case VT_POOL:
+		return "a pool id from 0 to 4294967295, x<XDP memory-model id> or @<hex address>";
 	case VT_VERSION: return "1";
 	case VT_RULES: return "a list of rules";
 	case VT_MATCH: return "a mapping such as { device: eth0 }";
@@ -108,7 +110,8 @@ static const char *vtype_name(enum vtype t)
 	case VT_STATE: return "state";
 	case VT_NETNS: return "netns";
 	case VT_U32: return "u32";
-	case VT_POOL: return "pool";
+	case VT_POOL:
+		return "pool";
 	case VT_VERSION: return "1";
 	case VT_RULES: return "list";
 	case VT_MATCH: return "mapping";
@@ -156,81 +159,18 @@ size_t rules_schema(const struct rules_key_help **out)
 	return n;
 }
 
-/* ---- diagnostics ------------------------------------------------------------ */
-
-struct diag_msg {
-	struct rpos pos;
-	size_t seq;
-	char *text;
-};
+/* ---- diagnostics (model/diag.h) --------------------------------------------- */
 
 struct pctx {
-	const char *file;
+	struct diags d;
 	yaml_document_t *doc;
-	FILE *diag;
-	int errors;
-	bool nomem;
-	struct diag_msg *msgs;	/* printed sorted by position at the end */
-	size_t nmsgs, capmsgs;
 };
+
+#define perr(c, pos, ...) diag_add(&(c)->d, pos, __VA_ARGS__)
 
 static struct rpos node_pos(const yaml_node_t *n)
 {
 	return (struct rpos){ (int)n->start_mark.line + 1, (int)n->start_mark.column + 1 };
-}
-
-__attribute__((format(printf, 3, 4)))
-static void perr(struct pctx *c, struct rpos p, const char *fmt, ...)
-{
-	va_list ap;
-
-	struct diag_msg *m;
-
-	c->errors++;
-	m = VEC_NEXT(c->msgs, c->nmsgs, c->capmsgs);
-	if (!m) {
-		c->nomem = true;
-		return;
-	}
-	m->pos = p;
-	m->seq = c->nmsgs;
-	va_start(ap, fmt);
-	if (vasprintf(&m->text, fmt, ap) < 0)
-		c->nomem = true;
-	else
-		c->nmsgs++;
-	va_end(ap);
-}
-
-static int diag_cmp(const void *a, const void *b)
-{
-	const struct diag_msg *x = a, *y = b;
-
-	if (x->pos.line != y->pos.line)
-		return x->pos.line - y->pos.line;
-	if (x->pos.col != y->pos.col)
-		return x->pos.col - y->pos.col;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* every error, in file order */
-static void diag_flush(struct pctx *c)
-{
-	size_t i;
-
-	if (c->nmsgs)
-		qsort(c->msgs, c->nmsgs, sizeof(*c->msgs), diag_cmp);
-	for (i = 0; i < c->nmsgs; i++) {
-		if (c->diag && c->msgs[i].pos.line)
-			fprintf(c->diag, "%s:%d:%d: error: %s\n", c->file, c->msgs[i].pos.line,
-				c->msgs[i].pos.col, c->msgs[i].text);
-		else if (c->diag)
-			fprintf(c->diag, "%s: error: %s\n", c->file, c->msgs[i].text);
-		free(c->msgs[i].text);
-	}
-	free(c->msgs);
-	c->msgs = NULL;
-	c->nmsgs = 0;
 }
 
 static const char *node_kind(const yaml_node_t *n)
@@ -250,36 +190,14 @@ static const char *node_kind(const yaml_node_t *n)
 /* what a node is, for "got ..." (scalars quoted, long ones cut) */
 static const char *node_desc(const yaml_node_t *n, char *buf, size_t len)
 {
-	if (n->type == YAML_SCALAR_NODE && n->data.scalar.length) {
-		int l = n->data.scalar.length > 40 ? 40 : (int)n->data.scalar.length;
+	char e[DIAG_ECHO_MAX + 4];
 
-		snprintf(buf, len, "'%.*s%s'", l, (const char *)n->data.scalar.value,
-			 n->data.scalar.length > 40 ? "..." : "");
+	if (n->type == YAML_SCALAR_NODE && n->data.scalar.length) {
+		snprintf(buf, len, "'%s'",
+			 diag_echo((const char *)n->data.scalar.value, n->data.scalar.length, e));
 		return buf;
 	}
 	return node_kind(n);
-}
-
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, prev, tmp, d[64];
-
-	if (la >= ARRAY_SIZE(d) || lb >= ARRAY_SIZE(d))
-		return SIZE_MAX;
-	for (j = 0; j <= lb; j++)
-		d[j] = j;
-	for (i = 1; i <= la; i++) {
-		prev = d[0];
-		d[0] = i;
-		for (j = 1; j <= lb; j++) {
-			tmp = d[j];
-			d[j] = a[i - 1] == b[j - 1] ? prev :
-			       1 + (prev < d[j] ? (prev < d[j - 1] ? prev : d[j - 1]) :
-						  (d[j] < d[j - 1] ? d[j] : d[j - 1]));
-			prev = tmp;
-		}
-	}
-	return d[lb];
 }
 
 static void unknown_key(struct pctx *c, const yaml_node_t *k, const char *where,
@@ -287,19 +205,20 @@ static void unknown_key(struct pctx *c, const yaml_node_t *k, const char *where,
 {
 	const char *key = (const char *)k->data.scalar.value, *best = NULL;
 	size_t bestd = strlen(key) >= 8 ? 4 : 3, d, off = 0;
+	char list[512], e[DIAG_ECHO_MAX + 4];
 	const struct keydef *kd;
-	char list[512];
 
 	list[0] = 0;
 	for (kd = keys; kd->key; kd++) {
 		off += snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0, "%s%s",
 				kd == keys ? "" : ", ", kd->key);
-		d = edit_distance(key, kd->key);
+		d = diag_distance(key, kd->key);
 		if (d < bestd) {
 			bestd = d;
 			best = kd->key;
 		}
 	}
+	key = diag_echo(key, k->data.scalar.length, e);
 	if (best)
 		perr(c, node_pos(k), "unknown key '%s' in %s; did you mean '%s'? (expected one "
 		     "of: %s)", key, where, best, list);
@@ -315,7 +234,7 @@ static char *xstrdup(struct pctx *c, const char *s)
 	char *r = strdup(s);
 
 	if (!r)
-		c->nomem = true;
+		c->d.nomem = true;
 	return r;
 }
 
@@ -526,10 +445,10 @@ static void parse_rule(struct pctx *c, yaml_node_t *n, struct ruleset *rs)
 {
 	struct rpos seen[ARRAY_SIZE(rule_keys)] = {};
 	struct rule *r = &rs->rules[rs->n];
+	char buf[64], e[DIAG_ECHO_MAX + 4];
 	const struct keydef *d;
-	int errors = c->errors;
+	int errors = c->d.errors;
 	bool any = false;
-	char buf[64];
 	size_t i;
 	int k;
 
@@ -544,17 +463,14 @@ static void parse_rule(struct pctx *c, yaml_node_t *n, struct ruleset *rs)
 	rs->n++;
 	walk_mapping(c, n, "a rule", rule_keys, seen, rule_pair, r);
 	if (!seen[0].line)
-		perr(c, r->pos, "this rule has no 'name'; every rule needs one (it names the "
+		perr(c, r->pos,
+		     "this rule has no 'name'; every rule needs one (it names the "
 		     "checks in the output)");
-	for (i = 0; r->name && i + 1 < rs->n; i++)
-		if (rs->rules[i].name && !strcmp(rs->rules[i].name, r->name))
-			perr(c, r->pos, "duplicate rule name '%s' (first at line %d)", r->name,
-			     rs->rules[i].pos.line);
 	for (k = 0; k < LIM_NR; k++)
 		any |= r->has[k];
 	for (d = rule_keys, i = 0; d->key; d++, i++)
 		any |= d->lim >= 0 && seen[i].line;	/* given, even if its value was bad */
-	if (!any && errors == c->errors) {
+	if (!any && errors == c->d.errors) {
 		char list[256];
 		size_t off = 0;
 
@@ -563,12 +479,46 @@ static void parse_rule(struct pctx *c, yaml_node_t *n, struct ruleset *rs)
 				off += snprintf(list + off, sizeof(list) - off, "%s%s",
 						off ? ", " : "", d->key);
 		perr(c, r->pos, "rule '%s' checks nothing; give at least one of: %s",
-		     r->name ? r->name : "?", list);
+		     r->name ? diag_echo(r->name, strlen(r->name), e) : "?", list);
 	}
 	if (r->has[LIM_MAX_LOSSES] && r->has_match)
 		perr(c, r->limit_pos[LIM_MAX_LOSSES], "max_losses counts ppwatch's losses on the "
 		     "whole host; it cannot be combined with 'match' (put it in a rule of its "
 		     "own)");
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct rule *x = *(const struct rule *const *)a, *y = *(const struct rule *const *)b;
+	int r = strcmp(x->name, y->name);
+
+	return r ? r : x < y ? -1 : x > y;
+}
+
+/* rule names are unique: sorted, so 40000 rules take a moment, not n^2 compares */
+static void check_duplicates(struct pctx *c, struct ruleset *rs)
+{
+	struct rule **v = calloc(rs->n ? rs->n : 1, sizeof(*v));
+	char e[DIAG_ECHO_MAX + 4];
+	size_t i, n = 0, first = 0;
+
+	if (!v) {
+		c->d.nomem = true;
+		return;
+	}
+	for (i = 0; i < rs->n; i++)
+		if (rs->rules[i].name)
+			v[n++] = &rs->rules[i];
+	qsort(v, n, sizeof(*v), name_cmp);
+	for (i = 1; i < n; i++) {
+		if (strcmp(v[i]->name, v[first]->name)) {
+			first = i;
+			continue;
+		}
+		perr(c, v[i]->pos, "duplicate rule name '%s' (first at line %d)",
+		     diag_echo(v[i]->name, strlen(v[i]->name), e), v[first]->pos.line);
+	}
+	free(v);
 }
 
 static void file_pair(struct pctx *c, const struct keydef *d, yaml_node_t *k, yaml_node_t *v,
@@ -596,12 +546,82 @@ static void file_pair(struct pctx *c, const struct keydef *d, yaml_node_t *k, ya
 	}
 	rs->rules = calloc(n, sizeof(*rs->rules));
 	if (!rs->rules) {
-		c->nomem = true;
+		c->d.nomem = true;
 		return;
 	}
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++)
 		if (node(c, *it))
 			parse_rule(c, node(c, *it), rs);
+	check_duplicates(c, rs);
+}
+
+/* deeper than any rules file goes: the top, rules, a rule, match, a value */
+#define RULES_MAX_DEPTH 16
+
+static struct rpos mark_pos(yaml_mark_t m)
+{
+	return (struct rpos){ (int)m.line + 1, (int)m.column + 1 };
+}
+
+/*
+ * libyaml's scanner keeps a possible simple key per flow level and looks
+ * at all of them at every token, so deep flow nesting is quadratic (200 KB
+ * of '[' took minutes); and the loader resolves an alias to the node it
+ * names, so a list of aliases hands the same mapping to the walk again and
+ * again (200 KB grew past 10 GB of diagnostics). One pass over the events
+ * refuses both before the load pays for them: it stops at the first level
+ * too deep or the first alias. Syntax errors are left to the load, which
+ * reports them.
+ */
+static bool prescan(struct pctx *c, const char *buf, size_t len)
+{
+	char e[DIAG_ECHO_MAX + 4];
+	yaml_parser_t p;
+	yaml_event_t ev;
+	bool ok = true, end = false;
+	int depth = 0;
+
+	if (!yaml_parser_initialize(&p)) {
+		c->d.nomem = true;
+		return false;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+	while (ok && !end && yaml_parser_parse(&p, &ev)) {
+		switch (ev.type) {
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (++depth <= RULES_MAX_DEPTH)
+				break;
+			perr(c, mark_pos(ev.start_mark),
+			     "nested deeper than %d levels; a rules "
+			     "file needs 4 (rules, a rule, match, a value)",
+			     RULES_MAX_DEPTH);
+			ok = false;
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_ALIAS_EVENT:
+			perr(c, mark_pos(ev.start_mark),
+			     "an alias (*%s): rules files do not "
+			     "expand aliases; write the value out",
+			     diag_echo((const char *)ev.data.alias.anchor,
+				       strlen((const char *)ev.data.alias.anchor), e));
+			ok = false;
+			break;
+		case YAML_STREAM_END_EVENT:
+			end = true;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	if (p.error == YAML_MEMORY_ERROR)
+		c->d.nomem = true;
+	yaml_parser_delete(&p);
+	return ok;
 }
 
 /* libyaml's own errors: problem at a mark, maybe with a context */
@@ -610,7 +630,7 @@ static void yaml_error(struct pctx *c, const yaml_parser_t *p)
 	struct rpos pos = { (int)p->problem_mark.line + 1, (int)p->problem_mark.column + 1 };
 
 	if (p->error == YAML_MEMORY_ERROR) {
-		c->nomem = true;
+		c->d.nomem = true;
 		return;
 	}
 	if (p->context)
@@ -623,7 +643,7 @@ static void yaml_error(struct pctx *c, const yaml_parser_t *p)
 int rules_parse(struct ruleset *rs, const char *file, const char *buf, size_t len, FILE *diag)
 {
 	struct rpos seen[ARRAY_SIZE(file_keys)] = {};
-	struct pctx c = { .file = file, .diag = diag };
+	struct pctx c = { .d = { .file = file, .out = diag } };
 	yaml_document_t doc, extra;
 	yaml_parser_t p;
 	yaml_node_t *root;
@@ -636,6 +656,8 @@ int rules_parse(struct ruleset *rs, const char *file, const char *buf, size_t le
 		return -ENOMEM;
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+	if (!prescan(&c, buf, len))
+		goto out_parser;
 	if (!yaml_parser_load(&p, &doc)) {
 		yaml_error(&c, &p);
 		goto out_parser;
@@ -667,19 +689,19 @@ int rules_parse(struct ruleset *rs, const char *file, const char *buf, size_t le
 	yaml_document_delete(&doc);
 out_parser:
 	yaml_parser_delete(&p);
-	diag_flush(&c);
-	if (c.nomem) {
+	diag_flush(&c.d);
+	if (c.d.nomem) {
 		rules_free(rs);
 		return -ENOMEM;
 	}
-	if (c.errors) {
+	if (c.d.errors) {
 		char *f = rs->file;
 
 		rs->file = NULL;
 		rules_free(rs);
 		rs->file = f;
 	}
-	return c.errors;
+	return c.d.errors;
 }
 
 int rules_load(struct ruleset *rs, const char *path, FILE *diag)
@@ -746,6 +768,7 @@ void rules_free(struct ruleset *rs)
 int rules_resolve_netns(struct ruleset *rs, int (*resolve)(const char *name, __u32 *ino),
 			FILE *diag)
 {
+	char e[DIAG_ECHO_MAX + 4];
 	int errors = 0, err;
 	uint64_t v;
 	size_t i;
@@ -763,10 +786,11 @@ int rules_resolve_netns(struct ruleset *rs, int (*resolve)(const char *name, __u
 		if (err) {
 			errors++;
 			if (diag)
-				fprintf(diag, "%s:%d:%d: error: netns '%s': %s; expected a name "
-					"under /run/netns, a path or an inode number\n", rs->file,
-					m->netns_pos.line, m->netns_pos.col, m->netns,
-					strerror(-err));
+				fprintf(diag,
+					"%s:%d:%d: error: netns '%s': %s; expected a name "
+					"under /run/netns, a path or an inode number\n",
+					rs->file, m->netns_pos.line, m->netns_pos.col,
+					diag_echo(m->netns, strlen(m->netns), e), strerror(-err));
 		}
 	}
 	return errors;

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "model/diag.h"
 #include "model/snapshot.h"
 
 enum limit_kind {
@@ -35,16 +36,10 @@ enum limit_kind {
 	LIM_NR,
 };
 
-/* A position in the rules file, 1-based (0: none). */
-struct rpos {
-	int line;
-	int col;
-};
-
 struct rule_match {
 	char *device;		/* glob on device, ifname or dev_name; NULL: any */
 	char *driver;		/* glob on the driver name */
-	char *pool;		/* the pool's name (its id, x<XDP mem id>, @<address>); NULL: any */
+	char *pool; /* the pool's name (its id, x<XDP mem id>, @<address>); NULL: any */
 	bool has_ifindex;
 	__u32 ifindex;
 	char *netns;		/* as written: /run/netns name, path, or inode */

@@ -214,14 +214,16 @@ static int eval_pool_limit(const struct rule *rule, enum limit_kind k, const str
 	if (nunknown) {
 		res->v = VERDICT_ERROR;
 		if (k == LIM_MAX_ITEM_SLOW_FAILED)
-			snprintf(res->summary, sizeof(res->summary), "could not check %zu of %zu "
+			snprintf(res->summary, sizeof(res->summary),
+				 "could not check %zu of %zu "
 				 "%s (first: pool %s): item stats not available on this kernel "
-				 "(it does not report page-pool item stats)", nunknown,
-				 res->npools, pools_word(res->npools), first_unknown);
+				 "(it does not report page-pool item stats)",
+				 nunknown, res->npools, pools_word(res->npools), first_unknown);
 		else
-			snprintf(res->summary, sizeof(res->summary), "could not check %zu of %zu "
-				 "%s (first: pool %s): %s not known", nunknown, res->npools,
-				 pools_word(res->npools), first_unknown,
+			snprintf(res->summary, sizeof(res->summary),
+				 "could not check %zu of %zu "
+				 "%s (first: pool %s): %s not known",
+				 nunknown, res->npools, pools_word(res->npools), first_unknown,
 				 k == LIM_MAX_ZOMBIE_AGE ? "detach time" : "value");
 		return 0;
 	}

@@ -372,7 +372,8 @@ bool row_matches(const struct pool_row *r, const char *f)
 	uint64_t v;
 
 	if (!strncmp(f, "id:", 3))
-		return (!parse_u64(f + 3, 0, UINT32_MAX, &v) && r->id == v) || !strcmp(f + 3, r->ident);
+		return (!parse_u64(f + 3, 0, UINT32_MAX, &v) && r->id == v) ||
+		       !strcmp(f + 3, r->ident);
 	if (!strncmp(f, "ifindex:", 8))
 		return !parse_u64(f + 8, 0, INT32_MAX, &v) && r->ifindex == (__s32)v;
 	if (!strcmp(f, r->ident))
@@ -498,9 +499,12 @@ const double pool_age_bounds[POOL_AGE_BUCKETS - 1] = { 1, 10, 60, 600, 3600 };
 const char *level_text(enum ppw_level l)
 {
 	switch (l) {
-	case PPW_LEVEL_COUNTERS: return "counters";
-	case PPW_LEVEL_SAMPLED: return "sampled";
-	case PPW_LEVEL_ALL: return "all";
+	case PPW_LEVEL_COUNTERS:
+		return "counters";
+	case PPW_LEVEL_SAMPLED:
+		return "sampled";
+	case PPW_LEVEL_ALL:
+		return "all";
 	}
 	return "?";
 }

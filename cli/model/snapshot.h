@@ -50,7 +50,7 @@ struct pool_obs {
 	struct ppw_pool rec;	/* rec.addr == 0: known from netlink only */
 	__u64 ledger_pages;	/* page-ledger entries of (rec.addr, rec.gen) */
 	__u64 oldest_hold_ns;	/* CLOCK_BOOTTIME; 0: no entry */
-	__u64 age_hist[POOL_AGE_BUCKETS];	/* the ledger pages by age */
+	__u64 age_hist[POOL_AGE_BUCKETS]; /* the ledger pages by age */
 	bool has_nl;
 	struct nl_pool nl;
 };
@@ -62,12 +62,12 @@ struct reading {
 	__u32 page_size;
 	bool detach_time_is_ns; /* see sources/kfeatures.c */
 	__u64 counters[PPW_CNT_MAX];
-	__u64 max_pages;	/* pages the ledger is sized for (0: no ledger) */
+	__u64 max_pages; /* pages the ledger is sized for (0: no ledger) */
 	__u64 pages_used;
-	__u64 ledger_bytes;	/* what the kernel charges for the ledger's maps */
-	__u64 slot_holds, slot_releases;	/* events the per-CPU slots counted */
-	enum ppw_level level;	/* what the hot path records */
-	__u32 sample_rate;	/* sampled level: 1 page in this many */
+	__u64 ledger_bytes; /* what the kernel charges for the ledger's maps */
+	__u64 slot_holds, slot_releases; /* events the per-CPU slots counted */
+	enum ppw_level level; /* what the hot path records */
+	__u32 sample_rate; /* sampled level: 1 page in this many */
 	enum unmap_regime regime;	/* how this kernel unmaps at destroy */
 };
 
@@ -86,7 +86,7 @@ enum dma_state {
 struct pool_row {
 	__u64 addr;
 	__u32 gen;
-	__u32 id;		/* the kernel's (netlink) id, 0 if it has none */
+	__u32 id; /* the kernel's (netlink) id, 0 if it has none */
 	/*
 	 * What to call the pool, never empty: the kernel's id ("13"); before
 	 * pool->user.id existed, its XDP memory-model id ("x7"), else the low
@@ -110,18 +110,18 @@ struct pool_row {
 	__s32 nid;
 	__s64 inflight;		/* hold - release, the kernel's own numbers */
 	__u64 inflight_bytes;
-	__s64 ledger_pages;	/* in the ledger (ages known); -1: no ledger */
-	__s64 before_start;	/* held before ppwatch saw the pool; -1: unknown */
-	__s64 before_start_min;	/* of those, at least this many are still out */
-	__s64 untracked;	/* not explained: ledger full or lost events; -1: unknown */
-	bool sampled;		/* ledger, ages and before_start from a sample */
+	__s64 ledger_pages; /* in the ledger (ages known); -1: no ledger */
+	__s64 before_start; /* held before ppwatch saw the pool; -1: unknown */
+	__s64 before_start_min; /* of those, at least this many are still out */
+	__s64 untracked; /* not explained: ledger full or lost events; -1: unknown */
+	bool sampled; /* ledger, ages and before_start from a sample */
 	__u32 hold_cnt;
 	__u32 release_cnt;
 	double hold_per_s;	/* NAN: no previous snapshot */
 	double release_per_s;
-	double oldest_age_s;	/* NAN: nothing inflight, or unknown */
+	double oldest_age_s; /* NAN: nothing inflight, or unknown */
 	bool oldest_at_least;	/* pages from before start: at least this old */
-	__u64 age_hist[POOL_AGE_BUCKETS];	/* ledger pages by age (sampled: the sample) */
+	__u64 age_hist[POOL_AGE_BUCKETS]; /* ledger pages by age (sampled: the sample) */
 	double detach_age_s;	/* NAN: not detached */
 	double freed_age_s;	/* NAN: not freed */
 	double zombie_s;	/* detach to freed, for freed pools */
@@ -160,7 +160,7 @@ struct snapshot {
 	__u64 ts_ns;
 	double interval_s;	/* since the previous snapshot; 0 for the first */
 	__u64 counters[PPW_CNT_MAX];
-	__u64 max_pages;	/* pages the ledger is sized for (0: no ledger) */
+	__u64 max_pages; /* pages the ledger is sized for (0: no ledger) */
 	__u64 pages_used;
 	__u64 ledger_bytes;
 	enum ppw_level level;

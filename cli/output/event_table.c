@@ -36,13 +36,16 @@ static void detail(struct event_row *er, const struct life_event *e)
 		if (er->row.id)
 			snprintf(er->detail, sizeof(er->detail),
 				 "%s after destroy, %d inflight (kernel: \"stalled pool shutdown: "
-				 "id %u, %d inflight %.0f sec\")", fmt_age(a, sizeof(a), e->detach_age_s),
-				 e->inflight, er->row.id, e->inflight, floor(e->detach_age_s));
-		else	/* kernels before pool ids say it without one */
-			snprintf(er->detail, sizeof(er->detail),
-				 "%s after destroy, %d inflight (kernel: \"stalled pool shutdown %d "
-				 "inflight %.0f sec\")", fmt_age(a, sizeof(a), e->detach_age_s),
-				 e->inflight, e->inflight, floor(e->detach_age_s));
+				 "id %u, %d inflight %.0f sec\")",
+				 fmt_age(a, sizeof(a), e->detach_age_s), e->inflight, er->row.id,
+				 e->inflight, floor(e->detach_age_s));
+		else /* kernels before pool ids say it without one */
+			snprintf(
+				er->detail, sizeof(er->detail),
+				"%s after destroy, %d inflight (kernel: \"stalled pool shutdown %d "
+				"inflight %.0f sec\")",
+				fmt_age(a, sizeof(a), e->detach_age_s), e->inflight, e->inflight,
+				floor(e->detach_age_s));
 		break;
 	case LE_UNMAP:
 		snprintf(er->detail, sizeof(er->detail), "DMA unmap at destroy: %u pages, %u blocks, "
@@ -93,7 +96,7 @@ void event_row_of(struct event_row *er, const struct life_event *e, const struct
 		er->row.detach_age_s = e->detach_age_s;
 	if (!er->row.id)
 		er->row.id = e->id;
-	if (!er->row.ident[0])	/* a netlink notification: the kernel's id is all there is */
+	if (!er->row.ident[0]) /* a netlink notification: the kernel's id is all there is */
 		snprintf(er->row.ident, sizeof(er->row.ident), "%u", er->row.id);
 	if (e->kind == LE_DESTROY || e->kind == LE_RETRY || e->kind == LE_FREED ||
 	    e->kind == LE_STALLED)
@@ -128,7 +131,9 @@ static void event_cell(const void *p, int col, struct oval *v, void *arg)
 		OV_STR(v, tbuf);
 		break;
 	case EC_EVENT: OV_STR(v, life_kind_name(er->kind)); break;
-	case EC_ID: OV_STR(v, er->row.ident); break;
+	case EC_ID:
+		OV_STR(v, er->row.ident);
+		break;
 	case EC_DEVICE: OV_STR(v, er->row.device); break;
 	case EC_INFLIGHT: OV_S64(v, er->row.inflight); break;
 	case EC_DETAIL: OV_STR(v, er->detail); break;
@@ -148,7 +153,7 @@ void render_event_json(struct json *j, const struct event_row *er)
 	json_kv_f64(j, "time", er->time);
 	json_kv_str(j, "event", life_kind_name(er->kind));
 	json_key(j, "id");
-	er->row.id ? json_u64(j, er->row.id) : json_null(j);
+	er->row.id ? json_u64(j, er->row.id) : json_put_null(j);
 	json_kv_str(j, "pool", er->row.ident);
 	json_kv_str(j, "device", er->row.device);
 	json_kv_s64(j, "ifindex", er->row.ifindex);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/escape.h"
 #include "lib/util.h"
 #include "output/holder_table.h"
 #include "output/table.h"
@@ -118,9 +119,10 @@ static struct oview holder_oview(void)
 static void pool_title(FILE *f, const struct pool_holders *ph)
 {
 	const struct pool_row *r = ph->row;
-	char b[16];
+	char b[16], dev[4 * sizeof(r->device)];
 
-	fprintf(f, "pool %s %s (%s", r->ident, r->device[0] ? r->device : "-",
+	fprintf(f, "pool %s %s (%s", r->ident,
+		r->device[0] ? esc_str(r->device, dev, sizeof(dev)) : "-",
 		row_state_name(r->state));
 	if (r->netns_ino)
 		fprintf(f, ", netns %u", r->netns_ino);
@@ -178,7 +180,7 @@ void render_holders_json(struct json *j, const struct holders_report *rep)
 
 		json_obj_open(j);
 		json_key(j, "id");
-		ph->row->id ? json_u64(j, ph->row->id) : json_null(j);
+		ph->row->id ? json_u64(j, ph->row->id) : json_put_null(j);
 		json_kv_str(j, "pool", ph->row->ident);
 		snprintf(a, sizeof(a), "0x%llx", (unsigned long long)ph->row->addr);
 		json_kv_str(j, "addr", a);

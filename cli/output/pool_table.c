@@ -9,65 +9,105 @@
 /* ---- the pool view ------------------------------------------------------- */
 
 enum pool_col {
-	PC_ID, PC_POOL, PC_DEVICE, PC_IFNAME, PC_IFINDEX, PC_NETNS, PC_NAPI, PC_STATE, PC_INFLIGHT,
-	PC_BYTES, PC_HOLD_RATE, PC_REL_RATE, PC_OLDEST, PC_DETACH_AGE, PC_BEFORE, PC_LEDGER,
-	PC_UNTRACKED, PC_RETRIES, PC_DRIVER, PC_DEVNAME, PC_DETACH_TIME, PC_FREED_AGE,
-	PC_ZOMBIE_S, PC_NETLINK, PC_DMA_MAP, PC_ORDER, PC_POOL_SIZE, PC_NID, PC_HOLD_CNT,
-	PC_REL_CNT, PC_DESTROY_CNT, PC_LAST_INFLIGHT, PC_SEEN_AGE, PC_NETNS_COOKIE, PC_ADDR,
-	PC_GEN, PC_OLDEST_LB, PC_DMA, PC_DMA_LEFT, PC_DMA_UNMAPPED, PC_DMA_AGE, PC_FAST_EMPTY,
-	PC_SLOW_FAILED, PC_BLOCKS, PC_AGES, PC_BEFORE_MIN, PC_MAX
+	PC_ID,
+	PC_POOL,
+	PC_DEVICE,
+	PC_IFNAME,
+	PC_IFINDEX,
+	PC_NETNS,
+	PC_NAPI,
+	PC_STATE,
+	PC_INFLIGHT,
+	PC_BYTES,
+	PC_HOLD_RATE,
+	PC_REL_RATE,
+	PC_OLDEST,
+	PC_DETACH_AGE,
+	PC_BEFORE,
+	PC_LEDGER,
+	PC_UNTRACKED,
+	PC_RETRIES,
+	PC_DRIVER,
+	PC_DEVNAME,
+	PC_DETACH_TIME,
+	PC_FREED_AGE,
+	PC_ZOMBIE_S,
+	PC_NETLINK,
+	PC_DMA_MAP,
+	PC_ORDER,
+	PC_POOL_SIZE,
+	PC_NID,
+	PC_HOLD_CNT,
+	PC_REL_CNT,
+	PC_DESTROY_CNT,
+	PC_LAST_INFLIGHT,
+	PC_SEEN_AGE,
+	PC_NETNS_COOKIE,
+	PC_ADDR,
+	PC_GEN,
+	PC_OLDEST_LB,
+	PC_DMA,
+	PC_DMA_LEFT,
+	PC_DMA_UNMAPPED,
+	PC_DMA_AGE,
+	PC_FAST_EMPTY,
+	PC_SLOW_FAILED,
+	PC_BLOCKS,
+	PC_AGES,
+	PC_BEFORE_MIN,
+	PC_MAX
 };
 
 static const struct ocol pool_cols[PC_MAX] = {
-	[PC_ID]		= { "id", "NLID", 4, OF_PLAIN, OC_JSON },
+	[PC_ID] = { "id", "NLID", 4, OF_PLAIN, OC_JSON },
 	/* the pool's name: its kernel id, else x<XDP mem id>, else @<address> */
-	[PC_POOL]	= { "pool", "ID", 4, OF_PLAIN, 0 },
-	[PC_DEVICE]	= { "device", "DEVICE", 12, OF_PLAIN, OC_LEFT },
-	[PC_IFNAME]	= { "ifname", "IFNAME", 12, OF_PLAIN, OC_JSON },
-	[PC_IFINDEX]	= { "ifindex", "IFINDEX", 7, OF_PLAIN, OC_WIDE },
-	[PC_NETNS]	= { "netns", "NETNS", 10, OF_PLAIN, OC_WIDE },
-	[PC_NAPI]	= { "napi_id", "NAPI", 6, OF_PLAIN, OC_WIDE },
-	[PC_STATE]	= { "state", "STATE", 6, OF_PLAIN, OC_LEFT },
-	[PC_INFLIGHT]	= { "inflight", "INFLIGHT", 8, OF_PLAIN, 0 },
-	[PC_BYTES]	= { "inflight_bytes", "BYTES", 7, OF_BYTES, 0 },
-	[PC_HOLD_RATE]	= { "hold_per_s", "HOLD/s", 6, OF_RATE, 0 },
-	[PC_REL_RATE]	= { "release_per_s", "REL/s", 6, OF_RATE, 0 },
-	[PC_OLDEST]	= { "oldest_age_s", "OLDEST", 7, OF_AGE, 0 },
-	[PC_DETACH_AGE]	= { "detach_age_s", "DETACH", 7, OF_AGE, 0 },
-	[PC_DMA]	= { "dma", "DMA", 8, OF_PLAIN, OC_LEFT },
-	[PC_BEFORE]	= { "before_start", "BEFORE", 7, OF_PLAIN, OC_WIDE },
-	[PC_LEDGER]	= { "ledger_pages", "LEDGER", 7, OF_PLAIN, OC_WIDE },
-	[PC_UNTRACKED]	= { "untracked", "UNTRACKD", 8, OF_PLAIN, OC_WIDE },
-	[PC_RETRIES]	= { "retries", "RETRY", 5, OF_PLAIN, OC_WIDE },
-	[PC_DRIVER]	= { "driver", "DRIVER", 8, OF_PLAIN, OC_WIDE | OC_LEFT },
-	[PC_DEVNAME]	= { "dev_name", "DEVNAME", 12, OF_PLAIN, OC_JSON },
+	[PC_POOL] = { "pool", "ID", 4, OF_PLAIN, 0 },
+	[PC_DEVICE] = { "device", "DEVICE", 12, OF_PLAIN, OC_LEFT },
+	[PC_IFNAME] = { "ifname", "IFNAME", 12, OF_PLAIN, OC_JSON },
+	[PC_IFINDEX] = { "ifindex", "IFINDEX", 7, OF_PLAIN, OC_WIDE },
+	[PC_NETNS] = { "netns", "NETNS", 10, OF_PLAIN, OC_WIDE },
+	[PC_NAPI] = { "napi_id", "NAPI", 6, OF_PLAIN, OC_WIDE },
+	[PC_STATE] = { "state", "STATE", 6, OF_PLAIN, OC_LEFT },
+	[PC_INFLIGHT] = { "inflight", "INFLIGHT", 8, OF_PLAIN, 0 },
+	[PC_BYTES] = { "inflight_bytes", "BYTES", 7, OF_BYTES, 0 },
+	[PC_HOLD_RATE] = { "hold_per_s", "HOLD/s", 6, OF_RATE, 0 },
+	[PC_REL_RATE] = { "release_per_s", "REL/s", 6, OF_RATE, 0 },
+	[PC_OLDEST] = { "oldest_age_s", "OLDEST", 7, OF_AGE, 0 },
+	[PC_DETACH_AGE] = { "detach_age_s", "DETACH", 7, OF_AGE, 0 },
+	[PC_DMA] = { "dma", "DMA", 8, OF_PLAIN, OC_LEFT },
+	[PC_BEFORE] = { "before_start", "BEFORE", 7, OF_PLAIN, OC_WIDE },
+	[PC_LEDGER] = { "ledger_pages", "LEDGER", 7, OF_PLAIN, OC_WIDE },
+	[PC_UNTRACKED] = { "untracked", "UNTRACKD", 8, OF_PLAIN, OC_WIDE },
+	[PC_RETRIES] = { "retries", "RETRY", 5, OF_PLAIN, OC_WIDE },
+	[PC_DRIVER] = { "driver", "DRIVER", 8, OF_PLAIN, OC_WIDE | OC_LEFT },
+	[PC_DEVNAME] = { "dev_name", "DEVNAME", 12, OF_PLAIN, OC_JSON },
 	[PC_DETACH_TIME] = { "detach_time", "DETACH_T", 8, OF_PLAIN, OC_JSON },
-	[PC_FREED_AGE]	= { "freed_age_s", "FREED", 7, OF_AGE, OC_JSON },
-	[PC_ZOMBIE_S]	= { "zombie_s", "ZOMBIE", 7, OF_AGE, OC_JSON },
-	[PC_NETLINK]	= { "netlink", "NL", 3, OF_PLAIN, OC_JSON },
-	[PC_DMA_MAP]	= { "dma_map", "DMA", 3, OF_PLAIN, OC_JSON },
-	[PC_ORDER]	= { "order", "ORDER", 5, OF_PLAIN, OC_JSON },
-	[PC_POOL_SIZE]	= { "pool_size", "SIZE", 5, OF_PLAIN, OC_JSON },
-	[PC_NID]	= { "nid", "NID", 4, OF_PLAIN, OC_JSON },
-	[PC_HOLD_CNT]	= { "hold_cnt", "HOLD", 10, OF_PLAIN, OC_JSON },
-	[PC_REL_CNT]	= { "release_cnt", "RELEASE", 10, OF_PLAIN, OC_JSON },
+	[PC_FREED_AGE] = { "freed_age_s", "FREED", 7, OF_AGE, OC_JSON },
+	[PC_ZOMBIE_S] = { "zombie_s", "ZOMBIE", 7, OF_AGE, OC_JSON },
+	[PC_NETLINK] = { "netlink", "NL", 3, OF_PLAIN, OC_JSON },
+	[PC_DMA_MAP] = { "dma_map", "DMA", 3, OF_PLAIN, OC_JSON },
+	[PC_ORDER] = { "order", "ORDER", 5, OF_PLAIN, OC_JSON },
+	[PC_POOL_SIZE] = { "pool_size", "SIZE", 5, OF_PLAIN, OC_JSON },
+	[PC_NID] = { "nid", "NID", 4, OF_PLAIN, OC_JSON },
+	[PC_HOLD_CNT] = { "hold_cnt", "HOLD", 10, OF_PLAIN, OC_JSON },
+	[PC_REL_CNT] = { "release_cnt", "RELEASE", 10, OF_PLAIN, OC_JSON },
 	[PC_DESTROY_CNT] = { "destroy_cnt", "DESTROY", 7, OF_PLAIN, OC_JSON },
 	[PC_LAST_INFLIGHT] = { "last_release_inflight", "LASTINF", 7, OF_PLAIN, OC_JSON },
-	[PC_SEEN_AGE]	= { "seen_age_s", "SEEN", 7, OF_AGE, OC_JSON },
+	[PC_SEEN_AGE] = { "seen_age_s", "SEEN", 7, OF_AGE, OC_JSON },
 	[PC_NETNS_COOKIE] = { "netns_cookie", "COOKIE", 8, OF_PLAIN, OC_JSON },
-	[PC_ADDR]	= { "addr", "ADDR", 18, OF_PLAIN, OC_JSON },
-	[PC_GEN]	= { "gen", "GEN", 5, OF_PLAIN, OC_JSON },
-	[PC_OLDEST_LB]	= { "oldest_age_is_lower_bound", "LB", 2, OF_PLAIN, OC_JSON },
-	[PC_DMA_LEFT]	= { "dma_still_mapped", "MAPPED", 7, OF_PLAIN, OC_JSON },
+	[PC_ADDR] = { "addr", "ADDR", 18, OF_PLAIN, OC_JSON },
+	[PC_GEN] = { "gen", "GEN", 5, OF_PLAIN, OC_JSON },
+	[PC_OLDEST_LB] = { "oldest_age_is_lower_bound", "LB", 2, OF_PLAIN, OC_JSON },
+	[PC_DMA_LEFT] = { "dma_still_mapped", "MAPPED", 7, OF_PLAIN, OC_JSON },
 	[PC_DMA_UNMAPPED] = { "dma_unmapped_at_destroy", "UNMAPPD", 7, OF_PLAIN, OC_JSON },
-	[PC_DMA_AGE]	= { "dma_unmap_age_s", "UNMAP_T", 7, OF_AGE, OC_JSON },
+	[PC_DMA_AGE] = { "dma_unmap_age_s", "UNMAP_T", 7, OF_AGE, OC_JSON },
 	/* text only: JSON has them in "items" (pool_json_extra) */
-	[PC_FAST_EMPTY]	= { "item_fast_empty", "FASTEMPTY", 9, OF_PLAIN, OC_WIDE | OC_TEXT },
+	[PC_FAST_EMPTY] = { "item_fast_empty", "FASTEMPTY", 9, OF_PLAIN, OC_WIDE | OC_TEXT },
 	[PC_SLOW_FAILED] = { "item_slow_failed", "SLOWFAIL", 8, OF_PLAIN, OC_WIDE | OC_TEXT },
-	[PC_BLOCKS]	= { "item_blocks", "BLOCKS", 9, OF_PLAIN, OC_WIDE | OC_TEXT | OC_LEFT },
+	[PC_BLOCKS] = { "item_blocks", "BLOCKS", 9, OF_PLAIN, OC_WIDE | OC_TEXT | OC_LEFT },
 	/* where the ages come from: exact, sampled (estimates), none (counters) */
-	[PC_AGES]	= { "ages", "AGES", 7, OF_PLAIN, OC_JSON },
-	[PC_BEFORE_MIN]	= { "before_start_at_least", "BEFMIN", 7, OF_PLAIN, OC_JSON },
+	[PC_AGES] = { "ages", "AGES", 7, OF_PLAIN, OC_JSON },
+	[PC_BEFORE_MIN] = { "before_start_at_least", "BEFMIN", 7, OF_PLAIN, OC_JSON },
 };
 
 struct pool_ctx {
@@ -109,7 +149,9 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 
 	switch (col) {
 	case PC_ID: OV_U64(v, r->id); v->null = !r->id; break;
-	case PC_POOL: OV_STR(v, r->ident); break;
+	case PC_POOL:
+		OV_STR(v, r->ident);
+		break;
 	case PC_DEVICE: OV_STR(v, r->device); break;
 	case PC_IFNAME: OV_STR(v, r->ifname); v->null = !r->ifname[0]; break;
 	case PC_IFINDEX: OV_S64(v, r->ifindex); v->null = r->ifindex <= 0; break;
@@ -131,12 +173,23 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 		v->null = r->before_start < 0;
 		v->estimate = r->sampled;
 		break;
-	case PC_BEFORE_MIN: OV_S64(v, r->before_start_min); v->null = !r->bpf; break;
-	case PC_LEDGER: OV_S64(v, r->ledger_pages); v->null = !r->bpf || r->ledger_pages < 0; break;
-	case PC_UNTRACKED: OV_S64(v, r->untracked); v->null = !r->bpf || r->untracked < 0; break;
+	case PC_BEFORE_MIN:
+		OV_S64(v, r->before_start_min);
+		v->null = !r->bpf;
+		break;
+	case PC_LEDGER:
+		OV_S64(v, r->ledger_pages);
+		v->null = !r->bpf || r->ledger_pages < 0;
+		break;
+	case PC_UNTRACKED:
+		OV_S64(v, r->untracked);
+		v->null = !r->bpf || r->untracked < 0;
+		break;
 	case PC_AGES:
-		OV_STR(v, !r->bpf ? "none" : r->ledger_pages < 0 ? "counters" :
-		       r->sampled ? "sampled" : "exact");
+		OV_STR(v, !r->bpf	      ? "none" :
+			  r->ledger_pages < 0 ? "counters" :
+			  r->sampled	      ? "sampled" :
+						"exact");
 		break;
 	case PC_RETRIES: OV_U64(v, r->retries); v->null = !r->bpf; break;
 	case PC_DRIVER: OV_STR(v, r->driver); v->null = !r->driver[0]; break;
@@ -218,7 +271,7 @@ static void pool_json_extra(struct json *j, const void *p, void *arg)
 	/* the ledger's pages by age (the sample's, at the sampled level) */
 	json_key(j, "page_ages");
 	if (r->ledger_pages < 0 || !r->bpf) {
-		json_null(j);
+		json_put_null(j);
 	} else {
 		json_obj_open(j);
 		for (b = 0; b < POOL_AGE_BUCKETS; b++)
@@ -228,26 +281,26 @@ static void pool_json_extra(struct json *j, const void *p, void *arg)
 
 	json_key(j, "items");
 	if (!r->item_stats && !r->item_blocks) {
-		json_null(j);
+		json_put_null(j);
 	} else {
 		json_obj_open(j);
 		json_key(j, "fast_empty");
-		r->item_stats ? json_u64(j, r->item_fast_empty) : json_null(j);
+		r->item_stats ? json_u64(j, r->item_fast_empty) : json_put_null(j);
 		json_key(j, "slow_failed");
-		r->item_stats ? json_u64(j, r->item_slow_failed) : json_null(j);
+		r->item_stats ? json_u64(j, r->item_slow_failed) : json_put_null(j);
 		json_key(j, "blocks_prealloc");
-		r->item_blocks ? json_u64(j, r->blocks_prealloc) : json_null(j);
+		r->item_blocks ? json_u64(j, r->blocks_prealloc) : json_put_null(j);
 		json_key(j, "blocks_dyn");
-		r->item_blocks ? json_u64(j, r->blocks_dyn) : json_null(j);
+		r->item_blocks ? json_u64(j, r->blocks_dyn) : json_put_null(j);
 		json_key(j, "blocks_dyn_alloc");
-		r->item_blocks ? json_u64(j, r->blocks_dyn_alloc) : json_null(j);
+		r->item_blocks ? json_u64(j, r->blocks_dyn_alloc) : json_put_null(j);
 		json_key(j, "blocks_dyn_free");
-		r->item_blocks ? json_u64(j, r->blocks_dyn_free) : json_null(j);
+		r->item_blocks ? json_u64(j, r->blocks_dyn_free) : json_put_null(j);
 		json_obj_close(j);
 	}
 	json_key(j, "destroy_unmap");
 	if (!r->unmap_seen) {
-		json_null(j);
+		json_put_null(j);
 		return;
 	}
 	json_obj_open(j);

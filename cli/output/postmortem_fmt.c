@@ -3,199 +3,359 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <yaml.h>
 
+#include "lib/escape.h"
+#include "lib/log.h"
 #include "lib/util.h"
+#include "model/rec_reader.h"
 #include "output/postmortem_fmt.h"
 
 /* ---- text ---------------------------------------------------------------------- */
 
+/*
+ * A recorded Unix time as the local HH:MM:SS.mmm; "?" for one no clock
+ * shows (a recording may hold any number: no cast without a range check).
+ */
 static const char *clock_str(char *buf, size_t len, double t)
 {
-	time_t s = (time_t)t;
 	struct tm tm;
+	double s;
+	time_t ts;
+	int ms;
 
 	if (isnan(t)) {
 		snprintf(buf, len, "-");
 		return buf;
 	}
-	localtime_r(&s, &tm);
+	if (!(t >= 0 && t < 1e11)) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	s = floor(t);
+	ts = (time_t)s;
+	ms = (int)((t - s) * 1000);
+	if (!localtime_r(&ts, &tm)) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
 	snprintf(buf, len, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (int)((t - s) * 1000));
+		 ms > 999 ? 999 : ms);
 	return buf;
 }
 
-static void text_pool(FILE *f, const struct jv *p)
+/* a recorded count: whole, or in %g form past 1e15 (a recording may hold any number) */
+static const char *count_str(char *buf, size_t len, double v)
 {
-	const struct jv *tl = jv_get(p, "timeline"), *h = jv_get(p, "holders");
-	const struct jv *pg = jv_get(p, "oldest_pages"), *st = jv_get(p, "release_stacks");
-	const struct jv *ser = jv_get(p, "inflight_over_time"), *dma = jv_get(p, "dma");
+	snprintf(buf, len, fabs(v) < 1e15 ? "%.0f" : "%.3g", v);
+	return buf;
+}
+
+/* a recorded string, escaped; dflt when there is none */
+static void put_str(FILE *f, const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = rec_str(o, key, dflt);
+
+	esc_put(f, s, strlen(s), NULL);
+}
+
+static void text_timeline(FILE *f, const json_t *tl)
+{
+	const json_t *e;
+	char a[32];
+	size_t i;
+
+	fprintf(f, "  timeline:\n");
+	json_array_foreach(tl, i, e)
+	{
+		fprintf(f, "    %s  ", clock_str(a, sizeof(a), rec_num(e, "time", NAN)));
+		put_str(f, e, "event", "");
+		fputc(' ', f);
+		put_str(f, e, "detail", "");
+		fprintf(f, "%s\n", json_is_true(json_object_get(e, "derived")) ? " (derived)" : "");
+	}
+}
+
+static void text_details(FILE *f, const json_t *p)
+{
+	const json_t *h = json_object_get(p, "holders"), *pg = json_object_get(p, "oldest_pages");
+	const json_t *st = json_object_get(p, "release_stacks"), *x, *fr;
 	char a[32], b[32];
 	size_t i, j;
+	double age;
 
-	fprintf(f, "pool %.0f %s (%s%s, netns %.0f)%s\n", jv_num(jv_get(p, "id"), 0),
-		jv_str(jv_get(p, "device"), "-"), jv_str(jv_get(p, "state"), "?"),
-		jv_get(p, "driver") && !jv_is_null(jv_get(p, "driver")) ? ", driver " : "",
-		jv_num(jv_get(p, "netns"), 0), jv_get(p, "stalled")->b ? "  STALLED" : "");
-	fprintf(f, "  inflight %.0f pages (%s)", jv_num(jv_get(p, "inflight"), 0),
-		fmt_bytes(a, sizeof(a), jv_num(jv_get(p, "inflight_bytes"), 0)));
-	if (!isnan(jv_num(jv_get(p, "detach_age_s"), NAN)))
-		fprintf(f, ", destroyed %s ago, %.0f retries",
-			fmt_age(b, sizeof(b), jv_num(jv_get(p, "detach_age_s"), 0)),
-			jv_num(jv_get(p, "retries"), 0));
-	fprintf(f, "; DMA %s\n", jv_str(jv_get(dma, "state"), "unknown"));
-	fprintf(f, "  timeline:\n");
-	for (i = 0; tl && i < tl->n; i++) {
-		const struct jv *e = &tl->items[i];
-
-		fprintf(f, "    %s  %-8s %s%s\n",
-			clock_str(a, sizeof(a), jv_num(jv_get(e, "time"), NAN)),
-			jv_str(jv_get(e, "event"), ""), jv_str(jv_get(e, "detail"), ""),
-			jv_get(e, "derived") ? " (derived)" : "");
-	}
-	if (ser && ser->n) {
-		fprintf(f, "  inflight over time:");
-		for (i = 0; i < ser->n && i < 12; i++)
-			fprintf(f, " %s %.0f%s",
-				clock_str(a, sizeof(a), jv_at(ser, i)->items[0].num),
-				jv_at(ser, i)->items[1].num, i + 1 < ser->n && i < 11 ? "," : "");
-		fprintf(f, "%s\n", ser->n > 12 ? " ..." : "");
-	}
-	if (h && h->t == JV_OBJ) {
-		const struct jv *hs = jv_get(h, "holders");
-
+	if (json_is_object(h)) {
 		fprintf(f, "  holders (scan at %s):\n",
-			clock_str(a, sizeof(a), jv_num(jv_get(h, "time"), NAN)));
-		for (i = 0; hs && i < hs->n; i++)
-			fprintf(f, "    %7.0f pages  %s\n",
-				jv_num(jv_get(&hs->items[i], "pages"), 0),
-				jv_str(jv_get(&hs->items[i], "holder"), ""));
-	}
-	if (pg && pg->n) {
-		fprintf(f, "  oldest pages:\n");
-		for (i = 0; i < pg->n && i < 5; i++) {
-			const struct jv *x = &pg->items[i];
-			double age = jv_num(jv_get(x, "age_s"), NAN);
-
-			fprintf(f, "    %s  age %s%s  %s\n", jv_str(jv_get(x, "netmem"), ""),
-				jv_get(x, "age_is_lower_bound") &&
-						jv_get(x, "age_is_lower_bound")->b ?
-					">" :
-					"",
-				isnan(age) ? "?" : fmt_age(b, sizeof(b), age),
-				jv_str(jv_get(x, "holder"), "-"));
+			clock_str(a, sizeof(a), rec_num(h, "time", NAN)));
+		json_array_foreach(json_object_get(h, "holders"), i, x)
+		{
+			fprintf(f, "    %7s pages  ",
+				count_str(b, sizeof(b), rec_num(x, "pages", 0)));
+			put_str(f, x, "holder", "");
+			fputc('\n', f);
 		}
 	}
-	if (st && st->n) {
+	if (json_array_size(pg)) {
+		fprintf(f, "  oldest pages:\n");
+		json_array_foreach(pg, i, x)
+		{
+			if (i == 5)
+				break;
+			age = rec_num(x, "age_s", NAN);
+			fputs("    ", f);
+			put_str(f, x, "netmem", "");
+			fprintf(f, "  age %s%s  ",
+				json_is_true(json_object_get(x, "age_is_lower_bound")) ? ">" : "",
+				isnan(age) ? "?" : fmt_age(b, sizeof(b), age));
+			put_str(f, x, "holder", "-");
+			fputc('\n', f);
+		}
+	}
+	if (json_array_size(st)) {
 		fprintf(f, "  the last pages were released by:\n");
-		for (i = 0; i < st->n && i < 3; i++) {
-			const struct jv *fr = jv_get(&st->items[i], "frames");
+		json_array_foreach(st, i, x)
+		{
+			if (i == 3)
+				break;
+			fprintf(f,
+				"    %s pages:", count_str(b, sizeof(b), rec_num(x, "count", 0)));
+			json_array_foreach(json_object_get(x, "frames"), j, fr)
+			{
+				const char *s = json_string_value(fr);
 
-			fprintf(f, "    %.0f pages:", jv_num(jv_get(&st->items[i], "count"), 0));
-			for (j = 0; fr && j < fr->n && j < 8; j++)
-				fprintf(f, "%s%s", j ? " < " : " ", jv_str(&fr->items[j], "?"));
+				if (j == 8)
+					break;
+				fputs(j ? " < " : " ", f);
+				s = s ? s : "?";
+				esc_put(f, s, strlen(s), NULL);
+			}
 			fputc('\n', f);
 		}
 	}
 }
 
-void postmortem_text(FILE *f, const struct jv *rep)
+static void text_pool(FILE *f, const json_t *p)
 {
-	const struct jv *pools = jv_get(rep, "pools");
-	char a[32];
-	size_t i;
+	const json_t *ser = json_object_get(p, "inflight_over_time"), *pt;
+	const json_t *dma = json_object_get(p, "dma");
+	char a[32], b[32];
+	size_t i, n;
 
-	fprintf(f, "ppwatch post-mortem (%s, %s, stall after %.0fs): %zu pool%s\n",
-		jv_str(jv_get(rep, "source"), "?"),
-		clock_str(a, sizeof(a), jv_num(jv_get(rep, "time"), NAN)),
-		jv_num(jv_get(rep, "stall_after_s"), 60), pools ? pools->n : 0,
-		pools && pools->n == 1 ? "" : "s");
-	if (!pools || !pools->n) {
+	fprintf(f, "pool %s ", count_str(a, sizeof(a), rec_num(p, "id", 0)));
+	put_str(f, p, "device", "-");
+	fputs(" (", f);
+	put_str(f, p, "state", "?");
+	if (json_is_string(json_object_get(p, "driver"))) {
+		fputs(", driver ", f);
+		put_str(f, p, "driver", "");
+	}
+	fprintf(f, ", netns %s)%s\n", count_str(a, sizeof(a), rec_num(p, "netns", 0)),
+		json_is_true(json_object_get(p, "stalled")) ? "  STALLED" : "");
+	fprintf(f, "  inflight %s pages ", count_str(a, sizeof(a), rec_num(p, "inflight", 0)));
+	fprintf(f, "(%s)", fmt_bytes(a, sizeof(a), rec_num(p, "inflight_bytes", 0)));
+	if (!isnan(rec_num(p, "detach_age_s", NAN))) {
+		fprintf(f, ", destroyed %s ago, ",
+			fmt_age(b, sizeof(b), rec_num(p, "detach_age_s", 0)));
+		fprintf(f, "%s retries", count_str(a, sizeof(a), rec_num(p, "retries", 0)));
+	}
+	fputs("; DMA ", f);
+	put_str(f, dma, "state", "unknown");
+	fputc('\n', f);
+	text_timeline(f, json_object_get(p, "timeline"));
+	n = json_array_size(ser);
+	if (n) {
+		fprintf(f, "  inflight over time:");
+		json_array_foreach(ser, i, pt)
+		{
+			if (i == 12)
+				break;
+			fprintf(f, " %s %s%s",
+				clock_str(a, sizeof(a), json_number_value(json_array_get(pt, 0))),
+				count_str(b, sizeof(b), json_number_value(json_array_get(pt, 1))),
+				i + 1 < n && i < 11 ? "," : "");
+		}
+		fprintf(f, "%s\n", n > 12 ? " ..." : "");
+	}
+	text_details(f, p);
+}
+
+void postmortem_text(FILE *f, const json_t *rep)
+{
+	const json_t *pools = json_object_get(rep, "pools"), *p;
+	size_t i, n = json_array_size(pools);
+	char a[32], b[32];
+
+	fputs("ppwatch post-mortem (", f);
+	put_str(f, rep, "source", "?");
+	fprintf(f, ", %s, stall after %ss): %zu pool%s\n",
+		clock_str(a, sizeof(a), rec_num(rep, "time", NAN)),
+		count_str(b, sizeof(b), rec_num(rep, "stall_after_s", 60)), n, n == 1 ? "" : "s");
+	if (!n) {
 		fprintf(f, "no destroyed pool with pages out, none freed in the recording\n");
 		return;
 	}
-	for (i = 0; i < pools->n; i++) {
+	json_array_foreach(pools, i, p)
+	{
 		fputc('\n', f);
-		text_pool(f, &pools->items[i]);
+		text_pool(f, p);
+	}
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+void postmortem_json(struct json *j, const json_t *v)
+{
+	const char *key;
+	json_t *x;
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		json_obj_open(j);
+		json_object_foreach((json_t *)v, key, x)
+		{
+			json_key(j, key);
+			postmortem_json(j, x);
+		}
+		json_obj_close(j);
+		break;
+	case JSON_ARRAY:
+		json_arr_open(j);
+		json_array_foreach(v, i, x) postmortem_json(j, x);
+		json_arr_close(j);
+		break;
+	case JSON_STRING:
+		json_str(j, json_string_value(v));
+		break;
+	case JSON_INTEGER:
+		json_s64(j, json_integer_value(v));
+		break;
+	case JSON_REAL:
+		json_f64(j, json_real_value(v));
+		break;
+	case JSON_TRUE:
+		json_bool(j, true);
+		break;
+	case JSON_FALSE:
+		json_bool(j, false);
+		break;
+	case JSON_NULL:
+		json_put_null(j);
+		break;
 	}
 }
 
 /* ---- YAML --------------------------------------------------------------------------- */
 
-static int yaml_put(yaml_emitter_t *e, yaml_event_t *ev)
+struct ymit {
+	yaml_emitter_t e;
+	const char *why; /* the first failure */
+};
+
+/* emit an event the caller initialized ('ok': its initialize call's result) */
+static int emit(struct ymit *y, yaml_event_t *ev, int ok)
 {
-	return yaml_emitter_emit(e, ev) ? 0 : -EIO;
-}
-
-static int scalar(yaml_emitter_t *e, const char *s, bool plain)
-{
-	yaml_event_t ev;
-
-	yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, strlen(s), plain, !plain,
-				     plain ? YAML_PLAIN_SCALAR_STYLE :
-					     YAML_DOUBLE_QUOTED_SCALAR_STYLE);
-	return yaml_put(e, &ev);
-}
-
-static int yaml_value(yaml_emitter_t *e, const struct jv *v)
-{
-	yaml_event_t ev;
-	char buf[64];
-	size_t i;
-	int err = 0;
-
-	switch (v->t) {
-	case JV_NULL:
-		return scalar(e, "null", true);
-	case JV_BOOL:
-		return scalar(e, v->b ? "true" : "false", true);
-	case JV_NUM:
-		snprintf(buf, sizeof(buf), "%.15g", v->num);
-		return scalar(e, buf, true);
-	case JV_STR:
-		return scalar(e, v->str, false);
-	case JV_ARR:
-		yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE);
-		err = yaml_put(e, &ev);
-		for (i = 0; !err && i < v->n; i++)
-			err = yaml_value(e, &v->items[i]);
-		yaml_sequence_end_event_initialize(&ev);
-		return err ?: yaml_put(e, &ev);
-	case JV_OBJ:
-		yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
-		err = yaml_put(e, &ev);
-		for (i = 0; !err && i < v->n; i++) {
-			err = scalar(e, v->keys[i], true);
-			err = err ?: yaml_value(e, &v->items[i]);
-		}
-		yaml_mapping_end_event_initialize(&ev);
-		return err ?: yaml_put(e, &ev);
+	if (!ok) {
+		y->why = "an event could not be made (a string that is not UTF-8?)";
+		return -EIO;
+	}
+	if (!yaml_emitter_emit(&y->e, ev)) {
+		y->why = y->e.problem ? y->e.problem : "the emitter failed";
+		return -EIO;
 	}
 	return 0;
 }
 
-int postmortem_yaml(FILE *f, const struct jv *rep)
+/* a scalar: text through lib/escape.h, so libyaml always gets UTF-8 */
+static int scalar(struct ymit *y, const char *s, bool quoted)
 {
-	yaml_emitter_t e;
+	size_t len = strlen(s), need = esc_buf(NULL, 0, s, len) + 1;
+	yaml_event_t ev;
+	char *buf = malloc(need);
+	int err;
+
+	if (!buf) {
+		y->why = strerror(ENOMEM);
+		return -ENOMEM;
+	}
+	esc_buf(buf, need, s, len);
+	err = emit(y, &ev,
+		   yaml_scalar_event_initialize(
+			   &ev, NULL, NULL, (yaml_char_t *)buf, (int)strlen(buf), !quoted, quoted,
+			   quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE));
+	free(buf);
+	return err;
+}
+
+static int yaml_value(struct ymit *y, const json_t *v)
+{
+	yaml_event_t ev;
+	const char *key;
+	char buf[40];
+	json_t *x;
+	size_t i;
+	int err;
+
+	switch (json_typeof(v)) {
+	case JSON_NULL:
+		return scalar(y, "null", false);
+	case JSON_TRUE:
+		return scalar(y, "true", false);
+	case JSON_FALSE:
+		return scalar(y, "false", false);
+	case JSON_INTEGER:
+		snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return scalar(y, buf, false);
+	case JSON_REAL:
+		snprintf(buf, sizeof(buf), "%.15g", json_real_value(v));
+		return scalar(y, buf, false);
+	case JSON_STRING:
+		return scalar(y, json_string_value(v), true);
+	case JSON_ARRAY:
+		err = emit(y, &ev,
+			   yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
+								YAML_BLOCK_SEQUENCE_STYLE));
+		json_array_foreach(v, i, x) err = err ?: yaml_value(y, x);
+		return err ?: emit(y, &ev, yaml_sequence_end_event_initialize(&ev));
+	case JSON_OBJECT:
+		err = emit(y, &ev,
+			   yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
+							       YAML_BLOCK_MAPPING_STYLE));
+		json_object_foreach((json_t *)v, key, x)
+		{
+			err = err ?: scalar(y, key, false);
+			err = err ?: yaml_value(y, x);
+		}
+		return err ?: emit(y, &ev, yaml_mapping_end_event_initialize(&ev));
+	}
+	return 0;
+}
+
+int postmortem_yaml(FILE *f, const json_t *rep)
+{
+	struct ymit y = { 0 };
 	yaml_event_t ev;
 	int err;
 
-	if (!yaml_emitter_initialize(&e))
+	if (!yaml_emitter_initialize(&y.e))
 		return -ENOMEM;
-	yaml_emitter_set_output_file(&e, f);
-	yaml_emitter_set_unicode(&e, 1);
-	yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
-	err = yaml_put(&e, &ev);
-	yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 0);
-	err = err ?: yaml_put(&e, &ev);
-	err = err ?: yaml_value(&e, rep);
-	yaml_document_end_event_initialize(&ev, 1);
-	err = err ?: yaml_put(&e, &ev);
-	yaml_stream_end_event_initialize(&ev);
-	err = err ?: yaml_put(&e, &ev);
-	yaml_emitter_delete(&e);
+	yaml_emitter_set_output_file(&y.e, f);
+	yaml_emitter_set_unicode(&y.e, 1);
+	err = emit(&y, &ev, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING));
+	err = err ?: emit(&y, &ev, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 0));
+	err = err ?: yaml_value(&y, rep);
+	err = err ?: emit(&y, &ev, yaml_document_end_event_initialize(&ev, 1));
+	err = err ?: emit(&y, &ev, yaml_stream_end_event_initialize(&ev));
+	if (!err && !yaml_emitter_flush(&y.e)) {
+		y.why = y.e.problem ? y.e.problem : "writing failed";
+		err = -EIO;
+	}
+	yaml_emitter_delete(&y.e);
+	if (err)
+		p_err("postmortem: YAML: %s", y.why);
 	return err;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/escape.h"
 #include "lib/util.h"
 #include "lib/vec.h"
 #include "output/pool_table.h"
@@ -177,16 +178,36 @@ size_t prom_families(const struct prom_family_help **out)
 
 /* ---- negotiation ------------------------------------------------------------ */
 
+/* RFC 9110 qvalue: "0" or "1", up to three decimals, nothing more (-1 when not one) */
+static double qvalue(const char *q)
+{
+	size_t n = 1;
+
+	if (q[0] != '0' && q[0] != '1')
+		return -1;
+	if (q[1] == '.')
+		for (n = 2; n < 5 && q[n] >= '0' && q[n] <= '9'; n++)
+			if (q[0] == '1' && q[n] != '0')
+				return -1;
+	if (q[n] && !strchr("; \t,", q[n]))
+		return -1;
+	return strtod(q, NULL);
+}
+
+/* the q parameter of a media range (1 without one; 0 for one that is not a qvalue) */
 static double media_q(const char *params)
 {
 	const char *q = params;
+	double v;
 
 	while ((q = strchr(q, ';'))) {
 		q++;
 		while (*q == ' ' || *q == '\t')
 			q++;
-		if ((q[0] == 'q' || q[0] == 'Q') && q[1] == '=')
-			return strtod(q + 2, NULL);
+		if ((q[0] == 'q' || q[0] == 'Q') && q[1] == '=') {
+			v = qvalue(q + 2);
+			return v < 0 ? 0 : v;
+		}
 	}
 	return 1;
 }
@@ -360,19 +381,14 @@ static void family_begin(struct out *o, int fam)
 		fprintf(o->f, "# UNIT %.*s %s\n", (int)len, F->name, F->unit);
 }
 
-/* a label value: backslash, double quote and newline escaped */
+/*
+ * A label value: untrusted names through lib/escape.h (a label value must
+ * be UTF-8, or Prometheus rejects the whole scrape), then the format's
+ * quoting of backslash and double quote (no newline is left to quote).
+ */
 static void put_label_value(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", f);
-		else if (*s == '"')
-			fputs("\\\"", f);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
+	esc_put(f, s, strlen(s), "\"\\");
 }
 
 static void put_value(FILE *f, double v)
@@ -456,9 +472,15 @@ static bool pool_value(int fam, const struct pool_row *r, const struct prom_tota
 		return r->state == ROW_ZOMBIE && isfinite(r->detach_age_s);
 	case F_OLDEST_AGE: *v = r->oldest_age_s; return isfinite(r->oldest_age_s);
 	case F_OLDEST_LOWER: *v = r->oldest_at_least; return isfinite(r->oldest_age_s);
-	case F_LEDGER: *v = r->ledger_pages; return r->bpf && r->ledger_pages >= 0;
-	case F_BEFORE_START: *v = r->before_start; return r->bpf && r->before_start >= 0;
-	case F_UNTRACKED: *v = r->untracked > 0 ? r->untracked : 0; return r->bpf && r->untracked >= 0;
+	case F_LEDGER:
+		*v = r->ledger_pages;
+		return r->bpf && r->ledger_pages >= 0;
+	case F_BEFORE_START:
+		*v = r->before_start;
+		return r->bpf && r->before_start >= 0;
+	case F_UNTRACKED:
+		*v = r->untracked > 0 ? r->untracked : 0;
+		return r->bpf && r->untracked >= 0;
 	case F_RETRIES: *v = r->retries; return r->bpf;
 	case F_DMA_HAZARD: *v = r->dma == DMA_HAZARD; return r->dma != DMA_UNKNOWN;
 	case F_DMA_STILL_MAPPED:

@@ -11,55 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/escape.h"
 #include "lib/util.h"
 #include "output/report_fmt.h"
 
-/* UTF-8 sequence length at s, or 0 if it is not valid UTF-8 */
-static int utf8_len(const unsigned char *s)
-{
-	int n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
-		n = 2;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3;
-	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 /*
- * Text for people and for TAP: control characters (but tab and newline)
- * and bytes that are not UTF-8 become '?', so a device or rule name cannot
- * drive the terminal or break the document.
+ * Text for people, TAP and XML: names and rules are untrusted, so control
+ * characters and bytes that are not UTF-8 go through lib/escape.h; a
+ * multi-line field is escaped line by line.
  */
 static void put_clean(FILE *f, const char *str, size_t len)
 {
-	const unsigned char *s = (const unsigned char *)str, *end = s + len;
-	int n;
-
-	while (s < end && *s) {
-		if ((*s < 0x20 && *s != '\t' && *s != '\n') || *s == 0x7f) {
-			fputc('?', f);
-			s++;
-			continue;
-		}
-		n = utf8_len(s);
-		if (!n || s + n > end) {
-			fputc('?', f);
-			s++;
-			continue;
-		}
-		fwrite(s, 1, n, f);
-		s += n;
-	}
+	esc_put(f, str, len, NULL);
 }
 
 static void put_str(FILE *f, const char *s)
@@ -156,32 +119,11 @@ static void tap_desc(FILE *f, const char *s)
 	put_str(f, s);
 }
 
-/* a double-quoted YAML scalar (valid UTF-8: other bytes become '?') */
+/* a double-quoted YAML scalar: the escape, then YAML's backslash quoting */
 static void yaml_quoted(FILE *f, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	int n;
-
 	fputc('"', f);
-	while (*s) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else if ((n = utf8_len(s)) > 1) {
-			fwrite(s, 1, n, f);
-			s += n;
-			continue;
-		} else
-			fputc(n ? c : '?', f);
-		s++;
-	}
+	esc_put(f, str, strlen(str), "\"\\");
 	fputc('"', f);
 }
 
@@ -211,34 +153,45 @@ void report_tap(FILE *f, const struct check_report *rep, const struct report_met
 	}
 }
 
-/* XML 1.0 text or attribute: escaped; bytes XML cannot carry become '?' */
+/* XML 1.0 text or attribute, line by line: the escape, then XML's entities */
 static void xml_esc(FILE *f, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	int n;
+	const char *nl;
+	size_t len, need;
+	char *buf, *p;
 
-	while (*s) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); s++; continue;
-		case '<': fputs("&lt;", f); s++; continue;
-		case '>': fputs("&gt;", f); s++; continue;
-		case '"': fputs("&quot;", f); s++; continue;
-		case '\'': fputs("&apos;", f); s++; continue;
-		case '\n': case '\t': fputc(*s, f); s++; continue;
+	for (; *str; str = nl ? nl + 1 : str + len) {
+		nl = strchr(str, '\n');
+		len = nl ? (size_t)(nl - str) : strlen(str);
+		need = esc_buf(NULL, 0, str, len) + 1;
+		buf = malloc(need);
+		if (!buf)
+			return;
+		esc_buf(buf, need, str, len);
+		for (p = buf; *p; p++) {
+			switch (*p) {
+			case '&':
+				fputs("&amp;", f);
+				break;
+			case '<':
+				fputs("&lt;", f);
+				break;
+			case '>':
+				fputs("&gt;", f);
+				break;
+			case '"':
+				fputs("&quot;", f);
+				break;
+			case '\'':
+				fputs("&apos;", f);
+				break;
+			default:
+				fputc(*p, f);
+			}
 		}
-		if (*s < 0x20 || *s == 0x7f) {
-			fputc('?', f);
-			s++;
-			continue;
-		}
-		n = utf8_len(s);
-		if (!n) {
-			fputc('?', f);
-			s++;
-			continue;
-		}
-		fwrite(s, 1, n, f);
-		s += n;
+		free(buf);
+		if (nl)
+			fputc('\n', f);
 	}
 }
 
@@ -347,7 +300,7 @@ void report_json(struct json *j, const struct check_report *rep, const struct re
 
 			json_obj_open(j);
 			json_key(j, "id");
-			x->pool_id ? json_u64(j, x->pool_id) : json_null(j);
+			x->pool_id ? json_u64(j, x->pool_id) : json_put_null(j);
 			json_kv_str(j, "pool", x->pool);
 			json_kv_str(j, "device", x->device);
 			json_kv_f64(j, "value", x->value);

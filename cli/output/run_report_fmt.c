@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/escape.h"
 #include "lib/util.h"
 #include "output/pool_table.h"
 #include "output/run_report_fmt.h"
@@ -45,9 +46,20 @@ static void put_exit(FILE *f, const struct run_report *rep)
 		put_age(f, rep->duration_s);
 }
 
+/* a name, or '-' when there is none; names are untrusted (lib/escape.h) */
+static void put_name(FILE *f, const char *s, const char *none)
+{
+	if (*s)
+		esc_put(f, s, strlen(s), NULL);
+	else
+		fputs(none, f);
+}
+
 static void put_pool_title(FILE *f, const struct pool_row *r)
 {
-	fprintf(f, "pool %s (%s)", r->ident, r->device[0] ? r->device : "-");
+	fprintf(f, "pool %s (", r->ident);
+	put_name(f, r->device, "-");
+	fputc(')', f);
 }
 
 /*
@@ -71,7 +83,9 @@ static void put_stuck_pool(FILE *f, const struct run_pool *p)
 	}
 	fprintf(f, ": zombie, %lld %s (%s) inflight\n", (long long)r->inflight,
 		r->inflight == 1 ? "page" : "pages", fmt_bytes(b, sizeof(b), r->inflight_bytes));
-	fprintf(f, "  device %s, ifindex ", r->device[0] ? r->device : "-");
+	fputs("  device ", f);
+	put_name(f, r->device, "-");
+	fputs(", ifindex ", f);
 	if (r->ifindex > 0)
 		fprintf(f, "%d", r->ifindex);
 	else
@@ -81,7 +95,9 @@ static void put_stuck_pool(FILE *f, const struct run_pool *p)
 		fprintf(f, "%u", r->napi_id);
 	else
 		fputc('-', f);
-	fprintf(f, ", driver %s\n", r->driver[0] ? r->driver : "-");
+	fputs(", driver ", f);
+	put_name(f, r->driver, "-");
+	fputc('\n', f);
 	fputs("  destroyed ", f);
 	if (isfinite(p->destroyed_s)) {
 		put_age(f, p->destroyed_s);
@@ -121,9 +137,13 @@ static void put_stuck_pool(FILE *f, const struct run_pool *p)
 	for (i = 0; i < p->nholders; i++) {
 		const struct run_holder *h = &p->holders[i];
 
-		fprintf(f, "  holder: %s", h->what[0] ? h->what : "?");
-		if (h->pid)
-			fprintf(f, ", pid %d (%s)", h->pid, h->comm[0] ? h->comm : "?");
+		fputs("  holder: ", f);
+		put_name(f, h->what, "?");
+		if (h->pid) {
+			fprintf(f, ", pid %d (", h->pid);
+			put_name(f, h->comm, "?");
+			fputc(')', f);
+		}
 		if (h->pages >= 0)
 			fprintf(f, ", %lld %s", (long long)h->pages,
 				h->pages == 1 ? "page" : "pages");
@@ -137,7 +157,9 @@ void run_report_text(FILE *f, const struct run_report *rep)
 	size_t i, first = 1;
 	int idx;
 
-	fprintf(f, "command: %s\n  ", rep->command ? rep->command : "");
+	fputs("command: ", f);
+	put_name(f, rep->command ? rep->command : "", "");
+	fputs("\n  ", f);
 	put_exit(f, rep);
 	if (rep->started) {
 		fputs("; watched ", f);
@@ -204,8 +226,9 @@ int run_report_result(const struct run_report *rep, struct check_result *res)
 			 "%zu of %zu destroyed %s not freed "
 			 "within %s of the command's end; first: pool %s (%s), %lld pages "
 			 "inflight",
-			 rep->nstuck, rep->ndestroyed, pools_word(rep->ndestroyed), dl, p->row.ident,
-			 p->row.device[0] ? p->row.device : "-", (long long)p->row.inflight);
+			 rep->nstuck, rep->ndestroyed, pools_word(rep->ndestroyed), dl,
+			 p->row.ident, p->row.device[0] ? p->row.device : "-",
+			 (long long)p->row.inflight);
 	} else if (!rep->started) {
 		res->v = VERDICT_ERROR;
 		snprintf(res->summary, sizeof(res->summary), "could not run the command: %s",
@@ -266,7 +289,7 @@ static void json_f64_or_null(struct json *j, const char *k, double v)
 	if (isfinite(v))
 		json_f64(j, v);
 	else
-		json_null(j);
+		json_put_null(j);
 }
 
 void run_report_json(struct json *j, const struct run_report *rep)
@@ -285,12 +308,12 @@ void run_report_json(struct json *j, const struct run_report *rep)
 	if (rep->started && rep->exit_status >= 0)
 		json_s64(j, rep->exit_status);
 	else
-		json_null(j);
+		json_put_null(j);
 	json_key(j, "signal");
 	if (rep->started && rep->exit_status < 0)
 		json_s64(j, rep->signal);
 	else
-		json_null(j);
+		json_put_null(j);
 	json_kv_f64(j, "duration_s", rep->duration_s);
 	json_kv_f64(j, "deadline_s", rep->deadline_s);
 	json_kv_f64(j, "waited_s", rep->waited_s);
@@ -308,7 +331,7 @@ void run_report_json(struct json *j, const struct run_report *rep)
 
 		json_obj_open(j);
 		json_key(j, "id");
-		p->row.id ? json_u64(j, p->row.id) : json_null(j);
+		p->row.id ? json_u64(j, p->row.id) : json_put_null(j);
 		/* the pool's name ("pool" in pools -j) is .pool.pool here */
 		json_kv_str(j, "device", p->row.device);
 		json_kv_bool(j, "created", p->created);
@@ -328,22 +351,22 @@ void run_report_json(struct json *j, const struct run_report *rep)
 				if (x->pid)
 					json_s64(j, x->pid);
 				else
-					json_null(j);
+					json_put_null(j);
 				json_key(j, "comm");
 				if (x->comm[0])
 					json_str(j, x->comm);
 				else
-					json_null(j);
+					json_put_null(j);
 				json_key(j, "pages");
 				if (x->pages >= 0)
 					json_s64(j, x->pages);
 				else
-					json_null(j);
+					json_put_null(j);
 				json_obj_close(j);
 			}
 			json_arr_close(j);
 		} else {
-			json_null(j); /* not known */
+			json_put_null(j); /* not known */
 		}
 		if (p->holders_note)
 			json_kv_str(j, "holders_note", p->holders_note);

@@ -2,6 +2,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "lib/escape.h"
 #include "output/stacks_fmt.h"
 
 const char *stack_kind_name(__u32 kind)
@@ -45,7 +46,7 @@ static bool of_row(const struct stack_agg *a, const struct pool_row *row)
 void stacks_print_text(FILE *f, const struct ksyms *k, const struct snapshot *snap,
 		       const struct stack_agg *v, size_t n, uint64_t top, uint64_t every)
 {
-	char buf[4096];
+	char buf[4096], dev[4 * sizeof(snap->rows->device)], sym[4096];
 	size_t i, r;
 	int fr;
 
@@ -61,7 +62,8 @@ void stacks_print_text(FILE *f, const struct ksyms *k, const struct snapshot *sn
 				if (!of_row(&v[i], row) || v[i].key.kind != kind)
 					continue;
 				if (!title) {
-					fprintf(f, "pool %s %s (%s)\n", row->ident, row->device,
+					fprintf(f, "pool %s %s (%s)\n", row->ident,
+						esc_str(row->device, dev, sizeof(dev)),
 						row_state_name(row->state));
 					title = true;
 				}
@@ -70,7 +72,9 @@ void stacks_print_text(FILE *f, const struct ksyms *k, const struct snapshot *sn
 					(unsigned long long)estimated(&v[i], every));
 				for (fr = 0; fr < v[i].nframes; fr++)
 					fprintf(f, "      %s\n",
-						ksyms_fmt(k, v[i].ips[fr], buf, sizeof(buf)));
+						esc_str(ksyms_fmt(k, v[i].ips[fr], buf,
+								  sizeof(buf)),
+							sym, sizeof(sym)));
 				shown++;
 			}
 		}
@@ -100,7 +104,7 @@ void stacks_write_json(struct json *j, const struct ksyms *k, const struct snaps
 
 		json_obj_open(j);
 		json_key(j, "id");
-		row->id ? json_u64(j, row->id) : json_null(j);
+		row->id ? json_u64(j, row->id) : json_put_null(j);
 		json_kv_str(j, "pool", row->ident);
 		json_kv_str(j, "device", row->device);
 		json_kv_str(j, "state", row_state_name(row->state));

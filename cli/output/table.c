@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/escape.h"
 #include "lib/util.h"
 #include "output/table.h"
 
@@ -18,7 +20,11 @@ const char *ocell_text(const struct ocol *c, const struct oval *v, char *buf, si
 	}
 	switch (v->t) {
 	case OT_STR:
-		snprintf(buf, len, "%s", v->s && *v->s ? v->s : "-");
+		/* names are untrusted: lib/escape.h */
+		if (v->s && *v->s)
+			esc_buf(buf, len, v->s, strlen(v->s));
+		else
+			snprintf(buf, len, "-");
 		return buf;
 	case OT_BOOL:
 		snprintf(buf, len, "%s", v->b ? "yes" : "no");
@@ -68,18 +74,50 @@ static bool shown(const struct ocol *c, bool wide)
 	return wide || !(c->flags & OC_WIDE);
 }
 
+/*
+ * The bytes of the first 'cols' columns of escaped text, and how many
+ * columns they fill: a character is one, and a cut never splits one nor
+ * an escape (\xHH).
+ */
+static size_t text_prefix(const char *s, int cols, int *n)
+{
+	size_t i = 0, u;
+	int w;
+
+	for (*n = 0; s[i]; i += u, *n += w) {
+		if (s[i] == '\\' && s[i + 1] == 'x' && isxdigit((unsigned char)s[i + 2]) &&
+		    isxdigit((unsigned char)s[i + 3])) {
+			u = w = 4;
+		} else {
+			for (u = 1; ((unsigned char)s[i + u] & 0xc0) == 0x80; u++)
+				;
+			w = 1;
+		}
+		if (*n + w > cols)
+			break;
+	}
+	return i;
+}
+
+/* a cell padded by characters; a left-aligned one cut, never inside a character */
 static void put_cell(FILE *f, const struct ocol *c, const char *text, bool first, bool last)
 {
-	int w = c->width;
+	int w = c->width, n;
+	size_t len;
 
 	if (!first)
 		fputc(' ', f);
-	if ((c->flags & OC_LEFT) && last)
+	if ((c->flags & OC_LEFT) && last) {
 		fputs(text, f);		/* the last column: whole, no trailing blanks */
-	else if (c->flags & OC_LEFT)
-		fprintf(f, "%-*.*s", w, w, text);
-	else
-		fprintf(f, "%*s", w, text);
+		return;
+	}
+	if (c->flags & OC_LEFT) {
+		len = text_prefix(text, w, &n);
+		fprintf(f, "%.*s%*s", (int)len, text, w - n, "");
+	} else {
+		text_prefix(text, w, &n);
+		fprintf(f, "%*s%s", w - n, "", text);
+	}
 }
 
 static int last_shown(const struct oview *ov, bool wide)
@@ -131,7 +169,7 @@ void out_text(FILE *f, const struct oview *ov, const void *rows, size_t n, size_
 static void put_json_value(struct json *j, const struct oval *v)
 {
 	if (v->null) {
-		json_null(j);
+		json_put_null(j);
 		return;
 	}
 	switch (v->t) {

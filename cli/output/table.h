@@ -39,8 +39,8 @@ enum ocol_flags {
 struct oval {
 	enum otype t;
 	bool null;	/* unknown / not applicable: JSON null, text "-" */
-	bool at_least;	/* lower bound, see OC_AT_LEAST: text prefixes '>' */
-	bool estimate;	/* from a sample: text prefixes '~' */
+	bool at_least; /* lower bound, see OC_AT_LEAST: text prefixes '>' */
+	bool estimate; /* from a sample: text prefixes '~' */
 	union {
 		const char *s;
 		uint64_t u;

@@ -232,8 +232,7 @@ static int fold_slots(struct collector *c, struct reading *rd)
 
 /* ---- the page ledger -------------------------------------------------------- */
 
-typedef int (*ledger_fn)(struct collector *c, __u64 netmem, const struct ppw_page *pg,
-			 void *arg);
+typedef int (*ledger_fn)(struct collector *c, __u64 netmem, const struct ppw_page *pg, void *arg);
 
 static int gen_cmp(const void *a, const void *b)
 {
@@ -257,8 +256,8 @@ static int index_gens(struct collector *c)
 	c->ngens = 0;
 	for (i = 0; i < c->nobs; i++)
 		if (c->obs[i].rec.addr)
-			c->gens[c->ngens++] = (struct gen_addr){ c->obs[i].rec.gen,
-								 c->obs[i].rec.addr };
+			c->gens[c->ngens++] =
+				(struct gen_addr){ c->obs[i].rec.gen, c->obs[i].rec.addr };
 	if (c->ngens)
 		qsort(c->gens, c->ngens, sizeof(*c->gens), gen_cmp);
 	return 0;
@@ -287,8 +286,8 @@ static int walk_ledger(struct collector *c, ledger_fn fn, void *arg)
 	size_t i;
 	__u32 n;
 
-	pg.cpu = (__u32)-1;	/* the array does not keep it */
-	pg.stack_id = -1;	/* page_stacks has it, when taken */
+	pg.cpu = (__u32)-1; /* the array does not keep it */
+	pg.stack_id = -1; /* page_stacks has it, when taken */
 	for (i = 0; sl && i < c->s->ledger_slots; i++) {
 		__u32 hold;
 
@@ -418,8 +417,9 @@ int collector_collect(struct collector *c, struct reading *rd)
 	rd->detach_time_is_ns = c->s->feat.detach_time_is_ns;
 	rd->regime = c->s->feat.unmap;
 	/* what it can hold: the array's slots and the overflow map's entries */
-	rd->max_pages = c->s->ledger_pages ? c->s->ledger_slots +
-			bpf_map__max_entries(c->s->skel->maps.pages) : 0;
+	rd->max_pages = c->s->ledger_pages ?
+				c->s->ledger_slots + bpf_map__max_entries(c->s->skel->maps.pages) :
+				0;
 	rd->ledger_bytes = session_map_bytes(c->s, c->s->skel->maps.ledger) +
 			   session_map_bytes(c->s, c->s->skel->maps.pages);
 	return 0;
@@ -432,8 +432,7 @@ struct pages_of {
 	size_t cnt, cap;
 };
 
-static int collect_pages_of(struct collector *c, __u64 netmem, const struct ppw_page *pg,
-			    void *arg)
+static int collect_pages_of(struct collector *c, __u64 netmem, const struct ppw_page *pg, void *arg)
 {
 	struct pages_of *p = arg;
 	struct ledger_page *lp;

@@ -35,8 +35,8 @@ struct collector {
 	__u64 *pkeys;			/* pool table batch buffers */
 	struct ppw_pool *pvals;
 	__u32 pcap;
-	struct ppw_pcpu_pool *slots;	/* one key of the per-CPU slots, every CPU */
-	struct gen_addr *gens;		/* the pools by generation, for the ledger's slots */
+	struct ppw_pcpu_pool *slots; /* one key of the per-CPU slots, every CPU */
+	struct gen_addr *gens; /* the pools by generation, for the ledger's slots */
 	size_t ngens, capgens;
 };
 

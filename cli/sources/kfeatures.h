@@ -11,7 +11,7 @@
 #include "model/kernel.h"
 
 struct features {
-	char release[65];		/* uname -r */
+	char release[65]; /* uname -r */
 	bool btf;			/* /sys/kernel/btf/vmlinux loaded */
 	bool page_pool;			/* struct page_pool in BTF */
 	bool tp_hold;			/* btf_trace_page_pool_state_hold */
@@ -24,7 +24,7 @@ struct features {
 	bool item_blocks;		/* item block counters (ppwatch's series) */
 	bool pool_user;			/* pool->user: ids, netdev lists (v6.8) */
 	bool detach_time_is_ns;		/* user.detach_time is ktime_t */
-	bool pool_napi;			/* pool->p.napi (v6.5) */
+	bool pool_napi; /* pool->p.napi (v6.5) */
 	enum unmap_regime unmap;
 	bool tracefs;			/* events/page_pool visible in tracefs */
 	long page_size;

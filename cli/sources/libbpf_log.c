@@ -10,7 +10,7 @@
 
 static int quiet;
 static char first[256];	/* first libbpf warning since libbpf_log_clear() */
-static char captured[64 * 1024];	/* every warning since then, for bpf_diag */
+static char captured[64 * 1024]; /* every warning since then, for bpf_diag */
 static size_t ncaptured;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -27,7 +27,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 		va_end(aq);
 		if (n > 0)
 			ncaptured += (size_t)n < sizeof(captured) - ncaptured ?
-				     (size_t)n : sizeof(captured) - ncaptured - 1;
+					     (size_t)n :
+					     sizeof(captured) - ncaptured - 1;
 	}
 	/* the first warning after a clear is the root cause; later ones echo it */
 	if (level == LIBBPF_WARN && !first[0] && !strstr(fmt, "RLIMIT_MEMLOCK")) {

@@ -98,22 +98,23 @@ static int check_kernel(const struct features *f)
 }
 
 /* what to do about a diagnosis */
-static const char *remedy(const struct session *s, const struct bpf_diag *d, char *buf,
-			  size_t len)
+static const char *remedy(const struct session *s, const struct bpf_diag *d, char *buf, size_t len)
 {
 	switch (d->kind) {
 	case DIAG_PRIVILEGE:
 		return "run ppwatch as root (it needs CAP_BPF and CAP_PERFMON, and CAP_SYS_ADMIN "
 		       "to enter network namespaces)";
 	case DIAG_MEMORY:
-		snprintf(buf, len, "lower --max-pages (now %llu) or --max-pools (now %u), or "
+		snprintf(buf, len,
+			 "lower --max-pages (now %llu) or --max-pools (now %u), or "
 			 "use --level counters (no page ledger)",
 			 (unsigned long long)s->opts.max_pages, s->opts.max_pools);
 		return buf;
 	case DIAG_CORE_RELO:
 	case DIAG_HELPER:
 	case DIAG_KFUNC:
-		snprintf(buf, len, "ppwatch %s does not cope with this kernel (%s): please report "
+		snprintf(buf, len,
+			 "ppwatch %s does not cope with this kernel (%s): please report "
 			 "this line; README.md 'Kernel needs' lists the kernels it is tested on",
 			 PPWATCH_VERSION, s->feat.release);
 		return buf;
@@ -191,9 +192,12 @@ static bool kallsyms_has(const char *sym)
 const char *level_name(enum ppw_level l)
 {
 	switch (l) {
-	case PPW_LEVEL_COUNTERS: return "counters";
-	case PPW_LEVEL_SAMPLED: return "sampled";
-	case PPW_LEVEL_ALL: return "all";
+	case PPW_LEVEL_COUNTERS:
+		return "counters";
+	case PPW_LEVEL_SAMPLED:
+		return "sampled";
+	case PPW_LEVEL_ALL:
+		return "all";
 	}
 	return "?";
 }
@@ -317,9 +321,12 @@ static int try_mode(struct session *s, enum attach_mode m)
 					      s->opts.stack_every ? s->opts.max_stacks : 1);
 	err = err ?: bpf_map__set_max_entries(s->skel->maps.stack_counts,
 					      s->opts.stack_every ? s->opts.max_stacks : 1);
-	err = err ?: bpf_map__set_max_entries(s->skel->maps.page_stacks,
-					      s->opts.stack_every && s->opts.level != PPW_LEVEL_COUNTERS ?
-					      s->opts.max_stacks : 1);
+	err = err   ?:
+		      bpf_map__set_max_entries(s->skel->maps.page_stacks,
+					       s->opts.stack_every &&
+							       s->opts.level != PPW_LEVEL_COUNTERS ?
+						       s->opts.max_stacks :
+						       1);
 	err = err ?: bpf_map__set_max_entries(s->skel->maps.scan_events,
 					      s->opts.holders ? s->opts.scan_ringbuf_bytes :
 					      (uint32_t)s->feat.page_size);

@@ -25,9 +25,9 @@ enum attach_mode {
 
 struct session_opts {
 	enum attach_mode mode;
-	enum ppw_level level;	/* what the hot path records */
-	uint32_t sample_shift;	/* sampled level: 1 page in 2^sample_shift */
-	uint64_t max_pages;	/* inflight pages the ledger covers */
+	enum ppw_level level; /* what the hot path records */
+	uint32_t sample_shift; /* sampled level: 1 page in 2^sample_shift */
+	uint64_t max_pages; /* inflight pages the ledger covers */
 	uint32_t max_pools;
 	uint32_t ringbuf_bytes;
 	ring_buffer_sample_fn on_event;
@@ -57,11 +57,11 @@ struct session {
 	const struct ppw_ledger_slot *ledger;
 	size_t ledger_slots;
 	size_t ledger_map_len;
-	uint64_t ledger_pages;	/* pages it is sized for: max_pages, or the sample of them */
-	uint64_t epoch_ns;	/* CLOCK_BOOTTIME the ledger's hold times count from */
+	uint64_t ledger_pages; /* pages it is sized for: max_pages, or the sample of them */
+	uint64_t epoch_ns; /* CLOCK_BOOTTIME the ledger's hold times count from */
 	/* why each attach mode that was tried failed (bpf_diag) */
 	struct bpf_diag diag[ATTACH_TRACEPOINT + 1];
-	const char *stage;	/* the step that failed last */
+	const char *stage; /* the step that failed last */
 };
 
 int session_open(struct session *s, const struct session_opts *o);

@@ -110,6 +110,8 @@ int monitor_open(struct monitor *m, const struct monitor_opts *o)
 	m->col.keep_freed_s = o->keep_freed_s;
 	kernel_facts_of(m);
 	say_gaps(m);
+	/* the session loop polls 'exiting' now: a signal asks it to finish */
+	stop_graceful(true);
 	return 0;
 }
 
@@ -133,6 +135,7 @@ int monitor_sample(struct monitor *m)
 
 void monitor_close(struct monitor *m)
 {
+	stop_graceful(false);
 	snapshot_free(&m->prev);
 	snapshot_free(&m->cur);
 	collector_free(&m->col);

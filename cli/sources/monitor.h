@@ -19,8 +19,8 @@
 struct monitor_opts {
 	/* the session: attach type and table sizes (0: defaults) */
 	enum attach_mode mode;
-	enum ppw_level level;	/* what the hot path records */
-	uint32_t sample_shift;	/* sampled level: 1 page in 2^sample_shift */
+	enum ppw_level level; /* what the hot path records */
+	uint32_t sample_shift; /* sampled level: 1 page in 2^sample_shift */
 	uint64_t max_pages;
 	uint32_t max_pools;
 	bool no_netlink; /* do not ask the netdev family */

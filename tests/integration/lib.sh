@@ -113,6 +113,33 @@ wait_attached() {	# err pid
 	fail "ppwatch did not attach within 30 s: $(head -c 400 "$1" | tr '\n' ' ')"
 }
 
+# Start the exporter on a free port (extra args passed on); sets EXP_PID,
+# EXP_ADDR (host:port), EXP_HOST, EXP_PORT, EXP_ERR (its stderr). Stopped
+# when the case ends.
+export_start() {
+	local err=/tmp/ppwt$BASHPID.export.err i
+	: >"$err"
+	"$PPWATCH" export --listen 127.0.0.1:0 "$@" 2>"$err" &
+	EXP_PID=$!
+	at_exit "kill $EXP_PID 2>/dev/null; wait $EXP_PID 2>/dev/null; rm -f $err"
+	EXP_ADDR=
+	for i in $(seq 150); do
+		EXP_ADDR=$(sed -n 's|^ppwatch export: listening on http://\(.*\)/metrics$|\1|p' "$err")
+		[ -n "$EXP_ADDR" ] && break
+		kill -0 "$EXP_PID" 2>/dev/null || fail "export exited: $(cat "$err")"
+		sleep 0.1
+	done
+	[ -n "$EXP_ADDR" ] || fail "export did not start: $(cat "$err")"
+	EXP_HOST=${EXP_ADDR%:*}
+	EXP_PORT=${EXP_ADDR##*:}
+	EXP_ERR=$err
+}
+
+# One scrape of the exporter export_start started (curl args passed on).
+scrape() {
+	curl -sf -m 5 "$@" "http://$EXP_ADDR/metrics"
+}
+
 # The id of the lab's vb pool(s) according to ppwatch, from a pools -j document.
 vb_pool() {
 	jq -er --arg ns "$(lab_netns_ino)" \

@@ -24,31 +24,6 @@ ALERTS=$TOP/dashboards/ppwatch-alerts.yml
 
 # ---- helpers -----------------------------------------------------------------
 
-# Start the exporter on a free port (extra args passed on); sets EXP_PID,
-# EXP_ADDR (host:port), EXP_HOST, EXP_PORT. Stopped when the case ends.
-export_start() {
-	local err=/tmp/ppwt$BASHPID.export.err i
-	: >"$err"
-	"$PPWATCH" export --listen 127.0.0.1:0 "$@" 2>"$err" &
-	EXP_PID=$!
-	at_exit "kill $EXP_PID 2>/dev/null; wait $EXP_PID 2>/dev/null; rm -f $err"
-	EXP_ADDR=
-	for i in $(seq 150); do
-		EXP_ADDR=$(sed -n 's|^ppwatch export: listening on http://\(.*\)/metrics$|\1|p' "$err")
-		[ -n "$EXP_ADDR" ] && break
-		kill -0 "$EXP_PID" 2>/dev/null || fail "export exited: $(cat "$err")"
-		sleep 0.1
-	done
-	[ -n "$EXP_ADDR" ] || fail "export did not start: $(cat "$err")"
-	EXP_HOST=${EXP_ADDR%:*}
-	EXP_PORT=${EXP_ADDR##*:}
-	EXP_ERR=$err
-}
-
-scrape() {
-	curl -sf -m 5 "$@" "http://$EXP_ADDR/metrics"
-}
-
 # value of NAME for the pool whose labels contain every MATCH (label="v")
 metric() {
 	local name=$1
@@ -214,9 +189,10 @@ http_robustness() {
 	export_start --interval 0.5 --timeout 1s --max-clients 4
 	local r big i t0 t1 ok=0 dir=/tmp/ppwt$BASHPID.slow
 	CRLF=$'\r\n'
+	# libmicrohttpd answers what it cannot parse itself; garbage is closed
 	r=$(http_raw "garbage$CRLF$CRLF" | status_of)
-	check "garbage: 400 ($r)" [ "$r" = "HTTP/1.1 400 Bad Request" ]
-	r=$(http_raw "POST /metrics HTTP/1.1${CRLF}Host: x${CRLF}Content-Length: 3$CRLF${CRLF}abc")
+	check "garbage: closed or 400 ($r)" [ -z "$r" -o "$r" = "HTTP/1.1 400 Bad Request" ]
+	r=$(http_raw "POST /metrics HTTP/1.1${CRLF}Host: x${CRLF}Content-Length: 3${CRLF}Connection: close$CRLF${CRLF}abc")
 	check "POST: 405" [ "$(status_of <<<"$r")" = "HTTP/1.1 405 Method Not Allowed" ]
 	check "405 says what is allowed" grep -q '^Allow: GET, HEAD' <<<"$r"
 	r=$(http_raw "GET /nope HTTP/1.0$CRLF$CRLF" | status_of)
@@ -226,11 +202,14 @@ http_robustness() {
 	r=$(http_raw "GET /metrics HTTP/1.1$CRLF$CRLF" | status_of)
 	check "HTTP/1.1 without Host: 400 ($r)" [ "$r" = "HTTP/1.1 400 Bad Request" ]
 	big=$(head -c 10000 /dev/zero | tr '\0' a)
+	# libmicrohttpd answers 431 and closes with the rest of the head unread:
+	# the client may see the reset before the answer
 	r=$(http_raw "GET /metrics HTTP/1.1${CRLF}Host: x${CRLF}X-Big: $big$CRLF$CRLF" | status_of)
-	check "10 KB of headers: 431 ($r)" [ "$r" = "HTTP/1.1 431 Request Header Fields Too Large" ]
+	check "10 KB of headers: 431 or reset (${r:-reset})" [ -z "$r" -o "$r" = "HTTP/1.1 431 Request Header Fields Too Large" ]
 	r=$(head -c 20000 /dev/urandom | tr -d '\0' | { exec {fd}<>"/dev/tcp/$EXP_HOST/$EXP_PORT"; cat >&"$fd"; timeout 5 cat <&"$fd"; } 2>/dev/null | status_of)
-	log "20 KB of random bytes: $r"
-	check "random bytes: 400, 431 or 408" grep -qE '^HTTP/1.1 (400|431|408) ' <<<"$r"
+	log "20 KB of random bytes: ${r:-closed}"
+	{ [ -z "$r" ] || grep -qE '^HTTP/1.1 (400|431|408|505) ' <<<"$r"; } ||
+		fail "random bytes: an error or closed ($r)"
 	# connect and hang up at once, half a request and hang up
 	for i in 1 2 3; do
 		{ exec {fd}<>"/dev/tcp/$EXP_HOST/$EXP_PORT"; exec {fd}>&-; } 2>/dev/null
@@ -273,28 +252,23 @@ http_robustness() {
 	done
 	rm -rf "$dir"
 
-	# more clients than --max-clients: the extra one gets 503 at once.
-	# First let the slow clients' connections go (the server drains each
-	# for up to 1 s after answering, until the client hangs up).
-	for i in $(seq 50); do
-		[ "$(ss -Htnp "( sport = :$EXP_PORT )" | grep -c "pid=$EXP_PID,")" -eq 0 ] && break
-		sleep 0.1
-	done
+	# at --max-clients with idle connections, a scrape is served anyway: the
+	# connection that waited longest for a request makes room
 	local -a idle
 	for i in 1 2 3 4; do
 		exec {fd}<>"/dev/tcp/$EXP_HOST/$EXP_PORT"
 		idle+=("$fd")
 	done
-	sleep 0.2
-	r=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://$EXP_ADDR/metrics")
-	check "over --max-clients: 503 ($r)" [ "$r" = 503 ]
+	sleep 0.3
+	r=$(curl -s -m 5 -o /dev/null -w '%{http_code} %{time_total}' "http://$EXP_ADDR/metrics")
+	log "a scrape at --max-clients 4 with 4 idle connections: $r"
+	check "served at --max-clients ($r)" [ "${r% *}" = 200 ]
 	for fd in "${idle[@]}"; do exec {fd}>&-; done
-	sleep 1.3	# the idle ones time out
 	check "served again afterwards" scrape >/dev/null
 	check "still running" kill -0 "$EXP_PID"
 	r=$(scrape | grep '^ppwatch_http_responses_total')
 	log "$(tr '\n' ' ' <<<"$r")"
-	for i in 400 404 405 408 431 503 505; do
+	for i in 200 400 404 405 408 505; do
 		check "response $i counted" grep -q "code=\"$i\"" <<<"$r"
 	done
 }

@@ -5,6 +5,7 @@
  *   ppgen send  --netns NS --to ADDR:PORT [--count N] [--size BYTES] [--timeout SEC]
  *   ppgen hold  --netns NS --bind ADDR:PORT [--rcvbuf BYTES] [--ready FILE] [--lifetime SEC]
  *   ppgen hold  --netns NS --packet IFNAME [--rcvbuf BYTES] [--ready FILE] [--lifetime SEC]
+ *               [--name BYTES]
  *   ppgen flood --from NS --netns NS --to ADDR:PORT [--seconds S] [--cycles C]
  *               [--count N] [--size BYTES]
  *
@@ -13,7 +14,9 @@
  * queue. It writes "pid inode port" to FILE once bound, closes the socket on
  * SIGTERM/SIGINT/SIGUSR1 (the pages return to the pool) and exits. With
  * --packet it is an AF_PACKET socket on IFNAME instead, which keeps clones of
- * every frame it sees, as a capture that stops reading would. 'flood'
+ * every frame it sees, as a capture that stops reading would. With --name,
+ * the holder renames itself (prctl PR_SET_NAME, as any process may) to
+ * the given bytes, UTF-8 or not, for the tests of untrusted names. 'flood'
  * repeats fill-then-close cycles to make hold and release events for
  * benchmarks. Every loop is bounded in count and time.
  */
@@ -31,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -39,6 +43,7 @@
 #define BATCH 64
 
 static volatile sig_atomic_t stop;
+static const char *comm; /* hold --name */
 
 static void on_signal(int sig)
 {
@@ -65,6 +70,7 @@ static void usage(void)
 		"usage: ppgen send  --netns NS --to ADDR:PORT [--count N] [--size BYTES] [--timeout SEC]\n"
 		"       ppgen hold  --netns NS --bind ADDR:PORT [--rcvbuf BYTES] [--ready FILE] [--lifetime SEC]\n"
 		"       ppgen hold  --netns NS --packet IFNAME [--rcvbuf BYTES] [--ready FILE] [--lifetime SEC]\n"
+		"                   [--name BYTES]\n"
 		"       ppgen flood --from NS --netns NS --to ADDR:PORT [--seconds S] [--cycles C]\n"
 		"                   [--count N] [--size BYTES]\n");
 	exit(2);
@@ -241,6 +247,8 @@ static int cmd_hold(const char *ns, const char *bind_to, const char *packet, lon
 	fd = packet ? packet_sink(packet, rcvbuf) : bind_sink(&sa, rcvbuf);
 	if (fstat(fd, &st))
 		die("fstat");
+	if (comm && prctl(PR_SET_NAME, comm, 0, 0, 0))
+		die("prctl(PR_SET_NAME)");
 	if (ready) {
 		char tmp[PATH_MAX];
 
@@ -309,7 +317,8 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 'S' },
 		{ "cycles", required_argument, NULL, 'C' },
 		{ "packet", required_argument, NULL, 'P' },
-		{ 0 }
+		{ "name", required_argument, NULL, 'N' },
+		{ 0 },
 	};
 	const char *ns = NULL, *from = NULL, *to = NULL, *bind_to = NULL, *ready = NULL;
 	const char *packet = NULL;
@@ -337,6 +346,9 @@ int main(int argc, char **argv)
 		case 'S': seconds = parse_num(optarg, "seconds"); break;
 		case 'C': cycles = parse_num(optarg, "cycles"); break;
 		case 'P': packet = optarg; break;
+		case 'N':
+			comm = optarg;
+			break;
 		default: usage();
 		}
 	}

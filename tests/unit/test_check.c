@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <glob.h>
+#include <time.h>
 
 #include "unit.h"
 #include "fixtures.h"
@@ -94,14 +95,15 @@ static void test_parse_ok(void)
 		  "rules:\n"
 		  "  - name: a\n"
 		  "    match: { device: 'eth*', state: zombie, pool: 9, ifindex: 3, netns: 42 }\n"
-		  "    max_inflight: 0x100\n"
+		  "    max_inflight: 0256\n"
 		  "    max_inflight_bytes: 64k\n"
 		  "    max_oldest_age: 1.5s\n"
 		  "    max_zombie_age: 2m\n"
 		  "    max_item_slow_failed: 0\n"
 		  "  - name: b\n"
 		  "    max_losses: 0\n"
-		  "    min_pools: 2\n", &rs, &diag);
+		  "    min_pools: 2\n",
+		  &rs, &diag);
 	CHECK(n == 0, "errors: %s", diag);
 	CHECK_INT(rs.n, 2);
 	if (rs.n == 2) {
@@ -148,29 +150,46 @@ static void test_parse_errors(void)
 		{ "bad number", "rules:\n  - name: a\n    max_inflight: lots\n", 1 },
 		{ "negative", "rules:\n  - name: a\n    max_inflight: -1\n", 1 },
 		{ "bad size", "rules:\n  - name: a\n    max_inflight_bytes: 3 apples\n", 1 },
+		{ "hex count", "rules:\n  - name: a\n    max_inflight: 0x100\n", 1 },
+		{ "signed count", "rules:\n  - name: a\n    max_inflight: ' -1'\n", 1 },
+		{ "exponent duration", "rules:\n  - name: a\n    max_oldest_age: 1e300\n", 1 },
 		{ "bad duration", "rules:\n  - name: a\n    max_zombie_age: 10 s\n", 1 },
 		{ "missing value", "rules:\n  - name: a\n    max_oldest_age:\n", 1 },
 		{ "list value", "rules:\n  - name: a\n    max_inflight: [1, 2]\n", 1 },
 		{ "no name", "rules:\n  - max_inflight: 3\n", 1 },
-		{ "duplicate name", "rules:\n  - name: a\n    min_pools: 1\n"
-				    "  - name: a\n    min_pools: 2\n", 1 },
-		{ "duplicate key", "rules:\n  - name: a\n    max_inflight: 1\n"
-				   "    max_inflight: 2\n", 1 },
+		{ "duplicate name",
+		  "rules:\n  - name: a\n    min_pools: 1\n"
+		  "  - name: a\n    min_pools: 2\n",
+		  1 },
+		{ "duplicate key",
+		  "rules:\n  - name: a\n    max_inflight: 1\n"
+		  "    max_inflight: 2\n",
+		  1 },
 		{ "checks nothing", "rules:\n  - name: a\n    match: { device: x }\n", 1 },
-		{ "match not a mapping", "rules:\n  - name: a\n    match: eth0\n"
-					 "    min_pools: 1\n", 1 },
-		{ "bad state", "rules:\n  - name: a\n    match: { state: dead }\n"
-			       "    min_pools: 1\n", 1 },
-		{ "bad pool id", "rules:\n  - name: a\n    match: { pool: 4294967296 }\n"
-				 "    min_pools: 1\n", 1 },
-		{ "losses with match", "rules:\n  - name: a\n    match: { device: x }\n"
-				       "    max_losses: 0\n", 1 },
+		{ "match not a mapping",
+		  "rules:\n  - name: a\n    match: eth0\n"
+		  "    min_pools: 1\n",
+		  1 },
+		{ "bad state",
+		  "rules:\n  - name: a\n    match: { state: dead }\n"
+		  "    min_pools: 1\n",
+		  1 },
+		{ "bad pool id",
+		  "rules:\n  - name: a\n    match: { pool: 4294967296 }\n"
+		  "    min_pools: 1\n",
+		  1 },
+		{ "losses with match",
+		  "rules:\n  - name: a\n    match: { device: x }\n"
+		  "    max_losses: 0\n",
+		  1 },
 		{ "syntax", "rules:\n  - name: a\n   max_inflight: 1\n", 1 },
 		{ "unclosed flow", "rules: [ { name: a\n", 1 },
 		{ "tab indent", "rules:\n\t- name: a\n", 1 },
 		{ "two documents", "rules: [ { name: a, min_pools: 1 } ]\n---\nrules: []\n", 1 },
-		{ "several at once", "rules:\n  - name: a\n    max_inflight: x\n"
-				     "    max_zombie_age: y\n  - name: b\n    bogus: 1\n", 3 },
+		{ "several at once",
+		  "rules:\n  - name: a\n    max_inflight: x\n"
+		  "    max_zombie_age: y\n  - name: b\n    bogus: 1\n",
+		  3 },
 	};
 	char *all = NULL, *diag;
 	size_t len, i;
@@ -199,6 +218,99 @@ static int fake_resolve(const char *name, __u32 *ino)
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* seconds of CPU a call took */
+static double cpu_s(clock_t t0)
+{
+	return (double)(clock() - t0) / CLOCKS_PER_SEC;
+}
+
+/* a rules file is input: deep, aliased, huge or odd files cost little and say so */
+static void test_parse_hostile(void)
+{
+	struct ruleset rs;
+	char *text, *diag;
+	size_t len, i;
+	clock_t t0;
+	FILE *f;
+	int n;
+
+	/* 200 KB of flow nesting: libyaml's scanner is quadratic in it (137 s) */
+	text = malloc(200001);
+	memset(text, '[', 100000);
+	memset(text + 100000, ']', 100000);
+	text[200000] = 0;
+	memcpy(text, "rules: ", 7);
+	t0 = clock();
+	n = parse(text, &rs, &diag);
+	CHECK(cpu_s(t0) < 1, "deep nesting took %.1fs", cpu_s(t0));
+	CHECK_INT(n, 1);
+	CHECK(strstr(diag, "r.yaml:1:") && strstr(diag, "nested deeper than 16 levels"), "%s",
+	      diag);
+	rules_free(&rs);
+	free(diag);
+	free(text);
+
+	/* aliases: the same 2000-key mapping walked 50000 times (10 GB of messages) */
+	f = open_memstream(&text, &len);
+	fprintf(f, "x: &a {");
+	for (i = 0; i < 2000; i++)
+		fprintf(f, "%sk%zu: 1", i ? ", " : "", i);
+	fprintf(f, "}\nrules: [");
+	for (i = 0; i < 50000; i++)
+		fprintf(f, "%s*a", i ? ", " : "");
+	fprintf(f, "]\n");
+	fclose(f);
+	t0 = clock();
+	n = parse(text, &rs, &diag);
+	CHECK(cpu_s(t0) < 1, "aliases took %.1fs", cpu_s(t0));
+	CHECK_INT(n, 1);
+	CHECK(strstr(diag, "r.yaml:2:9: error: an alias (*a): rules files do not expand aliases"),
+	      "%s", diag);
+	rules_free(&rs);
+	free(diag);
+	free(text);
+
+	/* 40000 rules, three of them named alike: no n^2 name compares (11.7 s) */
+	f = open_memstream(&text, &len);
+	fprintf(f, "rules:\n");
+	for (i = 0; i < 40000; i++)
+		fprintf(f, "  - name: r%zu\n    min_pools: 0\n", i >= 39998 ? 7 : i);
+	fclose(f);
+	t0 = clock();
+	n = parse(text, &rs, &diag);
+	CHECK(cpu_s(t0) < 2, "40000 rules took %.1fs", cpu_s(t0));
+	CHECK_INT(n, 2);
+	CHECK(strstr(diag, "r.yaml:79998:5: error: duplicate rule name 'r7' (first at line 16)") &&
+		      strstr(diag,
+			     "r.yaml:80000:5: error: duplicate rule name 'r7' (first at line 16)"),
+	      "%s", diag);
+	rules_free(&rs);
+	free(diag);
+	free(text);
+
+	/* what the file says is echoed escaped and cut, and errors are capped */
+	f = open_memstream(&text, &len);
+	fprintf(f, "rules:\n  - name: \"\\e]0;x\\a\"\n    \"\\e[31m");
+	for (i = 0; i < 1000; i++)
+		fputc('k', f);
+	fprintf(f, "\": 1\n");
+	for (i = 0; i < 150; i++)
+		fprintf(f, "    u%zu: 1\n", i);
+	fclose(f);
+	n = parse(text, &rs, &diag);
+	CHECK_INT(n, 151);
+	CHECK(strstr(diag,
+		     "r.yaml:3:5: error: unknown key '\\x1b[31mkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk...' "
+		     "in a rule"),
+	      "%s", diag);
+	CHECK(!strchr(diag, '\x1b'), "no control character echoed");
+	CHECK(strstr(diag, "r.yaml: error: 51 more errors not shown\n"), "%s", diag);
+	CHECK(strlen(diag) < 30000, "%zu bytes of errors", strlen(diag));
+	rules_free(&rs);
+	free(diag);
+	free(text);
 }
 
 static void test_resolve_netns(void)
@@ -607,6 +719,7 @@ int main(void)
 	TEST(test_examples_are_valid);
 	TEST(test_parse_ok);
 	TEST(test_parse_errors);
+	TEST(test_parse_hostile);
 	TEST(test_resolve_netns);
 	TEST(test_eval);
 	TEST(test_item_stats);

@@ -50,7 +50,8 @@ static void test_core_relo(void)
 	/* the flavour suffix is ppwatch's, not the kernel's */
 	CHECK_STR(d.what, "struct net_hotdata.skb_defer_nodes");
 	bpf_diag_str(&d, buf, sizeof(buf));
-	CHECK(strstr(buf, "prog 'scan_pools': this kernel has no struct net_hotdata.skb_defer_nodes"),
+	CHECK(strstr(buf,
+		     "prog 'scan_pools': this kernel has no struct net_hotdata.skb_defer_nodes"),
 	      "%s", buf);
 }
 

@@ -463,11 +463,11 @@ static void test_levels(void)
 	rd.n = 1;
 	CHECK(!snapshot_build(&s, &rd, NULL), "build");
 	r = row(&s, 7);
-	CHECK_INT(r->inflight, 140);			/* exact at every level */
-	CHECK_INT(r->ledger_pages, -1);			/* no ledger */
+	CHECK_INT(r->inflight, 140); /* exact at every level */
+	CHECK_INT(r->ledger_pages, -1); /* no ledger */
 	CHECK_INT(r->before_start, -1);
 	CHECK_INT(r->untracked, -1);
-	CHECK_INT(r->before_start_min, 80);		/* 100 minus 20 releases, surely */
+	CHECK_INT(r->before_start_min, 80); /* 100 minus 20 releases, surely */
 	CHECK(r->oldest_at_least && r->oldest_age_s == 10, "a sure lower bound: seen 10 s ago");
 	CHECK(!r->sampled, "not a sample");
 	snapshot_free(&s);
@@ -480,7 +480,7 @@ static void test_levels(void)
 	r = row(&s, 7);
 	CHECK_INT(r->ledger_pages, 3);
 	CHECK(r->sampled, "sampled");
-	CHECK_INT(r->before_start, 84);			/* 100 - 1 x 16: an estimate */
+	CHECK_INT(r->before_start, 84); /* 100 - 1 x 16: an estimate */
 	CHECK_INT(r->untracked, -1);
 	CHECK_INT(s.sample_rate, 16);
 	snapshot_free(&s);

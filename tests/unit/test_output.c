@@ -25,7 +25,7 @@ static void test_json_escaping(void)
 		json_arr_open(&j);
 		json_u64(&j, 1);
 		json_bool(&j, true);
-		json_null(&j);
+		json_put_null(&j);
 		json_arr_close(&j);
 		json_key(&j, "empty");
 		json_obj_open(&j);
@@ -33,9 +33,44 @@ static void test_json_escaping(void)
 		json_obj_close(&j);
 		json_end(&j);
 	});
-	CHECK_STR(buf, "{\"s\":\"a\\\"b\\\\c\\nd\\te\\u0001\",\"nan\":null,\"int\":3,"
+	/* control characters as lib/escape.h has them, then JSON's own quoting */
+	CHECK_STR(buf, "{\"s\":\"a\\\"b\\\\c\\\\x0ad\\\\x09e\\\\x01\",\"nan\":null,\"int\":3,"
 		       "\"frac\":0.25,\"neg\":-5,\"arr\":[1,true,null],\"empty\":{}}\n");
 	free(buf);
+}
+
+/* JSON numbers for any double: no out-of-range cast, no buffer overrun */
+static void test_json_f64(void)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} t[] = {
+		{ 0.25, "0.25" },
+		{ -0.0, "0" },
+		{ -1e-9, "0" },
+		{ 1700000000.123456, "1700000000.123456" },
+		{ 9007199254740992.0, "9007199254740992" },
+		{ 1e15 + 0.5, "1000000000000000.5" },
+		{ 9.3e18, "9.3e+18" },
+		{ -9.3e18, "-9.3e+18" },
+		{ 1e57, "1e+57" },
+		{ 1e300, "1e+300" },
+		{ -1.7976931348623157e308, "-1.7976931348623157e+308" },
+		{ 0.1 + 0.2, "0.3" },
+	};
+	struct json j;
+	char *buf;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		CAPTURE(buf, f, {
+			json_init(&j, f, false);
+			json_f64(&j, t[i].v);
+		});
+		CHECK(!strcmp(buf, t[i].want), "%.17g: '%s' != '%s'", t[i].v, buf, t[i].want);
+		free(buf);
+	}
 }
 
 static void test_json_lines(void)
@@ -111,6 +146,20 @@ static void test_columns(void)
 	CHECK_STR(rows[0].name, "b");
 }
 
+/* untrusted names in a table: escaped, cut and padded by characters */
+static void test_columns_untrusted(void)
+{
+	struct r rows[] = { { "\xc3\xa9t\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 1, 1 },
+			    { "a\xff\x1b", 1, 1 } };
+	struct oview ov = { cols, 3, get, NULL };
+	char *buf;
+
+	CAPTURE(buf, f, out_text(f, &ov, rows, 2, sizeof(rows[0]), false, false));
+	CHECK_STR(buf, "\xc3\xa9t\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9    1B  1.0s\n"
+		       "a\\xff     1B  1.0s\n");
+	free(buf);
+}
+
 static void test_parsers(void)
 {
 	uint64_t u;
@@ -118,8 +167,15 @@ static void test_parsers(void)
 
 	CHECK_INT(parse_u64("42", 0, 100, &u), 0);
 	CHECK_INT(u, 42);
-	CHECK_INT(parse_u64("0x10", 0, 100, &u), 0);
-	CHECK_INT(u, 16);
+	/* decimal only: no base prefix, no blanks, no sign (strtoull took " -1" as 2^64-1) */
+	CHECK_INT(parse_u64("010", 0, 100, &u), 0);
+	CHECK_INT(u, 10);
+	CHECK_INT(parse_u64("0x10", 0, 100, &u), -EINVAL);
+	CHECK_INT(parse_u64(" -1", 0, UINT64_MAX, &u), -EINVAL);
+	CHECK_INT(parse_u64(" 1", 0, 100, &u), -EINVAL);
+	CHECK_INT(parse_u64("+1", 0, 100, &u), -EINVAL);
+	CHECK_INT(parse_u64("18446744073709551615", 0, UINT64_MAX, &u), 0);
+	CHECK_INT(parse_u64("18446744073709551616", 0, UINT64_MAX, &u), -EINVAL);
 	CHECK_INT(parse_u64("101", 0, 100, &u), -EINVAL);
 	CHECK_INT(parse_u64("-1", 0, 100, &u), -EINVAL);
 	CHECK_INT(parse_u64("4x", 0, 100, &u), -EINVAL);
@@ -134,11 +190,28 @@ static void test_parsers(void)
 	CHECK_NEAR(d, 1.5, 0);
 	CHECK_INT(parse_duration("3w", &d), -EINVAL);
 	CHECK_INT(parse_duration("-1s", &d), -EINVAL);
+	/* digits, a fraction, a unit: no hex float, exponent, infinity, blanks */
+	CHECK_INT(parse_duration("0x1p3", &d), -EINVAL);
+	CHECK_INT(parse_duration("1e300", &d), -EINVAL);
+	CHECK_INT(parse_duration("1e3ms", &d), -EINVAL);
+	CHECK_INT(parse_duration("inf", &d), -EINVAL);
+	CHECK_INT(parse_duration("nan", &d), -EINVAL);
+	CHECK_INT(parse_duration(" 5s", &d), -EINVAL);
+	CHECK_INT(parse_duration(".5s", &d), -EINVAL);
+	CHECK_INT(parse_duration("5.s", &d), -EINVAL);
+	CHECK_INT(parse_duration("", &d), -EINVAL);
+	CHECK_INT(parse_duration("3650d", &d), 0);
+	CHECK_NEAR(d, DURATION_MAX_S, 0);
+	CHECK_INT(parse_duration("3651d", &d), -EINVAL);
+	CHECK_INT(parse_duration("99999999999999999999999999999999999999999d", &d), -EINVAL);
 	CHECK_INT(parse_size("64k", &u), 0);
 	CHECK_INT(u, 65536);
 	CHECK_INT(parse_size("1GiB", &u), 0);
 	CHECK_INT(u, 1ULL << 30);
 	CHECK_INT(parse_size("12q", &u), -EINVAL);
+	CHECK_INT(parse_size(" -1", &u), -EINVAL);
+	CHECK_INT(parse_size("0x10", &u), -EINVAL);
+	CHECK_INT(parse_size("17179869184G", &u), -EINVAL);
 }
 
 static void test_formats(void)
@@ -153,13 +226,20 @@ static void test_formats(void)
 	CHECK_STR(fmt_age(b, sizeof(b), 245), "4m05s");
 	CHECK_STR(fmt_age(b, sizeof(b), 7380), "2h03m");
 	CHECK_STR(fmt_age(b, sizeof(b), 3 * 86400 + 4 * 3600), "3d04h");
+	/* recorded values may be anything: no undefined cast */
+	CHECK_STR(fmt_age(b, sizeof(b), NAN), "?");
+	CHECK_STR(fmt_age(b, sizeof(b), -1e300), "0ms");
+	CHECK_STR(fmt_age(b, sizeof(b), 1e300), "1.16e+295d");
+	CHECK_STR(fmt_age(b, sizeof(b), INFINITY), "?");
 }
 
 int main(void)
 {
 	TEST(test_json_escaping);
+	TEST(test_json_f64);
 	TEST(test_json_lines);
 	TEST(test_columns);
+	TEST(test_columns_untrusted);
 	TEST(test_parsers);
 	TEST(test_formats);
 	return unit_done();

@@ -252,7 +252,7 @@ static int cmd_send(const char *addr, int port, long count, long size)
 #ifndef BPF_F_TEST_XDP_LIVE_FRAMES
 #define BPF_F_TEST_XDP_LIVE_FRAMES (1U << 1)
 #endif
-#define LIVE_PAYLOAD	1000
+#define LIVE_PAYLOAD 1000
 
 static uint16_t ip_csum(const void *p, int len)
 {
@@ -276,15 +276,17 @@ static int live_packet(unsigned char *pkt, int port)
 	uint16_t v;
 
 	memset(pkt, 0, 14 + tot);
-	pkt[12] = 0x08;			/* ETH_P_IP */
+	pkt[12] = 0x08; /* ETH_P_IP */
 	ip[0] = 0x45;
 	v = htons(tot);
 	memcpy(ip + 2, &v, 2);
-	ip[6] = 0x40;			/* DF */
+	ip[6] = 0x40; /* DF */
 	ip[8] = 64;
 	ip[9] = IPPROTO_UDP;
-	ip[12] = 127; ip[15] = 2;	/* 127.0.0.2 -> 127.0.0.1 */
-	ip[16] = 127; ip[19] = 1;
+	ip[12] = 127;
+	ip[15] = 2; /* 127.0.0.2 -> 127.0.0.1 */
+	ip[16] = 127;
+	ip[19] = 1;
 	v = ip_csum(ip, 20);
 	memcpy(ip + 10, &v, 2);
 	v = htons(9999);
@@ -299,7 +301,7 @@ static int live_packet(unsigned char *pkt, int port)
 
 static void on_alarm(int sig)
 {
-	(void)sig;	/* only interrupts BPF_PROG_TEST_RUN (EINTR) */
+	(void)sig; /* only interrupts BPF_PROG_TEST_RUN (EINTR) */
 }
 
 static volatile sig_atomic_t stop;
@@ -359,7 +361,7 @@ static int cmd_live(int port, long count, long hold_s, long drain_ms, long secs)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_term;
 	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_alarm;	/* no SA_RESTART: the test run returns EINTR */
+	sa.sa_handler = on_alarm; /* no SA_RESTART: the test run returns EINTR */
 	sigaction(SIGALRM, &sa, NULL);
 	prog = xdp_pass_prog();
 	if (prog < 0)
@@ -400,7 +402,8 @@ static int cmd_live(int port, long count, long hold_s, long drain_ms, long secs)
 				;
 		}
 	}
-	printf("live: pool running for %ld s, drained every %ld ms, pid %d\n", secs, drain_ms, getpid());
+	printf("live: pool running for %ld s, drained every %ld ms, pid %d\n", secs, drain_ms,
+	       getpid());
 	fflush(stdout);
 	alarm(secs);
 	err = live_run(prog, pkt, len, 0x7fffffff, &ns);
@@ -427,14 +430,14 @@ static int cmd_live_tx(const char *ifname, long count)
 	prog = xdp_redirect_prog(ifindex);
 	if (prog < 0)
 		return die("BPF_PROG_LOAD (redirect)");
-	len = live_packet(pkt, 9);	/* discard port; the frames never reach a stack */
+	len = live_packet(pkt, 9); /* discard port; the frames never reach a stack */
 	err = live_run(prog, pkt, len, count, &ns);
 	if (err) {
 		errno = -err;
 		return die("BPF_PROG_TEST_RUN (live frames, redirect)");
 	}
-	printf("live-tx: %ld frames run, redirected to %s (ifindex %d), pool destroyed\n",
-	       count, ifname, ifindex);
+	printf("live-tx: %ld frames run, redirected to %s (ifindex %d), pool destroyed\n", count,
+	       ifname, ifindex);
 	return 0;
 }
 
@@ -455,10 +458,9 @@ int main(int argc, char **argv)
 		return cmd_live_tx(argv[2], atol(argv[3]));
 	if (!strcmp(cmd, "send") && argc == 6)
 		return cmd_send(argv[2], atoi(argv[3]), atol(argv[4]), atol(argv[5]));
-	fprintf(stderr,
-		"usage: ppvm-tool xdp-attach IF | xdp-detach IF | sink ADDR PORT |\n"
-		"                 send ADDR PORT COUNT SIZE |\n"
-		"                 live PORT COUNT HOLD_S [DRAIN_MS SECS] |\n"
-		"                 live-tx IFNAME COUNT\n");
+	fprintf(stderr, "usage: ppvm-tool xdp-attach IF | xdp-detach IF | sink ADDR PORT |\n"
+			"                 send ADDR PORT COUNT SIZE |\n"
+			"                 live PORT COUNT HOLD_S [DRAIN_MS SECS] |\n"
+			"                 live-tx IFNAME COUNT\n");
 	return 2;
 }

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "lib/escape.h"
+#include "lib/httpd.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "lib/vec.h"
+
+#define ACCEPT_BATCH 64 /* connections taken per run */
+#define ACCEPT_PAUSE 0.1 /* s the listener rests when descriptors run out */
+#define CONN_MEMORY 10240 /* per connection: a request head of up to about 9 KiB */
+#define WARN_EVERY 10.0 /* s between two warnings of one kind */
+
+/* one connection libmicrohttpd serves */
+struct hconn {
+	struct MHD_Connection *c;
+	int fd;
+	double since; /* when the current wait began: the connection, or the last answer */
+	bool busy; /* its request head arrived: being answered */
+	bool gone; /* shut down here; libmicrohttpd closes it at its next run */
+	unsigned int requests; /* answered on this connection */
+};
+
+struct httpd {
+	struct MHD_Daemon *d;
+	struct httpd_opts o;
+	int lfd, efd, spare;
+	struct hconn **conns;
+	size_t n, cap;
+	double paused_until; /* the listener rests (descriptors ran out) */
+	double warned; /* the last accept warning */
+	unsigned long accept_errors;
+};
+
+static const char fds_503[] = "HTTP/1.1 503 Service Unavailable\r\n"
+			      "Content-Type: text/plain; charset=utf-8\r\n"
+			      "Content-Length: 28\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+			      "503 out of file descriptors\n";
+static const char slow_408[] = "HTTP/1.1 408 Request Timeout\r\n"
+			       "Content-Type: text/plain; charset=utf-8\r\n"
+			       "Content-Length: 39\r\nConnection: close\r\n\r\n"
+			       "408 the request did not arrive in time\n";
+
+/* ---- connections ---------------------------------------------------------------- */
+
+static struct hconn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i ? i->socket_context : NULL;
+}
+
+/* best effort: never wait for a client that is being turned away */
+static void say(struct httpd *h, int fd, const char *msg, size_t len, int code)
+{
+	if (send(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		p_dbg("export: %d: %s", code, strerror(errno));
+	h->o.count(h->o.arg, code);
+}
+
+/*
+ * End a connection libmicrohttpd serves: shut the socket down, and
+ * libmicrohttpd sees the end and closes it. A client that never sent a
+ * whole request gets 408 first; nothing is being written to it then.
+ */
+static void evict(struct httpd *h, struct hconn *hc)
+{
+	if (!hc->busy && !hc->requests)
+		say(h, hc->fd, slow_408, sizeof(slow_408) - 1, 408);
+	shutdown(hc->fd, SHUT_RDWR);
+	hc->gone = true;
+}
+
+/*
+ * How long a connection may wait without a whole request before a new
+ * one, at max_clients, takes its place: a client on a working network
+ * sends its request head well within it.
+ */
+static double grace(const struct httpd *h)
+{
+	return h->o.timeout < 0.2 ? h->o.timeout / 2 : 0.1;
+}
+
+/* connections not on their way out; *oldest: the one waiting longest for a request */
+static size_t live(const struct httpd *h, struct hconn **oldest)
+{
+	size_t i, n = 0;
+
+	*oldest = NULL;
+	for (i = 0; i < h->n; i++) {
+		struct hconn *hc = h->conns[i];
+
+		if (hc->gone)
+			continue;
+		n++;
+		if (!hc->busy && (!*oldest || hc->since < (*oldest)->since))
+			*oldest = hc;
+	}
+	return n;
+}
+
+/*
+ * Room for one more connection? Under max_clients, yes; at it, the
+ * connection that has waited longest without a whole request goes once
+ * it has waited grace(), so slow or idle clients cannot keep scrapes out.
+ * Otherwise (every one is being answered, or just came) the new one waits
+ * in the listen backlog for a moment. 'take': make the room.
+ */
+static bool room(struct httpd *h, bool take)
+{
+	struct hconn *oldest;
+
+	if (live(h, &oldest) < h->o.max_clients)
+		return true;
+	if (!oldest || now_mono_s() < oldest->since + grace(h))
+		return false;
+	if (take) {
+		p_dbg("export: at --max-clients: the connection waiting longest goes");
+		evict(h, oldest);
+	}
+	return true;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo *i;
+	struct httpd *h = cls;
+	struct hconn *hc, **slot;
+	size_t k;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		hc = calloc(1, sizeof(*hc));
+		slot = hc && i ? VEC_PUSH(h->conns, h->n, h->cap) : NULL;
+		if (!slot) {
+			/* untracked: libmicrohttpd's own timeout still ends it */
+			free(hc);
+			return;
+		}
+		*hc = (struct hconn){ .c = c, .fd = i->connect_fd, .since = now_mono_s() };
+		*slot = hc;
+		*socket_context = hc;
+		return;
+	}
+	hc = *socket_context;
+	for (k = 0; hc && k < h->n; k++) {
+		if (h->conns[k] == hc) {
+			h->conns[k] = h->conns[--h->n];
+			break;
+		}
+	}
+	free(hc);
+	*socket_context = NULL;
+}
+
+/* ---- requests ------------------------------------------------------------------- */
+
+struct accept_buf {
+	char s[1024];
+	size_t len;
+};
+
+/* every Accept field, comma-joined (RFC 9110 5.3) */
+static enum MHD_Result add_accept(void *cls, enum MHD_ValueKind kind, const char *key,
+				  const char *value)
+{
+	struct accept_buf *a = cls;
+	int n;
+
+	if (strcasecmp(key, "Accept") || a->len >= sizeof(a->s) - 1)
+		return MHD_YES;
+	n = snprintf(a->s + a->len, sizeof(a->s) - a->len, "%s%s", a->len ? "," : "", value);
+	a->len = n < 0 ? a->len : a->len + n >= sizeof(a->s) ? sizeof(a->s) - 1 : a->len + n;
+	return MHD_YES;
+}
+
+static int head_arrived, answered; /* markers for libmicrohttpd's per-request pointer */
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **req)
+{
+	struct httpd_answer ans = { 0 };
+	struct accept_buf acc = { .len = 0 };
+	struct hconn *hc = conn_of(c);
+	struct httpd *h = cls;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (!*req) {
+		/*
+		 * The head is here. Answer on the next call: a response queued
+		 * in the first one makes libmicrohttpd close the connection.
+		 */
+		*req = &head_arrived;
+		if (hc) {
+			hc->busy = true;
+			hc->since = now_mono_s();
+		}
+		return MHD_YES;
+	}
+	if (*upload_size || *req == &answered) {
+		/* a body is read and dropped; the answer comes after it, on the last call */
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	*req = &answered;
+	MHD_get_connection_values(c, MHD_HEADER_KIND, add_accept, &acc);
+	h->o.handle(h->o.arg,
+		    &(struct httpd_request){ .method = method, .path = url, .accept = acc.s },
+		    &ans);
+	r = MHD_create_response_from_buffer_with_free_callback(ans.len, ans.body, free);
+	if (!r) {
+		free(ans.body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ans.ctype);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (ans.allow)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, ans.allow);
+	ret = MHD_queue_response(c, ans.code, r);
+	MHD_destroy_response(r);
+	if (ret == MHD_YES)
+		h->o.count(h->o.arg, ans.code);
+	return ret;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct hconn *hc = conn_of(c);
+
+	if (hc && *req) {
+		hc->busy = false;
+		hc->since = now_mono_s();
+		hc->requests++;
+	}
+	*req = NULL;
+}
+
+/*
+ * libmicrohttpd's messages, at debug level (a client can make any number
+ * of them). It answers malformed requests on its own (400, 431, 505) and
+ * says so only here: "... (HTTP response code is 431 (...))"; they are
+ * counted with the others.
+ */
+static void on_log(void *cls, const char *fmt, va_list ap)
+{
+	struct httpd *h = cls;
+	char msg[256], e[1024];
+	unsigned int code;
+	const char *p;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg[strcspn(msg, "\n")] = 0;
+	p = strstr(msg, "HTTP response code is ");
+	if (p && sscanf(p + 22, "%u", &code) == 1 && code >= 400 && code < 600)
+		h->o.count(h->o.arg, code);
+	p_dbg("export: libmicrohttpd: %s", esc_str(msg, e, sizeof(e)));
+}
+
+/* ---- accepting -------------------------------------------------------------------- */
+
+static void warn_accept(struct httpd *h, int err, const char *what)
+{
+	double now = now_mono_s();
+
+	h->accept_errors++;
+	if (h->warned && now - h->warned < WARN_EVERY)
+		return;
+	h->warned = now;
+	p_warn("export: accepting a connection: %s%s (%lu so far)", strerror(err), what,
+	       h->accept_errors);
+}
+
+/*
+ * Out of descriptors: the listener stays readable while clients wait, so
+ * it rests a moment; and the spare descriptor, closed for a moment, lets
+ * one waiting client in to be told 503 instead of left hanging.
+ */
+static void out_of_descriptors(struct httpd *h, int err)
+{
+	int fd;
+
+	warn_accept(h, err, "; new connections wait");
+	if (h->spare >= 0) {
+		close(h->spare);
+		fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0) {
+			say(h, fd, fds_503, sizeof(fds_503) - 1, 503);
+			close(fd);
+		}
+		h->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	h->paused_until = now_mono_s() + ACCEPT_PAUSE;
+}
+
+static void accept_all(struct httpd *h)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd, k;
+
+	/* room is made (an eviction) only for a connection that is there */
+	for (k = 0; k < ACCEPT_BATCH && room(h, false); k++) {
+		sl = sizeof(ss);
+		fd = accept4(h->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
+				return;
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM)
+				out_of_descriptors(h, errno);
+			else
+				warn_accept(h, errno, "");
+			return;
+		}
+		room(h, true);
+		/* closes fd itself when it cannot take it */
+		if (MHD_add_connection(h->d, fd, (struct sockaddr *)&ss, sl) != MHD_YES)
+			warn_accept(h, errno, " (libmicrohttpd did not take it)");
+	}
+}
+
+/* ---- the server --------------------------------------------------------------------- */
+
+int httpd_start(struct httpd **out, int lfd, const struct httpd_opts *o)
+{
+	const union MHD_DaemonInfo *di;
+	struct httpd *h = calloc(1, sizeof(*h));
+
+	if (!h) {
+		close(lfd);
+		return -ENOMEM;
+	}
+	h->o = *o;
+	h->lfd = lfd;
+	h->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	h->d = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, 0,
+				NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
+				/* room for connections on their way out after an eviction */
+				MHD_OPTION_CONNECTION_LIMIT, 2 * o->max_clients + 16,
+				/* a backstop: the deadlines here are shorter */
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)ceil(o->timeout) + 1,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_SIGPIPE_HANDLED_BY_APP,
+				1, MHD_OPTION_END);
+	di = h->d ? MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
+	if (!di) {
+		p_err("export: libmicrohttpd would not start in epoll mode");
+		httpd_stop(h);
+		return -EINVAL;
+	}
+	h->efd = di->epoll_fd;
+	*out = h;
+	return 0;
+}
+
+size_t httpd_pollfds(struct httpd *h, struct pollfd *pfd)
+{
+	size_t n = 0;
+
+	pfd[n++] = (struct pollfd){ h->efd, POLLIN };
+	/* not while resting, nor while there is no room: it would stay readable */
+	if (now_mono_s() >= h->paused_until && room(h, false))
+		pfd[n++] = (struct pollfd){ h->lfd, POLLIN };
+	return n;
+}
+
+double httpd_deadline(struct httpd *h)
+{
+	double t = INFINITY, now = now_mono_s();
+	MHD_UNSIGNED_LONG_LONG ms;
+	struct hconn *oldest;
+	size_t i;
+
+	if (MHD_get_timeout(h->d, &ms) == MHD_YES)
+		t = now + (ms < 3600000 ? ms : 3600000) / 1e3;
+	for (i = 0; i < h->n; i++)
+		if (!h->conns[i]->gone && h->conns[i]->since + h->o.timeout < t)
+			t = h->conns[i]->since + h->o.timeout;
+	if (h->paused_until > now && h->paused_until < t)
+		t = h->paused_until;
+	/* at max_clients: when the longest waiting connection may make room */
+	if (live(h, &oldest) >= h->o.max_clients && oldest && oldest->since + grace(h) < t)
+		t = oldest->since + grace(h);
+	return t;
+}
+
+void httpd_run(struct httpd *h, const struct pollfd *pfd, size_t n)
+{
+	double now;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (pfd[i].fd == h->lfd && (pfd[i].revents & POLLIN))
+			accept_all(h);
+	MHD_run(h->d);
+	/* one deadline for a whole request head, and one for its answer */
+	now = now_mono_s();
+	for (i = 0; i < h->n; i++)
+		if (!h->conns[i]->gone && now >= h->conns[i]->since + h->o.timeout)
+			evict(h, h->conns[i]);
+}
+
+size_t httpd_connections(const struct httpd *h)
+{
+	return h->n;
+}
+
+void httpd_stop(struct httpd *h)
+{
+	if (!h)
+		return;
+	if (h->d)
+		MHD_stop_daemon(h->d);
+	if (h->lfd >= 0)
+		close(h->lfd);
+	if (h->spare >= 0)
+		close(h->spare);
+	free(h->conns);
+	free(h);
+}

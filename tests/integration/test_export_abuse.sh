@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# ppwatch export under abuse, on loopback and bounded in count and time
+# (tests/integration/http_abuse.py makes the clients): 200 scrapes at
+# once, 50 slow clients while scrapes must still be answered within a
+# second, garbage, oversized heads, HTTP/1.0 and keep-alive, running out
+# of descriptors; memory and descriptors the same before and after. Then
+# what the exporter says and keeps: a warning when it listens beyond
+# loopback, and the capabilities it holds once loaded.
+
+ALL_TESTS="
+	two_hundred_scrapes_at_once
+	slow_clients_do_not_keep_scrapes_out
+	malformed_oversized_old_and_kept_alive
+	descriptors_run_out
+	nothing_leaks
+	warns_beyond_loopback
+	privileges_after_load
+"
+
+. "$(dirname "$0")/lib.sh"
+
+ABUSE="python3 $TOP/tests/integration/http_abuse.py"
+
+# The exporter for these cases: no netlink (its per-namespace sockets
+# would make the descriptor count follow other namespaces on the host).
+abuse_export() {
+	require_kernel
+	export_start --no-netlink --interval 0.5 "$@"
+}
+
+fds_of() { ls "/proc/$1/fd" | wc -l; }
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# connections to the exporter's port still open
+conns() {
+	ss -Htn state established "( sport = :$EXP_PORT )" 2>/dev/null | wc -l
+}
+
+# wait until every client connection is gone (at most 5 s)
+drained() {
+	local i
+	for i in $(seq 50); do
+		[ "$(conns)" -eq 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+two_hundred_scrapes_at_once() {
+	abuse_export
+	local r
+	r=$($ABUSE "$EXP_ADDR" concurrent 200) || fail "clients: $r"
+	log "$r"
+	check "every scrape answered in full" jq -e '.complete == 200' <<<"$r" >/dev/null
+	check "within 5 s" jq -e '.max_s < 5' <<<"$r" >/dev/null
+	check "still running" kill -0 "$EXP_PID"
+}
+
+slow_clients_do_not_keep_scrapes_out() {
+	abuse_export --max-clients 16
+	local r
+	# 50 clients sending a byte a second, reconnecting when dropped, with
+	# room for only 16 connections; a scrape a half second meanwhile
+	r=$($ABUSE "$EXP_ADDR" slow 50 8) || fail "clients: $r"
+	log "--max-clients 16: $(jq -c '{scrapes, max_latency_s, slow_saw}' <<<"$r")"
+	check "every scrape answered" jq -e '.scrapes | keys == ["200"]' <<<"$r" >/dev/null
+	check "each within 1 s" jq -e '.max_latency_s < 1' <<<"$r" >/dev/null
+	check "slow clients told 408" jq -e '.slow_saw["408"] > 0' <<<"$r" >/dev/null
+	# the default limit
+	kill "$EXP_PID"
+	wait "$EXP_PID" 2>/dev/null
+	abuse_export
+	r=$($ABUSE "$EXP_ADDR" slow 50 6) || fail "clients: $r"
+	log "default --max-clients: $(jq -c '{scrapes, max_latency_s}' <<<"$r")"
+	check "default: every scrape answered within 1 s" \
+		jq -e '(.scrapes | keys == ["200"]) and .max_latency_s < 1' <<<"$r" >/dev/null
+}
+
+malformed_oversized_old_and_kept_alive() {
+	abuse_export
+	local r
+	r=$($ABUSE "$EXP_ADDR" malformed) || fail "clients: $r"
+	log "$(jq -c 'with_entries(.value |= (.status // .statuses // .responses))' <<<"$r")"
+	check "garbage: closed or 400" jq -e '.garbage.status == 0 or .garbage.status == 400' <<<"$r" >/dev/null
+	check "random bytes: closed or an error" jq -e '.random_bytes.status == 0 or .random_bytes.status >= 400' <<<"$r" >/dev/null
+	# 431, unless the reset for the unread rest of the head overtakes it
+	check "a 20 KB head: 431 or reset" jq -e '.huge_head.status == 431 or .huge_head.status == 0' <<<"$r" >/dev/null
+	check "5000 header lines: 431 or reset" jq -e '.many_headers.status == 431 or .many_headers.status == 0' <<<"$r" >/dev/null
+	check "HTTP/1.1 without Host: 400" jq -e '.no_host_11.status == 400' <<<"$r" >/dev/null
+	check "line folding: 400" jq -e '.folded.status == 400' <<<"$r" >/dev/null
+	check "HTTP/2: 505" jq -e '.http2_preface.status == 505' <<<"$r" >/dev/null
+	check "POST: 405" jq -e '.post.status == 405' <<<"$r" >/dev/null
+	check "another path: 404" jq -e '.other_path.status == 404 and .nul_in_path.status == 404' <<<"$r" >/dev/null
+	check "HEAD: 200 without a body" jq -e '.head.status == 200 and .head.body' <<<"$r" >/dev/null
+	check "HTTP/1.0: 200" jq -e '.http10.status == 200 and .http10.bytes > 1000' <<<"$r" >/dev/null
+	check "HTTP/1.0 keep-alive: 200" jq -e '.http10_keepalive.status == 200' <<<"$r" >/dev/null
+	check "keep-alive: three answers on one connection, closed on request" \
+		jq -e '.keepalive_three.statuses == [200, 200, 200] and .keepalive_three.closed_after_close' <<<"$r" >/dev/null
+	check "pipelined: both answered" jq -e '.pipelined.responses == 2' <<<"$r" >/dev/null
+	check "a normal scrape still works" scrape >/dev/null
+}
+
+descriptors_run_out() {
+	abuse_export
+	local n r c0 c1 lines soft
+	n=$(fds_of "$EXP_PID")
+	soft=$(prlimit --pid "$EXP_PID" --nofile --output SOFT --noheadings)
+	# a few descriptors to spare, then far more clients than that
+	prlimit --pid "$EXP_PID" --nofile=$((n + 4)): || skip "prlimit cannot lower the limit here"
+	c0=$(cpu_ticks "$EXP_PID")
+	lines=$(wc -l <"$EXP_ERR")
+	r=$($ABUSE "$EXP_ADDR" hold 100 3) || fail "clients: $r"
+	c1=$(cpu_ticks "$EXP_PID")
+	lines=$(($(wc -l <"$EXP_ERR") - lines))
+	log "limit $((n + 4)) descriptors, 100 clients for 3 s: $r; $((c1 - c0)) CPU ticks, $lines log lines"
+	# before: the listener stayed readable, 100% CPU, 1.7M log lines in 6 s
+	check "no spinning: under 0.5 s of CPU in 3 s" [ $((c1 - c0)) -lt 50 ]
+	check "no flood of messages" [ "$lines" -lt 20 ]
+	check "waiting clients are told 503" jq -e '.after["503"] > 0' <<<"$r" >/dev/null
+	prlimit --pid "$EXP_PID" --nofile="$soft":
+	drained || fail "connections did not close"
+	check "served again with descriptors back" scrape >/dev/null
+}
+
+# one round of every kind of abuse
+abuse_round() {
+	$ABUSE "$EXP_ADDR" concurrent 200 >/dev/null &&
+		$ABUSE "$EXP_ADDR" malformed >/dev/null &&
+		$ABUSE "$EXP_ADDR" slow 50 4 >/dev/null &&
+		$ABUSE "$EXP_ADDR" hold 50 1 >/dev/null
+}
+
+nothing_leaks() {
+	abuse_export --max-clients 16 --timeout 1s
+	local f0 r0 f1 r1
+	# a first round grows the heap to its working size
+	abuse_round || fail "clients failed"
+	drained || fail "connections did not close"
+	f0=$(fds_of "$EXP_PID")
+	r0=$(rss_kb "$EXP_PID")
+	abuse_round || fail "clients failed"
+	abuse_round || fail "clients failed"
+	drained || fail "connections did not close"
+	sleep 0.5
+	f1=$(fds_of "$EXP_PID")
+	r1=$(rss_kb "$EXP_PID")
+	log "descriptors $f0 -> $f1, RSS $r0 -> $r1 KiB after two more rounds"
+	check "descriptors the same" [ "$f1" -eq "$f0" ]
+	check "RSS the same (within 256 KiB)" [ $((r1 - r0)) -le 256 ]
+	check "still serving" scrape >/dev/null
+}
+
+warns_beyond_loopback() {
+	require_kernel
+	local err=/tmp/ppwt$BASHPID.any.err pid i
+	at_exit "rm -f $err"
+	export_start --no-netlink
+	check "no warning on loopback" [ -z "$(grep -i 'beyond loopback' "$EXP_ERR")" ]
+	"$PPWATCH" export --no-netlink --listen 0.0.0.0:0 2>"$err" &
+	pid=$!
+	at_exit "kill $pid 2>/dev/null; wait $pid 2>/dev/null"
+	for i in $(seq 100); do
+		grep -q 'listening on http' "$err" && break
+		sleep 0.1
+	done
+	log "$(grep -i 'beyond loopback' "$err" | cut -c1-120)"
+	check "warns beyond loopback" grep -q 'Warning: export: listening on 0.0.0.0:[0-9]*, beyond loopback' "$err"
+}
+
+# the capability sets of a process, as hex masks, in /proc order: "CapInh CapPrm CapEff CapBnd CapAmb"
+caps_of() {
+	awk '/^Cap(Prm|Eff|Bnd|Inh|Amb):/ { printf "%s ", $2 }' "/proc/$1/status"
+}
+
+# bit N of a hex mask
+has_cap() { (( (0x$1 >> $2) & 1 )); }
+
+privileges_after_load() {
+	require_kernel
+	local c prm eff bnd inh amb bit sockets0 sockets1 id
+	# what may be kept: CAP_BPF 39, CAP_SYS_ADMIN 21, CAP_SYS_PTRACE 19
+	export_start --interval 0.3 -v -v
+	read -r inh prm eff bnd amb <<<"$(caps_of "$EXP_PID")"
+	log "uid $(awk '/^Uid:/ { print $2 }' "/proc/$EXP_PID/status"): CapPrm $prm CapEff $eff CapBnd $bnd; $(grep -o 'privileges dropped.*' "$EXP_ERR")"
+	check "permitted = effective = bounding" [ "$prm" = "$eff" -a "$eff" = "$bnd" ]
+	check "nothing inheritable or ambient" [ "$inh" = 0000000000000000 -a "$amb" = 0000000000000000 ]
+	for bit in $(seq 0 40); do
+		case $bit in 19 | 21 | 39) continue ;; esac
+		has_cap "$eff" "$bit" && fail "capability $bit kept"
+	done
+	check "no_new_privs" grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$EXP_PID/status"
+	# it still follows namespaces that appear after the drop: a new lab's
+	# namespaces get netlink sockets (setns), and its pool is scraped
+	sockets0=$(ls -l "/proc/$EXP_PID/fd" | grep -c socket:)
+	lab_begin
+	lab_hold 100 >/dev/null || fail "holder"
+	sleep 1.5
+	sockets1=$(ls -l "/proc/$EXP_PID/fd" | grep -c socket:)
+	log "sockets $sockets0 -> $sockets1 after a new lab"
+	check "netlink sockets opened in the new namespaces" [ "$sockets1" -gt "$sockets0" ]
+	check "no namespace refused" [ -z "$(grep 'netlink: namespace.*not permitted' "$EXP_ERR")" ]
+	id=$(scrape | grep '^ppwatch_pool_inflight_pages{' | grep -F "netns=\"$(lab_netns_ino)\"" | grep -c 'device="vb"')
+	check "the new lab's pool is scraped" [ "$id" -ge 1 ]
+	check "no collection failed" grep -q '^ppwatch_collect_errors_total 0$' <<<"$(scrape)"
+	kill "$EXP_PID"
+	wait "$EXP_PID" 2>/dev/null
+
+	# --no-netlink: BPF only; --user: out of uid 0 as well
+	export_start --no-netlink --user nobody
+	read -r inh prm eff bnd amb <<<"$(caps_of "$EXP_PID")"
+	log "--no-netlink --user nobody: $(grep -E '^(Uid|Gid|Groups):' "/proc/$EXP_PID/status" | tr -s '\t\n' '  ')CapEff $eff"
+	check "uid nobody" grep -qE '^Uid:[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534[[:space:]]+65534' "/proc/$EXP_PID/status"
+	check "gid nobody's" grep -qE '^Gid:[[:space:]]+65534[[:space:]]+65534' "/proc/$EXP_PID/status"
+	check "no supplementary groups" grep -qE '^Groups:[[:space:]]*$' "/proc/$EXP_PID/status"
+	for bit in $(seq 0 40); do
+		[ "$bit" -eq 39 ] && continue
+		has_cap "$eff" "$bit" && fail "capability $bit kept with --no-netlink"
+	done
+	check "still scraping the maps" grep -q '^ppwatch_collect_errors_total 0$' <<<"$(sleep 1; scrape)"
+	"$PPWATCH" export --user no-such-user-here >/dev/null 2>"$EXP_ERR.2"
+	check "--user: an unknown user is an error" grep -q "no such user" "$EXP_ERR.2"
+	rm -f "$EXP_ERR.2"
+}
+
+run_tests
