@@ -65,7 +65,7 @@ PYTHON ?= python3
 PURE_LDLIBS := -lyaml -ljansson -lmicrohttpd -lm
 
 # ledger.bpf.c defines the shared maps: the linker wants it first
-BPF_FAMILIES := ledger lifecycle discover holders items
+BPF_FAMILIES := ledger lifecycle discover holders items blocks
 BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
 SKEL := $(OUTPUT)/ppwatch.skel.h
 

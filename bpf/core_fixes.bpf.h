@@ -541,10 +541,16 @@ PPW_SUBPROG __u64 veth_rq_pool(struct net_device *nd, __u32 i)
  * commit but of configuration: without the symbols, the rodata defaults
  * user space gives (config.bpf.h), checked by the scan on a slab object.
  */
+#ifdef PPW_DEFINE_MAPS
+/*
+ * Global functions, defined once (ledger.bpf.c) for every object that
+ * calls them: the static linker cannot merge one typeless __ksym declared
+ * in two objects ("failed to resolve size of underlying type").
+ */
 extern const void page_offset_base __ksym __weak;
 extern const void vmemmap_base __ksym __weak;
 
-static __always_inline __u64 layout_page_offset(void)
+__noinline __u64 layout_page_offset(void)
 {
 	__u64 v = 0;
 
@@ -553,7 +559,7 @@ static __always_inline __u64 layout_page_offset(void)
 	return v ?: cfg_page_offset;
 }
 
-static __always_inline __u64 layout_vmemmap(void)
+__noinline __u64 layout_vmemmap(void)
 {
 	__u64 v = 0;
 
@@ -561,6 +567,10 @@ static __always_inline __u64 layout_vmemmap(void)
 		bpf_probe_read_kernel(&v, sizeof(v), (void *)&vmemmap_base);
 	return v ?: cfg_vmemmap;
 }
+#else
+extern __u64 layout_page_offset(void);
+extern __u64 layout_vmemmap(void);
+#endif
 
 /*
  * 16. Pools registered as XDP memory models: net/core/xdp.c keeps every
@@ -583,6 +593,38 @@ static __always_inline struct rhashtable *mem_id_table(void)
 	bpf_probe_read_kernel(&ht, sizeof(ht), (void *)&mem_id_ht);
 	return ht;
 }
+
+/*
+ * 17. A pool's item blocks, walked for their occupancy (blocks.bpf.c). The
+ * item-block series ("page_pool: fix IOMMU crash when driver has already
+ * unbound" and "page_pool: support unlimited number of inflight pages",
+ * Yunsheng Lin, v7; not upstream, kernel/prereq/) links every block on
+ * pool->item_blocks; pool->item_blk is the dynamic block items come from
+ * now, pool->item_blk_idx its next item. A dynamic block (flags bit 0) has
+ * ref = its items in use plus, while current, those not handed out; a
+ * pre-allocated block has no count: an item of one is in use when its
+ * pp_netmem is a page whose pp_item points back at it (a free item holds
+ * an llist pointer there instead). Loaded only where struct
+ * page_pool_item_block exists (cli/sources/loader.c).
+ */
+struct page_pool_item___walk {
+	unsigned long pp_netmem; /* in an anonymous union with lentry */
+} __attribute__((preserve_access_index));
+
+struct page_pool_item_block___walk {
+	struct list_head list;
+	unsigned int flags;
+	refcount_t ref;
+	struct page_pool_item___walk items[];
+} __attribute__((preserve_access_index));
+
+struct page_pool___walk {
+	struct list_head item_blocks;
+	struct page_pool_item_block___walk *item_blk;
+	unsigned int item_blk_idx;
+} __attribute__((preserve_access_index));
+
+#define PPW_ITEM_BLK_DYNAMIC 1 /* PAGE_POOL_ITEM_BLK_DYNAMIC_BIT */
 
 /*
  * Differences handled in user space (cli/sources/kfeatures.c), by reading BTF:

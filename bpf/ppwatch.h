@@ -289,6 +289,46 @@ struct ppw_scan_rec {
 	};
 };
 
+/*
+ * Item blocks (blocks.bpf.c, kernels with the page_pool item-block series):
+ * the blocks_walk iterator writes, for each pool it walks, one
+ * PPW_BLK_BLOCK record per block (one pool only, blocks_pool set; at most
+ * PPW_MAX_BLOCK_RECS) and then the pool's PPW_BLK_POOL totals (every block,
+ * up to PPW_MAX_BLOCKS). Records of both kinds are the same size.
+ */
+enum ppw_blk_type {
+	PPW_BLK_POOL = 1,
+	PPW_BLK_BLOCK = 2,
+};
+
+#define PPW_MAX_BLOCKS 65536 /* blocks walked per pool (16M items) */
+#define PPW_MAX_BLOCK_RECS 1024 /* block records per pool: the iterator's 32 KiB */
+
+struct ppw_blk_rec {
+	__u32 type; /* enum ppw_blk_type */
+	__u32 gen;
+	__u64 pool;
+	union {
+		struct { /* PPW_BLK_POOL */
+			__u32 items_per_block;
+			__u32 prealloc; /* pre-allocated blocks */
+			__u32 dynamic; /* dynamic blocks */
+			__u32 used_prealloc; /* their items tracking a page */
+			__u32 used_dynamic;
+			__u32 sparse; /* dynamic, not current, < 1/4 used */
+			__u32 unissued; /* the current block's items not given yet */
+			__u32 truncated; /* 1: more than PPW_MAX_BLOCKS blocks */
+		} tot;
+		struct { /* PPW_BLK_BLOCK */
+			__u64 addr;
+			__u32 used; /* items tracking a page */
+			__u32 unissued; /* items the pool has not handed out yet */
+			__u32 dynamic;
+			__u32 current; /* pool->item_blk: items come from it now */
+		} blk;
+	};
+};
+
 /* Ring-buffer events: pool lifecycle, rare by construction. */
 enum ppw_event_type {
 	PPW_EV_POOL_NEW		= 1,	/* first sight of a pool */
@@ -384,5 +424,7 @@ PPW_ABI_OFF(ppw_scan_rec, sock, 8);
 PPW_ABI_SIZE(ppw_event, 360);
 PPW_ABI_OFF(ppw_event, rec, 56);
 PPW_ABI_SIZE(ppw_stack_key, 24);
+PPW_ABI_SIZE(ppw_blk_rec, 48);
+PPW_ABI_OFF(ppw_blk_rec, tot, 16);
 
 #endif /* __PPWATCH_H */

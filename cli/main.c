@@ -31,6 +31,7 @@ static const struct command *commands[] = {
 	&cmd_pools,
 	&cmd_top,
 	&cmd_holders,
+	&cmd_blocks,
 	&cmd_pages,
 	&cmd_stacks,
 	&cmd_watch,

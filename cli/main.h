@@ -63,7 +63,7 @@ struct command {
 
 extern const struct command cmd_pools, cmd_top, cmd_holders, cmd_pages, cmd_stacks, cmd_watch;
 extern const struct command cmd_record, cmd_postmortem;
-extern const struct command cmd_check, cmd_export;
+extern const struct command cmd_check, cmd_export, cmd_blocks;
 
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -50,7 +50,7 @@ contains() {	# "line" word...
 complete -p ppwatch 2>/dev/null | grep -q -- '-F _ppwatch ppwatch$' ||
 	{ echo "  complete -p ppwatch: not registered"; fail=1; }
 
-expect "ppwatch " "check export help holders pages pools postmortem record stacks top watch"
+expect "ppwatch " "blocks check export help holders pages pools postmortem record stacks top watch"
 expect "ppwatch po" "pools postmortem"
 expect "ppwatch --att" "--attach"
 expect "ppwatch --attach " "auto raw_tp tp_btf tracepoint"

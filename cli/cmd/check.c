@@ -505,7 +505,8 @@ static int check_run(int argc, char **argv)
 	if (!env.level_set && (opts.run || rules_need_ages(sets, opts.nfiles)))
 		env.level = PPW_LEVEL_ALL;
 
-	if (monitor_open(&m, &(struct monitor_opts){ ENV_MONITOR_OPTS, .holders = opts.run != NULL,
+	if (monitor_open(&m, &(struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true,
+						     .holders = opts.run != NULL,
 						     .keep_freed_s = opts.run ? 10 * 86400.0 : 0 }))
 		goto out_rules;
 	err = monitor_sample(&m);

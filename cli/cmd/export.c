@@ -476,7 +476,7 @@ static int export_run(int argc, char **argv)
 		if (lfd < 0)
 			return EXIT_ERROR;
 	}
-	if (monitor_open(&mon, &(struct monitor_opts){ ENV_MONITOR_OPTS }))
+	if (monitor_open(&mon, &(struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true }))
 		goto out_listen;
 	self.attach = mon.kernel.attach;
 	self.netlink = mon.kernel.netlink;

@@ -85,7 +85,7 @@ static int pools_run(int argc, char **argv)
 
 	if (args_view(&opts.view, argc, argv, NULL))
 		return EXIT_ERROR;
-	if (monitor_open(&m, &(struct monitor_opts){ ENV_MONITOR_OPTS,
+	if (monitor_open(&m, &(struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true,
 						     .keep_freed_s = opts.window + 1 }))
 		return EXIT_ERROR;
 	err = monitor_sample(&m);

@@ -76,7 +76,7 @@ static int live_records(char **buf)
 
 	if (!mem)
 		return -errno;
-	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS };
+	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true };
 	err = rec_writer_open(&w, mem, &opts.rec);
 	if (!err) {
 		err = rec_writer_run(&w, opts.window);

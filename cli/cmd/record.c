@@ -134,7 +134,7 @@ static int record_run(int argc, char **argv)
 	f = strcmp(opts.out, "-") ? open_output(opts.out) : stdout;
 	if (!f)
 		return EXIT_ERROR;
-	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS };
+	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true };
 	err = rec_writer_open(&w, f, &opts.rec);
 	if (!err) {
 		p_info("recording to %s; Ctrl-C to stop", opts.out);

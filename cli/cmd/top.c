@@ -235,7 +235,7 @@ static int top_run(int argc, char **argv)
 	interactive = !opts.batch && !env.json && isatty(STDOUT_FILENO);
 
 	err = monitor_open(&m, &(struct monitor_opts){
-				       ENV_MONITOR_OPTS, .subscribe = true,
+				       ENV_MONITOR_OPTS, .subscribe = true, .blocks = true,
 				       .keep_freed_s = opts.view.show_freed ? 30 : 0,
 				       .on_ntf = interactive ? on_ntf : NULL, .arg = &changed });
 	if (err)

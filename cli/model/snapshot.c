@@ -173,6 +173,8 @@ static void fill_counts(struct pool_row *w, const struct reading *rd, const stru
 	w->blocks_dyn = r->blocks_dyn;
 	w->blocks_dyn_alloc = r->blocks_dyn_alloc;
 	w->blocks_dyn_free = r->blocks_dyn_free;
+	w->occ_known = o->has_occ && w->state != ROW_FREED;
+	w->occ = o->occ;
 	if (r->unmap_ns) {
 		w->unmap_seen = true;
 		w->unmap_pages = r->unmapped_pages;

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "model/blocks.h"
 #include "model/kernel.h"
 #include "ppwatch.h"
 
@@ -53,6 +54,8 @@ struct pool_obs {
 	__u64 age_hist[POOL_AGE_BUCKETS]; /* the ledger pages by age */
 	bool has_nl;
 	struct nl_pool nl;
+	bool has_occ; /* the item-block walk ran on this pool */
+	struct block_occupancy occ;
 };
 
 struct reading {
@@ -152,6 +155,9 @@ struct pool_row {
 	__u32 unmap_blocks;
 	__u64 unmap_took_ns;
 	__s32 unmap_inflight;
+	/* the item-block walk (any item-block kernel): each block's occupancy summed */
+	bool occ_known;
+	struct block_occupancy occ;
 };
 
 struct snapshot {

@@ -53,6 +53,8 @@ enum pool_col {
 	PC_FAST_EMPTY,
 	PC_SLOW_FAILED,
 	PC_BLOCKS,
+	PC_BLK_ITEMS,
+	PC_BLK_SPARSE,
 	PC_AGES,
 	PC_BEFORE_MIN,
 	PC_MAX
@@ -105,6 +107,9 @@ static const struct ocol pool_cols[PC_MAX] = {
 	[PC_FAST_EMPTY] = { "item_fast_empty", "FASTEMPTY", 9, OF_PLAIN, OC_WIDE | OC_TEXT },
 	[PC_SLOW_FAILED] = { "item_slow_failed", "SLOWFAIL", 8, OF_PLAIN, OC_WIDE | OC_TEXT },
 	[PC_BLOCKS] = { "item_blocks", "BLOCKS", 9, OF_PLAIN, OC_WIDE | OC_TEXT | OC_LEFT },
+	/* text only: JSON has the walk's totals in "block_occupancy" */
+	[PC_BLK_ITEMS] = { "block_items", "ITEMS", 11, OF_PLAIN, OC_WIDE | OC_TEXT },
+	[PC_BLK_SPARSE] = { "sparse_blocks", "SPARSE", 6, OF_PLAIN, OC_WIDE | OC_TEXT },
 	/* where the ages come from: exact, sampled (estimates), none (counters) */
 	[PC_AGES] = { "ages", "AGES", 7, OF_PLAIN, OC_JSON },
 	[PC_BEFORE_MIN] = { "before_start_at_least", "BEFMIN", 7, OF_PLAIN, OC_JSON },
@@ -243,7 +248,11 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 			OV_STR(v, r->bpf ? "n/a" : "");
 		break;
 	case PC_BLOCKS:
-		if (r->item_blocks) {
+		if (r->occ_known) { /* the walk: pre-allocated+dynamic */
+			snprintf(c->blocks, sizeof(c->blocks), "%u+%u", r->occ.prealloc,
+				 r->occ.dynamic);
+			OV_STR(v, c->blocks);
+		} else if (r->item_blocks) {
 			snprintf(c->blocks, sizeof(c->blocks), "%llu+%llu",
 				 (unsigned long long)r->blocks_prealloc,
 				 (unsigned long long)r->blocks_dyn);
@@ -251,6 +260,21 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 		} else {
 			OV_STR(v, r->bpf ? "n/a" : "");
 		}
+		break;
+	case PC_BLK_ITEMS: /* items in use of the blocks' items */
+		if (r->occ_known) {
+			snprintf(c->blocks, sizeof(c->blocks), "%u/%u", occ_used(&r->occ),
+				 occ_items(&r->occ));
+			OV_STR(v, c->blocks);
+		} else {
+			OV_STR(v, r->bpf ? "n/a" : "");
+		}
+		break;
+	case PC_BLK_SPARSE:
+		if (r->occ_known)
+			OV_U64(v, r->occ.sparse);
+		else
+			OV_STR(v, r->bpf ? "n/a" : "");
 		break;
 	}
 }
@@ -296,6 +320,22 @@ static void pool_json_extra(struct json *j, const void *p, void *arg)
 		r->item_blocks ? json_u64(j, r->blocks_dyn_alloc) : json_put_null(j);
 		json_key(j, "blocks_dyn_free");
 		r->item_blocks ? json_u64(j, r->blocks_dyn_free) : json_put_null(j);
+		json_obj_close(j);
+	}
+	json_key(j, "block_occupancy");
+	if (!r->occ_known) {
+		json_put_null(j);
+	} else {
+		json_obj_open(j);
+		json_kv_u64(j, "items_per_block", r->occ.items_per_block);
+		json_kv_u64(j, "blocks_prealloc", r->occ.prealloc);
+		json_kv_u64(j, "blocks_dynamic", r->occ.dynamic);
+		json_kv_u64(j, "items", occ_items(&r->occ));
+		json_kv_u64(j, "items_used", occ_used(&r->occ));
+		json_kv_u64(j, "items_used_dynamic", r->occ.used_dynamic);
+		json_kv_u64(j, "items_unissued", r->occ.unissued);
+		json_kv_u64(j, "sparse_blocks", r->occ.sparse);
+		json_kv_bool(j, "truncated", r->occ.truncated);
 		json_obj_close(j);
 	}
 	json_key(j, "destroy_unmap");

@@ -47,6 +47,9 @@ enum fam {
 	F_ITEM_BLOCKS,
 	F_ITEM_BLOCKS_ALLOC,
 	F_ITEM_BLOCKS_FREE,
+	F_ITEM_BLOCK_ITEMS,
+	F_ITEM_BLOCKS_SPARSE,
+	F_LAST_POOL_FAMILY = F_ITEM_BLOCKS_SPARSE,
 	/* ppwatch and the host */
 	F_POOLS,
 	F_LEDGER_USED,
@@ -122,6 +125,10 @@ static const struct family fams[F_NR] = {
 		"Dynamic item blocks allocated since the pool was created." },
 	[F_ITEM_BLOCKS_FREE] = { "ppwatch_pool_item_blocks_dynamic_freed_total", MT_COUNTER, NULL, POOL,
 		"Dynamic item blocks freed since the pool was created." },
+	[F_ITEM_BLOCK_ITEMS] = { "ppwatch_pool_item_block_items", MT_GAUGE, NULL, POOL ", state",
+		"Items of the pool's item blocks, state=used (tracking a page) or idle (kernels with item blocks)." },
+	[F_ITEM_BLOCKS_SPARSE] = { "ppwatch_pool_item_blocks_sparse", MT_GAUGE, NULL, POOL,
+		"Dynamic item blocks held for under a quarter of their items (kernels with item blocks)." },
 	[F_POOLS] = { "ppwatch_pools", MT_GAUGE, NULL, "state",
 		"Page pools by state (live, zombie); freed pools are not counted." },
 	[F_LEDGER_USED] = { "ppwatch_ledger_used_pages", MT_GAUGE, NULL, "",
@@ -493,6 +500,7 @@ static bool pool_value(int fam, const struct pool_row *r, const struct prom_tota
 	case F_ITEM_SLOW_FAILED: *v = r->item_slow_failed; return r->item_stats;
 	case F_ITEM_BLOCKS_ALLOC: *v = r->blocks_dyn_alloc; return r->item_blocks;
 	case F_ITEM_BLOCKS_FREE: *v = r->blocks_dyn_free; return r->item_blocks;
+	case F_ITEM_BLOCKS_SPARSE: *v = r->occ.sparse; return r->occ_known;
 	}
 	return false;
 }
@@ -518,7 +526,7 @@ static void render_pools(struct out *o, const struct snapshot *s, const struct p
 			goto out;
 		n++;
 	}
-	for (fam = F_INFLIGHT_PAGES; fam <= F_ITEM_BLOCKS_FREE; fam++) {
+	for (fam = F_INFLIGHT_PAGES; fam <= F_LAST_POOL_FAMILY; fam++) {
 		for (i = 0; i < n; i++) {
 			const struct prom_total *pt = t ? prom_totals_find(t, rows[i]) : NULL;
 
@@ -528,11 +536,25 @@ static void render_pools(struct out *o, const struct snapshot *s, const struct p
 				sample(o, fam, labels[i], "state", dma_state_name(rows[i]->dma), 1);
 				continue;
 			}
-			if (fam == F_ITEM_BLOCKS) {
-				if (!rows[i]->item_blocks)
+			if (fam == F_ITEM_BLOCKS) {	/* the walk's count, else the series' */
+				if (rows[i]->occ_known) {
+					sample(o, fam, labels[i], "kind", "prealloc",
+					       rows[i]->occ.prealloc);
+					sample(o, fam, labels[i], "kind", "dynamic", rows[i]->occ.dynamic);
+				} else if (rows[i]->item_blocks) {
+					sample(o, fam, labels[i], "kind", "prealloc",
+					       rows[i]->blocks_prealloc);
+					sample(o, fam, labels[i], "kind", "dynamic", rows[i]->blocks_dyn);
+				}
+				continue;
+			}
+			if (fam == F_ITEM_BLOCK_ITEMS) {
+				const struct block_occupancy *oc = &rows[i]->occ;
+
+				if (!rows[i]->occ_known)
 					continue;
-				sample(o, fam, labels[i], "kind", "prealloc", rows[i]->blocks_prealloc);
-				sample(o, fam, labels[i], "kind", "dynamic", rows[i]->blocks_dyn);
+				sample(o, fam, labels[i], "state", "used", occ_used(oc));
+				sample(o, fam, labels[i], "state", "idle", occ_items(oc) - occ_used(oc));
 				continue;
 			}
 			if (pool_value(fam, rows[i], pt, &v))

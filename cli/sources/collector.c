@@ -11,6 +11,7 @@
 #include "lib/util.h"
 #include "lib/vec.h"
 #include "ppwatch.skel.h"
+#include "sources/blocks.h"
 #include "sources/collector.h"
 
 #define PAGE_BATCH 4096
@@ -377,6 +378,26 @@ static void merge_netlink(struct collector *c)
 	free(v);
 }
 
+/* each pool's item-block totals; a walk that fails leaves them unknown */
+static void add_blocks(struct collector *c)
+{
+	struct blocks_scan bs;
+	const struct pool_blocks *pb;
+	size_t i;
+
+	if (blocks_scan_run(c->s, 0, &bs))
+		return;
+	for (i = 0; i < c->nobs; i++) {
+		pb = c->obs[i].rec.addr ? blocks_find(&bs, c->obs[i].rec.addr, c->obs[i].rec.gen) :
+					  NULL;
+		if (pb) {
+			c->obs[i].has_occ = true;
+			c->obs[i].occ = pb->occ;
+		}
+	}
+	blocks_scan_free(&bs);
+}
+
 int collector_collect(struct collector *c, struct reading *rd)
 {
 	int err;
@@ -406,6 +427,8 @@ int collector_collect(struct collector *c, struct reading *rd)
 		return err;
 	}
 	merge_netlink(c);
+	if (c->blocks && blocks_available(c->s))
+		add_blocks(c);
 	session_counters(c->s, rd->counters, PPW_CNT_MAX);
 	rd->counters[PPW_CNT_HOLD] += rd->slot_holds;
 	rd->counters[PPW_CNT_RELEASE] += rd->slot_releases;

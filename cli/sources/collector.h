@@ -24,6 +24,7 @@ struct collector {
 	struct netns_list *nsl;
 	double keep_freed_s;		/* freed pools stay listed this long */
 	bool discover;			/* run the discovery iterator each time */
+	bool blocks; /* walk the item blocks each time (if any) */
 
 	struct ppw_pool *grave;		/* freed pools no longer in the BPF map */
 	size_t ngrave, capgrave;

@@ -296,6 +296,16 @@ static void unmap_ledger(struct session *s)
 	s->ledger_map_len = 0;
 }
 
+/* the iterators: discovery always, the holder scan when asked, the block walk where blocks exist */
+static bool iter_wanted(const struct session *s, const char *name)
+{
+	if (!strncmp(name, "scan_", 5))
+		return s->opts.holders;
+	if (!strncmp(name, "blocks_", 7))
+		return s->feat.unmap == UNMAP_ITEM_BLOCKS;
+	return true;
+}
+
 static int try_mode(struct session *s, enum attach_mode m)
 {
 	const char *pfx = modes[m].sec_prefix;
@@ -338,8 +348,8 @@ static int try_mode(struct session *s, enum attach_mode m)
 		const char *sec = bpf_program__section_name(prog);
 		const char *name = bpf_program__name(prog);
 		bool on = !strncmp(sec, "iter/", 5) ?
-			  (!strncmp(name, "scan_", 5) ? s->opts.holders : true) :
-			  (!strncmp(sec, pfx, strlen(pfx)) && tp_present(&s->feat, sec));
+				  iter_wanted(s, name) :
+				  (!strncmp(sec, pfx, strlen(pfx)) && tp_present(&s->feat, sec));
 
 		bpf_program__set_autoload(prog, on);
 	}

@@ -108,6 +108,7 @@ int monitor_open(struct monitor *m, const struct monitor_opts *o)
 		return err;
 	}
 	m->col.keep_freed_s = o->keep_freed_s;
+	m->col.blocks = o->blocks;
 	kernel_facts_of(m);
 	say_gaps(m);
 	/* the session loop polls 'exiting' now: a signal asks it to finish */

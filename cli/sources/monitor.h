@@ -26,6 +26,7 @@ struct monitor_opts {
 	bool no_netlink; /* do not ask the netdev family */
 	bool subscribe; /* netlink page-pool notifications */
 	bool holders; /* load the holder-scan iterators */
+	bool blocks; /* walk the item blocks at each sample (item-block kernels) */
 	uint32_t stack_every; /* --stacks sampling: 1 in N, 0 off */
 	double keep_freed_s; /* freed pools stay listed this long */
 	/*

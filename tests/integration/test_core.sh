@@ -342,6 +342,31 @@ group_by_device() {
 	check "text table has the same device" grep -q '^vb ' <<<"$txt"
 }
 
+# This kernel has no item blocks (the series is not upstream): 'blocks'
+# says so and exits 2, the pool view shows n/a and JSON null, and the
+# kernel's unavailable list names the series' counters.
+item_blocks_not_available() {
+	require_kernel
+	lab_begin
+	lab_hold 50 >/dev/null || fail "holder"
+	local err rc doc
+	if "$PPWATCH" -j pools | jq -e '.kernel.unmap_regime == "item-blocks"' >/dev/null; then
+		skip "this kernel has item blocks: the VM test 60-blocks covers them"
+	fi
+	err=$("$PPWATCH" blocks 2>&1 >/dev/null)
+	rc=$?
+	log "blocks: rc=$rc: $err"
+	check "exit 2" [ $rc -eq 2 ]
+	check "says 'not available' and names the series" grep -q 'not available.*item-block series' <<<"$err"
+	check "-j keeps stdout empty" [ -z "$("$PPWATCH" -j blocks 2>/dev/null)" ]
+	doc=$("$PPWATCH" -j pools) || fail "pools failed"
+	check "the lab pool's block_occupancy is null" jget "$doc" \
+		'[.pools[] | select(.device == "vb")] | length > 0 and all(.block_occupancy == null)' >/dev/null
+	check "kernel.unavailable names item_blocks" jget "$doc" \
+		'.kernel.unavailable | index("item_blocks") != null' >/dev/null
+	check "pools -w: BLOCKS n/a" grep -q 'n/a' <<<"$("$PPWATCH" -w pools)"
+}
+
 options_before_or_after_command() {
 	require_kernel
 	local a b

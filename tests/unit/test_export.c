@@ -64,6 +64,11 @@ static void make_snapshot(struct snapshot *s, bool items)
 		rows[0].blocks_dyn = 1;
 		rows[0].blocks_dyn_alloc = 5;
 		rows[0].blocks_dyn_free = 4;
+		/* the block walk: it, not the series' counters, gives the block counts */
+		rows[1].occ_known = true;
+		rows[1].occ = (struct block_occupancy){ .items_per_block = 254, .prealloc = 4,
+							.dynamic = 2, .used_prealloc = 1016,
+							.used_dynamic = 484, .sparse = 1 };
 	}
 	memset(s, 0, sizeof(*s));
 	s->rows = rows;
