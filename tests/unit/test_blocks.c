@@ -15,7 +15,7 @@
 
 #define POOL_A 0xffff888100007000ULL
 #define POOL_B 0xffff888100009000ULL
-#define BLK(n) (0xffff888104000000ULL + (n) * 0x1000ULL)
+#define BLK(n) (0xffff888104000000ULL + 0x1000ULL * (n))
 
 static struct ppw_blk_rec recs[8];
 
