@@ -3,7 +3,7 @@
 # Every command ppwatch offers has a man page, and every page builds
 # without a warning. No root needed.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 OUTPUT=${OUTPUT:-.output}
 fail=0
 cmds=$("$OUTPUT/ppwatch" help | awk '/^COMMANDS:/ { on = 1; next } on && /^  [a-z]/ { print $1 } /^$/ { on = 0 }')

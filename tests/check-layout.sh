@@ -15,7 +15,7 @@
 # file defines exactly one command, and no source file grows past 800
 # lines.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 fail=0
 bad() { echo "  $*"; fail=1; }
 

@@ -11,7 +11,7 @@
 #   SUITES="unit checks integration kernel"   which layers to run
 #   TESTS="case ..."                          only these integration cases
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 export OUTPUT=${OUTPUT:-$PWD/.output}
 SUITES=${SUITES:-unit checks integration kernel}
 

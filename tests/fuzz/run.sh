@@ -23,7 +23,7 @@
 # size. Exit 4 (skip) when the targets are not built: clang without
 # libFuzzer (Debian: libclang-rt-14-dev).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit
 OUTPUT=${OUTPUT:-$PWD/.output}
 FZ=$OUTPUT/fuzz
 mode=long
