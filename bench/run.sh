@@ -28,6 +28,7 @@ ROUNDS=${ROUNDS:-3}
 PARTS=${*:-cost pps contention memory}
 LEVELS="counters sampled all"
 export LAB=ppwbench LAB_QUIET=1
+# shellcheck source=../tests/lab/lab.sh
 . "$here/../tests/lab/lab.sh"
 results=$here/results
 mkdir -p "$results"
@@ -37,7 +38,10 @@ PPW=$OUTPUT/ppwatch
 BENCH=$OUTPUT/bench/ppbench
 
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root" >&2; exit 2; }
-[ -x "$PPW" ] && [ -x "$BENCH" ] || { echo "bench: run 'make bench' (builds ppwatch and ppbench)" >&2; exit 2; }
+if [ ! -x "$PPW" ] || [ ! -x "$BENCH" ]; then
+	echo "bench: run 'make bench' (builds ppwatch and ppbench)" >&2
+	exit 2
+fi
 ppw=
 cleanup() {
 	if [ -n "$ppw" ]; then kill "$ppw" 2>/dev/null || true; wait "$ppw" 2>/dev/null || true; fi

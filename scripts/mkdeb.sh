@@ -35,7 +35,8 @@ install -m 0755 "$bin" "$stage/usr/sbin/$pkg"
 strip --remove-section=.comment --remove-section=.note --strip-unneeded "$stage/usr/sbin/$pkg"
 
 for m in "$mandir"/*.8; do
-	gzip -9n <"$m" >"$stage/usr/share/man/man8/$(basename "$m").gz"
+	gz=$stage/usr/share/man/man8/${m##*/}.gz
+	gzip -9n <"$m" >"$gz"
 done
 install -m 0644 bash-completion/ppwatch "$stage/usr/share/bash-completion/completions/$pkg"
 install -m 0644 examples/*.yaml "$doc/examples/"

@@ -6,7 +6,7 @@
 # command's help text names is offered. No root: pool ids and devices are
 # tested by tests/integration/test_package.sh.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 OUTPUT=${OUTPUT:-$PWD/.output}
 PPW=$OUTPUT/ppwatch
 [ -x "$PPW" ] || { echo "SKIP completion: $PPW not built (make)"; exit 4; }

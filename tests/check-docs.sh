@@ -3,7 +3,7 @@
 # Every command ppwatch offers has a man page, and every page builds
 # without a warning. No root needed.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 OUTPUT=${OUTPUT:-.output}
 fail=0
 cmds=$("$OUTPUT/ppwatch" help | awk '/^COMMANDS:/ { on = 1; next } on && /^  [a-z]/ { print $1 } /^$/ { on = 0 }')
@@ -23,5 +23,5 @@ if ! make -s --no-print-directory man >/dev/null; then
 	echo "FAIL docs: man pages do not build cleanly (rst2man --halt=warning)"
 	fail=1
 fi
-[ $fail -eq 0 ] && echo "PASS docs ($(echo $cmds | wc -w) commands, $(ls "$OUTPUT"/man/*.8 | wc -l) man pages)"
+[ $fail -eq 0 ] && echo "PASS docs ($(wc -w <<<"$cmds") commands, $(find "$OUTPUT/man" -maxdepth 1 -name '*.8' | wc -l) man pages)"
 exit $fail

@@ -7,7 +7,7 @@
 # kernel. Older code is left as it is. --fix reformats the changed lines in
 # place (review the result: it also flattens alignment). No root needed.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 fix=0
 [ "${1:-}" = --fix ] && fix=1
 cfd=$(command -v clang-format-diff-14 || command -v clang-format-diff) ||

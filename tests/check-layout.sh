@@ -15,7 +15,7 @@
 # file defines exactly one command, and no source file grows past 800
 # lines.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 fail=0
 bad() { echo "  $*"; fail=1; }
 
@@ -32,7 +32,7 @@ allowed() {
 
 for dir in lib model output sources cmd; do
 	ok=$(allowed $dir)
-	for f in cli/$dir/*.[ch]; do
+	for f in "cli/$dir"/*.[ch]; do
 		while IFS=: read -r line inc; do
 			inc=${inc#*\"}
 			inc=${inc%\"*}
@@ -81,7 +81,8 @@ while read -r n f; do
 done < <(wc -l cli/*.[ch] cli/*/*.[ch] bpf/*.[ch] | sort -n)
 
 if [ $fail -eq 0 ]; then
-	echo "PASS layout ($(ls cli/*/*.c cli/*.c | wc -l) sources in cli/{lib,model,output,sources,cmd})"
+	srcs=(cli/*/*.c cli/*.c)
+	echo "PASS layout (${#srcs[@]} sources in cli/{lib,model,output,sources,cmd})"
 else
 	echo "FAIL layout"
 fi

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Run the unit-test binaries in $1 (no root needed).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 dir=${1:-.output/tests}
 fail=0
 for t in "$dir"/test_*; do

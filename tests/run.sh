@@ -2,16 +2,16 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The whole suite ('make test'): unit tests (no root), plain and under
-# ASan+UBSan; the source checks (docs, layout, format, bash completion) and
-# the fuzz targets, briefly (tests/fuzz/run.sh --brief); the integration
-# tests on the running kernel in network-namespace labs (root, BTF); then
-# the kernel VM tests when the rig is present. Skips print their reason;
-# any failure makes the run fail.
+# ASan+UBSan; the source checks (docs, layout, format, shellcheck, bash
+# completion) and the fuzz targets, briefly (tests/fuzz/run.sh --brief);
+# the integration tests on the running kernel in network-namespace labs
+# (root, BTF); then the kernel VM tests when the rig is present. Skips print
+# their reason; any failure makes the run fail.
 #
 #   SUITES="unit checks integration kernel"   which layers to run
 #   TESTS="case ..."                          only these integration cases
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 export OUTPUT=${OUTPUT:-$PWD/.output}
 SUITES=${SUITES:-unit checks integration kernel}
 
@@ -47,6 +47,7 @@ for suite in $SUITES; do
 		run docs tests/check-docs.sh
 		run layout tests/check-layout.sh
 		run format tests/check-format.sh
+		run shell tests/check-shell.sh
 		run completion tests/check-completion.sh
 		# every fuzz target briefly, its corpus replayed: a regression fails here
 		run fuzz tests/fuzz/run.sh --brief

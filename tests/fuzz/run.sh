@@ -23,7 +23,7 @@
 # size. Exit 4 (skip) when the targets are not built: clang without
 # libFuzzer (Debian: libclang-rt-14-dev).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit
 OUTPUT=${OUTPUT:-$PWD/.output}
 FZ=$OUTPUT/fuzz
 mode=long
@@ -35,7 +35,7 @@ case ${1:-} in
 *) seconds=$1 ;;
 esac
 
-all=$(ls "$FZ"/fuzz_* 2>/dev/null | sed 's|.*/fuzz_||')
+all=$(for f in "$FZ"/fuzz_*; do [ -e "$f" ] && echo "${f##*/fuzz_}"; done)
 if [ -z "$all" ]; then
 	echo "SKIP fuzz: no fuzz targets built (clang with libFuzzer: libclang-rt-14-dev; make fuzz-bins)"
 	exit 4
@@ -73,7 +73,8 @@ seeds() {
 			for p in /metrics / /metrics/ '/%6detrics' ''; do
 				printf '%s\0%s\0%s' "$f" "$p" \
 					'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1' \
-					>"$d/seed-$((i++))"
+					>"$d/seed-$i"
+				i=$((i + 1))
 			done
 		done
 		printf 'GET\0/metrics\0text/plain;q=0.999, application/openmetrics-text;q=1.000' >"$d/seed-q"
@@ -81,7 +82,8 @@ seeds() {
 	parsers)
 		for f in 30s 500ms 1.5 2m 1h 1d 3650d 64k 16M 1GiB 010 0x10 ' -1' 1e300 inf \
 			18446744073709551615 4096B $'\xc3\xa9\xff\x1b'; do
-			printf '%s' "$f" >"$d/seed-$((i++))"
+			printf '%s' "$f" >"$d/seed-$i"
+			i=$((i + 1))
 		done
 		;;
 	esac
@@ -99,7 +101,7 @@ for t in $targets; do
 		[ -d "$FZ/corpus/$t" ] || continue
 		"$bin" -merge=1 -max_len=8192 "$checked" "$FZ/corpus/$t" >"$scratch/log" 2>&1 ||
 			{ echo "FAIL fuzz/$t: merge"; tail -5 "$scratch/log"; fail=1; }
-		echo "merged fuzz/$t: $(ls "$checked" | wc -l) inputs in $checked"
+		echo "merged fuzz/$t: $(find "$checked" -mindepth 1 -maxdepth 1 ! -name '.*' | wc -l) inputs in $checked"
 		rm -rf "$scratch"
 		continue
 	fi

@@ -67,8 +67,15 @@ tracefs() {
 AT_EXIT=()
 at_exit() {
 	AT_EXIT=("$*" "${AT_EXIT[@]}")
-	trap 'for _c in "${AT_EXIT[@]}"; do eval "$_c"; done' EXIT
+	trap _at_exit_run EXIT
 }
+_at_exit_run() {
+	local c
+	for c in "${AT_EXIT[@]}"; do eval "$c"; done
+}
+
+# ppwatch processes ppwatch_bg started, killed by lab_end
+BG_PIDS=()
 
 # Per-case lab with a unique name; torn down on exit.
 lab_begin() {
@@ -81,9 +88,9 @@ lab_begin() {
 }
 
 lab_end() {
-	if [ -n "${BG_PIDS:-}" ]; then
-		kill $BG_PIDS 2>/dev/null
-		wait $BG_PIDS 2>/dev/null
+	if [ ${#BG_PIDS[@]} -gt 0 ]; then
+		kill "${BG_PIDS[@]}" 2>/dev/null
+		wait "${BG_PIDS[@]}" 2>/dev/null
 	fi
 	lab_down
 }
@@ -93,7 +100,7 @@ ppwatch_bg() {
 	local out=$1
 	shift
 	"$PPWATCH" "$@" >"$out" 2>"$out.err" &
-	BG_PIDS="${BG_PIDS:-} $!"
+	BG_PIDS+=("$!")
 	echo $!
 }
 
@@ -130,9 +137,9 @@ export_start() {
 		sleep 0.1
 	done
 	[ -n "$EXP_ADDR" ] || fail "export did not start: $(cat "$err")"
-	EXP_HOST=${EXP_ADDR%:*}
-	EXP_PORT=${EXP_ADDR##*:}
-	EXP_ERR=$err
+	# for the test files that source this: unused here
+	# shellcheck disable=SC2034
+	EXP_HOST=${EXP_ADDR%:*} EXP_PORT=${EXP_ADDR##*:} EXP_ERR=$err
 }
 
 # One scrape of the exporter export_start started (curl args passed on).

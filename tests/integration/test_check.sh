@@ -24,6 +24,7 @@ ALL_TESTS="
 	output_formats
 "
 
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 # ---- helpers -----------------------------------------------------------------
@@ -240,10 +241,11 @@ rule_min_pools() {
 run_socket_holds_pages_fails() {
 	require_kernel
 	lab_begin
-	local pid ino port doc id cmd
-	read -r pid ino port < <(lab_hold 400) || fail "holder"
+	local pid doc id cmd
+	read -r pid _ < <(lab_hold 400) || fail "holder"
 	cmd="ip -n $LAB_B link set dev vb xdpdrv off"
 	run_check 1 --run "$cmd" --deadline 2s
+	# shellcheck disable=SC2001 # a prefix on every line: sed's ^, not ${OUT//...}
 	echo "$OUT" | sed 's/^/    | /'
 	doc=$("$PPWATCH" -j pools) || fail "pools"
 	id=$(vb_pool "$doc" | jq -r .id)
@@ -265,8 +267,8 @@ run_socket_holds_pages_fails() {
 run_holder_released_passes() {
 	require_kernel
 	lab_begin
-	local pid ino port
-	read -r pid ino port < <(lab_hold 400) || fail "holder"
+	local pid
+	read -r pid _ < <(lab_hold 400) || fail "holder"
 	# the command detaches XDP and closes the socket: the pages come back
 	run_check 0 -j --run "ip -n $LAB_B link set dev vb xdpdrv off && kill $pid" --deadline 5s
 	log "$(jq -c '.checks[0].message, (.run | {destroyed, freed, stuck, created, preexisting_zombies})' <<<"$OUT" | tr '\n' ' ')"

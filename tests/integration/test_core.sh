@@ -21,6 +21,7 @@ ALL_TESTS="
 	errors_name_object_and_remedy
 "
 
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 # ---- the kernel's own numbers, from a private tracefs instance ---------------

@@ -17,6 +17,7 @@ ALL_TESTS="
 	prometheus_end_to_end
 "
 
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 DASHBOARD=$TOP/dashboards/ppwatch.json
@@ -40,7 +41,7 @@ metric() {
 http_raw() {
 	local req=$1 t=${2:-5} fd
 	exec {fd}<>"/dev/tcp/$EXP_HOST/$EXP_PORT" || return 1
-	printf '%s' "$req" >&"$fd" 2>/dev/null
+	printf '%s' "$req" 1>&"$fd" 2>/dev/null
 	timeout "$t" cat <&"$fd"
 	exec {fd}>&-
 }
@@ -226,7 +227,7 @@ http_robustness() {
 			exec {fd}<>"/dev/tcp/$EXP_HOST/$EXP_PORT" || exit 1
 			req="GET /metrics HTTP/1.1${CRLF}Host: slow${CRLF}User-Agent: slowloris$CRLF"
 			( for ((k = 0; k < ${#req}; k++)); do
-				printf '%s' "${req:k:1}" >&"$fd" 2>/dev/null || break
+				printf '%s' "${req:k:1}" 1>&"$fd" 2>/dev/null || break
 				sleep 0.3
 			  done ) &
 			timeout 10 cat <&"$fd" >"$dir/$i"
@@ -307,8 +308,8 @@ prom_query() {	# prom_query EXPR: the /api/v1/query JSON
 }
 
 prom_start() {	# prom_start CONFIG DIR: sets PROM_PORT, PROM_PID
-	local cfg=$1 dir=$2 try i
-	for try in 1 2 3 4 5; do
+	local cfg=$1 dir=$2 i
+	for _ in 1 2 3 4 5; do	# five ports to try
 		PROM_PORT=$((20000 + RANDOM % 30000))
 		ss -ltn "sport = :$PROM_PORT" | grep -q LISTEN && continue
 		prometheus --config.file="$cfg" --storage.tsdb.path="$dir/data" \
@@ -329,9 +330,10 @@ prom_start() {	# prom_start CONFIG DIR: sets PROM_PORT, PROM_PID
 
 prometheus_end_to_end() {
 	require_kernel
-	command -v prometheus >/dev/null && command -v promtool >/dev/null ||
+	if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
 		skip "prometheus/promtool not installed (make deps installs deps/prometheus.txt)"
-	local dir=/tmp/ppwt$BASHPID.prom e q n m id bad= skipped= known items
+	fi
+	local dir=/tmp/ppwt$BASHPID.prom e q n m id bad='' skipped='' known items
 	mkdir -p "$dir"
 	at_exit "rm -rf $dir"
 	prometheus --version >/dev/null 2>&1 || skip "prometheus does not run here: $(prometheus --version 2>&1 | head -1)"

@@ -19,6 +19,7 @@ ALL_TESTS="
 	privileges_after_load
 "
 
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 ABUSE="python3 $TOP/tests/integration/http_abuse.py"
@@ -30,7 +31,8 @@ abuse_export() {
 	export_start --no-netlink --interval 0.5 "$@"
 }
 
-fds_of() { ls "/proc/$1/fd" | wc -l; }
+fds_of() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 | wc -l; }
+sockets_of() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 -lname 'socket:*' | wc -l; }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
@@ -155,14 +157,14 @@ nothing_leaks() {
 
 warns_beyond_loopback() {
 	require_kernel
-	local err=/tmp/ppwt$BASHPID.any.err pid i
+	local err=/tmp/ppwt$BASHPID.any.err pid
 	at_exit "rm -f $err"
 	export_start --no-netlink
 	check "no warning on loopback" [ -z "$(grep -i 'beyond loopback' "$EXP_ERR")" ]
 	"$PPWATCH" export --no-netlink --listen 0.0.0.0:0 2>"$err" &
 	pid=$!
 	at_exit "kill $pid 2>/dev/null; wait $pid 2>/dev/null"
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		grep -q 'listening on http' "$err" && break
 		sleep 0.1
 	done
@@ -180,7 +182,7 @@ has_cap() { (( (0x$1 >> $2) & 1 )); }
 
 privileges_after_load() {
 	require_kernel
-	local c prm eff bnd inh amb bit sockets0 sockets1 id
+	local prm eff bnd inh amb bit sockets0 sockets1 id
 	# what may be kept: CAP_BPF 39, CAP_SYS_ADMIN 21, CAP_SYS_PTRACE 19
 	export_start --interval 0.3 -v -v
 	read -r inh prm eff bnd amb <<<"$(caps_of "$EXP_PID")"
@@ -194,11 +196,11 @@ privileges_after_load() {
 	check "no_new_privs" grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$EXP_PID/status"
 	# it still follows namespaces that appear after the drop: a new lab's
 	# namespaces get netlink sockets (setns), and its pool is scraped
-	sockets0=$(ls -l "/proc/$EXP_PID/fd" | grep -c socket:)
+	sockets0=$(sockets_of "$EXP_PID")
 	lab_begin
 	lab_hold 100 >/dev/null || fail "holder"
 	sleep 1.5
-	sockets1=$(ls -l "/proc/$EXP_PID/fd" | grep -c socket:)
+	sockets1=$(sockets_of "$EXP_PID")
 	log "sockets $sockets0 -> $sockets1 after a new lab"
 	check "netlink sockets opened in the new namespaces" [ "$sockets1" -gt "$sockets0" ]
 	check "no namespace refused" [ -z "$(grep 'netlink: namespace.*not permitted' "$EXP_ERR")" ]

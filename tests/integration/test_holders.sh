@@ -17,6 +17,7 @@ ALL_TESTS="
 	scan_10k_skbs
 "
 
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 # the socket holder of the lab's pool bound to a port, from a holders -j document

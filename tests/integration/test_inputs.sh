@@ -17,6 +17,7 @@ ALL_TESTS="
 	record_output_is_a_plain_file
 "
 
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 WORK=/tmp/ppwt$$.inputs

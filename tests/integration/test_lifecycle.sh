@@ -15,6 +15,7 @@ ALL_TESTS="
 	postmortem_yaml_and_bad_files
 "
 
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 watch_destroy_retries_freed() {

@@ -13,6 +13,7 @@ ALL_TESTS="
 	interface_name_every_format
 "
 
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 # not UTF-8 (\xff), a terminal escape (ESC [31m), a C1 control (U+0085)
@@ -95,9 +96,9 @@ interface_name_every_format() {
 	ns=$(lab_netns_ino)
 	# an interface name any user namespace could choose; up again, veth
 	# makes a new pool under that name
-	ip -n "$LAB_B" link set vb down &&
+	{ ip -n "$LAB_B" link set vb down &&
 		ip -n "$LAB_B" link set vb name "$dev" &&
-		ip -n "$LAB_B" link set "$dev" up || skip "cannot rename the lab's interface"
+		ip -n "$LAB_B" link set "$dev" up; } || skip "cannot rename the lab's interface"
 	lab_hold 200 >/dev/null || fail "holder"
 
 	"$PPWATCH" pools >"$d/pools.txt" 2>&1 || fail "pools"

@@ -14,6 +14,7 @@ ALL_TESTS="
 	completion_names_pools_and_devices
 "
 
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 STATIC=$OUTPUT/static/ppwatch
@@ -63,9 +64,10 @@ static_sees_the_lab() {
 
 deb_installs_runs_and_removes() {
 	require_kernel
-	local deb files doc
-	deb=$(ls "$OUTPUT"/deb/ppwatch_*.deb 2>/dev/null | head -1)
-	[ -n "$deb" ] || fail "no package in $OUTPUT/deb: run make deb"
+	local debs deb files doc
+	debs=("$OUTPUT"/deb/ppwatch_*.deb)
+	deb=${debs[0]}
+	[ -f "$deb" ] || fail "no package in $OUTPUT/deb: run make deb"
 	dpkg-query -W -f='${Status}' ppwatch 2>/dev/null | grep -q 'ok installed' &&
 		skip "a ppwatch package is installed on this machine already: not touching it"
 	at_exit "dpkg -r ppwatch >/dev/null 2>&1"
@@ -122,7 +124,8 @@ completion_names_pools_and_devices() {
 	log "devices offered:$devs"
 	[[ $devs == *" vb "* ]] || fail "the lab's device vb is not offered after 'dev'"
 	# positional: keywords, ids and devices together (cached lookup)
-	local all=" $(complete_line "ppwatch -j pools") "
+	local all
+	all=" $(complete_line "ppwatch -j pools") "
 	[[ $all == *" group-by "* && $all == *" $id "* && $all == *" vb "* ]] ||
 		fail "pools <TAB> should offer keywords, ids and devices: $all"
 	# a ppwatch that hangs costs the user PPWATCH_COMPLETE_TIMEOUT, no more

@@ -19,6 +19,7 @@ export LAB=${LAB:-ppwdemo}
 export LAB_QUIET=1
 DEMO_SECONDS=${DEMO_SECONDS:-600}
 PPWATCH=${PPWATCH:-$OUTPUT/ppwatch}
+# shellcheck source=lab.sh
 . "$here/lab.sh"
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -67,12 +67,12 @@ lab_xdp_off() {
 # Start a ppgen holder in B (ppgen hold ARGS...), wait until it wrote READY,
 # then send N datagrams of SIZE bytes from A to TO. Prints what it wrote.
 lab_hold_with() {	# ready to n size args...
-	local ready=$1 to=$2 n=$3 size=$4 i
+	local ready=$1 to=$2 n=$3 size=$4
 	shift 4
 	rm -f "$ready"
 	"$PPGEN" hold --netns "$LAB_B" "$@" --ready "$ready" \
 		--lifetime "${LAB_HOLD_LIFETIME:-600}" </dev/null >/dev/null 2>&1 &
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ -s "$ready" ] && break
 		sleep 0.05
 	done
