@@ -540,3 +540,18 @@ __u64 snapshot_losses(const struct snapshot *s)
 		sum += s->counters[loss_counters[i].idx];
 	return sum;
 }
+
+int level_parse(const char *s, enum ppw_level *l)
+{
+	static const enum ppw_level all[] = { PPW_LEVEL_COUNTERS, PPW_LEVEL_SAMPLED,
+					      PPW_LEVEL_ALL };
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		if (!strcmp(s, level_text(all[i]))) {
+			*l = all[i];
+			return 0;
+		}
+	}
+	return -EINVAL;
+}

@@ -176,6 +176,8 @@ struct snapshot {
 /* the upper bounds of the age buckets, in seconds (the last one is open) */
 extern const double pool_age_bounds[POOL_AGE_BUCKETS - 1];
 const char *level_text(enum ppw_level l);
+/* "counters", "sampled" or "all"; 0 or -EINVAL */
+int level_parse(const char *s, enum ppw_level *l);
 
 struct group_row {
 	char device[48];

@@ -4,6 +4,7 @@
 #include "lib/escape.h"
 #include "lib/util.h"
 #include "output/block_table.h"
+#include "output/pool_table.h"
 #include "output/table.h"
 
 enum block_col { BC_ADDR, BC_KIND, BC_USED, BC_IDLE, BC_UNISSUED, BC_CURRENT, BC_SPARSE,
@@ -101,17 +102,9 @@ void render_blocks_json(struct json *j, const struct pool_block_view *v, size_t 
 	for (i = 0; i < n; i++) {
 		const struct block_occupancy *o = &v[i].pb->occ;
 		struct oview ov = block_oview(o->items_per_block);
-		char a[24];
 
 		json_obj_open(j);
-		json_key(j, "id");
-		v[i].row->id ? json_u64(j, v[i].row->id) : json_put_null(j);
-		json_kv_str(j, "pool", v[i].row->ident);
-		snprintf(a, sizeof(a), "0x%llx", (unsigned long long)v[i].row->addr);
-		json_kv_str(j, "addr", a);
-		json_kv_u64(j, "gen", v[i].row->gen);
-		json_kv_str(j, "device", v[i].row->device);
-		json_kv_str(j, "state", row_state_name(v[i].row->state));
+		render_pool_ref_json(j, v[i].row);
 		json_kv_s64(j, "inflight", v[i].row->inflight);
 		json_kv_u64(j, "items_per_block", o->items_per_block);
 		json_kv_u64(j, "blocks_prealloc", o->prealloc);

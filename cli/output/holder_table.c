@@ -6,6 +6,7 @@
 #include "lib/escape.h"
 #include "lib/util.h"
 #include "output/holder_table.h"
+#include "output/pool_table.h"
 #include "output/table.h"
 
 const char *where_name(__u32 where)
@@ -176,19 +177,10 @@ void render_holders_json(struct json *j, const struct holders_report *rep)
 	for (i = 0; i < rep->n; i++) {
 		const struct pool_holders *ph = &rep->pools[i];
 
-		char a[24];
-
 		json_obj_open(j);
-		json_key(j, "id");
-		ph->row->id ? json_u64(j, ph->row->id) : json_put_null(j);
-		json_kv_str(j, "pool", ph->row->ident);
-		snprintf(a, sizeof(a), "0x%llx", (unsigned long long)ph->row->addr);
-		json_kv_str(j, "addr", a);
-		json_kv_u64(j, "gen", ph->row->gen);
-		json_kv_str(j, "device", ph->row->device);
+		render_pool_ref_json(j, ph->row);
 		json_kv_s64(j, "ifindex", ph->row->ifindex);
 		json_kv_u64(j, "netns", ph->row->netns_ino);
-		json_kv_str(j, "state", row_state_name(ph->row->state));
 		json_kv_s64(j, "inflight", ph->inflight);
 		json_kv_s64(j, "attributed", ph->attributed);
 		json_kv_s64(j, "unattributed", ph->unattributed > 0 ? ph->unattributed : 0);

@@ -534,3 +534,17 @@ void render_kernel_json(struct json *j, const struct kernel_facts *k)
 	json_arr_close(j);
 	json_obj_close(j);
 }
+
+void render_pool_ref_json(struct json *j, const struct pool_row *r)
+{
+	char a[24];
+
+	json_key(j, "id");
+	r->id ? json_u64(j, r->id) : json_put_null(j);
+	json_kv_str(j, "pool", r->ident);
+	snprintf(a, sizeof(a), "0x%llx", (unsigned long long)r->addr);
+	json_kv_str(j, "addr", a);
+	json_kv_u64(j, "gen", r->gen);
+	json_kv_str(j, "device", r->device);
+	json_kv_str(j, "state", row_state_name(r->state));
+}

@@ -24,6 +24,8 @@ void render_pools_text(FILE *f, const struct snapshot *s, bool wide, bool header
 void render_groups_text(FILE *f, const struct group_row *g, size_t n, bool wide, bool header);
 /* "pools": [...] / "devices": [...] members of the current object */
 void render_pools_json(struct json *j, const struct snapshot *s);
+/* what names a pool in other views' JSON: id (null before pool ids), pool, addr, gen, device, state */
+void render_pool_ref_json(struct json *j, const struct pool_row *r);
 void render_groups_json(struct json *j, const struct group_row *g, size_t n);
 
 /* ledger use and every loss counter: one line of text / a JSON member */

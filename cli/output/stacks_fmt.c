@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "lib/escape.h"
+#include "output/pool_table.h"
 #include "output/stacks_fmt.h"
 
 const char *stack_kind_name(__u32 kind)
@@ -100,17 +101,9 @@ void stacks_write_json(struct json *j, const struct ksyms *k, const struct snaps
 	json_arr_open(j);
 	for (r = 0; r < snap->n; r++) {
 		const struct pool_row *row = &snap->rows[r];
-		char a[24];
 
 		json_obj_open(j);
-		json_key(j, "id");
-		row->id ? json_u64(j, row->id) : json_put_null(j);
-		json_kv_str(j, "pool", row->ident);
-		json_kv_str(j, "device", row->device);
-		json_kv_str(j, "state", row_state_name(row->state));
-		snprintf(a, sizeof(a), "0x%llx", (unsigned long long)row->addr);
-		json_kv_str(j, "addr", a);
-		json_kv_u64(j, "gen", row->gen);
+		render_pool_ref_json(j, row);
 		json_key(j, "stacks");
 		json_arr_open(j);
 		for (i = 0; i < n; i++) {

@@ -189,34 +189,6 @@ static bool kallsyms_has(const char *sym)
 	return found;
 }
 
-const char *level_name(enum ppw_level l)
-{
-	switch (l) {
-	case PPW_LEVEL_COUNTERS:
-		return "counters";
-	case PPW_LEVEL_SAMPLED:
-		return "sampled";
-	case PPW_LEVEL_ALL:
-		return "all";
-	}
-	return "?";
-}
-
-int level_parse(const char *s, enum ppw_level *l)
-{
-	static const enum ppw_level all[] = { PPW_LEVEL_COUNTERS, PPW_LEVEL_SAMPLED,
-					      PPW_LEVEL_ALL };
-	size_t i;
-
-	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-		if (!strcmp(s, level_name(all[i]))) {
-			*l = all[i];
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 /*
  * The ledger's size: 3 slots for every 2 pages it covers, in buckets of
  * PPW_LEDGER_WAYS (a bucket overflows into the 'pages' hash, sized for

@@ -75,8 +75,6 @@ int session_counters(struct session *s, __u64 *out, int n);
 /* what the kernel charges for a map (its fdinfo "memlock"), or 0 */
 uint64_t session_map_bytes(const struct session *s, const struct bpf_map *map);
 
-const char *level_name(enum ppw_level l);
-int level_parse(const char *s, enum ppw_level *l);
 
 const char *attach_mode_name(enum attach_mode m);
 int attach_mode_parse(const char *s, enum attach_mode *m);
