@@ -37,9 +37,13 @@
  * TP_PROTO from (pool, const struct page *page, u32) to (pool, netmem_ref
  * netmem, u32) and renamed the trace record's field from 'page' to 'netmem'.
  * For a page the two values are the same number (netmem_ref is the struct
- * page pointer, bit 0 clear); net_iov netmems have bit 0 set. The tp_btf and
- * raw_tp programs see the raw argument and need no shim; the classic
- * tracepoint program reads the record and does.
+ * page pointer, bit 0 clear); net_iov netmems have bit 0 set. The raw_tp
+ * programs see the raw argument and need no shim; the classic tracepoint
+ * program reads the record (tp_*_netmem()); the tp_btf programs get the
+ * argument typed by BTF, a struct page * before the change, on which the
+ * verifier refuses the ledger's shift ("R8 pointer arithmetic with >>=
+ * operator prohibited", Debian 12's 6.1): there they read it from their
+ * context as a number (tp_btf_netmem()).
  */
 struct trace_event_raw_page_pool_state_hold___page {
 	const struct page *page;
@@ -48,6 +52,17 @@ struct trace_event_raw_page_pool_state_hold___page {
 struct trace_event_raw_page_pool_state_release___page {
 	const struct page *page;
 } __attribute__((preserve_access_index));
+
+/* the tp_btf programs' argument 1 as a number on either prototype */
+static __always_inline __u64 tp_btf_netmem(unsigned long long *ctx, __u64 arg)
+{
+	__u64 v = 0;
+
+	if (bpf_core_field_exists(struct trace_event_raw_page_pool_state_hold, netmem))
+		return arg;
+	bpf_probe_read_kernel(&v, sizeof(v), &ctx[1]);
+	return v;
+}
 
 static __always_inline __u64
 tp_hold_netmem(struct trace_event_raw_page_pool_state_hold *ctx)

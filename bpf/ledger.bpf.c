@@ -134,13 +134,13 @@ static __always_inline int on_release(void *ctx, struct page_pool *pool, __u64 n
 SEC("tp_btf/page_pool_state_hold")
 int BPF_PROG(hold_btf, struct page_pool *pool, __u64 netmem, __u32 hold)
 {
-	return on_hold(ctx, pool, netmem, hold);
+	return on_hold(ctx, pool, tp_btf_netmem(ctx, netmem), hold);
 }
 
 SEC("tp_btf/page_pool_state_release")
 int BPF_PROG(release_btf, struct page_pool *pool, __u64 netmem, __u32 release)
 {
-	return on_release(ctx, pool, netmem, release);
+	return on_release(ctx, pool, tp_btf_netmem(ctx, netmem), release);
 }
 
 SEC("raw_tp/page_pool_state_hold")

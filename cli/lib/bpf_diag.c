@@ -74,6 +74,29 @@ static bool verifier_line(const char *log, char *dst, size_t len)
 	return dst[0] != 0;
 }
 
+size_t bpf_diag_append(char *buf, size_t len, size_t used, const char *msg, size_t n)
+{
+	static const char cut[] = "\n[...]\n";
+	size_t room, head, tail;
+
+	if (!len || used >= len)
+		return used;
+	room = len - 1 - used;
+	if (n <= room) {
+		memcpy(buf + used, msg, n);
+		used += n;
+	} else if (room >= 4 * sizeof(cut)) {
+		head = (room - (sizeof(cut) - 1)) / 8;
+		tail = room - head - (sizeof(cut) - 1);
+		memcpy(buf + used, msg, head);
+		memcpy(buf + used + head, cut, sizeof(cut) - 1);
+		memcpy(buf + used + head + sizeof(cut) - 1, msg + n - tail, tail);
+		used += room;
+	}
+	buf[used] = 0;
+	return used;
+}
+
 void bpf_diag_parse(const char *log, int err, struct bpf_diag *d)
 {
 	const char *p;

@@ -29,6 +29,15 @@ struct bpf_diag {
 	char what[256]; /* the relocation, helper, symbol or verifier line */
 };
 
+/*
+ * Append msg[0..n) to buf (size len, used bytes in it, NUL-terminated);
+ * the new used count. A verifier log comes as one libbpf warning and can be
+ * megabytes; its verdict is at its end ("... prohibited", "processed N
+ * insns"), so a message that does not fit loses its middle, never its head
+ * (the program's name) or its tail.
+ */
+size_t bpf_diag_append(char *buf, size_t len, size_t used, const char *msg, size_t n);
+
 /* a diagnosis of one failed load or attach (err: its -errno) from libbpf's output */
 void bpf_diag_parse(const char *log, int err, struct bpf_diag *d);
 /* the same program for the same reason */

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <bpf/libbpf.h>
 
+#include "lib/bpf_diag.h"
 #include "lib/log.h"
 #include "sources/libbpf_log.h"
 
@@ -13,22 +15,29 @@ static char first[256];	/* first libbpf warning since libbpf_log_clear() */
 static char captured[64 * 1024]; /* every warning since then, for bpf_diag */
 static size_t ncaptured;
 
+/* keep a warning for bpf_diag: verifier logs lose their middle, not their verdict */
+static void capture(const char *fmt, va_list ap)
+{
+	char *msg = NULL;
+	int n;
+
+	n = vasprintf(&msg, fmt, ap);
+	if (n > 0)
+		ncaptured = bpf_diag_append(captured, sizeof(captured), ncaptured, msg, (size_t)n);
+	free(msg);
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	int ours = level == LIBBPF_WARN ? LOG_INFO : level == LIBBPF_INFO ? LOG_DEBUG :
 		   LOG_LIBBPF_DEBUG;
 
-	if (level == LIBBPF_WARN && ncaptured < sizeof(captured) - 1) {
+	if (level == LIBBPF_WARN) {
 		va_list aq;
-		int n;
 
 		va_copy(aq, ap);
-		n = vsnprintf(captured + ncaptured, sizeof(captured) - ncaptured, fmt, aq);
+		capture(fmt, aq);
 		va_end(aq);
-		if (n > 0)
-			ncaptured += (size_t)n < sizeof(captured) - ncaptured ?
-					     (size_t)n :
-					     sizeof(captured) - ncaptured - 1;
 	}
 	/* the first warning after a clear is the root cause; later ones echo it */
 	if (level == LIBBPF_WARN && !first[0] && !strstr(fmt, "RLIMIT_MEMLOCK")) {

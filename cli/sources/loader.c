@@ -16,6 +16,7 @@
 #include "ppwatch.skel.h"
 #include "sources/libbpf_log.h"
 #include "sources/loader.h"
+#include "sources/privs.h"
 
 static const struct {
 	enum attach_mode mode;
@@ -349,6 +350,12 @@ static int try_mode(struct session *s, enum attach_mode m)
 	return 0;
 fail:
 	bpf_diag_parse(libbpf_log_captured(), err, &s->diag[m]);
+	/* EACCES/EPERM with the capabilities held is the verifier's no */
+	if (s->diag[m].kind == DIAG_PRIVILEGE && (privs_have(CAP_BPF) || privs_have(CAP_SYS_ADMIN))) {
+		s->diag[m].kind = DIAG_VERIFIER;
+		snprintf(s->diag[m].what, sizeof(s->diag[m].what),
+			 "%s although ppwatch holds CAP_BPF or CAP_SYS_ADMIN", strerror(-err));
+	}
 fail_diag:
 	libbpf_log_quiet(0);
 	s->stage = stage;
@@ -407,6 +414,13 @@ int session_open(struct session *s, const struct session_opts *o)
 	if (err) {
 		explain(s, tried, n);
 		return err;
+	}
+	if (n > 1) {
+		char line[512];
+
+		p_warn("%s programs did not load (%s); using %s programs",
+		       attach_mode_name(tried[0]), bpf_diag_str(&s->diag[tried[0]], line, sizeof(line)),
+		       attach_mode_name(s->mode));
 	}
 
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), o->on_event,

@@ -15,10 +15,6 @@
 #include "lib/util.h"
 #include "sources/privs.h"
 
-#ifndef CAP_BPF
-#define CAP_BPF 39
-#endif
-
 struct caps {
 	struct __user_cap_header_struct h;
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];

@@ -8,9 +8,14 @@
 #ifndef __PPWATCH_SOURCES_PRIVS_H
 #define __PPWATCH_SOURCES_PRIVS_H
 
+#include <linux/capability.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+#ifndef CAP_BPF
+#define CAP_BPF 39 /* linux/capability.h before 5.8 */
+#endif
 
 /* whether the process may use capability 'cap' (it is in its permitted set) */
 bool privs_have(int cap);

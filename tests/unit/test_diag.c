@@ -89,10 +89,47 @@ static void test_privilege_and_memory(void)
 	CHECK_STR(d.prog, "x");
 }
 
+/* a verifier log far larger than the capture keeps its program and its verdict */
+static void test_long_log(void)
+{
+	static char cap[64 * 1024];
+	static const char first[] = "prog 'hold_btf': BPF program load failed: Permission denied\n";
+	static const char verdict[] =
+		"116: (77) r8 >>= 6\n"
+		"R8 pointer arithmetic with >>= operator prohibited\n"
+		"processed 1392 insns (limit 1000000) max_states_per_insn 2 total_states 64\n"
+		"-- END PROG LOAD LOG --\n";
+	size_t n = 0, used, i;
+	struct bpf_diag d;
+	char *log;
+
+	log = malloc(300 * 1024);
+	CHECK(log != NULL, "malloc");
+	if (!log)
+		return;
+	n += (size_t)sprintf(log, "prog 'hold_btf': -- BEGIN PROG LOAD LOG --\n");
+	for (i = 0; n < 290 * 1024; i++)
+		n += (size_t)sprintf(log + n, "%zu: (bf) r1 = r10 ; frame1: R1_w=fp0 R10=fp0\n", i);
+	n += (size_t)sprintf(log + n, "%s", verdict);
+	used = bpf_diag_append(cap, sizeof(cap), 0, first, strlen(first));
+	used = bpf_diag_append(cap, sizeof(cap), used, log, n);
+	CHECK_INT(used, sizeof(cap) - 1);
+	CHECK_INT(strlen(cap), used);
+	CHECK(strstr(cap, "[...]") != NULL, "the middle is cut");
+	bpf_diag_parse(cap, -EACCES, &d);
+	CHECK_INT(d.kind, DIAG_VERIFIER);
+	CHECK_STR(d.prog, "hold_btf");
+	CHECK_STR(d.what, "R8 pointer arithmetic with >>= operator prohibited");
+	/* a full buffer takes no more and stays terminated */
+	CHECK_INT(bpf_diag_append(cap, sizeof(cap), used, "more", 4), used);
+	free(log);
+}
+
 int main(void)
 {
 	TEST(test_core_relo);
 	TEST(test_helper_and_verifier);
 	TEST(test_privilege_and_memory);
+	TEST(test_long_log);
 	return unit_done();
 }
