@@ -193,7 +193,11 @@ ensure_repo() {
 	git -C "$repo" config gc.auto 0
 	# Debian's top-level .gitignore ignores '/*': force-add the tarball as is
 	git -C "$repo" add -f -A
-	git -C "$repo" commit -q -m "Debian linux-source-6.12 $v"
+	# a fixed identity and date: the same tarball gives the same 'base'
+	# commit on every machine, the one the base-commit: lines of patches/
+	# and patches/xarray/ name
+	GIT_AUTHOR_DATE=2025-01-01T00:00:00Z GIT_COMMITTER_DATE=2025-01-01T00:00:00Z \
+		git -C "$repo" commit -q -m "Debian linux-source-6.12 $v"
 	git -C "$repo" tag base
 }
 
