@@ -1,30 +1,38 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# Checks of the kernel series in patches/ (make kernel-patches-check):
-#   1. git am of prereq + patches/ on a pristine tree is clean
-#      (--whitespace=error, no 3-way merge)
+# Checks of the kernel series of this repository (make kernel-patches-check),
+# each on its own base:
+#   items   patches/series         on base + the prerequisite (kernel/prereq)
+#   xarray  patches/xarray/series  on base (stock 6.12.117)
+# For each:
+#   1. git am on a pristine tree is clean (--whitespace=error, no 3-way merge)
 #   2. scripts/checkpatch.pl --strict: no error, warning or check, per patch
 #   3. YNL: tools/net/ynl/ynl-regen.sh -f reproduces the committed generated
 #      files (uapi headers in include/ and tools/include, netdev-genl-gen.[ch])
 #   4. W=1: the .c files the series touches build without new W=1 warnings
-#      (series head vs the prerequisite head)
-# With --bisect (make kernel-bisect), instead of 4: build bzImage at every
-# patch of the series and compare the W=1 warnings of the touched files
-# from patch to patch.
+#      (series head vs its base)
+#   5. 32-bit: net/core and the other .c files the series touches build for
+#      i386 (ARCH=i386, SMP, PAE: 64-bit dma_addr_t, u64_stats with seqcount)
+# With --bisect (make kernel-bisect), instead of 4 and 5: build bzImage at
+# every patch of each series, compare the W=1 warnings of the touched files
+# from patch to patch, and check the YNL generated files at every patch.
+# CHECK_SERIES (default "items xarray") picks the series.
 #
-# Uses trees/check/{src,build} under KERNEL_WORK (a worktree of the rig's
-# repository; run 'kernel/rig.sh prepare' first, the make target does).
+# Uses trees/check/{src,build,build32} under KERNEL_WORK (a worktree of the
+# rig's repository; run 'kernel/rig.sh prepare' first, the make target does).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KERNEL_WORK=${KERNEL_WORK:-/var/tmp/ppwatch-kernel}
 KERNEL_JOBS=${KERNEL_JOBS:-$(nproc)}
 PREREQ_DIR=${PREREQ_DIR:-$ROOT/kernel/prereq}
+CHECK_SERIES=${CHECK_SERIES:-items xarray}
 TREES=$KERNEL_WORK/trees
 REPO=$TREES/patched/src
 SRC=$TREES/check/src
 BLD=$TREES/check/build
+BLD32=$TREES/check/build32
 OUT=$KERNEL_WORK/logs/check
 export CCACHE_DIR=${CCACHE_DIR:-$KERNEL_WORK/ccache} CCACHE_BASEDIR=$TREES CCACHE_NOHASHDIR=1
 export CCACHE_SLOPPINESS=time_macros
@@ -45,52 +53,20 @@ flock -n 9 || { say "waiting for another rig run"; flock 9; }
 [ -d "$REPO/.git" ] || die "no rig repository at $REPO: run 'make kernel-prepare'"
 mapfile -t PRE < <(sed 's/^[0-9a-f]*  //' "$ROOT/kernel/prereq.sha256" | sed "s|^|$PREREQ_DIR/|")
 (cd "$PREREQ_DIR" && sha256sum --quiet -c "$ROOT/kernel/prereq.sha256") || die "prereq mismatch"
-mapfile -t SER < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$ROOT/patches/series" | grep -v '^$' | sed "s|^|$ROOT/patches/|")
 
-# --- 1. git am ----------------------------------------------------------------
+# series_files SERIESFILE: the patch files it lists (quilt style)
+series_files() {
+	local dir
+	dir=$(dirname "$ROOT/$1")
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$ROOT/$1" | grep -v '^$' | sed "s|^|$dir/|"
+}
+
 if [ ! -e "$SRC/.git" ]; then
 	mkdir -p "$TREES/check"
 	git -C "$REPO" worktree prune
 	git -C "$REPO" worktree add -q --detach "$SRC" base
 fi
-git -C "$SRC" am --abort >/dev/null 2>&1 || true
-git -C "$SRC" checkout -q -f --detach base
-git -C "$SRC" am -q --whitespace=error "${PRE[@]}" || die "prerequisite series: git am failed"
-PREREQ_HEAD=$(git -C "$SRC" rev-parse HEAD)
-if git -C "$SRC" am -q --whitespace=error "${SER[@]}" >"$OUT/am.log" 2>&1; then
-	say "git am: ${#SER[@]} patches apply cleanly on the prerequisite (whitespace=error)"
-else
-	cat "$OUT/am.log" >&2
-	git -C "$SRC" am --abort || true
-	die "git am of patches/ failed"
-fi
-SERIES_HEAD=$(git -C "$SRC" rev-parse HEAD)
 
-# --- 2. checkpatch --strict ---------------------------------------------------
-for p in "${SER[@]}"; do
-	if (cd "$SRC" && ./scripts/checkpatch.pl --strict --quiet "$p") >"$OUT/checkpatch.log" 2>&1; then
-		say "checkpatch --strict: clean: $(basename "$p")"
-	else
-		cat "$OUT/checkpatch.log" >&2
-		bad "checkpatch --strict: $(basename "$p")"
-	fi
-done
-
-# --- 3. YNL generated code in sync with the spec ------------------------------
-(cd "$SRC" && ./tools/net/ynl/ynl-regen.sh -f >/dev/null 2>&1) || bad "ynl-regen.sh failed"
-if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
-	git -C "$SRC" status --short >&2
-	git -C "$SRC" diff --stat >&2
-	bad "ynl-regen.sh -f changes generated files: spec and generated code out of sync"
-	git -C "$SRC" checkout -q -f HEAD
-else
-	say "ynl-regen.sh -f: generated netlink code matches the spec"
-fi
-cmp -s "$SRC/include/uapi/linux/netdev.h" "$SRC/tools/include/uapi/linux/netdev.h" &&
-	say "include/uapi and tools/include/uapi netdev.h identical" ||
-	bad "tools/include/uapi/linux/netdev.h differs from include/uapi/linux/netdev.h"
-
-# --- 4. builds and W=1 --------------------------------------------------------
 configure() {
 	mkdir -p "$BLD"
 	if [ ! -f "$BLD/.config" ]; then
@@ -101,8 +77,16 @@ configure() {
 	fi
 }
 
-# .c files the series touches (those W=1 can build in this config)
-CFILES=$(git -C "$SRC" diff --name-only "$PREREQ_HEAD" "$SERIES_HEAD" -- '*.c' | sort)
+configure32() {
+	mkdir -p "$BLD32"
+	if [ ! -f "$BLD32/.config" ]; then
+		make -s -C "$SRC" O="$BLD32" ARCH=i386 tinyconfig >/dev/null
+		(cd "$BLD32" && ARCH=i386 "$SRC/scripts/kconfig/merge_config.sh" -m -O "$BLD32" \
+			"$BLD32/.config" "$ROOT/kernel/config-check/i386.config" >/dev/null)
+		make -s -C "$SRC" O="$BLD32" ARCH=i386 olddefconfig >/dev/null
+		if grep -q '^CONFIG_64BIT=y' "$BLD32/.config"; then die "the i386 config is 64-bit"; fi
+	fi
+}
 
 # w1 TAG: W=1 warnings of each touched .c file, one "file: warning" a line,
 # line/column numbers stripped so that moved code compares equal
@@ -126,40 +110,125 @@ build_at() {
 		{ tail -30 "$OUT/build.log" >&2; return 1; }
 }
 
-configure
-if [ $BISECT -eq 0 ]; then
-	git -C "$SRC" checkout -q -f --detach "$PREREQ_HEAD"
-	make -s -C "$SRC" O="$BLD" prepare >/dev/null 2>&1 || die "make prepare failed"
-	w1 prereq
-	git -C "$SRC" checkout -q -f --detach "$SERIES_HEAD"
-	w1 series
-	new=$(comm -13 "$OUT/w1-prereq.txt" "$OUT/w1-series.txt")
-	for f in $CFILES; do
-		say "W=1 $f: $(grep -c "^[^:]*$f:" "$OUT/w1-prereq.txt" || true) warnings before the series, $(grep -c "^[^:]*$f:" "$OUT/w1-series.txt" || true) after"
-	done
-	if [ -n "$new" ]; then echo "$new" >&2; bad "new W=1 warnings"; else say "W=1: no new warnings in $(echo $CFILES)"; fi
-else
-	prev=prereq
-	build_at "$PREREQ_HEAD" || die "prerequisite head does not build"
-	w1 prereq
-	n=0
-	for c in $(git -C "$SRC" rev-list --reverse "$PREREQ_HEAD..$SERIES_HEAD"); do
-		n=$((n + 1))
-		subj=$(git -C "$SRC" log -1 --format=%s "$c")
-		t0=$(date +%s)
-		if build_at "$c"; then
-			say "bisect: patch $n builds (bzImage, $(( $(date +%s) - t0 )) s): $subj"
+# ynl_check TAG: ynl-regen.sh -f leaves the tree as it is
+ynl_check() {
+	(cd "$SRC" && ./tools/net/ynl/ynl-regen.sh -f >/dev/null 2>&1) || { bad "$1: ynl-regen.sh failed"; return; }
+	if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
+		git -C "$SRC" status --short >&2
+		bad "$1: ynl-regen.sh -f changes generated files: spec and generated code out of sync"
+		git -C "$SRC" checkout -q -f HEAD
+	else
+		say "$1: ynl-regen.sh -f: generated netlink code matches the spec"
+	fi
+	cmp -s "$SRC/include/uapi/linux/netdev.h" "$SRC/tools/include/uapi/linux/netdev.h" ||
+		bad "$1: tools/include/uapi/linux/netdev.h differs from include/uapi/linux/netdev.h"
+}
+
+check_series() {
+	local name=$1 sfile base_desc p f o n prev c subj t0 new
+	local -a ser base_patches
+	case "$name" in
+	items) sfile=patches/series; base_patches=("${PRE[@]}"); base_desc="base + prerequisite" ;;
+	xarray) sfile=patches/xarray/series; base_patches=(); base_desc="base (stock)" ;;
+	*) die "unknown series '$name' (items, xarray)" ;;
+	esac
+	mapfile -t ser < <(series_files "$sfile")
+	[ ${#ser[@]} -gt 0 ] || die "$sfile lists no patches"
+	say "=== $name: $sfile (${#ser[@]} patches) on $base_desc"
+
+	# --- 1. git am ------------------------------------------------------------
+	git -C "$SRC" am --abort >/dev/null 2>&1 || true
+	git -C "$SRC" checkout -q -f --detach base
+	if [ ${#base_patches[@]} -gt 0 ]; then
+		git -C "$SRC" am -q --whitespace=error "${base_patches[@]}" ||
+			die "$name: prerequisite series: git am failed"
+	fi
+	BASE_HEAD=$(git -C "$SRC" rev-parse HEAD)
+	if git -C "$SRC" am -q --whitespace=error "${ser[@]}" >"$OUT/am-$name.log" 2>&1; then
+		say "$name: git am: ${#ser[@]} patches apply cleanly (whitespace=error)"
+	else
+		cat "$OUT/am-$name.log" >&2
+		git -C "$SRC" am --abort || true
+		bad "$name: git am of $sfile failed"
+		return
+	fi
+	SERIES_HEAD=$(git -C "$SRC" rev-parse HEAD)
+
+	# --- 2. checkpatch --strict -----------------------------------------------
+	for p in "${ser[@]}"; do
+		# the system python3 (Debian's, with python3-ply and python3-git for
+		# spdxcheck.py), not whatever python3 comes first in PATH
+		if (cd "$SRC" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --quiet "$p") \
+			>"$OUT/checkpatch.log" 2>&1; then
+			say "$name: checkpatch --strict: clean: $(basename "$p")"
 		else
-			bad "bisect: patch $n does not build: $subj"
-			continue
+			cat "$OUT/checkpatch.log" >&2
+			bad "$name: checkpatch --strict: $(basename "$p")"
 		fi
-		w1 p$n
-		new=$(comm -13 "$OUT/w1-$prev.txt" "$OUT/w1-p$n.txt")
-		if [ -n "$new" ]; then echo "$new" >&2; bad "patch $n adds W=1 warnings"; else say "bisect: patch $n adds no W=1 warning"; fi
-		prev=p$n
 	done
-fi
-git -C "$SRC" checkout -q -f --detach "$SERIES_HEAD"
+
+	# --- 3. YNL generated code in sync with the spec --------------------------
+	ynl_check "$name"
+
+	# .c files the series touches (those W=1 can build in this config)
+	CFILES=$(git -C "$SRC" diff --name-only "$BASE_HEAD" "$SERIES_HEAD" -- '*.c' |
+		grep -v '^tools/' | sort || true)
+
+	configure
+	if [ $BISECT -eq 0 ]; then
+		# --- 4. W=1 ---------------------------------------------------------
+		git -C "$SRC" checkout -q -f --detach "$BASE_HEAD"
+		make -s -C "$SRC" O="$BLD" prepare >/dev/null 2>&1 || die "make prepare failed"
+		w1 "$name-base"
+		git -C "$SRC" checkout -q -f --detach "$SERIES_HEAD"
+		w1 "$name-series"
+		new=$(comm -13 "$OUT/w1-$name-base.txt" "$OUT/w1-$name-series.txt")
+		for f in $CFILES; do
+			say "$name: W=1 $f: $(grep -c "^[^:]*$f:" "$OUT/w1-$name-base.txt" || true) warnings before the series, $(grep -c "^[^:]*$f:" "$OUT/w1-$name-series.txt" || true) after"
+		done
+		if [ -n "$new" ]; then echo "$new" >&2; bad "$name: new W=1 warnings"; else say "$name: W=1: no new warnings in $(echo $CFILES)"; fi
+
+		# --- 5. 32-bit ------------------------------------------------------
+		configure32
+		o=net/core/
+		for f in $CFILES; do
+			case "$f" in net/core/*) ;; *) o="$o ${f%.c}.o" ;; esac
+		done
+		if make -C "$SRC" O="$BLD32" ARCH=i386 CC="ccache gcc" -j"$KERNEL_JOBS" $o \
+			>"$OUT/build32-$name.log" 2>&1; then
+			say "$name: 32-bit (i386, PAE) build of $o: ok ($(grep -c ' CC ' "$OUT/build32-$name.log" || true) objects compiled, $(grep -c 'warning:' "$OUT/build32-$name.log" || true) warnings)"
+		else
+			tail -30 "$OUT/build32-$name.log" >&2
+			bad "$name: 32-bit build of $o failed"
+		fi
+	else
+		prev=$name-base
+		build_at "$BASE_HEAD" || die "$name: base head does not build"
+		w1 "$prev"
+		n=0
+		for c in $(git -C "$SRC" rev-list --reverse "$BASE_HEAD..$SERIES_HEAD"); do
+			n=$((n + 1))
+			subj=$(git -C "$SRC" log -1 --format=%s "$c")
+			t0=$(date +%s)
+			if build_at "$c"; then
+				say "$name: bisect: patch $n builds (bzImage, $(( $(date +%s) - t0 )) s): $subj"
+			else
+				bad "$name: bisect: patch $n does not build: $subj"
+				continue
+			fi
+			ynl_check "$name patch $n"
+			w1 "$name-p$n"
+			new=$(comm -13 "$OUT/w1-$prev.txt" "$OUT/w1-$name-p$n.txt")
+			if [ -n "$new" ]; then echo "$new" >&2; bad "$name: patch $n adds W=1 warnings"; else say "$name: bisect: patch $n adds no W=1 warning"; fi
+			prev=$name-p$n
+		done
+	fi
+	git -C "$SRC" checkout -q -f --detach "$SERIES_HEAD"
+}
+
+for s in $CHECK_SERIES; do
+	check_series "$s"
+done
 
 [ $FAILED -eq 0 ] || die "patch checks failed (logs: $OUT)"
-say "all patch checks passed"
+say "all patch checks passed ($CHECK_SERIES)"

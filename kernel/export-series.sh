@@ -1,15 +1,30 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-# Regenerate patches/ from a kernel tree holding the series as commits:
-#   kernel/export-series.sh TREE BASE
-# BASE: the prerequisite head in TREE. The cover letter's subject and text
-# come from kernel/cover-letter.txt (first line: subject; the rest: body).
+# Regenerate a patch series of this repository from a kernel tree holding
+# it as commits:
+#
+#   kernel/export-series.sh items  TREE FROM   -> patches/
+#   kernel/export-series.sh xarray TREE FROM   -> patches/xarray/
+#
+# FROM: the commit the series starts after in TREE (the prerequisite head
+# for 'items', 'base' for 'xarray'). TREE's tag 'base' is the commit of the
+# unpacked Debian tarball (kernel/rig.sh makes it reproducible); format-patch
+# --base names it and, for 'items', lists the prerequisite series as
+# prerequisite-patch-id lines. The cover letter's subject and text come from
+# kernel/cover-letter.txt or kernel/cover-letter-xarray.txt (first line:
+# subject; the rest: body).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-tree=${1:?tree}; base=${2:?base commit}
+which=${1:?items|xarray}; tree=${2:?tree}; from=${3:?start commit}
+case "$which" in
+items) dest=$ROOT/patches cover=$ROOT/kernel/cover-letter.txt prefix="RFC PATCH" ;;
+xarray) dest=$ROOT/patches/xarray cover=$ROOT/kernel/cover-letter-xarray.txt prefix="RFC PATCH net-next" ;;
+*) echo "export-series.sh: items or xarray, not '$which'" >&2; exit 2 ;;
+esac
 out=$(mktemp -d)
-git -C "$tree" format-patch -q --cover-letter --subject-prefix="PATCH net-next" -o "$out" "$base"..
-python3 - "$out/0000-cover-letter.patch" "$ROOT/kernel/cover-letter.txt" <<'PY'
+git -C "$tree" format-patch -q --cover-letter --subject-prefix="$prefix" \
+	--base="$(git -C "$tree" rev-parse base)" -o "$out" "$from"..
+python3 - "$out/0000-cover-letter.patch" "$cover" <<'PY'
 import sys
 p, c = sys.argv[1], sys.argv[2]
 s = open(p).read()
@@ -17,8 +32,9 @@ subj, body = open(c).read().split('\n', 1)
 s = s.replace('*** SUBJECT HERE ***', subj.strip()).replace('*** BLURB HERE ***', body.strip('\n'))
 open(p, 'w').write(s)
 PY
-rm -f "$ROOT"/patches/*.patch
-cp "$out"/*.patch "$ROOT/patches/"
-(cd "$ROOT/patches" && ls [0-9]*.patch | grep -v '^0000-' >series)
+mkdir -p "$dest"
+rm -f "$dest"/*.patch
+cp "$out"/*.patch "$dest/"
+(cd "$dest" && ls [0-9]*.patch | grep -v '^0000-' >series)
 rm -rf "$out"
-echo "patches/: $(wc -l <"$ROOT/patches/series") patches + cover letter"
+echo "${dest#$ROOT/}: $(wc -l <"$dest/series") patches + cover letter"

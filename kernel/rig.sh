@@ -193,7 +193,11 @@ ensure_repo() {
 	git -C "$repo" config gc.auto 0
 	# Debian's top-level .gitignore ignores '/*': force-add the tarball as is
 	git -C "$repo" add -f -A
-	git -C "$repo" commit -q -m "Debian linux-source-6.12 $v"
+	# a fixed identity and date: the same tarball gives the same 'base'
+	# commit on every machine, the one the base-commit: lines of patches/
+	# and patches/xarray/ name
+	GIT_AUTHOR_DATE=2025-01-01T00:00:00Z GIT_COMMITTER_DATE=2025-01-01T00:00:00Z \
+		git -C "$repo" commit -q -m "Debian linux-source-6.12 $v"
 	git -C "$repo" tag base
 }
 
@@ -444,26 +448,141 @@ cmd_build() {
 # --- guest helpers and initramfs ----------------------------------------------
 IRD=$KERNEL_WORK/initramfs
 
-# ppvm-nl is built from the *patched* tree: YNL library + netdev code
-# generated from its netdev.yaml, with its uapi netdev.h. Static.
-cmd_helpers() {
-	local src=$REPO out=$IRD/bin ynl gen
+# build_nl_helper SRC OUT: ppvm-nl for the kernel tree SRC, static: the YNL
+# library and the netdev code generated from SRC's netdev.yaml, with SRC's
+# uapi netdev.h; -DHAVE_NETDEV_A_... for each attribute that header has, so
+# that one ppvm-nl.c serves every tree.
+build_nl_helper() {
+	local src=$1 out=$2 ynl gen
 	ynl=$src/tools/net/ynl
-	gen=$IRD/ynl-gen
-	[ -f "$src/Documentation/netlink/specs/netdev.yaml" ] || die "run 'rig.sh prepare' first"
-	[ "$(git -C "$src" rev-parse --abbrev-ref HEAD 2>/dev/null)" = ppwatch ] ||
-		say "WARNING: $src is not the patched tree: ppvm-nl lacks the series' attributes"
-	mkdir -p "$out" "$gen"
+	gen=$out.gen
+	[ -f "$src/Documentation/netlink/specs/netdev.yaml" ] || die "no netdev.yaml in $src: run 'rig.sh prepare' first"
+	mkdir -p "$gen" "$(dirname "$out")"
 	python3 "$ynl/ynl-gen-c.py" --mode user --header \
 		--spec "$src/Documentation/netlink/specs/netdev.yaml" -o "$gen/netdev-user.h"
 	python3 "$ynl/ynl-gen-c.py" --mode user --source \
 		--spec "$src/Documentation/netlink/specs/netdev.yaml" -o "$gen/netdev-user.c"
+	grep -o 'NETDEV_A_PAGE_POOL_[A-Z_]*' "$src/include/uapi/linux/netdev.h" | sort -u |
+		sed 's/.*/#define HAVE_& 1/' >"$gen/have.h"
 	gcc -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -Werror -static \
-		-I"$ynl/lib" -I"$gen" -idirafter "$src/include/uapi" \
+		-I"$ynl/lib" -I"$gen" -idirafter "$src/include/uapi" -include "$gen/have.h" \
 		-D_LINUX_NETDEV_H -include "$src/include/uapi/linux/netdev.h" \
-		-o "$out/ppvm-nl" "$ROOT/tests/vm/ppvm-nl.c" "$gen/netdev-user.c" "$ynl/lib/ynl.c"
+		-o "$out" "$ROOT/tests/vm/ppvm-nl.c" "$gen/netdev-user.c" "$ynl/lib/ynl.c"
+}
+
+# The common helpers: ppvm-nl of the patched tree (the overlay of every
+# built kernel replaces it with the one of the kernel's own tree) and
+# ppvm-tool. Static.
+cmd_helpers() {
+	local out=$IRD/bin
+	[ "$(git -C "$REPO" rev-parse --abbrev-ref HEAD 2>/dev/null)" = ppwatch ] ||
+		say "WARNING: $REPO is not the patched tree: ppvm-nl lacks the series' attributes"
+	build_nl_helper "$REPO" "$out/ppvm-nl"
 	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static \
 		-o "$out/ppvm-tool" "$ROOT/tests/vm/ppvm-tool.c"
+	build_bpf_helper "$out"
+}
+
+# ppvm-bpf: tp_btf programs on the series' tracepoints (CO-RE against the
+# repository's vmlinux.h, so one binary serves every kernel), libbpf.a.
+build_bpf_helper() {
+	local out=$1 inc
+	inc=$(clang_sys_includes)
+	clang -g -O2 -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
+		-I"$ROOT/vmlinux/x86" -I"$ROOT/tests/vm" $inc \
+		-c "$ROOT/tests/vm/ppvm-bpf.bpf.c" -o "$out/ppvm-bpf.bpf.o"
+	llvm-strip -g "$out/ppvm-bpf.bpf.o"
+	bpftool gen skeleton "$out/ppvm-bpf.bpf.o" name ppvm_bpf >"$out/ppvm-bpf.skel.h"
+	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -I"$out" -I"$ROOT/tests/vm" \
+		-o "$out/ppvm-bpf" "$ROOT/tests/vm/ppvm-bpf.c" -lbpf -lelf -lz
+}
+
+# What a built kernel's overlay takes from the kernel's own tree:
+#  - /vm/bin/ppvm-nl, generated from its netdev.yaml;
+#  - with selftests=A,B on its matrix line: those kselftests (paths below
+#    tools/testing/selftests) and what they import from the tree (the
+#    selftests' python libraries, the YNL python library, the netlink
+#    specs, xdp_dummy.bpf.o built from the net selftests) under /vm/ksrc,
+#    laid out as in the tree; the python runtime is a cpio of its own
+#    (python_cpio), appended to the initrd of such kernels.
+kernel_extras() {
+	local name=$1 st=$2 src=$TREES/$1/src t d
+	[ "${M_KIND[$name]}" = build ] || return 0
+	build_nl_helper "$src" "$IRD/bin-$name/ppvm-nl"
+	install -D -m 0755 "$IRD/bin-$name/ppvm-nl" "$st/vm/bin/ppvm-nl"
+	[ -n "$(opt "$name" selftests)" ] || return 0
+	for d in tools/testing/selftests/net/lib/py tools/testing/selftests/drivers/net/lib/py \
+		 tools/testing/selftests/drivers/net/hw/lib/py tools/net/ynl/lib; do
+		[ -d "$src/$d" ] || continue
+		mkdir -p "$st/vm/ksrc/$d"
+		cp "$src/$d"/*.py "$st/vm/ksrc/$d/"
+	done
+	mkdir -p "$st/vm/ksrc/Documentation/netlink/specs"
+	cp "$src"/Documentation/netlink/specs/{netdev,ethtool,rt_link}.yaml \
+		"$st/vm/ksrc/Documentation/netlink/specs/"
+	for t in $(opt "$name" selftests | tr , ' '); do
+		[ -f "$src/tools/testing/selftests/$t" ] || die "$name: no selftest $t in its tree"
+		install -D -m 0755 "$src/tools/testing/selftests/$t" "$st/vm/ksrc/tools/testing/selftests/$t"
+	done
+	clang -O2 -Wall -target bpf $(clang_sys_includes) -c "$src/tools/testing/selftests/net/xdp_dummy.bpf.c" \
+		-o "$st/vm/ksrc/tools/testing/selftests/net/xdp_dummy.bpf.o" ||
+		die "$name: cannot build xdp_dummy.bpf.o for the selftests"
+}
+
+# clang's own system include dirs (for <asm/types.h> & co. with -target bpf)
+clang_sys_includes() {
+	clang -v -E - </dev/null 2>&1 |
+		sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }'
+}
+
+# python3 (the host's Debian python3.11, its standard library without the
+# test suite, tkinter and the like, python3-yaml), bash, ethtool and a
+# no-op udevadm for the kselftests, as one cpio built once per initramfs.
+python_cpio() {
+	local st=$IRD/python py lib
+	[ -s "$IRD/python.cpio.gz" ] && return 0
+	py=/usr/bin/python3.11
+	[ -x "$py" ] || die "no $py: install python3 (Debian's)"
+	command -v ethtool >/dev/null || die "ethtool missing: run 'make deps'"
+	rm -rf "$st"
+	local STAGE=$st
+	mkdir -p "$st/usr/bin" "$st/usr/lib/python3/dist-packages"
+	copy_dyn "$py" "$st/usr/bin/python3"
+	copy_dyn "$(command -v bash)" "$st/bin/bash"
+	copy_dyn "$(command -v ethtool)" "$st/usr/sbin/ethtool"
+	tar -C /usr/lib -cf - --exclude=test --exclude=tests --exclude=idlelib \
+		--exclude=tkinter --exclude=turtledemo --exclude=ensurepip --exclude=lib2to3 \
+		--exclude=pydoc_data --exclude='config-3.11-*' --exclude=site-packages \
+		python3.11 | tar -C "$st/usr/lib" -xf -
+	for lib in /usr/lib/python3.11/lib-dynload/*.so; do
+		ldd "$lib" | awk '/=> \//{print $3}' | while read -r l; do
+			[ -e "$st$l" ] || install -D -m 0755 "$l" "$st$l"
+		done
+	done
+	cp -a /usr/lib/python3/dist-packages/yaml "$st/usr/lib/python3/dist-packages/"
+	for lib in /usr/lib/python3/dist-packages/yaml/*.so; do
+		[ -e "$lib" ] || continue
+		ldd "$lib" | awk '/=> \//{print $3}' | while read -r l; do
+			[ -e "$st$l" ] || install -D -m 0755 "$l" "$st$l"
+		done
+	done
+	printf '#!/bin/sh\n# no udev in the VM: nothing to settle\nexit 0\n' >"$st/usr/bin/udevadm"
+	# the guest's /bin/sh is busybox ash, whose applets (ip, ...) shadow
+	# PATH: the kselftests' shell commands (subprocess shell=True) run
+	# with bash, which finds iproute2's /sbin/ip
+	rm -f "$st/usr/lib/python3.11/sitecustomize.py"
+	cat >"$st/usr/lib/python3.11/sitecustomize.py" <<-'PY'
+	import subprocess
+	_popen_init = subprocess.Popen.__init__
+	def _init(self, args, *a, **kw):
+	    if kw.get("shell") and not kw.get("executable"):
+	        kw["executable"] = "/bin/bash"
+	    _popen_init(self, args, *a, **kw)
+	subprocess.Popen.__init__ = _init
+	PY
+	chmod 0755 "$st/usr/bin/udevadm"
+	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$IRD/python.cpio.gz"
+	say "python runtime for the kselftests: $(du -h "$IRD/python.cpio.gz" | cut -f1)"
 }
 
 # copy a dynamically linked binary and the libraries ldd lists
@@ -478,6 +597,7 @@ copy_dyn() {
 cmd_initramfs() {
 	local bb
 	cmd_helpers
+	rm -f "$IRD/python.cpio.gz"
 	STAGE=$IRD/root
 	rm -rf "$STAGE"
 	mkdir -p "$STAGE"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,etc,vm/bin,vm/t}
@@ -489,7 +609,7 @@ cmd_initramfs() {
 	install -m 0755 "$ROOT/tests/vm/init.sh" "$STAGE/init"
 	install -m 0644 "$ROOT/tests/vm/lib.sh" "$ROOT/tests/vm/run.sh" "$STAGE/vm/"
 	install -m 0644 "$ROOT"/tests/vm/t/*.sh "$STAGE/vm/t/"
-	install -m 0755 "$IRD/bin/ppvm-nl" "$IRD/bin/ppvm-tool" "$STAGE/vm/bin/"
+	install -m 0755 "$IRD/bin/ppvm-nl" "$IRD/bin/ppvm-tool" "$IRD/bin/ppvm-bpf" "$STAGE/vm/bin/"
 	# iproute2 (ip netns, veth) and jq (ppwatch -j) from the host, with libs
 	copy_dyn "$(command -v ip)" "$STAGE/sbin/ip"
 	copy_dyn "$(command -v jq)" "$STAGE/usr/bin/jq"
@@ -517,6 +637,7 @@ overlay() {
 		echo "PPVM_REGIME=$(opt "$name" regime)"
 		echo "PPVM_LACKS='$(opt "$name" lacks | tr , ' ')'"
 		echo "PPVM_MODULES='$(opt "$name" modules | tr , ' ')'"
+		echo "PPVM_SELFTESTS='$(opt "$name" selftests | tr , ' ')'"
 		if [ "${M_KIND[$name]}" = package ]; then
 			echo "PPVM_PACKAGE='$(head -n1 "$PKGS/$name/package")'"
 		fi
@@ -528,8 +649,15 @@ overlay() {
 			echo "$m" >>"$st/vm/modules.load"
 		done <"$PKGS/$name/modules.load"
 	fi
+	kernel_extras "$name" "$st"
 	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$IRD/overlay-$name.cpio.gz"
-	cat "$IRD/initramfs.cpio.gz" "$IRD/overlay-$name.cpio.gz" >"$IRD/initrd-$name.cpio.gz"
+	if [ -n "$(opt "$name" selftests)" ]; then
+		python_cpio
+		cat "$IRD/initramfs.cpio.gz" "$IRD/python.cpio.gz" "$IRD/overlay-$name.cpio.gz" \
+			>"$IRD/initrd-$name.cpio.gz"
+	else
+		cat "$IRD/initramfs.cpio.gz" "$IRD/overlay-$name.cpio.gz" >"$IRD/initrd-$name.cpio.gz"
+	fi
 }
 
 # Boot NAME's kernel under qemu TCG with two vmxnet3 NICs joined by a qemu

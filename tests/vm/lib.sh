@@ -287,3 +287,34 @@ virtio_xdp_setup() {
 # unbinding frees the TX ring's frames (free_unused_bufs); bind again
 virtio_xdp_release() { echo $VD >/sys/bus/virtio/drivers/virtio_net/unbind; }
 virtio_xdp_reset() { echo $VD >/sys/bus/virtio/drivers/virtio_net/bind 2>/dev/null; return 0; }
+
+# --- page-pool notifications and the tp_btf helper --------------------------
+BPFBIN=/vm/bin/ppvm-bpf
+# nl_monitor_start FILE [NETNS]: page-pool notifications (ppvm-nl monitor)
+# into FILE until nl_monitor_stop; sets NLMON (pid)
+nl_monitor_start() {
+	if [ -n "${2:-}" ]; then
+		/sbin/ip netns exec "$2" $NLBIN monitor 600 >"$1" 2>&1 &
+	else
+		$NLBIN monitor 600 >"$1" 2>&1 &
+	fi
+	NLMON=$!
+	wait_for 10 grep -q 'monitor ready' "$1" || log "ppvm-nl monitor not ready: $(cat "$1")"
+}
+nl_monitor_stop() { [ -n "${NLMON:-}" ] && kill "$NLMON" 2>/dev/null; wait "$NLMON" 2>/dev/null; NLMON=; }
+# ntf_line FILE KIND(add|change|del) ID: the last notification of pool ID
+ntf_line() { grep "^ntf $2 id=$3 " "$1" | tail -n1; }
+# bpf_start FILE: ppvm-bpf's records into FILE until bpf_stop; sets BPFPID
+bpf_start() {
+	$BPFBIN 600 >"$1" 2>&1 &
+	BPFPID=$!
+	wait_for 30 grep -q 'ppvm-bpf ready' "$1" || log "ppvm-bpf not ready: $(cat "$1")"
+	log "$(grep 'ppvm-bpf ready' "$1")"
+}
+bpf_stop() { [ -n "${BPFPID:-}" ] && kill "$BPFPID" 2>/dev/null; wait "$BPFPID" 2>/dev/null; BPFPID=; }
+# bcount FILE KIND ID [PATTERN]: records of KIND for pool ID matching PATTERN
+bcount() { grep "^$2 id=$3 " "$1" | grep -c -- "${4:-.}" || true; }
+# the item block page: item-mem-* are multiples of it
+ITEM_BLOCK_BYTES=4096
+# items in one block: (PAGE_SIZE - 32-byte header) / 16-byte item, 64-bit
+ITEMS_PER_BLOCK=254

@@ -20,6 +20,13 @@ echo "PPVM-BEGIN: flavor=$FLAVOR kernel=$(uname -r)"
 	if [ "$FLAVOR" != patched ] && has_event page_pool_item_block_alloc; then
 		fail "flavor=$FLAVOR but the kernel has the series' tracepoints"
 	fi
+	# ... and the xarray series its tracepoint
+	if [ "$FLAVOR" = xarray ] && ! has_event page_pool_inflight_unmap; then
+		fail "flavor=xarray but the kernel has no page_pool_inflight_unmap tracepoint"
+	fi
+	if [ "$FLAVOR" != xarray ] && has_event page_pool_inflight_unmap; then
+		fail "flavor=$FLAVOR but the kernel has the xarray series' tracepoint"
+	fi
 	for m in $PPVM_MODULES; do
 		if [ -d /sys/module/$(echo $m | tr - _) ]; then
 			pass "module $m loaded"

@@ -1,14 +1,33 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Which kernel regime is this, as the tracepoints and ppwatch see it.
+# fmt_has EVENT FIELD: does the event's format record FIELD?
+fmt_has() { grep -q "field:[^;]* $2;" $TRACE/events/page_pool/$1/format; }
 if [ "$FLAVOR" = patched ]; then
 	for e in page_pool_item_block_alloc page_pool_item_block_free \
 		 page_pool_item_fast_empty page_pool_item_slow_failed \
 		 page_pool_destroy_unmap; do
 		if has_event $e; then pass "tracepoint page_pool:$e exists"; else fail "no tracepoint page_pool:$e"; fi
 	done
-	grep -q '__field(u32, id)\|field:u32 id;' $TRACE/events/page_pool/page_pool_item_block_alloc/format &&
-		pass "page_pool_item_block_alloc records id" ||
-		fail "page_pool_item_block_alloc has no id field"
+	for f in id dyn; do
+		fmt_has page_pool_item_block_alloc $f && pass "page_pool_item_block_alloc records $f" ||
+			fail "page_pool_item_block_alloc has no $f field"
+	done
+	for f in id inflight unmapped blocks duration_ns; do
+		fmt_has page_pool_destroy_unmap $f && pass "page_pool_destroy_unmap records $f" ||
+			fail "page_pool_destroy_unmap has no $f field"
+	done
+elif [ "$FLAVOR" = xarray ]; then
+	has_event page_pool_inflight_unmap && pass "tracepoint page_pool:page_pool_inflight_unmap exists" ||
+		fail "no tracepoint page_pool:page_pool_inflight_unmap"
+	for f in id inflight unmapped; do
+		fmt_has page_pool_inflight_unmap $f && pass "page_pool_inflight_unmap records $f" ||
+			fail "page_pool_inflight_unmap has no $f field"
+	done
+	absent "xarray kernel: no item block tracepoints" "$(has_event page_pool_item_fast_empty && echo present)"
+	absent "xarray kernel: no page_pool_destroy_unmap (the item series' event)" "$(has_event page_pool_destroy_unmap && echo present)"
+else
+	absent "$FLAVOR kernel: no page_pool_destroy_unmap tracepoint" "$(has_event page_pool_destroy_unmap && echo present)"
+	absent "$FLAVOR kernel: no page_pool_inflight_unmap tracepoint" "$(has_event page_pool_inflight_unmap && echo present)"
 fi
 # the matrix line's regime=: item-blocks, dma_mapped-xarray or legacy
 case "$PPVM_REGIME" in

@@ -3,16 +3,18 @@
 # an XDP program attached, its rx queues allocate from PP_FLAG_DMA_MAP page
 # pools. Two NICs on a qemu hub, each in its own netns. 1000 datagrams are
 # held by a non-reading socket, then the receiving NIC's driver is unbound:
-# the pool is destroyed with those pages in flight. On the patched kernel
-# page_pool_destroy_unmap must report them unmapped; on both kernels the pool
-# must stay a zombie until the socket closes, then free.
+# the pool is destroyed with those pages in flight. The item series'
+# page_pool_destroy_unmap (patched) and the xarray series'
+# page_pool_inflight_unmap (xarray) must report them unmapped, and a tp_btf
+# program must read the same; on every kernel the pool must stay a zombie
+# until the socket closes, then free.
 N=1000; SIZE=1000; PORT=5004
 set -- $(ls -d /sys/bus/pci/drivers/vmxnet3/0000:* 2>/dev/null)
 [ $# -ge 2 ] || { skip "needs two vmxnet3 NICs (found $#)"; return 0; }
 P0=$(basename $1); P1=$(basename $2)
 N0=$(ls $1/net); N1=$(ls $2/net)
 log "vmxnet3: $P0=$N0 $P1=$N1"
-trace_start page_pool_release page_pool_destroy_unmap page_pool_item_block_alloc page_pool_item_block_free
+trace_start page_pool_release page_pool_destroy_unmap page_pool_inflight_unmap page_pool_item_block_alloc page_pool_item_block_free
 ip netns add vmxA && ip netns add vmxB
 ip link set "$N0" netns vmxA && ip link set "$N1" netns vmxB
 ip -n vmxA addr add 198.51.100.1/24 dev "$N0"; ip -n vmxA link set "$N0" up
@@ -37,7 +39,11 @@ log "$(ip netns exec vmxB cat /proc/net/udp | grep ":$(printf %04X $PORT) " | he
 Q=$(ip netns exec vmxB cat /proc/net/udp | awk -v p=":$(printf %04X $PORT)" 'index($2, p) { split($5, q, ":"); print q[2]; exit }')
 check "datagrams queued in the sink (rx_queue bytes)" "$(printf '%d' 0x${Q:-0})" -gt 0
 
-# ppwatch watches across the unbind: page_pool_destroy_unmap fires once
+# ppwatch watches across the unbind: the unmap event fires once
+# (page_pool_destroy_unmap of the item series, page_pool_inflight_unmap of
+# the xarray series);
+# so does ppvm-bpf (tp_btf), which also reads the pool's block counts
+case "$FLAVOR" in patched|xarray) bpf_start /tmp/vmx.bpf ;; esac
 ppw_start 8
 echo "$P1" >/sys/bus/pci/drivers/vmxnet3/unbind || { fail "unbind $P1"; sink_stop; return 0; }
 sleep 2.5
@@ -48,38 +54,77 @@ INFL1=$(grep " page_pool_release: page_pool=$PTR " /tmp/vmx.trace | head -n1 | s
 NREL=$(tcount /tmp/vmx.trace page_pool_release "page_pool=$PTR ")
 check "zombie: page_pool_release retried for the pool (still waiting)" "$NREL" -ge 2
 check "zombie: inflight unchanged while the socket holds the pages" "$(trace_release_inflight /tmp/vmx.trace $PTR)" -eq "$INFL1"
-if [ "$FLAVOR" = patched ]; then
-	UL=$(grep " page_pool_destroy_unmap: page_pool=$PTR " /tmp/vmx.trace | head -n1)
+case "$FLAVOR" in
+patched|xarray)
+	EV=page_pool_destroy_unmap
+	[ "$FLAVOR" = xarray ] && EV=page_pool_inflight_unmap
+	UL=$(grep " $EV: page_pool=$PTR " /tmp/vmx.trace | head -n1)
 	log "$UL"
-	check "page_pool_destroy_unmap fired for the pool" "${UL:+1}" = 1
+	check "$EV fired for the pool" "${UL:+1}" = 1
 	ID=$(echo "$UL" | sed -n 's/.* id=\([0-9]*\) .*/\1/p')
-	UNM=$(echo "$UL" | sed -n 's/.* unmapped=\([0-9]*\) .*/\1/p')
-	check "page_pool_destroy_unmap unmapped = pages in flight at destroy (page_pool_release)" "$UNM" -eq "$INFL1"
-	check "page_pool_destroy_unmap inflight field = page_pool_release inflight" \
+	UNM=$(echo "$UL" | sed -n 's/.* unmapped=\([0-9]*\).*/\1/p')
+	check "$EV unmapped = pages in flight at destroy (page_pool_release)" "$UNM" -eq "$INFL1"
+	check "$EV inflight field = page_pool_release inflight" \
 		"$(echo "$UL" | sed -n 's/.* inflight=\([-0-9]*\) .*/\1/p')" -eq "$INFL1"
-	check "page_pool_destroy_unmap blocks walked = the pool's blocks" \
-		"$(echo "$UL" | sed -n 's/.* blocks=\([0-9]*\) .*/\1/p')" -eq \
-		"$(tcount /tmp/vmx.trace page_pool_item_block_alloc "page_pool=$PTR ")"
-	check "page_pool_destroy_unmap duration_ns" "$(echo "$UL" | sed -n 's/.* duration_ns=\([0-9]*\).*/\1/p')" -gt 0
-	echo "PPVM-VALUES: vmxnet3 id=$ID inflight-at-destroy=$INFL1 unmapped=$UNM $(echo "$UL" | sed -n 's/.*\(blocks=.*\)/\1/p')"
+	check "$EV: exactly once for the pool" "$(tcount /tmp/vmx.trace $EV "page_pool=$PTR ")" -eq 1
+	bpf_stop
+	BU=$(grep "^destroy_unmap id=$ID " /tmp/vmx.bpf | head -n1)
+	log "$BU"
+	check "tp_btf $EV: inflight and unmapped as traced" \
+		"$(field "$BU" inflight):$(field "$BU" unmapped)" = "$INFL1:$UNM"
+	;;
+esac
+if [ "$FLAVOR" = patched ]; then
+	BLK=$(echo "$UL" | sed -n 's/.* blocks=\([0-9]*\) .*/\1/p')
+	DUR=$(echo "$UL" | sed -n 's/.* duration_ns=\([0-9]*\).*/\1/p')
+	check "page_pool_destroy_unmap blocks walked = the pool's pre-allocated + dynamic blocks (tp_btf)" \
+		"$BLK" -eq $(( $(field "$BU" prealloc) + $(field "$BU" dyn) ))
+	check "page_pool_destroy_unmap duration_ns (whole destroy, synchronize_rcu() included)" "$DUR" -gt 0
+	echo "PPVM-VALUES: vmxnet3 id=$ID inflight-at-destroy=$INFL1 unmapped=$UNM blocks=$BLK (prealloc=$(field "$BU" prealloc) dyn=$(field "$BU" dyn)) duration_ns=$DUR"
+elif [ "$FLAVOR" = xarray ]; then
+	check "no page_pool_destroy_unmap (the item series' event) on the xarray kernel" \
+		"$(tcount /tmp/vmx.trace page_pool_destroy_unmap)" -eq 0
+	# patch 'vmxnet3: link page pools to their netdev': the zombie is listed,
+	# under the netns' loopback now that its device is gone
+	ZL=$(nl_line pools $ID vmxB)
+	log "$ZL"
+	check "vmxnet3 zombie pool $ID listed by page-pool-get with detach-time" "$(field "$ZL" detach-time)" -gt 0
+	check "vmxnet3 zombie pool $ID: netlink inflight = page_pool_release inflight" "$(field "$ZL" inflight)" -eq "$INFL1"
+	absent "vmxnet3 zombie pool $ID: no ifindex (its device is gone)" "$(field "$ZL" ifindex)"
+	echo "PPVM-VALUES: vmxnet3 id=$ID inflight-at-destroy=$INFL1 unmapped=$UNM (xarray: page_pool_inflight_unmap)"
 else
-	absent "$FLAVOR kernel: no page_pool_destroy_unmap tracepoint" "$(has_event page_pool_destroy_unmap && echo present)"
-	if [ "$FLAVOR" = stock ]; then how="unmapped through the dma_mapped xarray"; else how="left mapped: legacy regime"; fi
+	absent "$FLAVOR kernel: no unmap-at-destroy tracepoint" \
+		"$(has_event page_pool_destroy_unmap && echo present)$(has_event page_pool_inflight_unmap && echo present)"
+	if [ "$FLAVOR" = stock ]; then how="unmapped through the dma_mapped xarray, unreported"; else how="left mapped: legacy regime"; fi
 	echo "PPVM-VALUES: vmxnet3 inflight-at-destroy=$INFL1 ($FLAVOR: $how)"
 fi
 # --- ppwatch cross-check (extend here: unmap at destroy) ---
 if ppw_finish; then
 	ZID=$(ppw_find ".state == \"zombie\" and .inflight == $INFL1" id)
 	check "ppwatch: a zombie pool with inflight $INFL1" "$ZID" -gt 0
-	# proposed JSON: .destroy_unmap = {inflight, unmapped, blocks, duration_ns}
-	if [ "$FLAVOR" = patched ] && ppw_has destroy_unmap; then
-		check "ppwatch: pool $ZID destroy_unmap.unmapped = tracepoint" "$(ppw_pool "$ZID" destroy_unmap.unmapped)" -eq "$UNM"
-		check "ppwatch: pool $ZID destroy_unmap.inflight = page_pool_release" "$(ppw_pool "$ZID" destroy_unmap.inflight)" -eq "$INFL1"
-		check "ppwatch: pool $ZID destroy_unmap.blocks = tracepoint" "$(ppw_pool "$ZID" destroy_unmap.blocks)" -eq \
-			"$(echo "$UL" | sed -n 's/.* blocks=\([0-9]*\) .*/\1/p')"
-	elif [ "$FLAVOR" = patched ]; then
-		skip "ppwatch cross-check: 'ppwatch pools -j' has no .destroy_unmap yet"
-	fi
+	# proposed JSON: .destroy_unmap = {inflight, unmapped[, blocks, duration_ns]}
+	# (patched: item-block series; xarray: the xarray series' tracepoint)
+	case "$FLAVOR" in
+	xarray)
+		# the xarray series' page_pool_inflight_unmap: ppwatch has no reader yet
+		if [ -n "$(ppw_pool "$ZID" destroy_unmap.unmapped)" ]; then
+			check "ppwatch: pool $ZID destroy_unmap.unmapped = page_pool_inflight_unmap" "$(ppw_pool "$ZID" destroy_unmap.unmapped)" -eq "$UNM"
+			check "ppwatch: pool $ZID destroy_unmap.inflight = page_pool_release" "$(ppw_pool "$ZID" destroy_unmap.inflight)" -eq "$INFL1"
+		else
+			skip "ppwatch cross-check: ppwatch does not read page_pool_inflight_unmap (xarray series) yet: no .destroy_unmap for pool $ZID"
+		fi
+		;;
+	patched)
+		if ppw_has destroy_unmap; then
+			check "ppwatch: pool $ZID destroy_unmap.unmapped = tracepoint" "$(ppw_pool "$ZID" destroy_unmap.unmapped)" -eq "$UNM"
+			check "ppwatch: pool $ZID destroy_unmap.inflight = page_pool_release" "$(ppw_pool "$ZID" destroy_unmap.inflight)" -eq "$INFL1"
+			[ "$FLAVOR" = patched ] &&
+				check "ppwatch: pool $ZID destroy_unmap.blocks = tracepoint" "$(ppw_pool "$ZID" destroy_unmap.blocks)" -eq "$BLK"
+		else
+			skip "ppwatch cross-check: 'ppwatch pools -j' has no .destroy_unmap yet"
+		fi
+		;;
+	esac
 	# the DMA state of the destroyed pool, by the kernel's regime
 	check "ppwatch: pool $ZID maps its pages" "$(ppw_pool "$ZID" dma_map)" = true
 	case $FLAVOR in

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ppvm-bpf SECONDS: attach the tp_btf programs of ppvm-bpf.bpf.c whose
+ * tracepoints this kernel has, print "ppvm-bpf ready attached=..." and then
+ * one line per record for SECONDS (or until SIGTERM), flushed:
+ *
+ *   block_alloc id=I pool=P block=B pp=P' flags=F ref=R prealloc=N dyn=N arg_dyn=N
+ *   block_free  (same)
+ *   fast_empty  id=I pool=P inflight=N exhausted=0|1 dyn=N
+ *   destroy_unmap id=I pool=P inflight=N unmapped=N [blocks=N duration_ns=N prealloc=N dyn=N]
+ *                (page_pool_destroy_unmap of the item series, with the
+ *                bracketed part, or page_pool_inflight_unmap of the xarray
+ *                series)
+ *   block id=I pool=P block=B flags=F ref=R inuse=N items=N
+ *   blocks id=I pool=P inflight=N n=N inuse=N prealloc=N dyn=N complete=0|1
+ *
+ * Static (libbpf.a), for the VM initramfs.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "ppvm-bpf.h"
+#include "ppvm-bpf.skel.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int on_ev(void *ctx, void *data, size_t len)
+{
+	const struct ppvm_ev *e = data;
+	const unsigned long long *v = (const unsigned long long *)e->v;
+
+	(void)ctx;
+	(void)len;
+	switch (e->kind) {
+	case PPVM_BLOCK_ALLOC:
+	case PPVM_BLOCK_FREE:
+		printf("%s id=%u pool=%llx block=%llx pp=%llx flags=%llu ref=%lld prealloc=%llu dyn=%llu arg_dyn=%llu\n",
+		       e->kind == PPVM_BLOCK_ALLOC ? "block_alloc" : "block_free",
+		       e->id, (unsigned long long)e->pool, (unsigned long long)e->block,
+		       v[0], v[1], (long long)(int)v[2], v[3], v[4], v[5]);
+		break;
+	case PPVM_FAST_EMPTY:
+		printf("fast_empty id=%u pool=%llx inflight=%lld exhausted=%llu dyn=%llu\n",
+		       e->id, (unsigned long long)e->pool, (long long)(int)v[0], v[1], v[4]);
+		break;
+	case PPVM_DESTROY_UNMAP:
+		printf("destroy_unmap id=%u pool=%llx inflight=%lld unmapped=%llu",
+		       e->id, (unsigned long long)e->pool, (long long)(int)v[0], v[1]);
+		if (e->nargs == 5)
+			printf(" blocks=%llu duration_ns=%llu prealloc=%llu dyn=%llu",
+			       v[2], v[3], v[4], v[5]);
+		printf("\n");
+		break;
+	case PPVM_BLOCK:
+		printf("block id=%u pool=%llx block=%llx flags=%llu ref=%lld inuse=%llu items=%llu\n",
+		       e->id, (unsigned long long)e->pool, (unsigned long long)e->block,
+		       v[0], (long long)(int)v[1], v[2], v[3]);
+		break;
+	case PPVM_BLOCKS:
+		printf("blocks id=%u pool=%llx inflight=%lld n=%llu inuse=%llu prealloc=%llu dyn=%llu complete=%llu\n",
+		       e->id, (unsigned long long)e->pool, (long long)(int)v[0], v[1], v[2],
+		       v[3], v[4], v[5]);
+		break;
+	}
+	fflush(stdout);
+	return 0;
+}
+
+/* arguments of tracepoint NAME in this kernel's BTF, -1 if it has none */
+static int tp_nargs(const struct btf *vmlinux, const char *name)
+{
+	const struct btf_type *t;
+	char tname[128];
+	int id;
+
+	snprintf(tname, sizeof(tname), "btf_trace_%s", name);
+	id = btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(vmlinux, id);			/* typedef */
+	t = btf__type_by_id(vmlinux, t->type);			/* pointer */
+	t = btf__type_by_id(vmlinux, t->type);			/* func proto */
+	if (!t || !btf_is_func_proto(t))
+		return -1;
+	return btf_vlen(t) - 1;				/* less void *__data */
+}
+
+int main(int argc, char **argv)
+{
+	struct ring_buffer *rb = NULL;
+	struct ppvm_bpf *skel;
+	struct btf *vmlinux;
+	char attached[256] = "";
+	time_t end;
+	int n, err;
+	struct {
+		struct bpf_program *prog;
+		const char *tp;
+		int nargs;	/* -1: any */
+	} progs[7];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s SECONDS\n", argv[0]);
+		return 2;
+	}
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		fprintf(stderr, "ppvm-bpf: no vmlinux BTF: %s\n", strerror(errno));
+		return 1;
+	}
+	skel = ppvm_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "ppvm-bpf: open: %s\n", strerror(errno));
+		return 1;
+	}
+	progs[0].prog = skel->progs.block_alloc;
+	progs[0].tp = "page_pool_item_block_alloc";
+	progs[0].nargs = 3;
+	progs[1].prog = skel->progs.block_free;
+	progs[1].tp = "page_pool_item_block_free";
+	progs[1].nargs = 3;
+	progs[2].prog = skel->progs.fast_empty;
+	progs[2].tp = "page_pool_item_fast_empty";
+	progs[2].nargs = 1;
+	progs[3].prog = skel->progs.destroy_unmap5;
+	progs[3].tp = "page_pool_destroy_unmap";
+	progs[3].nargs = 5;
+	progs[4].prog = skel->progs.inflight_unmap;
+	progs[4].tp = "page_pool_inflight_unmap";
+	progs[4].nargs = 3;
+	progs[5].prog = skel->progs.release;
+	progs[5].tp = "page_pool_release";
+	progs[5].nargs = 4;
+	n = 6;
+	for (int i = 0; i < n; i++) {
+		int have = tp_nargs(vmlinux, progs[i].tp);
+		/* the block walk only where pools have item blocks */
+		bool on = have == progs[i].nargs &&
+			  (i != 5 || btf__find_by_name_kind(vmlinux, "page_pool_item_block",
+							     BTF_KIND_STRUCT) > 0);
+
+		bpf_program__set_autoload(progs[i].prog, on);
+		if (on) {
+			strncat(attached, attached[0] ? "," : "", sizeof(attached) - strlen(attached) - 1);
+			strncat(attached, bpf_program__name(progs[i].prog),
+				sizeof(attached) - strlen(attached) - 1);
+		}
+	}
+	btf__free(vmlinux);
+	err = ppvm_bpf__load(skel);
+	if (!err)
+		err = ppvm_bpf__attach(skel);
+	if (err) {
+		fprintf(stderr, "ppvm-bpf: load/attach: %s\n", strerror(-err));
+		return 1;
+	}
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_ev, NULL, NULL);
+	if (!rb) {
+		fprintf(stderr, "ppvm-bpf: ring buffer: %s\n", strerror(errno));
+		return 1;
+	}
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+	printf("ppvm-bpf ready attached=%s\n", attached[0] ? attached : "none");
+	fflush(stdout);
+	end = time(NULL) + atoi(argv[1]);
+	while (!stop && time(NULL) < end) {
+		err = ring_buffer__poll(rb, 200);
+		if (err < 0 && err != -EINTR)
+			break;
+	}
+	ring_buffer__consume(rb);
+	ring_buffer__free(rb);
+	ppvm_bpf__destroy(skel);
+	return 0;
+}
