@@ -417,10 +417,14 @@ static __always_inline int pool_dma_mapped_left(struct page_pool *pool)
  * .item_slow_failed (with CONFIG_PAGE_POOL_STATS); ppwatch's series
  * ("page_pool: count item blocks and report them in page-pool-get") adds
  * the block counts, the cumulative ones as u64_stats_t (8 bytes on 64-bit).
+ * In the dma_mapped xarray regime, ppwatch's other series ("page_pool:
+ * count failed DMA index registrations in page-pool-stats",
+ * patches/xarray/) adds alloc_stats.dma_index_failed.
  */
 struct page_pool_alloc_stats___items {
 	u64 item_fast_empty;
 	u64 item_slow_failed;
+	u64 dma_index_failed;
 } __attribute__((preserve_access_index));
 
 struct u64_stats___ppw {
@@ -435,7 +439,7 @@ struct page_pool___items {
 	struct u64_stats___ppw item_blks_dyn_free;
 } __attribute__((preserve_access_index));
 
-/* read what the kernel has; returns PPW_PF_ITEM_STATS | PPW_PF_ITEM_BLOCKS it found */
+/* read what the kernel has; returns the PPW_PF_ITEM_* / _DMA_INDEX_STATS flags it found */
 static __always_inline __u32 pool_item_counters(struct page_pool *pool, struct ppw_pool *r)
 {
 	struct page_pool___items *p = (void *)pool;
@@ -453,6 +457,10 @@ static __always_inline __u32 pool_item_counters(struct page_pool *pool, struct p
 		bpf_core_read(&r->blocks_dyn_alloc, sizeof(__u64), &p->item_blks_dyn_alloc);
 		bpf_core_read(&r->blocks_dyn_free, sizeof(__u64), &p->item_blks_dyn_free);
 		f |= PPW_PF_ITEM_BLOCKS;
+	}
+	if (bpf_core_field_exists(p->alloc_stats.dma_index_failed)) {
+		r->dma_index_failed = BPF_CORE_READ(p, alloc_stats.dma_index_failed);
+		f |= PPW_PF_DMA_INDEX_STATS;
 	}
 	return f;
 }

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Item blocks: the tracepoints of ppwatch's kernel series (patches/), on
- * kernels that carry the page_pool item-block series.
+ * The tracepoints of ppwatch's kernel series: on kernels with the page_pool
+ * item-block series (patches/)
  *
- *   page_pool_item_block_alloc / _free  (pool, block, dynamic, prealloc, dyn)
+ *   page_pool_item_block_alloc / _free  (pool, block, dyn)
  *   page_pool_item_fast_empty / _slow_failed  (pool)
  *   page_pool_destroy_unmap  (pool, inflight, unmapped, blocks, duration_ns)
+ *
+ * and on kernels with the dma_mapped xarray (patches/xarray/)
+ *
+ *   page_pool_inflight_unmap  (pool, inflight, unmapped)
  *
  * Each one refreshes the pool's counters from the pool itself (they are
  * the kernel's own, so a pool seen late is still exact) and reports what
@@ -19,14 +23,16 @@
 
 #include "pool.bpf.h"
 
-static __always_inline int on_block(struct page_pool *pool, __u64 dynamic, bool alloc)
+static __always_inline int on_block(struct page_pool *pool, void *block, bool alloc)
 {
+	struct page_pool_item_block___walk *b = block;
 	struct ppw_pool *rec = pool_get(pool, PPW_SEEN_OTHER, 0);
 
 	if (!rec)
 		return 0;
 	rec->flags |= pool_item_counters(pool, rec);
-	if (dynamic & 0xff)
+	/* the series announces dynamic blocks only; the block says so itself */
+	if (BPF_CORE_READ(b, flags) & PPW_ITEM_BLK_DYNAMIC)
 		emit(alloc ? PPW_EV_BLOCK_ALLOC : PPW_EV_BLOCK_FREE, rec, rec->last_inflight,
 		     rec->hold_cnt, rec->release_cnt, rec->nid, rec->destroy_cnt);
 	return 0;
@@ -46,12 +52,13 @@ static __always_inline int on_items(struct page_pool *pool, bool failed)
 }
 
 static __always_inline int on_unmap(struct page_pool *pool, __s32 inflight, __u32 unmapped,
-				    __u32 blocks, __u64 duration_ns)
+				    __u32 blocks, __u64 duration_ns, __u32 flags)
 {
 	struct ppw_pool *rec = pool_get(pool, PPW_SEEN_OTHER, 0);
 
 	if (!rec)
 		return 0;
+	rec->flags |= flags | pool_item_counters(pool, rec);
 	rec->unmapped_pages = unmapped;
 	rec->unmap_blocks = blocks;
 	rec->unmap_took_ns = duration_ns;
@@ -62,15 +69,15 @@ static __always_inline int on_unmap(struct page_pool *pool, __s32 inflight, __u3
 }
 
 SEC("tp_btf/page_pool_item_block_alloc")
-int BPF_PROG(block_alloc_btf, struct page_pool *pool, void *block, __u64 dynamic)
+int BPF_PROG(block_alloc_btf, struct page_pool *pool, void *block)
 {
-	return on_block(pool, dynamic, true);
+	return on_block(pool, block, true);
 }
 
 SEC("tp_btf/page_pool_item_block_free")
-int BPF_PROG(block_free_btf, struct page_pool *pool, void *block, __u64 dynamic)
+int BPF_PROG(block_free_btf, struct page_pool *pool, void *block)
 {
-	return on_block(pool, dynamic, false);
+	return on_block(pool, block, false);
 }
 
 SEC("tp_btf/page_pool_item_fast_empty")
@@ -89,19 +96,25 @@ SEC("tp_btf/page_pool_destroy_unmap")
 int BPF_PROG(destroy_unmap_btf, struct page_pool *pool, __s32 inflight, __u32 unmapped,
 	     __u32 blocks, __u64 duration_ns)
 {
-	return on_unmap(pool, inflight, unmapped, blocks, duration_ns);
+	return on_unmap(pool, inflight, unmapped, blocks, duration_ns, 0);
+}
+
+SEC("tp_btf/page_pool_inflight_unmap")
+int BPF_PROG(inflight_unmap_btf, struct page_pool *pool, __s32 inflight, __u32 unmapped)
+{
+	return on_unmap(pool, inflight, unmapped, 0, 0, PPW_PF_UNMAP_XA);
 }
 
 SEC("raw_tp/page_pool_item_block_alloc")
-int BPF_PROG(block_alloc_raw, struct page_pool *pool, void *block, __u64 dynamic)
+int BPF_PROG(block_alloc_raw, struct page_pool *pool, void *block)
 {
-	return on_block(pool, dynamic, true);
+	return on_block(pool, block, true);
 }
 
 SEC("raw_tp/page_pool_item_block_free")
-int BPF_PROG(block_free_raw, struct page_pool *pool, void *block, __u64 dynamic)
+int BPF_PROG(block_free_raw, struct page_pool *pool, void *block)
 {
-	return on_block(pool, dynamic, false);
+	return on_block(pool, block, false);
 }
 
 SEC("raw_tp/page_pool_item_fast_empty")
@@ -120,5 +133,11 @@ SEC("raw_tp/page_pool_destroy_unmap")
 int BPF_PROG(destroy_unmap_raw, struct page_pool *pool, __s32 inflight, __u32 unmapped,
 	     __u32 blocks, __u64 duration_ns)
 {
-	return on_unmap(pool, inflight, unmapped, blocks, duration_ns);
+	return on_unmap(pool, inflight, unmapped, blocks, duration_ns, 0);
+}
+
+SEC("raw_tp/page_pool_inflight_unmap")
+int BPF_PROG(inflight_unmap_raw, struct page_pool *pool, __s32 inflight, __u32 unmapped)
+{
+	return on_unmap(pool, inflight, unmapped, 0, 0, PPW_PF_UNMAP_XA);
 }

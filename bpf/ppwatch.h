@@ -47,6 +47,11 @@ enum ppw_pool_flags {
 	PPW_PF_DEV_CHILD = 1U << 11, /* no slow.netdev: the net_device is a child
 						 * of p.dev (a NIC's PCI device), found by
 						 * walking p.dev's children */
+	PPW_PF_DMA_INDEX_STATS = 1U << 12, /* alloc_stats.dma_index_failed
+						 * (ppwatch's xarray series) */
+	PPW_PF_UNMAP_XA = 1U << 13, /* the unmap at destroy came from
+					 * page_pool_inflight_unmap: no block
+					 * count, no duration */
 };
 
 /*
@@ -117,6 +122,10 @@ struct ppw_pool {
 	 * xdp:mem_connect and xdp:mem_disconnect print. */
 	__u32 xdp_mem_id;
 	__u32 pad2;
+
+	/* pages dropped because their DMA index (dma_mapped xarray entry)
+	 * could not be registered (ppwatch's xarray series) */
+	__u64 dma_index_failed;
 };
 
 /*
@@ -406,7 +415,7 @@ enum ppw_counter {
 #define PPW_ABI_SIZE(t, n) _Static_assert(sizeof(struct t) == (n), "ABI: sizeof(struct " #t ")")
 #define PPW_ABI_OFF(t, f, n) \
 	_Static_assert(__builtin_offsetof(struct t, f) == (n), "ABI: offset of " #t "." #f)
-PPW_ABI_SIZE(ppw_pool, 304);
+PPW_ABI_SIZE(ppw_pool, 312);
 PPW_ABI_OFF(ppw_pool, first_seen_ns, 120);
 PPW_ABI_OFF(ppw_pool, item_fast_empty, 256);
 PPW_ABI_OFF(ppw_pool, xdp_mem_id, 296);
@@ -421,7 +430,7 @@ PPW_ABI_SIZE(ppw_rec_check, 24);
 PPW_ABI_SIZE(ppw_rec_defer, 16);
 PPW_ABI_SIZE(ppw_scan_rec, 96);
 PPW_ABI_OFF(ppw_scan_rec, sock, 8);
-PPW_ABI_SIZE(ppw_event, 360);
+PPW_ABI_SIZE(ppw_event, 368);
 PPW_ABI_OFF(ppw_event, rec, 56);
 PPW_ABI_SIZE(ppw_stack_key, 24);
 PPW_ABI_SIZE(ppw_blk_rec, 48);

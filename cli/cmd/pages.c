@@ -20,11 +20,13 @@
 #include <string.h>
 
 #include "args.h"
+#include "lib/escape.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "main.h"
 #include "model/attrib.h"
 #include "output/holder_table.h"
+#include "output/pool_table.h"
 #include "ppwatch.skel.h"
 #include "sources/collector.h"
 #include "sources/holder_scan.h"
@@ -98,6 +100,14 @@ static void pages_help(void)
 	       STACKS_DEFAULT_EVERY);
 }
 
+/* inflight pages that neither the ledger nor a holder scan found */
+static long long unseen(const struct pool_row *row, const struct page_list *l)
+{
+	long long n = (long long)row->inflight - (long long)l->found;
+
+	return n > 0 ? n : 0;
+}
+
 static int list_once(struct monitor *m, const struct ksyms *k)
 {
 	struct holders_report rep;
@@ -128,21 +138,25 @@ static int list_once(struct monitor *m, const struct ksyms *k)
 		shown++;
 		if (env.json) {
 			json_obj_open(&stdout_json);
-			json_kv_u64(&stdout_json, "id", row->id);
-			json_kv_str(&stdout_json, "device", row->device);
+			render_pool_ref_json(&stdout_json, row);
 			json_kv_u64(&stdout_json, "netns", row->netns_ino);
-			json_kv_str(&stdout_json, "state", row_state_name(row->state));
 			json_kv_s64(&stdout_json, "inflight", row->inflight);
 			json_kv_u64(&stdout_json, "unknown_age_pages", l.unknown_age);
+			json_kv_s64(&stdout_json, "unseen_pages", unseen(row, &l));
 			render_pages_json(&stdout_json, l.rows, l.n);
 			json_obj_close(&stdout_json);
 		} else {
-			printf("pool %u %s (%s): %lld pages inflight, %zu listed", row->id,
-			       row->device, row_state_name(row->state), (long long)row->inflight,
-			       l.n);
+			char dev[3 * sizeof(row->device)];
+
+			printf("pool %s %s (%s): %lld pages inflight, %zu listed", row->ident,
+			       esc_str(row->device, dev, sizeof(dev)), row_state_name(row->state),
+			       (long long)row->inflight, l.n);
 			if (l.unknown_age)
 				printf(", %zu out before ppwatch started (age unknown) not listed",
 				       l.unknown_age);
+			if (unseen(row, &l))
+				printf(", %lld out before ppwatch started and in no socket (not listed)",
+				       (long long)unseen(row, &l));
 			putchar('\n');
 			render_pages_text(stdout, l.rows, l.n, env.wide);
 		}

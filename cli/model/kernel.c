@@ -19,20 +19,28 @@ static const struct {
 	const char *name;
 	size_t have; /* the bool in struct kernel_facts */
 	bool series; /* needs a kernel series, not just a newer kernel */
+	enum unmap_regime only; /* a gap of this regime only (UNMAP_UNKNOWN: any) */
 	const char *what;
 } gaps[] = {
-	{ "pool_ids", FACT(pool_ids), false,
+	{ "pool_ids", FACT(pool_ids), false, UNMAP_UNKNOWN,
 	  "pool ids and destroy times (pool->user, f17c69649c69): pools are named x<XDP "
 	  "memory-model id> or @<address>; a pool destroyed before ppwatch started has no "
 	  "known destroy time" },
-	{ "netlink", FACT(netlink), false,
+	{ "netlink", FACT(netlink), false, UNMAP_UNKNOWN,
 	  "the netdev netlink family (page-pool-get): no per-device pool lists or kernel "
 	  "stats, only what the tracepoints show" },
-	{ "napi_id", FACT(napi), false, "NAPI ids (pool->p.napi, 8c48eea3adf3)" },
-	{ "item_stats", FACT(item_stats), true,
+	{ "napi_id", FACT(napi), false, UNMAP_UNKNOWN, "NAPI ids (pool->p.napi, 8c48eea3adf3)" },
+	{ "item_stats", FACT(item_stats), true, UNMAP_UNKNOWN,
 	  "item_fast_empty / item_slow_failed (the page_pool item-block series)" },
-	{ "item_blocks", FACT(item_blocks), true,
+	{ "item_blocks", FACT(item_blocks), true, UNMAP_UNKNOWN,
 	  "per-block item counts (ppwatch's kernel series, patches/)" },
+	{ "unmap_event", FACT(unmap_event), true, UNMAP_UNKNOWN,
+	  "the unmap at destroy as an event (page_pool_destroy_unmap, patches/; "
+	  "page_pool_inflight_unmap, patches/xarray/): the DMA state follows from the "
+	  "regime" },
+	{ "dma_index_stats", FACT(dma_index_stats), true, UNMAP_XARRAY,
+	  "dma_index_failed, pages dropped for want of a DMA index (ppwatch's xarray "
+	  "series, patches/xarray/)" },
 };
 
 const char *kernel_gap(const struct kernel_facts *k, bool core, int i, const char **what)
@@ -41,6 +49,8 @@ const char *kernel_gap(const struct kernel_facts *k, bool core, int i, const cha
 
 	for (g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++) {
 		if (*(const bool *)((const char *)k + gaps[g].have) || (core && gaps[g].series))
+			continue;
+		if (gaps[g].only != UNMAP_UNKNOWN && gaps[g].only != k->unmap)
 			continue;
 		if (i-- == 0) {
 			*what = gaps[g].what;

@@ -29,6 +29,8 @@ struct kernel_facts {
 	bool detach_time_is_ns; /* pool->user.detach_time is a ktime_t */
 	bool item_stats; /* the v7 series' item counters */
 	bool item_blocks; /* ppwatch's series: item block counts */
+	bool unmap_event; /* ppwatch's series: a tracepoint at the unmap at destroy */
+	bool dma_index_stats; /* ppwatch's xarray series: dma_index_failed */
 };
 
 /*

@@ -149,8 +149,16 @@ struct pool_row {
 	__u64 blocks_dyn;
 	__u64 blocks_dyn_alloc;
 	__u64 blocks_dyn_free;
-	/* page_pool_destroy_unmap (ppwatch's series), when it fired */
+	/* xarray kernels with ppwatch's series (patches/xarray/) */
+	bool dma_index_stats;
+	__u64 dma_index_failed;
+	/*
+	 * The unmap at destroy, when its tracepoint fired: page_pool_destroy_unmap
+	 * (item blocks, patches/) or page_pool_inflight_unmap (xarray,
+	 * patches/xarray/; no block count or duration: unmap_detail false).
+	 */
 	bool unmap_seen;
+	bool unmap_detail;
 	__u32 unmap_pages;
 	__u32 unmap_blocks;
 	__u64 unmap_took_ns;

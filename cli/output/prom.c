@@ -44,6 +44,7 @@ enum fam {
 	F_DMA_UNMAPPED,
 	F_ITEM_FAST_EMPTY,
 	F_ITEM_SLOW_FAILED,
+	F_DMA_INDEX_FAILED,
 	F_ITEM_BLOCKS,
 	F_ITEM_BLOCKS_ALLOC,
 	F_ITEM_BLOCKS_FREE,
@@ -119,6 +120,8 @@ static const struct family fams[F_NR] = {
 		"Allocations that found the pre-allocated tracking items used up (kernels with page-pool item stats)." },
 	[F_ITEM_SLOW_FAILED] = { "ppwatch_pool_item_slow_failed_total", MT_COUNTER, NULL, POOL,
 		"Allocations that failed because no tracking item could be had (kernels with page-pool item stats)." },
+	[F_DMA_INDEX_FAILED] = { "ppwatch_pool_dma_index_failed_total", MT_COUNTER, NULL, POOL,
+		"Pages dropped because their DMA mapping could not be registered for the unmap at destroy (kernels with ppwatch's xarray series)." },
 	[F_ITEM_BLOCKS] = { "ppwatch_pool_item_blocks", MT_GAUGE, NULL, POOL ", kind",
 		"Item blocks the pool holds, kind=prealloc (at creation) or dynamic (kernels with item block counts)." },
 	[F_ITEM_BLOCKS_ALLOC] = { "ppwatch_pool_item_blocks_dynamic_allocated_total", MT_COUNTER, NULL, POOL,
@@ -498,6 +501,7 @@ static bool pool_value(int fam, const struct pool_row *r, const struct prom_tota
 		return r->dma != DMA_UNKNOWN && r->dma_unmapped_at_destroy >= 0;
 	case F_ITEM_FAST_EMPTY: *v = r->item_fast_empty; return r->item_stats;
 	case F_ITEM_SLOW_FAILED: *v = r->item_slow_failed; return r->item_stats;
+	case F_DMA_INDEX_FAILED: *v = r->dma_index_failed; return r->dma_index_stats;
 	case F_ITEM_BLOCKS_ALLOC: *v = r->blocks_dyn_alloc; return r->item_blocks;
 	case F_ITEM_BLOCKS_FREE: *v = r->blocks_dyn_free; return r->item_blocks;
 	case F_ITEM_BLOCKS_SPARSE: *v = r->occ.sparse; return r->occ_known;

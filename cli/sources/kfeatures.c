@@ -96,6 +96,7 @@ int features_probe(struct features *f)
 	f->tp_fast_empty = has_type(btf, "btf_trace_page_pool_item_fast_empty", BTF_KIND_TYPEDEF);
 	f->tp_slow_failed = has_type(btf, "btf_trace_page_pool_item_slow_failed", BTF_KIND_TYPEDEF);
 	f->tp_destroy_unmap = has_type(btf, "btf_trace_page_pool_destroy_unmap", BTF_KIND_TYPEDEF);
+	f->tp_inflight_unmap = has_type(btf, "btf_trace_page_pool_inflight_unmap", BTF_KIND_TYPEDEF);
 	if (f->page_pool) {
 		f->pool_user = find_member(btf, pool_id, "user") != NULL;
 		f->detach_time_is_ns = detach_time_is_ktime(btf, pool_id);
@@ -103,6 +104,7 @@ int features_probe(struct features *f)
 		int stats = btf__find_by_name_kind(btf, "page_pool_alloc_stats", BTF_KIND_STRUCT);
 
 		f->item_stats = stats > 0 && find_member(btf, stats, "item_fast_empty");
+		f->dma_index_stats = stats > 0 && find_member(btf, stats, "dma_index_failed");
 		f->item_blocks = find_member(btf, pool_id, "item_blks_prealloc") != NULL;
 		if (has_type(btf, "page_pool_item", BTF_KIND_STRUCT))
 			f->unmap = UNMAP_ITEM_BLOCKS;

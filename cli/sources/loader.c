@@ -71,6 +71,8 @@ static bool tp_present(const struct features *f, const char *sec)
 		return f->tp_slow_failed;
 	if (!strcmp(tp, "page_pool_destroy_unmap"))
 		return f->tp_destroy_unmap;
+	if (!strcmp(tp, "page_pool_inflight_unmap"))
+		return f->tp_inflight_unmap;
 	return true;
 }
 

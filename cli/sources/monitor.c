@@ -48,6 +48,8 @@ static void kernel_facts_of(struct monitor *m)
 		.detach_time_is_ns = f->detach_time_is_ns,
 		.item_stats = f->item_stats,
 		.item_blocks = f->item_blocks,
+		.unmap_event = f->tp_destroy_unmap || f->tp_inflight_unmap,
+		.dma_index_stats = f->dma_index_stats,
 	};
 }
 

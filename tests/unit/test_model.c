@@ -352,6 +352,7 @@ static void test_dma(void)
 	/* dma_mapped xarray: the first scrub unmapped everything */
 	make_reading(true);
 	rd.regime = UNMAP_XARRAY;
+	obs[1].rec.unmap_ns = 0;				/* a stock kernel: no event */
 	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
 	CHECK_INT(row(&s, 7)->dma, DMA_NOT_MAPPED);		/* veth never maps */
 	r = row(&s, 8);
@@ -359,8 +360,26 @@ static void test_dma(void)
 	CHECK_INT(r->dma_unmapped_at_destroy, 620);
 	CHECK_INT(r->dma_still_mapped, 0);
 	CHECK_NEAR(r->dma_unmap_age_s, 75, 1e-9);
+	CHECK(!r->unmap_seen, "no unmap event on a stock kernel");
 	CHECK_INT(row(&s, 11)->dma, DMA_UNKNOWN);		/* netlink only */
 	snapshot_free(&s);
+	/* ... with the xarray series: page_pool_inflight_unmap says how many */
+	obs[1].rec.unmap_ns = NOW - 74 * SEC;
+	obs[1].rec.unmapped_pages = 612;
+	obs[1].rec.unmap_blocks = obs[1].rec.unmap_took_ns = 0;
+	obs[1].rec.flags |= PPW_PF_UNMAP_XA | PPW_PF_DMA_INDEX_STATS;
+	obs[1].rec.dma_index_failed = 3;
+	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
+	r = row(&s, 8);
+	CHECK_INT(r->dma, DMA_UNMAPPED);
+	CHECK_INT(r->dma_unmapped_at_destroy, 612);
+	CHECK_NEAR(r->dma_unmap_age_s, 74, 1e-9);
+	CHECK(r->unmap_seen && !r->unmap_detail, "the xarray event has no blocks or duration");
+	CHECK(r->dma_index_stats && r->dma_index_failed == 3, "dma_index_failed");
+	CHECK(!row(&s, 7)->dma_index_stats, "not available is not 0");
+	snapshot_free(&s);
+	make_reading(true);
+	rd.regime = UNMAP_XARRAY;
 	/* ... and a non-empty xarray after destroy is a hazard */
 	obs[1].rec.dma_mapped_left = 1;
 	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);

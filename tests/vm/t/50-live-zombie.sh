@@ -116,7 +116,15 @@ fi
 if [ -n "$SEL" ]; then
 	ppw pages pages "$SEL" -j
 	if ppw_ok pages "ppwatch pages $SEL -j"; then
-		check "ppwatch pages: pages listed" "$(jq '[.pools[].pages[]] | length' /tmp/pages.out)" -eq $N
+		if [ $MODE = socket ]; then
+			check "ppwatch pages: pages listed" "$(jq '[.pools[].pages[]] | length' /tmp/pages.out)" -eq $N
+		else
+			# in the TX ring since before this ppwatch: no scan reaches them, no
+			# hold was seen; counted, not listed
+			check "ppwatch pages: TX-ring pages counted, not listed (unseen_pages)" \
+				"$(jq '[.pools[].unseen_pages] | add' /tmp/pages.out)" -eq $N
+		fi
+		check "ppwatch pages: the pool named as pools names it" "$(jq -r '.pools[0].pool' /tmp/pages.out)" = "$SEL"
 		[ $MODE = socket ] && check "ppwatch pages: every page in the socket on :$PORT" \
 			"$(jq --arg p "127.0.0.1:$PORT" '[.pools[].pages[] | select((.holder // "") | contains($p))] | length' /tmp/pages.out)" -eq $N
 	fi
