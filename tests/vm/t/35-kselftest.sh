@@ -32,6 +32,22 @@ hw_env_down() {
 	wait_for 10 test -e /sys/class/net/$HW_REMOTE
 }
 
+# ppwatch's dma_index_failed (patches/xarray/ patch 4, read from each pool)
+# against netlink's alloc-dma-index-failed, after the kselftest's failslab run
+ppw_dma_index_check() {
+	local want=$1 id n p sum=0
+	check "ppwatch: .kernel.dma_index_stats" "$(ppw_kernel dma_index_stats)" = true
+	for id in $(jq -r '.pools[] | select(.dma_index_failed != null and .id != null) | .id' /tmp/ppw.json); do
+		n=$(nl_get stats "$id" alloc-dma-index-failed)
+		[ -n "$n" ] || continue
+		p=$(ppw_pool "$id" dma_index_failed)
+		check "ppwatch: pool $id dma_index_failed = netlink alloc-dma-index-failed" "$p" -eq "$n"
+		sum=$((sum + p))
+	done
+	check "ppwatch: dma_index_failed summed over the pools >= the kselftest's failures" "$sum" -ge "${want:-1}"
+	echo "PPVM-VALUES: ppwatch dma_index_failed sum=$sum (kselftest: +${want:-?})"
+}
+
 for t in $PPVM_SELFTESTS; do
 	dir=$KSRC/$(dirname $t)
 	[ -f "$KSRC/$t" ] || { fail "selftest $t not in the initramfs"; continue; }
@@ -47,6 +63,9 @@ for t in $PPVM_SELFTESTS; do
 	log "running $t"
 	(cd "$dir" && env $envs timeout 200 python3 ./$(basename $t)) >/tmp/ksft.log 2>&1
 	rc=$?
+	# the NIC's pools live until hw_env_down takes it down: ppwatch reads them now
+	snap=
+	[ "$t" = drivers/net/hw/page_pool_dma.py ] && [ "$FLAVOR" = xarray ] && ppw_snap && snap=1
 	case "$t" in drivers/net/hw/*) hw_env_down ;; esac
 	sed 's/^/  | /' /tmp/ksft.log
 	# KTAP: "ok N name", "not ok N name", "ok N name # SKIP why"
@@ -64,6 +83,7 @@ for t in $PPVM_SELFTESTS; do
 		v=$(sed -n 's/^# \([0-9]*\) pages in flight at destroy, \([0-9]*\) unmapped/inflight-at-destroy=\1 unmapped=\2/p' /tmp/ksft.log | tail -n1)
 		f=$(sed -n 's/^# alloc-dma-index-failed went up by \([0-9]*\)/alloc-dma-index-failed=+\1/p' /tmp/ksft.log | tail -n1)
 		echo "PPVM-VALUES: kselftest page_pool_dma.py ${v:-no unmap count} ${f:-no failure count}"
+		[ -n "$snap" ] && ppw_dma_index_check "${f#alloc-dma-index-failed=+}"
 		;;
 	esac
 	case $rc in

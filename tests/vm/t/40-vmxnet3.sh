@@ -102,27 +102,27 @@ fi
 if ppw_finish; then
 	ZID=$(ppw_find ".state == \"zombie\" and .inflight == $INFL1" id)
 	check "ppwatch: a zombie pool with inflight $INFL1" "$ZID" -gt 0
-	# proposed JSON: .destroy_unmap = {inflight, unmapped[, blocks, duration_ns]}
-	# (patched: item-block series; xarray: the xarray series' tracepoint)
+	# .destroy_unmap: patched (page_pool_destroy_unmap), xarray (page_pool_inflight_unmap)
 	case "$FLAVOR" in
 	xarray)
-		# the xarray series' page_pool_inflight_unmap: ppwatch has no reader yet
-		if [ -n "$(ppw_pool "$ZID" destroy_unmap.unmapped)" ]; then
-			check "ppwatch: pool $ZID destroy_unmap.unmapped = page_pool_inflight_unmap" "$(ppw_pool "$ZID" destroy_unmap.unmapped)" -eq "$UNM"
-			check "ppwatch: pool $ZID destroy_unmap.inflight = page_pool_release" "$(ppw_pool "$ZID" destroy_unmap.inflight)" -eq "$INFL1"
-		else
-			skip "ppwatch cross-check: ppwatch does not read page_pool_inflight_unmap (xarray series) yet: no .destroy_unmap for pool $ZID"
-		fi
+		check "ppwatch: pool $ZID destroy_unmap.event" "$(ppw_pool "$ZID" destroy_unmap.event)" = page_pool_inflight_unmap
+		check "ppwatch: pool $ZID destroy_unmap.unmapped = page_pool_inflight_unmap" "$(ppw_pool "$ZID" destroy_unmap.unmapped)" -eq "$UNM"
+		check "ppwatch: pool $ZID destroy_unmap.inflight = page_pool_release" "$(ppw_pool "$ZID" destroy_unmap.inflight)" -eq "$INFL1"
+		absent "ppwatch: pool $ZID destroy_unmap.blocks (the xarray event has none)" "$(ppw_pool "$ZID" destroy_unmap.blocks)"
+		check "ppwatch: pool $ZID dma_index_failed = netlink (0: no fault injected here)" "$(ppw_pool "$ZID" dma_index_failed)" -eq 0
 		;;
 	patched)
-		if ppw_has destroy_unmap; then
-			check "ppwatch: pool $ZID destroy_unmap.unmapped = tracepoint" "$(ppw_pool "$ZID" destroy_unmap.unmapped)" -eq "$UNM"
-			check "ppwatch: pool $ZID destroy_unmap.inflight = page_pool_release" "$(ppw_pool "$ZID" destroy_unmap.inflight)" -eq "$INFL1"
-			[ "$FLAVOR" = patched ] &&
-				check "ppwatch: pool $ZID destroy_unmap.blocks = tracepoint" "$(ppw_pool "$ZID" destroy_unmap.blocks)" -eq "$BLK"
-		else
-			skip "ppwatch cross-check: 'ppwatch pools -j' has no .destroy_unmap yet"
-		fi
+		check "ppwatch: pool $ZID destroy_unmap.event" "$(ppw_pool "$ZID" destroy_unmap.event)" = page_pool_destroy_unmap
+		check "ppwatch: pool $ZID destroy_unmap.unmapped = tracepoint" "$(ppw_pool "$ZID" destroy_unmap.unmapped)" -eq "$UNM"
+		check "ppwatch: pool $ZID destroy_unmap.inflight = page_pool_release" "$(ppw_pool "$ZID" destroy_unmap.inflight)" -eq "$INFL1"
+		check "ppwatch: pool $ZID destroy_unmap.blocks = tracepoint" "$(ppw_pool "$ZID" destroy_unmap.blocks)" -eq "$BLK"
+		absent "ppwatch: pool $ZID dma_index_failed (not available: item-block kernel)" "$(ppw_pool "$ZID" dma_index_failed)"
+		;;
+	*)
+		absent "ppwatch: $FLAVOR kernel: pool $ZID destroy_unmap (no unmap tracepoint)" "$(ppw_pool "$ZID" destroy_unmap)"
+		check "ppwatch: $FLAVOR kernel: .kernel.unavailable names unmap_event" \
+			"$(jq -r '.kernel.unavailable | index("unmap_event") != null' /tmp/ppw.json)" = true
+		absent "ppwatch: $FLAVOR kernel: pool $ZID dma_index_failed (not available)" "$(ppw_pool "$ZID" dma_index_failed)"
 		;;
 	esac
 	# the DMA state of the destroyed pool, by the kernel's regime

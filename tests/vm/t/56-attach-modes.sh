@@ -28,3 +28,10 @@ for MODE in tp_btf raw_tp tracepoint; do
 	PORT=$((PORT + 1))
 done
 ip netns del $NS
+# auto: tp_btf, the first mode tried, loads on every kernel of the matrix;
+# a fallback would say "tp_btf programs did not load (...)" (6.1's page
+# argument once made the verifier refuse it, and auto hid it)
+ppw auto -v top -b -j 0.5 1
+check "ppwatch auto: attached with tp_btf programs" \
+	"$(sed -n 's/.*loaded and attached with \([a-z_]*\) programs.*/\1/p' /tmp/auto.err | head -n1)" = tp_btf
+check "ppwatch auto: no attach mode fell back" "$(grep -c 'did not load' /tmp/auto.err)" -eq 0
