@@ -190,6 +190,8 @@ void render_event_json(struct json *j, const struct event_row *er)
 	}
 	if (er->row.item_stats && er->kind == LE_SLOW_FAILED)
 		json_kv_u64(j, "item_slow_failed", er->row.item_slow_failed);
+	if (er->row.dma_index_stats)
+		json_kv_u64(j, "dma_index_failed", er->row.dma_index_failed);
 	if (er->row.addr) {
 		char a[24];
 

@@ -173,12 +173,19 @@ if ppw_snap; then
 		fi
 		;;
 	esac
-	# per-block occupancy (issue 11): .blocks = [{dynamic, in_use}, ...]
-	if [ "$FLAVOR" = patched ] && ppw_has blocks; then
-		check "ppwatch: pool $ID per-block in-use sum = pages in flight" \
-			"$(jq -r --argjson id "$ID" '[.pools[] | select(.id == $id)][0].blocks | map(.in_use) | add' /tmp/ppw.json)" -eq "$RINFL"
-	elif [ "$FLAVOR" = patched ]; then
-		skip "ppwatch cross-check: 'ppwatch pools -j' has no per-block occupancy (.blocks) yet"
+	# per-block occupancy (issue 11): 'ppwatch blocks ID' walks the same list
+	# as ppvm-bpf's tp_btf program; the same blocks with the same items in use
+	if [ "$FLAVOR" = patched ]; then
+		ppw blocks_z blocks "$ID" -j
+		if ppw_ok blocks_z "ppwatch blocks $ID -j"; then
+			check "ppwatch blocks $ID: items in use over the blocks = pages in flight" \
+				"$(jq '[.pools[0].blocks[].used] | add' /tmp/blocks_z.out)" -eq "$RINFL"
+			check "ppwatch blocks $ID: blocks = pre-allocated + dynamic" \
+				"$(jq '.pools[0].blocks | length' /tmp/blocks_z.out)" -eq $((PRE + ZDYN))
+			PW=$(jq -r '[.pools[0].blocks[] | "\(if .kind == "dynamic" then "dyn" else "pre" end):\(.used)"] | sort | join(",")' /tmp/blocks_z.out)
+			check "ppwatch blocks $ID: per block (kind:used, sorted) = the tp_btf walk's" \
+				"$PW" = "$(echo "$OCC" | tr ',' '\n' | sort | tr '\n' ',' | sed 's/,$//')"
+		fi
 	fi
 fi
 if [ "$FLAVOR" = patched ]; then

@@ -32,19 +32,16 @@ hw_env_down() {
 	wait_for 10 test -e /sys/class/net/$HW_REMOTE
 }
 
-# ppwatch's dma_index_failed (patches/xarray/ patch 4, read from each pool)
-# against netlink's alloc-dma-index-failed, after the kselftest's failslab run
+# ppwatch's dma_index_failed (patches/xarray/ patch 4, read from each pool):
+# 'ppwatch watch' across page_pool_dma.py, whose failslab run makes the
+# pools of its XDP program drop pages, and whose XDP detach destroys them:
+# their destroy events carry the counter
 ppw_dma_index_check() {
-	local want=$1 id n p sum=0
-	check "ppwatch: .kernel.dma_index_stats" "$(ppw_kernel dma_index_stats)" = true
-	for id in $(jq -r '.pools[] | select(.dma_index_failed != null and .id != null) | .id' /tmp/ppw.json); do
-		n=$(nl_get stats "$id" alloc-dma-index-failed)
-		[ -n "$n" ] || continue
-		p=$(ppw_pool "$id" dma_index_failed)
-		check "ppwatch: pool $id dma_index_failed = netlink alloc-dma-index-failed" "$p" -eq "$n"
-		sum=$((sum + p))
-	done
-	check "ppwatch: dma_index_failed summed over the pools >= the kselftest's failures" "$sum" -ge "${want:-1}"
+	local want=$1 sum
+	sum=$(jq -s '[.[] | select(.dma_index_failed != null)] | group_by(.addr) | map(max_by(.dma_index_failed).dma_index_failed) | add // 0' /tmp/ks_watch.out)
+	check "ppwatch watch: dma_index_failed summed over the pools >= the kselftest's failures" "$sum" -ge "${want:-1}"
+	check "ppwatch watch: every pool's events carry dma_index_failed" \
+		"$(jq -s '[.[] | select(.addr != null and .dma_index_failed == null)] | length' /tmp/ks_watch.out)" -eq 0
 	echo "PPVM-VALUES: ppwatch dma_index_failed sum=$sum (kselftest: +${want:-?})"
 }
 
@@ -61,12 +58,18 @@ for t in $PPVM_SELFTESTS; do
 		;;
 	esac
 	log "running $t"
+	watch=
+	[ "$t" = drivers/net/hw/page_pool_dma.py ] && [ "$FLAVOR" = xarray ] &&
+		ppw_bg ks_watch watch -j 600 && watch=1
 	(cd "$dir" && env $envs timeout 200 python3 ./$(basename $t)) >/tmp/ksft.log 2>&1
 	rc=$?
-	# the NIC's pools live until hw_env_down takes it down: ppwatch reads them now
-	snap=
-	[ "$t" = drivers/net/hw/page_pool_dma.py ] && [ "$FLAVOR" = xarray ] && ppw_snap && snap=1
 	case "$t" in drivers/net/hw/*) hw_env_down ;; esac
+	# (after hw_env_down: the NIC going down destroys the pools it still has)
+	if [ -n "$watch" ]; then
+		sleep 1
+		ppw_bg_stop ks_watch
+		check "ppwatch watch across $t: exit 0" "$PPW_RC" -eq 0
+	fi
 	sed 's/^/  | /' /tmp/ksft.log
 	# KTAP: "ok N name", "not ok N name", "ok N name # SKIP why"
 	while read -r line; do
@@ -83,7 +86,7 @@ for t in $PPVM_SELFTESTS; do
 		v=$(sed -n 's/^# \([0-9]*\) pages in flight at destroy, \([0-9]*\) unmapped/inflight-at-destroy=\1 unmapped=\2/p' /tmp/ksft.log | tail -n1)
 		f=$(sed -n 's/^# alloc-dma-index-failed went up by \([0-9]*\)/alloc-dma-index-failed=+\1/p' /tmp/ksft.log | tail -n1)
 		echo "PPVM-VALUES: kselftest page_pool_dma.py ${v:-no unmap count} ${f:-no failure count}"
-		[ -n "$snap" ] && ppw_dma_index_check "${f#alloc-dma-index-failed=+}"
+		[ -n "$watch" ] && ppw_dma_index_check "${f#alloc-dma-index-failed=+}"
 		;;
 	esac
 	case $rc in
