@@ -1,5 +1,6 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash, which shellcheck checks as dash
 # /init of the ppwatch VM test initramfs: mount what the tests need, load
 # the package kernel's modules (/vm/modules.load, from the per-kernel part of
 # the initramfs), run /vm/run.sh, power off (qemu runs with -no-reboot, so

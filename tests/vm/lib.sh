@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash: POSIX sh and local, as dash has
 # Helpers for the VM tests (busybox ash). Sourced by run.sh and every t/*.sh.
 #
 # Result lines, parsed by kernel/rig.sh on the host (anything else is log):
@@ -17,6 +18,7 @@ TOOL=/vm/bin/ppvm-tool
 FLAVOR=${FLAVOR:-unknown}
 # what the matrix line says about this kernel (kernel/rig.sh writes it):
 # PPVM_KERNEL, PPVM_KIND, PPVM_SOURCE, PPVM_REGIME, PPVM_LACKS, PPVM_MODULES
+# shellcheck source=/dev/null # written into the initramfs by kernel/rig.sh
 [ -f /vm/kernel.env ] && . /vm/kernel.env
 # lacks FEATURE: does the matrix say this kernel lacks FEATURE (kernel/matrix)?
 lacks() { case " $PPVM_LACKS " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -30,7 +32,8 @@ skip() { echo "PPVM: SKIP $T: $*"; }
 check() {
 	local what=$1 a=$2 op=$3 b=$4
 	case "$a" in "") fail "$what: no value (expected $op $b)"; return 1 ;; esac
-	if [ "$a" "$op" "$b" ] 2>/dev/null; then
+	# test, not [: shellcheck cannot parse [ with the operator in a variable
+	if test "$a" "$op" "$b" 2>/dev/null; then
 		pass "$what ($a $op $b)"
 		return 0
 	fi
@@ -88,8 +91,8 @@ trace_start() {
 	echo >$TRACE/trace
 	echo 16384 >$TRACE/buffer_size_kb
 	for e in "$@"; do
-		if [ -e $TRACE/events/page_pool/$e/enable ]; then
-			echo 1 >$TRACE/events/page_pool/$e/enable
+		if [ -e "$TRACE/events/page_pool/$e/enable" ]; then
+			echo 1 >"$TRACE/events/page_pool/$e/enable"
 		else
 			log "no tracepoint page_pool:$e on this kernel"
 		fi
@@ -102,14 +105,17 @@ trace_stop() {
 }
 # trace_snap FILE: copy the buffer (not consuming it)
 trace_snap() { cat $TRACE/trace >"$1"; }
-has_event() { [ -d $TRACE/events/page_pool/$1 ]; }
+has_event() { [ -d "$TRACE/events/page_pool/$1" ]; }
 # count EVENT lines in FILE matching the extra grep pattern (default: all)
 tcount() {
 	grep " $2: " "$1" | grep -c -- "${3:-.}" || true
 }
 
 # --- misc --------------------------------------------------------------------
-ifindex_of() { cat /sys/class/net/$1/ifindex 2>/dev/null || ip -n "$2" -o link show "$1" | cut -d: -f1; }
+# first_name PATH...: the last component of the first PATH, if it exists:
+# the first match of a glob, nothing if it matched nothing
+first_name() { if [ -e "$1" ]; then echo "${1##*/}"; fi; }
+ifindex_of() { cat "/sys/class/net/$1/ifindex" 2>/dev/null || ip -n "$2" -o link show "$1" | cut -d: -f1; }
 
 # --- ppwatch cross-checks ----------------------------------------------------
 # Every test has a block marked "ppwatch cross-check": ppwatch must report
@@ -199,9 +205,9 @@ veth_pair() {
 # start a non-reading UDP sink in NETNS on ADDR PORT; sets SINK (pid)
 sink_start() {
 	# not through the ip() function: '&' would fork a subshell and $! be its pid
-	/sbin/ip netns exec "$1" $TOOL sink "$2" "$3" >/tmp/sink.$3.log 2>&1 &
+	/sbin/ip netns exec "$1" $TOOL sink "$2" "$3" >"/tmp/sink.$3.log" 2>&1 &
 	SINK=$!
-	wait_for 5 grep -q ready /tmp/sink.$3.log
+	wait_for 5 grep -q ready "/tmp/sink.$3.log"
 }
 sink_stop() { [ -n "${SINK:-}" ] && kill "$SINK" 2>/dev/null; wait "$SINK" 2>/dev/null; SINK=; }
 # ppw_has FIELD: does any pool in /tmp/ppw.json carry FIELD (even as null)?
@@ -213,16 +219,16 @@ ppw_has() { [ "$(jq -r "[.pools[] | has(\"$1\")] | any" /tmp/ppw.json 2>/dev/nul
 # /tmp/NAME.err; PPW_RC is its exit status
 ppw() {
 	local name=$1; shift
-	$PPWATCH "$@" >/tmp/$name.out 2>/tmp/$name.err
+	$PPWATCH "$@" >"/tmp/$name.out" 2>"/tmp/$name.err"
 	PPW_RC=$?
 	log "ppwatch $* -> exit $PPW_RC"
-	[ $PPW_RC -eq 0 ] || log "  stderr: $(head -c 300 /tmp/$name.err | tr '\n' ' ')"
+	[ $PPW_RC -eq 0 ] || log "  stderr: $(head -c 300 "/tmp/$name.err" | tr '\n' ' ')"
 	return 0
 }
 # ppw_ok NAME WHAT: PASS if the last ppw exited 0, else FAIL with its stderr
 ppw_ok() {
 	if [ "$PPW_RC" -eq 0 ]; then pass "$2: exit 0"; return 0; fi
-	fail "$2: exit $PPW_RC: $(head -c 400 /tmp/$1.err | tr '\n' ' ')"
+	fail "$2: exit $PPW_RC: $(head -c 400 "/tmp/$1.err" | tr '\n' ' ')"
 	return 1
 }
 # ppw_bg NAME ARGS...: 'ppwatch -v ARGS' in the background (stdout
@@ -230,10 +236,10 @@ ppw_ok() {
 # PPW_RC = its exit status
 ppw_bg() {
 	local name=$1; shift
-	$PPWATCH -v "$@" >/tmp/$name.out 2>/tmp/$name.err &
+	$PPWATCH -v "$@" >"/tmp/$name.out" 2>"/tmp/$name.err" &
 	eval "PPW_BG_$name=$!"
-	wait_for 60 grep -q 'loaded and attached' /tmp/$name.err ||
-		log "ppwatch $* did not report 'loaded and attached' within 60 s: $(head -c 300 /tmp/$name.err | tr '\n' ' ')"
+	wait_for 60 grep -q 'loaded and attached' "/tmp/$name.err" ||
+		log "ppwatch $* did not report 'loaded and attached' within 60 s: $(head -c 300 "/tmp/$name.err" | tr '\n' ' ')"
 }
 ppw_bg_stop() {
 	local pid
@@ -268,25 +274,25 @@ jpool() {
 # address) and an XDP_PASS program (ndo_xdp_xmit needs one). Sets VD (the
 # virtio device) and VIF (its interface). Undo: virtio_xdp_reset.
 virtio_xdp_setup() {
-	VD=$(ls /sys/bus/virtio/drivers/virtio_net 2>/dev/null | grep '^virtio' | head -n1)
+	VD=$(first_name /sys/bus/virtio/drivers/virtio_net/virtio*)
 	if [ -z "$VD" ]; then
 		fail "no virtio_net device: kernel/matrix lacks=xdp-skb-recycle needs one to hold pages (modules=virtio_pci,virtio_net)"
 		return 1
 	fi
 	echo 0 >/sys/module/virtio_net/parameters/napi_tx
-	echo $VD >/sys/bus/virtio/drivers/virtio_net/unbind
-	echo $VD >/sys/bus/virtio/drivers/virtio_net/bind
-	VIF=$(ls /sys/bus/virtio/devices/$VD/net 2>/dev/null | head -n1)
+	echo "$VD" >/sys/bus/virtio/drivers/virtio_net/unbind
+	echo "$VD" >/sys/bus/virtio/drivers/virtio_net/bind
+	VIF=$(first_name "/sys/bus/virtio/devices/$VD/net/"*)
 	[ -n "$VIF" ] || { fail "virtio device $VD has no net device after rebind"; return 1; }
-	ip link set "$VIF" netns $1
-	ip netns exec $1 sh -c "echo 1 >/proc/sys/net/ipv6/conf/$VIF/disable_ipv6" 2>/dev/null
-	ip -n $1 link set "$VIF" arp off up
-	ip netns exec $1 $TOOL xdp-attach "$VIF" || { fail "XDP on virtio_net $VIF"; return 1; }
+	ip link set "$VIF" netns "$1"
+	ip netns exec "$1" sh -c "echo 1 >/proc/sys/net/ipv6/conf/$VIF/disable_ipv6" 2>/dev/null
+	ip -n "$1" link set "$VIF" arp off up
+	ip netns exec "$1" $TOOL xdp-attach "$VIF" || { fail "XDP on virtio_net $VIF"; return 1; }
 	log "virtio_net $VD = $VIF (napi_tx=0, XDP) in netns $1"
 }
 # unbinding frees the TX ring's frames (free_unused_bufs); bind again
-virtio_xdp_release() { echo $VD >/sys/bus/virtio/drivers/virtio_net/unbind; }
-virtio_xdp_reset() { echo $VD >/sys/bus/virtio/drivers/virtio_net/bind 2>/dev/null; return 0; }
+virtio_xdp_release() { echo "$VD" >/sys/bus/virtio/drivers/virtio_net/unbind; }
+virtio_xdp_reset() { echo "$VD" >/sys/bus/virtio/drivers/virtio_net/bind 2>/dev/null; return 0; }
 
 # --- page-pool notifications and the tp_btf helper --------------------------
 BPFBIN=/vm/bin/ppvm-bpf
@@ -315,6 +321,8 @@ bpf_stop() { [ -n "${BPFPID:-}" ] && kill "$BPFPID" 2>/dev/null; wait "$BPFPID" 
 # bcount FILE KIND ID [PATTERN]: records of KIND for pool ID matching PATTERN
 bcount() { grep "^$2 id=$3 " "$1" | grep -c -- "${4:-.}" || true; }
 # the item block page: item-mem-* are multiples of it
+# shellcheck disable=SC2034 # used by t/*.sh
 ITEM_BLOCK_BYTES=4096
 # items in one block: (PAGE_SIZE - 32-byte header) / 16-byte item, 64-bit
+# shellcheck disable=SC2034 # used by t/*.sh
 ITEMS_PER_BLOCK=254

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash (sh /vm/run.sh)
 # Runs every /vm/t/NN-*.sh (sorted) with a time limit, then prints the
 # summary and the end marker the host side (kernel/rig.sh) looks for:
 #   PPVM-SUMMARY: flavor=F pass=N fail=N skip=N
 #   PPVM-END
 export FLAVOR=$1
+# shellcheck source=lib.sh
 . /vm/lib.sh
 T=run
 echo "PPVM-BEGIN: flavor=$FLAVOR kernel=$(uname -r)"
@@ -28,10 +30,10 @@ echo "PPVM-BEGIN: flavor=$FLAVOR kernel=$(uname -r)"
 		fail "flavor=$FLAVOR but the kernel has the xarray series' tracepoint"
 	fi
 	for m in $PPVM_MODULES; do
-		if [ -d /sys/module/$(echo $m | tr - _) ]; then
+		if [ -d "/sys/module/$(echo "$m" | tr - _)" ]; then
 			pass "module $m loaded"
 		else
-			fail "module $m not loaded: $(cat /tmp/modules.log 2>/dev/null | tr '\n' ' ')"
+			fail "module $m not loaded: $(tr '\n' ' ' 2>/dev/null </tmp/modules.log)"
 		fi
 	done
 	# ppvm.only=NN[,NN...] on the kernel command line (VM_APPEND): only those
@@ -44,7 +46,7 @@ echo "PPVM-BEGIN: flavor=$FLAVOR kernel=$(uname -r)"
 			continue
 		fi
 		echo "PPVM-TEST: $name"
-		timeout ${PPVM_TEST_TIMEOUT:-240} sh -c ". /vm/lib.sh; T=$name; . $t"
+		timeout "${PPVM_TEST_TIMEOUT:-240}" sh -c ". /vm/lib.sh; T=$name; . $t"
 		rc=$?
 		[ $rc -eq 0 ] || echo "PPVM: FAIL $name: test script exited $rc (143: timed out)"
 	done

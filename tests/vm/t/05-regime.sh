@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
 # Which kernel regime is this, as the tracepoints and ppwatch see it.
 # fmt_has EVENT FIELD: does the event's format record FIELD?
-fmt_has() { grep -q "field:[^;]* $2;" $TRACE/events/page_pool/$1/format; }
+fmt_has() { grep -q "field:[^;]* $2;" "$TRACE/events/page_pool/$1/format"; }
 if [ "$FLAVOR" = patched ]; then
 	for e in page_pool_item_block_alloc page_pool_item_block_free \
 		 page_pool_item_fast_empty page_pool_item_slow_failed \
@@ -9,19 +10,15 @@ if [ "$FLAVOR" = patched ]; then
 		if has_event $e; then pass "tracepoint page_pool:$e exists"; else fail "no tracepoint page_pool:$e"; fi
 	done
 	for f in id dyn; do
-		fmt_has page_pool_item_block_alloc $f && pass "page_pool_item_block_alloc records $f" ||
-			fail "page_pool_item_block_alloc has no $f field"
+		if fmt_has page_pool_item_block_alloc $f; then pass "page_pool_item_block_alloc records $f"; else fail "page_pool_item_block_alloc has no $f field"; fi
 	done
 	for f in id inflight unmapped blocks duration_ns; do
-		fmt_has page_pool_destroy_unmap $f && pass "page_pool_destroy_unmap records $f" ||
-			fail "page_pool_destroy_unmap has no $f field"
+		if fmt_has page_pool_destroy_unmap $f; then pass "page_pool_destroy_unmap records $f"; else fail "page_pool_destroy_unmap has no $f field"; fi
 	done
 elif [ "$FLAVOR" = xarray ]; then
-	has_event page_pool_inflight_unmap && pass "tracepoint page_pool:page_pool_inflight_unmap exists" ||
-		fail "no tracepoint page_pool:page_pool_inflight_unmap"
+	if has_event page_pool_inflight_unmap; then pass "tracepoint page_pool:page_pool_inflight_unmap exists"; else fail "no tracepoint page_pool:page_pool_inflight_unmap"; fi
 	for f in id inflight unmapped; do
-		fmt_has page_pool_inflight_unmap $f && pass "page_pool_inflight_unmap records $f" ||
-			fail "page_pool_inflight_unmap has no $f field"
+		if fmt_has page_pool_inflight_unmap $f; then pass "page_pool_inflight_unmap records $f"; else fail "page_pool_inflight_unmap has no $f field"; fi
 	done
 	absent "xarray kernel: no item block tracepoints" "$(has_event page_pool_item_fast_empty && echo present)"
 	absent "xarray kernel: no page_pool_destroy_unmap (the item series' event)" "$(has_event page_pool_destroy_unmap && echo present)"
@@ -38,7 +35,7 @@ esac
 # --- ppwatch cross-check ---
 if ppw_snap; then
 	if [ -n "$want" ]; then
-		check "ppwatch kernel.unmap_regime" "$(ppw_kernel unmap_regime)" = $want
+		check "ppwatch kernel.unmap_regime" "$(ppw_kernel unmap_regime)" = "$want"
 	else
 		# legacy (prefix, 6.1): neither fix; ppwatch must not claim either regime
 		r=$(ppw_kernel unmap_regime)

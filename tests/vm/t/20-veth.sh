@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
 # veth + XDP: a busy pool. 2000 datagrams of 2000 bytes (one page each) held
 # in a non-reading socket run the pool out of pre-allocated items (pool_size
 # 256 asks for 1152 items and gets 5 blocks of 254: 1270), so it allocates
@@ -14,9 +15,9 @@ if lacks veth-pp; then
 	# path copies into pages of its own: no page_pool, no events
 	trace_start page_pool_state_hold page_pool_release
 	veth_pair vethA va vethB vb || { fail "cannot create the veth pair"; return 0; }
-	ip netns exec vethB $TOOL xdp-attach vb || { fail "XDP attach on vb"; return 0; }
+	ip netns exec vethB "$TOOL" xdp-attach vb || { fail "XDP attach on vb"; return 0; }
 	sink_start vethB 192.0.2.2 $PORT || { fail "UDP sink did not start"; return 0; }
-	ip netns exec vethA $TOOL send 192.0.2.2 $PORT 200 $SIZE
+	ip netns exec vethA "$TOOL" send 192.0.2.2 $PORT 200 $SIZE
 	sleep 1
 	trace_snap /tmp/veth.trace
 	check "veth + XDP makes no page_pool pages here (kernel/matrix: lacks=veth-pp): page_pool_state_hold events" \
@@ -25,29 +26,30 @@ if lacks veth-pp; then
 	ip netns del vethA; ip netns del vethB
 	return 0
 fi
+# shellcheck disable=SC2086 # one argument per event name
 trace_start $EVENTS
 [ "$FLAVOR" = patched ] && bpf_start /tmp/veth.bpf
 veth_pair vethA va vethB vb || { fail "cannot create the veth pair"; return 0; }
 VBX=$(ip -n vethB -o link show vb | cut -d: -f1)
 NTF=
 case "$FLAVOR" in patched|xarray) NTF=/tmp/veth.ntf; nl_monitor_start $NTF vethB ;; esac
-ip netns exec vethB $TOOL xdp-attach vb || { fail "XDP attach on vb"; return 0; }
+ip netns exec vethB "$TOOL" xdp-attach vb || { fail "XDP attach on vb"; return 0; }
 sink_start vethB 192.0.2.2 $PORT || { fail "UDP sink did not start"; return 0; }
-ip netns exec vethA $TOOL send 192.0.2.2 $PORT $N $SIZE
+ip netns exec vethA "$TOOL" send 192.0.2.2 $PORT $N $SIZE
 sleep 1
 log "$(ip netns exec vethB cat /proc/net/udp | grep ":$(printf %04X $PORT) " | head -n1)"
 
 case "$FLAVOR" in
 patched|xarray)
-	IDS=$(nl_ids_of_ifindex $VBX vethB)
-	check "page-pool-get lists the veth pool (series patch 'veth: link page pools to their netdev')" "$(echo $IDS | wc -w)" -ge 1 || return 0
+	IDS=$(nl_ids_of_ifindex "$VBX" vethB)
+	check "page-pool-get lists the veth pool (series patch 'veth: link page pools to their netdev')" "$(echo "$IDS" | wc -w)" -ge 1 || return 0
 	# the busiest pool of vb
 	ID=; best=-1
 	for i in $IDS; do
-		v=$(nl_get pools $i inflight vethB)
+		v=$(nl_get pools "$i" inflight vethB)
 		[ "${v:-0}" -gt "$best" ] && { best=$v; ID=$i; }
 	done
-	LINE=$(nl_line pools $ID vethB); SLINE=$(nl_line stats $ID vethB)
+	LINE=$(nl_line pools "$ID" vethB); SLINE=$(nl_line stats "$ID" vethB)
 	log "$LINE"; log "$SLINE"
 	INFL=$(field "$LINE" inflight)
 	;;
@@ -63,14 +65,14 @@ if [ "$FLAVOR" = patched ]; then
 	PRE=$(( ${MEMP:-0} / ITEM_BLOCK_BYTES )); DYN=$(( ${MEMD:-0} / ITEM_BLOCK_BYTES ))
 	check "veth pool $ID inflight above the 5 * $ITEMS_PER_BLOCK = 1270 pre-allocated items" "$INFL" -gt $((5 * ITEMS_PER_BLOCK))
 	check "veth pool $ID item-mem-prealloc: 5 blocks (1152 items asked for, 1270 held)" "$MEMP" -eq $((5 * ITEM_BLOCK_BYTES))
-	check "veth pool $ID item-mem-dyn: dynamic blocks held" "$MEMD" -ge $ITEM_BLOCK_BYTES
+	check "veth pool $ID item-mem-dyn: dynamic blocks held" "$MEMD" -ge "$ITEM_BLOCK_BYTES"
 	check "veth pool $ID item-mem-dyn: whole blocks" "$(( ${MEMD:-1} % ITEM_BLOCK_BYTES ))" -eq 0
 	check "veth pool $ID dynamic blocks held = item-blocks-dyn-alloc - item-blocks-dyn-free" "$DYN" -eq $((DALLOC - DFREE))
 	check "veth pool $ID dynamic items cover what the pre-allocated ones do not" \
 		"$(( (PRE + DYN) * ITEMS_PER_BLOCK ))" -ge "$INFL"
 	check "veth pool $ID alloc-item-fast-empty" "$FE" -gt 0
 	check "veth pool $ID alloc-item-slow-failed" "$SF" -eq 0
-	ADD=$(ntf_line $NTF add $ID)
+	ADD=$(ntf_line $NTF add "$ID")
 	log "$ADD"
 	check "page-pool-add-ntf of pool $ID: item-mem-prealloc" "$(field "$ADD" item-mem-prealloc)" -eq "$MEMP"
 	check "page-pool-add-ntf of pool $ID: no dynamic block yet" "$(field "$ADD" item-mem-dyn)" -eq 0
@@ -87,28 +89,28 @@ if [ "$FLAVOR" = patched ]; then
 	# what a tp_btf program sees at page_pool_item_block_alloc: a block set up
 	# and linked (block->pp = the pool, the DYNAMIC flag, its 254 unissued
 	# items counted in block->ref) and the pool's counts
-	BA=$(bcount /tmp/veth.bpf block_alloc $ID)
+	BA=$(bcount /tmp/veth.bpf block_alloc "$ID")
 	check "tp_btf page_pool_item_block_alloc records for id $ID = item-blocks-dyn-alloc" "$BA" -eq "$DALLOC"
 	PPTR=$(grep "^block_alloc id=$ID " /tmp/veth.bpf | head -n1 | sed -n 's/.* pool=\([0-9a-f]*\) .*/\1/p')
-	check "tp_btf block_alloc: block->pp is the pool (every record)" "$(bcount /tmp/veth.bpf block_alloc $ID " pp=$PPTR ")" -eq "$BA"
-	check "tp_btf block_alloc: block->flags has the DYNAMIC bit (every record)" "$(bcount /tmp/veth.bpf block_alloc $ID ' flags=1 ')" -eq "$BA"
-	check "tp_btf block_alloc: block->ref = $ITEMS_PER_BLOCK unissued items (every record)" "$(bcount /tmp/veth.bpf block_alloc $ID " ref=$ITEMS_PER_BLOCK ")" -eq "$BA"
-	check "tp_btf block_alloc: pool->item_blks_prealloc = 5 (every record)" "$(bcount /tmp/veth.bpf block_alloc $ID ' prealloc=5 ')" -eq "$BA"
+	check "tp_btf block_alloc: block->pp is the pool (every record)" "$(bcount /tmp/veth.bpf block_alloc "$ID" " pp=$PPTR ")" -eq "$BA"
+	check "tp_btf block_alloc: block->flags has the DYNAMIC bit (every record)" "$(bcount /tmp/veth.bpf block_alloc "$ID" ' flags=1 ')" -eq "$BA"
+	check "tp_btf block_alloc: block->ref = $ITEMS_PER_BLOCK unissued items (every record)" "$(bcount /tmp/veth.bpf block_alloc "$ID" " ref=$ITEMS_PER_BLOCK ")" -eq "$BA"
+	check "tp_btf block_alloc: pool->item_blks_prealloc = 5 (every record)" "$(bcount /tmp/veth.bpf block_alloc "$ID" ' prealloc=5 ')" -eq "$BA"
 	check "tp_btf block_alloc: pool->item_blks_dyn = the event's dyn argument (every record)" \
 		"$(grep "^block_alloc id=$ID " /tmp/veth.bpf | awk '{ for (i = 1; i <= NF; i++) { if ($i ~ /^dyn=/) d = substr($i, 5); if ($i ~ /^arg_dyn=/) a = substr($i, 9) } if (d == a) n++ } END { print n + 0 }')" -eq "$BA"
-	check "tp_btf page_pool_item_fast_empty: once, with the pool exhausted" "$(bcount /tmp/veth.bpf fast_empty $ID ' exhausted=1 ')" -eq 1
+	check "tp_btf page_pool_item_fast_empty: once, with the pool exhausted" "$(bcount /tmp/veth.bpf fast_empty "$ID" ' exhausted=1 ')" -eq 1
 	echo "PPVM-VALUES: veth id=$ID inflight=$INFL item-mem-prealloc=$MEMP item-mem-dyn=$MEMD item-blocks-dyn-alloc=$DALLOC item-blocks-dyn-free=$DFREE alloc-item-fast-empty=$FE alloc-item-slow-failed=$SF trace-fast-empty=$TFE tp_btf-block_alloc=$BA $(echo "$LAST" | sed -n 's/.*\(block=[^ ]*\).*/first-\1/p')"
 	# --- ppwatch cross-check (extend here: item stats and block counts) ---
 	if ppw_snap; then
-		check "ppwatch: pool $ID state" "$(ppw_pool $ID state)" = live
-		check "ppwatch: pool $ID inflight >= netlink's" "$(ppw_pool $ID inflight)" -ge "$INFL"
+		check "ppwatch: pool $ID state" "$(ppw_pool "$ID" state)" = live
+		check "ppwatch: pool $ID inflight >= netlink's" "$(ppw_pool "$ID" inflight)" -ge "$INFL"
 		# proposed JSON (kernel/README.md): .items = {blocks_prealloc,
 		# blocks_dyn, blocks_dyn_alloc, blocks_dyn_free, fast_empty, slow_failed}
 		if ppw_has items; then
-			check "ppwatch: pool $ID items.fast_empty = netlink" "$(ppw_pool $ID items.fast_empty)" -eq "$FE"
-			check "ppwatch: pool $ID items.slow_failed = netlink" "$(ppw_pool $ID items.slow_failed)" -eq "$SF"
-			check "ppwatch: pool $ID items.blocks_prealloc = netlink item-mem-prealloc in blocks" "$(ppw_pool $ID items.blocks_prealloc)" -eq "$PRE"
-			check "ppwatch: pool $ID items.blocks_dyn_alloc = netlink" "$(ppw_pool $ID items.blocks_dyn_alloc)" -eq "$DALLOC"
+			check "ppwatch: pool $ID items.fast_empty = netlink" "$(ppw_pool "$ID" items.fast_empty)" -eq "$FE"
+			check "ppwatch: pool $ID items.slow_failed = netlink" "$(ppw_pool "$ID" items.slow_failed)" -eq "$SF"
+			check "ppwatch: pool $ID items.blocks_prealloc = netlink item-mem-prealloc in blocks" "$(ppw_pool "$ID" items.blocks_prealloc)" -eq "$PRE"
+			check "ppwatch: pool $ID items.blocks_dyn_alloc = netlink" "$(ppw_pool "$ID" items.blocks_dyn_alloc)" -eq "$DALLOC"
 		else
 			skip "ppwatch cross-check: 'ppwatch pools -j' has no .items (item stats) yet"
 		fi
@@ -117,23 +119,23 @@ elif [ "$FLAVOR" = xarray ]; then
 	absent "xarray kernel: veth pool $ID has no napi-id (only .netdev is set)" "$(field "$LINE" napi-id)"
 	absent "xarray kernel: no item memory" "$(field "$LINE" item-mem-prealloc)"
 	check "veth pool $ID alloc-dma-index-failed (veth does not DMA-map)" "$(field "$SLINE" alloc-dma-index-failed)" -eq 0
-	check "page-pool-add-ntf for the veth pool $ID" "$(ntf_line $NTF add $ID | wc -l)" -eq 1
+	check "page-pool-add-ntf for the veth pool $ID" "$(ntf_line $NTF add "$ID" | wc -l)" -eq 1
 	echo "PPVM-VALUES: veth id=$ID inflight=$INFL (xarray: listed by netlink, no item blocks)"
 else
 	absent "$FLAVOR kernel: veth pools have no netdev, page-pool-get does not list them" \
-		"$(nl_ids_of_ifindex $VBX vethB)"
+		"$(nl_ids_of_ifindex "$VBX" vethB)"
 fi
 
 # detach XDP while the socket holds the pages: zombie pool
-ip netns exec vethB $TOOL xdp-detach vb || fail "XDP detach on vb"
+ip netns exec vethB "$TOOL" xdp-detach vb || fail "XDP detach on vb"
 sleep 1.5
 trace_snap /tmp/veth.trace
 PTR=$(trace_release_ptr_min /tmp/veth.trace 1000)
 check "page_pool_release reports a destroyed veth pool with >= 1000 pages in flight" "${PTR:+1}" = 1 || { sink_stop; return 0; }
-RINFL=$(trace_release_inflight /tmp/veth.trace $PTR)
+RINFL=$(trace_release_inflight /tmp/veth.trace "$PTR")
 case "$FLAVOR" in
 patched|xarray)
-	LINE=$(nl_line pools $ID vethB)
+	LINE=$(nl_line pools "$ID" vethB)
 	log "$LINE"
 	check "zombie veth pool $ID has detach-time" "$(field "$LINE" detach-time)" -gt 0
 	check "zombie veth pool $ID: netlink inflight = page_pool_release inflight" "$(field "$LINE" inflight)" -eq "$RINFL"
@@ -143,7 +145,7 @@ patched|xarray)
 esac
 if [ "$FLAVOR" = patched ]; then
 	check "page_pool_release pointer is pool $ID's" "$PTR" = "$(grep " page_pool_item_block_alloc: .* id=$ID " /tmp/veth.trace | head -n1 | sed -n 's/.* page_pool=\([^ ]*\) .*/\1/p')"
-	SLINE=$(nl_line stats $ID vethB)
+	SLINE=$(nl_line stats "$ID" vethB)
 	ZALLOC=$(field "$SLINE" item-blocks-dyn-alloc); ZFREE=$(field "$SLINE" item-blocks-dyn-free)
 	ZDYN=$(( $(field "$LINE" item-mem-dyn) / ITEM_BLOCK_BYTES ))
 	check "zombie pool $ID: dynamic blocks held = dyn-alloc - dyn-free" "$ZDYN" -eq $((ZALLOC - ZFREE))
@@ -161,8 +163,8 @@ fi
 if ppw_snap; then
 	case "$FLAVOR" in
 	patched|xarray)
-		check "ppwatch: pool $ID state" "$(ppw_pool $ID state)" = zombie
-		check "ppwatch: pool $ID inflight" "$(ppw_pool $ID inflight)" -eq "$RINFL"
+		check "ppwatch: pool $ID state" "$(ppw_pool "$ID" state)" = zombie
+		check "ppwatch: pool $ID inflight" "$(ppw_pool "$ID" inflight)" -eq "$RINFL"
 		;;
 	*)
 		ZID=$(ppw_find ".state == \"zombie\" and .inflight == $RINFL" id)
@@ -189,18 +191,18 @@ if ppw_snap; then
 	fi
 fi
 if [ "$FLAVOR" = patched ]; then
-	SLINE=$(nl_line stats $ID vethB)
+	SLINE=$(nl_line stats "$ID" vethB)
 	FREE_BEFORE=$(field "$SLINE" item-blocks-dyn-free)
 fi
 sink_stop
-freed() { trace_snap /tmp/veth.trace; [ "$(trace_release_inflight /tmp/veth.trace $PTR)" = 0 ]; }
+freed() { trace_snap /tmp/veth.trace; [ "$(trace_release_inflight /tmp/veth.trace "$PTR")" = 0 ]; }
 if wait_for 6 freed; then pass "zombie veth pool freed after the socket closed (page_pool_release inflight=0)"; else fail "zombie veth pool not freed 6 s after the socket closed"; fi
 case "$FLAVOR" in
 patched|xarray)
-	absent "pool $ID gone from page-pool-get" "$(nl_line pools $ID vethB)"
+	absent "pool $ID gone from page-pool-get" "$(nl_line pools "$ID" vethB)"
 	sleep 0.5
 	nl_monitor_stop
-	DEL=$(ntf_line $NTF del $ID)
+	DEL=$(ntf_line $NTF del "$ID")
 	log "$DEL"
 	check "page-pool-del-ntf for pool $ID" "${DEL:+1}" = 1
 	;;
@@ -213,8 +215,8 @@ if [ "$FLAVOR" = patched ]; then
 	check "page-pool-del-ntf of pool $ID: item-mem-prealloc (the blocks held until the end)" "$(field "$DEL" item-mem-prealloc)" -eq "$MEMP"
 	check "page-pool-del-ntf of pool $ID: item-mem-dyn = dynamic blocks freed with the pool" \
 		"$(field "$DEL" item-mem-dyn)" -eq $(( (DFREE_ALL - FREE_BEFORE) * ITEM_BLOCK_BYTES ))
-	check "tp_btf block_free records for id $ID = block_free events" "$(bcount /tmp/veth.bpf block_free $ID)" -eq "$DFREE_ALL"
-	check "tp_btf block_free: no item of a freed block in use (ref=0, every record)" "$(bcount /tmp/veth.bpf block_free $ID ' ref=0 ')" -eq "$DFREE_ALL"
+	check "tp_btf block_free records for id $ID = block_free events" "$(bcount /tmp/veth.bpf block_free "$ID")" -eq "$DFREE_ALL"
+	check "tp_btf block_free: no item of a freed block in use (ref=0, every record)" "$(bcount /tmp/veth.bpf block_free "$ID" ' ref=0 ')" -eq "$DFREE_ALL"
 	echo "PPVM-VALUES: veth-freed id=$ID ntf-del-item-mem-prealloc=$(field "$DEL" item-mem-prealloc) ntf-del-item-mem-dyn=$(field "$DEL" item-mem-dyn) block_alloc=$DALLOC block_free=$DFREE_ALL"
 fi
 trace_stop

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
 # item_slow_failed: make the dynamic item block allocation fail, and only
 # that allocation. fail_page_alloc is restricted by its stack-trace filter
 # (require-start/require-end) to allocations made from within the function
@@ -17,10 +18,10 @@ for SYM in page_pool_item_blk_add page_pool_item_add page_pool_set_pp_info; do
 	[ -n "$START" ] && break
 done
 [ -n "$START" ] || { fail "none of the item allocation functions is in /proc/kallsyms"; return 0; }
-END=$(awk -v a=$START 'f && $1 != a { print $1; exit } $1 == a { f = 1 }' /tmp/kallsyms.sorted)
+END=$(awk -v a="$START" 'f && $1 != a { print $1; exit } $1 == a { f = 1 }' /tmp/kallsyms.sorted)
 log "fault injection window: $SYM 0x$START..0x$END"
-echo 0x$START >$FI/require-start
-echo 0x$END >$FI/require-end
+echo "0x$START" >$FI/require-start
+echo "0x$END" >$FI/require-end
 echo 32 >$FI/stacktrace-depth
 echo 0 >$FI/min-order
 echo 1 >$FI/interval
@@ -31,19 +32,19 @@ echo 100 >$FI/probability
 trace_start page_pool_item_block_alloc page_pool_item_fast_empty page_pool_item_slow_failed
 veth_pair sfA va sfB vb || { fail "cannot create the veth pair"; return 0; }
 VBX=$(ip -n sfB -o link show vb | cut -d: -f1)
-ip netns exec sfB $TOOL xdp-attach vb || { fail "XDP attach on vb"; return 0; }
+ip netns exec sfB "$TOOL" xdp-attach vb || { fail "XDP attach on vb"; return 0; }
 sink_start sfB 192.0.2.2 $PORT || { fail "UDP sink did not start"; return 0; }
-ip netns exec sfA $TOOL send 192.0.2.2 $PORT $N $SIZE
+ip netns exec sfA "$TOOL" send 192.0.2.2 $PORT $N $SIZE
 sleep 1
 echo 0 >$FI/probability
 check "fail_page_alloc used up its $FAILS failures" "$(cat $FI/times)" -eq 0
 ID=; best=-1
-for i in $(nl_ids_of_ifindex $VBX sfB); do
-	v=$(nl_get stats $i alloc-item-slow-failed sfB)
+for i in $(nl_ids_of_ifindex "$VBX" sfB); do
+	v=$(nl_get stats "$i" alloc-item-slow-failed sfB)
 	[ "${v:-0}" -gt "$best" ] && { best=$v; ID=$i; }
 done
 check "veth pool listed" "${ID:-0}" -gt 0 || { sink_stop; return 0; }
-LINE=$(nl_line pools $ID sfB); SLINE=$(nl_line stats $ID sfB)
+LINE=$(nl_line pools "$ID" sfB); SLINE=$(nl_line stats "$ID" sfB)
 log "$LINE"; log "$SLINE"
 SF=$(field "$SLINE" alloc-item-slow-failed)
 FE=$(field "$SLINE" alloc-item-fast-empty)
@@ -56,14 +57,14 @@ check "tracepoint page_pool_item_fast_empty for id $ID: once (alloc-item-fast-em
 	"$(tcount /tmp/sf.trace page_pool_item_fast_empty "id=$ID ")" -eq 1
 DALLOC=$(field "$SLINE" item-blocks-dyn-alloc)
 check "pool $ID allocated dynamic blocks once the failures were used up" "$DALLOC" -ge 1
-check "pool $ID item-mem-dyn: blocks held" "$(field "$LINE" item-mem-dyn)" -ge $ITEM_BLOCK_BYTES
+check "pool $ID item-mem-dyn: blocks held" "$(field "$LINE" item-mem-dyn)" -ge "$ITEM_BLOCK_BYTES"
 echo "PPVM-VALUES: slow-failed id=$ID alloc-item-slow-failed=$SF trace-slow-failed=$TSF alloc-item-fast-empty=$FE item-blocks-dyn-alloc=$DALLOC"
 # --- ppwatch cross-check (extend here: alloc-item-slow-failed) ---
 if ppw_snap; then
-	check "ppwatch: pool $ID state" "$(ppw_pool $ID state)" = live
+	check "ppwatch: pool $ID state" "$(ppw_pool "$ID" state)" = live
 	if ppw_has items; then
-		check "ppwatch: pool $ID items.slow_failed = netlink" "$(ppw_pool $ID items.slow_failed)" -eq "$SF"
-		check "ppwatch: pool $ID items.fast_empty = netlink" "$(ppw_pool $ID items.fast_empty)" -eq "$FE"
+		check "ppwatch: pool $ID items.slow_failed = netlink" "$(ppw_pool "$ID" items.slow_failed)" -eq "$SF"
+		check "ppwatch: pool $ID items.fast_empty = netlink" "$(ppw_pool "$ID" items.fast_empty)" -eq "$FE"
 	else
 		skip "ppwatch cross-check: 'ppwatch pools -j' has no .items (item stats) yet"
 	fi

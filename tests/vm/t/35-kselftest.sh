@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
 # The kselftests of the kernel's own tree that its kernel/matrix line names
 # (selftests=): python ksft, run in place under /vm/ksrc (the tree's layout:
 # tools/testing/selftests/..., tools/net/ynl/lib, the netlink specs). Each
@@ -11,9 +12,9 @@ command -v python3 >/dev/null || { fail "no python3 in the initramfs"; return 0;
 KSRC=/vm/ksrc/tools/testing/selftests
 
 hw_env_up() {
-	set -- $(ls -d /sys/bus/pci/drivers/vmxnet3/0000:* 2>/dev/null)
+	set -- /sys/bus/pci/drivers/vmxnet3/0000:*
 	[ $# -ge 2 ] || return 1
-	HW_REMOTE=$(ls $1/net) HW_LOCAL=$(ls $2/net)
+	HW_REMOTE=$(ls "$1/net") HW_LOCAL=$(ls "$2/net")
 	ip netns add ksft-remote || return 1
 	ip link set "$HW_REMOTE" netns ksft-remote &&
 	ip -n ksft-remote addr add 198.51.100.1/24 dev "$HW_REMOTE" &&
@@ -29,7 +30,7 @@ hw_env_down() {
 	ip link set "$HW_LOCAL" down 2>/dev/null
 	ip netns del ksft-remote 2>/dev/null
 	# the remote NIC comes back to this netns; wait for it
-	wait_for 10 test -e /sys/class/net/$HW_REMOTE
+	wait_for 10 test -e "/sys/class/net/$HW_REMOTE"
 }
 
 # ppwatch's dma_index_failed (patches/xarray/ patch 4, read from each pool):
@@ -46,7 +47,7 @@ ppw_dma_index_check() {
 }
 
 for t in $PPVM_SELFTESTS; do
-	dir=$KSRC/$(dirname $t)
+	dir=$KSRC/$(dirname "$t")
 	[ -f "$KSRC/$t" ] || { fail "selftest $t not in the initramfs"; continue; }
 	envs=
 	case "$t" in
@@ -61,7 +62,8 @@ for t in $PPVM_SELFTESTS; do
 	watch=
 	[ "$t" = drivers/net/hw/page_pool_dma.py ] && [ "$FLAVOR" = xarray ] &&
 		ppw_bg ks_watch watch -j 600 && watch=1
-	(cd "$dir" && env $envs timeout 200 python3 ./$(basename $t)) >/tmp/ksft.log 2>&1
+	# shellcheck disable=SC2086 # envs: NAME=VALUE words for env, or none
+	(cd "$dir" && env $envs timeout 200 python3 "./$(basename "$t")") >/tmp/ksft.log 2>&1
 	rc=$?
 	case "$t" in drivers/net/hw/*) hw_env_down ;; esac
 	# (after hw_env_down: the NIC going down destroys the pools it still has)

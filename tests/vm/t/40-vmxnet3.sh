@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
 # A DMA-mapping driver: qemu's vmxnet3 behind an emulated intel-iommu. With
 # an XDP program attached, its rx queues allocate from PP_FLAG_DMA_MAP page
 # pools. Two NICs on a qemu hub, each in its own netns. 1000 datagrams are
@@ -9,10 +10,11 @@
 # program must read the same; on every kernel the pool must stay a zombie
 # until the socket closes, then free.
 N=1000; SIZE=1000; PORT=5004
-set -- $(ls -d /sys/bus/pci/drivers/vmxnet3/0000:* 2>/dev/null)
+set -- /sys/bus/pci/drivers/vmxnet3/0000:*
+[ -e "$1" ] || set --	# the glob matched nothing
 [ $# -ge 2 ] || { skip "needs two vmxnet3 NICs (found $#)"; return 0; }
-P0=$(basename $1); P1=$(basename $2)
-N0=$(ls $1/net); N1=$(ls $2/net)
+P0=$(basename "$1"); P1=$(basename "$2")
+N0=$(ls "$1/net"); N1=$(ls "$2/net")
 log "vmxnet3: $P0=$N0 $P1=$N1"
 trace_start page_pool_release page_pool_destroy_unmap page_pool_inflight_unmap page_pool_item_block_alloc page_pool_item_block_free
 ip netns add vmxA && ip netns add vmxB
@@ -21,7 +23,7 @@ ip -n vmxA addr add 198.51.100.1/24 dev "$N0"; ip -n vmxA link set "$N0" up
 ip -n vmxB addr add 198.51.100.2/24 dev "$N1"; ip -n vmxB link set "$N1" up
 if lacks vmxnet3-xdp; then
 	# vmxnet3 has XDP (and with it page_pool) since v6.6
-	if ip netns exec vmxB $TOOL xdp-attach "$N1" 2>/tmp/vmx.err; then
+	if ip netns exec vmxB "$TOOL" xdp-attach "$N1" 2>/tmp/vmx.err; then
 		fail "XDP attach on vmxnet3 $N1 worked, but kernel/matrix says lacks=vmxnet3-xdp"
 	else
 		pass "vmxnet3 has no driver-mode XDP here (kernel/matrix: lacks=vmxnet3-xdp): $(cat /tmp/vmx.err)"
@@ -30,14 +32,14 @@ if lacks vmxnet3-xdp; then
 	ip netns del vmxA; ip netns del vmxB
 	return 0
 fi
-ip netns exec vmxB $TOOL xdp-attach "$N1" || { fail "XDP attach on vmxnet3 $N1"; return 0; }
+ip netns exec vmxB "$TOOL" xdp-attach "$N1" || { fail "XDP attach on vmxnet3 $N1"; return 0; }
 sleep 2
 sink_start vmxB 198.51.100.2 $PORT || { fail "UDP sink did not start"; return 0; }
-ip netns exec vmxA $TOOL send 198.51.100.2 $PORT $N $SIZE
+ip netns exec vmxA "$TOOL" send 198.51.100.2 $PORT $N $SIZE
 sleep 2
 log "$(ip netns exec vmxB cat /proc/net/udp | grep ":$(printf %04X $PORT) " | head -n1)"
 Q=$(ip netns exec vmxB cat /proc/net/udp | awk -v p=":$(printf %04X $PORT)" 'index($2, p) { split($5, q, ":"); print q[2]; exit }')
-check "datagrams queued in the sink (rx_queue bytes)" "$(printf '%d' 0x${Q:-0})" -gt 0
+check "datagrams queued in the sink (rx_queue bytes)" "$(printf '%d' "0x${Q:-0}")" -gt 0
 
 # ppwatch watches across the unbind: the unmap event fires once
 # (page_pool_destroy_unmap of the item series, page_pool_inflight_unmap of
@@ -53,7 +55,7 @@ check "page_pool_release reports the destroyed vmxnet3 pool with pages in flight
 INFL1=$(grep " page_pool_release: page_pool=$PTR " /tmp/vmx.trace | head -n1 | sed -n 's/.* inflight=\([-0-9]*\) .*/\1/p')
 NREL=$(tcount /tmp/vmx.trace page_pool_release "page_pool=$PTR ")
 check "zombie: page_pool_release retried for the pool (still waiting)" "$NREL" -ge 2
-check "zombie: inflight unchanged while the socket holds the pages" "$(trace_release_inflight /tmp/vmx.trace $PTR)" -eq "$INFL1"
+check "zombie: inflight unchanged while the socket holds the pages" "$(trace_release_inflight /tmp/vmx.trace "$PTR")" -eq "$INFL1"
 case "$FLAVOR" in
 patched|xarray)
 	EV=page_pool_destroy_unmap
@@ -86,7 +88,7 @@ elif [ "$FLAVOR" = xarray ]; then
 		"$(tcount /tmp/vmx.trace page_pool_destroy_unmap)" -eq 0
 	# patch 'vmxnet3: link page pools to their netdev': the zombie is listed,
 	# under the netns' loopback now that its device is gone
-	ZL=$(nl_line pools $ID vmxB)
+	ZL=$(nl_line pools "$ID" vmxB)
 	log "$ZL"
 	check "vmxnet3 zombie pool $ID listed by page-pool-get with detach-time" "$(field "$ZL" detach-time)" -gt 0
 	check "vmxnet3 zombie pool $ID: netlink inflight = page_pool_release inflight" "$(field "$ZL" inflight)" -eq "$INFL1"
@@ -142,7 +144,7 @@ if ppw_finish; then
 	esac
 fi
 sink_stop
-freed() { trace_snap /tmp/vmx.trace; [ "$(trace_release_inflight /tmp/vmx.trace $PTR)" = 0 ]; }
+freed() { trace_snap /tmp/vmx.trace; [ "$(trace_release_inflight /tmp/vmx.trace "$PTR")" = 0 ]; }
 if wait_for 6 freed; then pass "zombie vmxnet3 pool freed after the socket closed"; else fail "zombie vmxnet3 pool not freed 6 s after the socket closed"; fi
 if [ "$FLAVOR" = patched ]; then
 	check "every block of the vmxnet3 pool freed" \

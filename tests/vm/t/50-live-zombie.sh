@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
 # Every ppwatch command on a real page_pool that exists on every kernel of
 # the matrix (5.18+): BPF_PROG_TEST_RUN with BPF_F_TEST_XDP_LIVE_FRAMES runs
 # an XDP program on N frames from the run's own pool, and the run ends with
@@ -21,12 +22,12 @@
 # inflight and zombie gauges), watch and record across the whole life
 # (destroy, retries, freed), postmortem of the recording.
 N=200; PORT=5050; NS=lz
-ip netns add $NS && ip -n $NS link set lo up || { fail "netns $NS"; return 0; }
+if ! ip netns add "$NS" || ! ip -n "$NS" link set lo up; then fail "netns $NS"; return 0; fi
 trace_start page_pool_release page_pool_state_hold page_pool_state_release
 if lacks xdp-skb-recycle; then
 	MODE=tx
 	# first, what this kernel does with an skb built from an XDP frame
-	ip netns exec $NS $TOOL live $((PORT + 9)) 100 0 >/tmp/live0.log 2>&1 ||
+	ip netns exec $NS "$TOOL" live $((PORT + 9)) 100 0 >/tmp/live0.log 2>&1 ||
 		fail "ppvm-tool live: $(cat /tmp/live0.log)"
 	trace_snap /tmp/lz0.trace
 	check "no xdp-skb-recycle: every XDP_PASS frame's page released at skb build (page_pool_state_release events)" \
@@ -42,12 +43,12 @@ ppw_bg watch watch -j 600
 ppw_bg record record -o /tmp/rec.jsonl --snapshot-every 1s --scan-every 5s 600
 
 if [ $MODE = socket ]; then
-	/sbin/ip netns exec $NS $TOOL live $PORT $N 600 >/tmp/live.log 2>&1 &
+	/sbin/ip netns exec $NS "$TOOL" live $PORT $N 600 >/tmp/live.log 2>&1 &
 	LIVE=$!
 	wait_for 60 grep -q 'frames run' /tmp/live.log ||
 		{ fail "ppvm-tool live: no live-frames run: $(cat /tmp/live.log)"; kill $LIVE; return 0; }
 else
-	ip netns exec $NS $TOOL live-tx "$VIF" $N >/tmp/live.log 2>&1 ||
+	ip netns exec $NS "$TOOL" live-tx "$VIF" $N >/tmp/live.log 2>&1 ||
 		{ fail "ppvm-tool live-tx: $(cat /tmp/live.log)"; return 0; }
 	LIVE=
 fi
@@ -61,7 +62,7 @@ trace_snap /tmp/lz.trace
 PTR=$(trace_release_ptr_min /tmp/lz.trace $N)
 check "page_pool_release: the test run's pool destroyed with $N pages in flight ($MODE)" "${PTR:+1}" = 1 ||
 	{ log "$(grep ' page_pool_release: ' /tmp/lz.trace | head -n3)"; release_pages; return 0; }
-RINFL=$(trace_release_inflight /tmp/lz.trace $PTR)
+RINFL=$(trace_release_inflight /tmp/lz.trace "$PTR")
 check "page_pool_release inflight = frames held ($MODE)" "$RINFL" -eq $N
 echo "PPVM-VALUES: live-zombie mode=$MODE frames=$N release-inflight=$RINFL holds=$(tcount /tmp/lz.trace page_pool_state_hold) releases=$(tcount /tmp/lz.trace page_pool_state_release)"
 
@@ -70,11 +71,11 @@ ppw pools pools -j
 ppw_ok pools "ppwatch pools -j" || { release_pages; return 0; }
 ZADDR=$(jq -r "[.pools[] | select(.state == \"zombie\" and .inflight == $N)][0].addr // empty" /tmp/pools.out)
 check "ppwatch pools: a zombie pool with inflight $N" "${ZADDR:+1}" = 1 || { release_pages; return 0; }
-HOLD=$(jpool /tmp/pools.out $ZADDR hold_cnt); REL=$(jpool /tmp/pools.out $ZADDR release_cnt)
+HOLD=$(jpool /tmp/pools.out "$ZADDR" hold_cnt); REL=$(jpool /tmp/pools.out "$ZADDR" release_cnt)
 check "ppwatch pools: hold_cnt - release_cnt = inflight" "$((HOLD - REL))" -eq $N
-check "ppwatch pools: destroy_cnt (1 + retries)" "$(jpool /tmp/pools.out $ZADDR destroy_cnt)" -ge 1
-check "ppwatch pools: pool_size = the run's batch (64)" "$(jpool /tmp/pools.out $ZADDR pool_size)" -eq 64
-check "ppwatch pools: the test-run pool is not in netlink" "$(jpool /tmp/pools.out $ZADDR netlink)" = false
+check "ppwatch pools: destroy_cnt (1 + retries)" "$(jpool /tmp/pools.out "$ZADDR" destroy_cnt)" -ge 1
+check "ppwatch pools: pool_size = the run's batch (64)" "$(jpool /tmp/pools.out "$ZADDR" pool_size)" -eq 64
+check "ppwatch pools: the test-run pool is not in netlink" "$(jpool /tmp/pools.out "$ZADDR" netlink)" = false
 if lacks pp-netlink; then
 	check "ppwatch pools: .kernel.netlink is false (no netdev page-pool family)" "$(jq -r .kernel.netlink /tmp/pools.out)" = false
 	# what this kernel cannot report: said once, in the JSON and as one text line
@@ -88,26 +89,26 @@ if lacks pp-netlink; then
 	check "ppwatch pools (text): one line 'this kernel cannot report ...' (cli, issue 9 item 4)" "$NOTE" -eq 1
 else
 	check "ppwatch pools: .kernel.netlink is true" "$(jq -r .kernel.netlink /tmp/pools.out)" = true
-	check "ppwatch pools: the pool has the kernel's id (pool->user.id)" "$(jpool /tmp/pools.out $ZADDR id)" -gt 0
+	check "ppwatch pools: the pool has the kernel's id (pool->user.id)" "$(jpool /tmp/pools.out "$ZADDR" id)" -gt 0
 fi
-SEL=$(ppw_sel $ZADDR /tmp/pools.out)
+SEL=$(ppw_sel "$ZADDR" /tmp/pools.out)
 
 # --- holders: the socket and its process hold every page (or: nothing does) ---
 ppw holders holders -j
 if ppw_ok holders "ppwatch holders -j" && [ $MODE = socket ]; then
-	check "ppwatch holders: pages of the pool attributed" "$(jpool /tmp/holders.out $ZADDR attributed)" -eq $N
-	check "ppwatch holders: unattributed" "$(jpool /tmp/holders.out $ZADDR unattributed)" -eq 0
-	H=$(jq -c --arg a $ZADDR '[.pools[] | select(.addr == $a)][0].holders[0]' /tmp/holders.out)
+	check "ppwatch holders: pages of the pool attributed" "$(jpool /tmp/holders.out "$ZADDR" attributed)" -eq $N
+	check "ppwatch holders: unattributed" "$(jpool /tmp/holders.out "$ZADDR" unattributed)" -eq 0
+	H=$(jq -c --arg a "$ZADDR" '[.pools[] | select(.addr == $a)][0].holders[0]' /tmp/holders.out)
 	log "holder: $H"
 	check "ppwatch holders: holder kind" "$(echo "$H" | jq -r .kind)" = socket
 	check "ppwatch holders: the UDP socket on 127.0.0.1:$PORT" "$(echo "$H" | jq -r .local)" = "127.0.0.1:$PORT"
 	check "ppwatch holders: its pages" "$(echo "$H" | jq -r .pages)" -eq $N
 	check "ppwatch holders: its process" "$(echo "$H" | jq -r '.owners[0].comm')" = ppvm-tool
 	check "ppwatch holders: virt_to_page self-check" "$(jq -r .scan.virt_to_page /tmp/holders.out)" = checked
-elif [ $PPW_RC -eq 0 ]; then
+elif [ "$PPW_RC" -eq 0 ]; then
 	# pages in a device's TX ring: no socket has them, and none is named
-	check "ppwatch holders: pages attributed to a holder (TX ring: none)" "$(jpool /tmp/holders.out $ZADDR attributed)" -eq 0
-	check "ppwatch holders: unattributed (in the TX ring)" "$(jpool /tmp/holders.out $ZADDR unattributed)" -eq $N ||
+	check "ppwatch holders: pages attributed to a holder (TX ring: none)" "$(jpool /tmp/holders.out "$ZADDR" attributed)" -eq 0
+	check "ppwatch holders: unattributed (in the TX ring)" "$(jpool /tmp/holders.out "$ZADDR" unattributed)" -eq $N ||
 		log "holders: $(head -c 1500 /tmp/holders.out)"
 	# (no socket to check virt_to_page on: the self-check needs one)
 fi
@@ -135,14 +136,14 @@ fi
 # --- postmortem (live) ---
 ppw pm postmortem -j
 if ppw_ok pm "ppwatch postmortem -j"; then
-	check "ppwatch postmortem: the pool is a zombie" "$(jpool /tmp/pm.out $ZADDR state)" = zombie
-	check "ppwatch postmortem: inflight" "$(jpool /tmp/pm.out $ZADDR inflight)" -eq $N
+	check "ppwatch postmortem: the pool is a zombie" "$(jpool /tmp/pm.out "$ZADDR" state)" = zombie
+	check "ppwatch postmortem: inflight" "$(jpool /tmp/pm.out "$ZADDR" inflight)" -eq $N
 	if [ $MODE = socket ]; then
 		check "ppwatch postmortem: holders' pages" \
-			"$(jq --arg a $ZADDR '[.pools[] | select(.addr == $a)][0].holders.holders[0].pages // empty' /tmp/pm.out)" -eq $N
+			"$(jq --arg a "$ZADDR" '[.pools[] | select(.addr == $a)][0].holders.holders[0].pages // empty' /tmp/pm.out)" -eq $N
 	else
 		check "ppwatch postmortem: unattributed pages (TX ring)" \
-			"$(jq --arg a $ZADDR '[.pools[] | select(.addr == $a)][0].holders.unattributed // empty' /tmp/pm.out)" -eq $N
+			"$(jq --arg a "$ZADDR" '[.pools[] | select(.addr == $a)][0].holders.unattributed // empty' /tmp/pm.out)" -eq $N
 	fi
 fi
 
@@ -178,16 +179,16 @@ fi
 
 # --- the socket closes (the device is unbound): freed ---
 release_pages
-freed() { trace_snap /tmp/lz.trace; [ "$(trace_release_inflight /tmp/lz.trace $PTR)" = 0 ]; }
+freed() { trace_snap /tmp/lz.trace; [ "$(trace_release_inflight /tmp/lz.trace "$PTR")" = 0 ]; }
 if wait_for 10 freed; then pass "test-run pool freed once its pages came back ($MODE; page_pool_release inflight=0)"; else fail "test-run pool not freed 10 s after its pages were let go ($MODE)"; fi
 sleep 1.5
 
 # --- watch: the whole life of the pool ---
 ppw_bg_stop watch
 check "ppwatch watch: exit status after SIGINT" "$PPW_RC" -eq 0
-W() { jq -r --arg a $ZADDR "select(.addr == \$a and .event == \"$1\") | .$2" /tmp/watch.out 2>/dev/null | head -n1; }
+W() { jq -r --arg a "$ZADDR" "select(.addr == \$a and .event == \"$1\") | .$2" /tmp/watch.out 2>/dev/null | head -n1; }
 check "ppwatch watch: destroy event with inflight $N" "$(W destroy inflight)" -eq $N
-check "ppwatch watch: retry events" "$(jq -r --arg a $ZADDR 'select(.addr == $a and .event == "retry") | .retry' /tmp/watch.out | wc -l)" -ge 1
+check "ppwatch watch: retry events" "$(jq -r --arg a "$ZADDR" 'select(.addr == $a and .event == "retry") | .retry' /tmp/watch.out | wc -l)" -ge 1
 check "ppwatch watch: freed event" "$(W freed state)" = freed
 check "ppwatch watch: time spent a zombie (s)" "$(W freed zombie_s | cut -d. -f1)" -ge 1
 
@@ -198,16 +199,16 @@ check "ppwatch record: header line" "$(head -n1 /tmp/rec.jsonl | jq -r .type)" =
 check "ppwatch record: events of the pool" "$(grep -c "\"$ZADDR\"" /tmp/rec.jsonl)" -ge 3
 ppw pm_rec postmortem /tmp/rec.jsonl -j
 if ppw_ok pm_rec "ppwatch postmortem FILE -j"; then
-	check "ppwatch postmortem FILE: the pool freed" "$(jpool /tmp/pm_rec.out $ZADDR state)" = freed
+	check "ppwatch postmortem FILE: the pool freed" "$(jpool /tmp/pm_rec.out "$ZADDR" state)" = freed
 	check "ppwatch postmortem FILE: its timeline has the destroy" \
-		"$(jq --arg a $ZADDR '[.pools[] | select(.addr == $a)][0].timeline | map(select(.event == "destroy")) | length' /tmp/pm_rec.out)" -ge 1
+		"$(jq --arg a "$ZADDR" '[.pools[] | select(.addr == $a)][0].timeline | map(select(.event == "destroy")) | length' /tmp/pm_rec.out)" -ge 1
 	# a scan while the socket held every page; postmortem shows the last
 	# scan, which may have met the socket's close half-way (65 of 200 once)
 	[ $MODE = socket ] && check "ppwatch record: a holder scan found the socket's $N pages" \
-		"$(jq -s --arg a $ZADDR '[.[] | select(.type == "holders") | .pools[]? | select(.addr == $a) | .holders[0].pages // 0] | max // empty' /tmp/rec.jsonl)" -eq $N
+		"$(jq -s --arg a "$ZADDR" '[.[] | select(.type == "holders") | .pools[]? | select(.addr == $a) | .holders[0].pages // 0] | max // empty' /tmp/rec.jsonl)" -eq $N
 	[ $MODE = socket ] && check "ppwatch postmortem FILE: holders from the recording's last scan of the pool" \
-		"$(jq --arg a $ZADDR '[.pools[] | select(.addr == $a)][0].holders.time // empty' /tmp/pm_rec.out)" = \
-		"$(jq -s --arg a $ZADDR '[.[] | select(.type == "holders" and any(.pools[]?; .addr == $a)) | .time] | last // empty' /tmp/rec.jsonl)"
+		"$(jq --arg a "$ZADDR" '[.pools[] | select(.addr == $a)][0].holders.time // empty' /tmp/pm_rec.out)" = \
+		"$(jq -s --arg a "$ZADDR" '[.[] | select(.type == "holders" and any(.pools[]?; .addr == $a)) | .time] | last // empty' /tmp/rec.jsonl)"
 fi
 trace_stop
 ip netns del $NS

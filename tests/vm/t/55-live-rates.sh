@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
 # A live pool with traffic, on every kernel of the matrix: the live-frames
 # test run keeps running (SIGALRM ends it) while a child drains the socket
 # every 50 ms, so pages keep entering (page_pool_state_hold) and leaving
@@ -7,12 +8,12 @@
 # test run's allocation path, and 'check --run' must pass a command whose
 # pool is freed after it ends and fail one whose pool stays a zombie.
 PORT=5055; NS=lr; SECS=4
-ip netns add $NS && ip -n $NS link set lo up || { fail "netns $NS"; return 0; }
+if ! ip netns add "$NS" || ! ip -n "$NS" link set lo up; then fail "netns $NS"; return 0; fi
 trace_start page_pool_state_hold page_pool_state_release page_pool_release
 ppw_bg top top -b -j -a 1 $((SECS + 4))
 ppw_bg stacks stacks -e 1 -j $((SECS + 4))
-ip netns exec $NS $TOOL live $PORT 512 0 50 $SECS >/tmp/lr.log 2>&1 || fail "ppvm-tool live (pool with traffic): $(cat /tmp/lr.log)"
-log "$(cat /tmp/lr.log | tr '\n' ' ')"
+ip netns exec $NS "$TOOL" live $PORT 512 0 50 $SECS >/tmp/lr.log 2>&1 || fail "ppvm-tool live (pool with traffic): $(cat /tmp/lr.log)"
+log "$(tr '\n' ' ' </tmp/lr.log)"
 trace_snap /tmp/lr.trace
 NH=$(tcount /tmp/lr.trace page_pool_state_hold); NR=$(tcount /tmp/lr.trace page_pool_state_release)
 echo "PPVM-VALUES: live-rates secs=$SECS trace-holds=$NH trace-releases=$NR"

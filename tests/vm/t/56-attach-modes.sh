@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
 # Each attach mode loads on this kernel and sees the same traffic: tp_btf,
 # raw_tp and the classic tracepoint programs are different code (the
 # tracepoint ones read the trace record, with its own CO-RE shims), and
@@ -7,10 +8,10 @@
 # hold/release rates, and the holder scan (iterators, loaded in every mode)
 # must run.
 NS=am; PORT=5060
-ip netns add $NS && ip -n $NS link set lo up || { fail "netns $NS"; return 0; }
+if ! ip netns add "$NS" || ! ip -n "$NS" link set lo up; then fail "netns $NS"; return 0; fi
 for MODE in tp_btf raw_tp tracepoint; do
 	ppw_bg top_$MODE --attach $MODE top -b -j -a 1 6
-	ip netns exec $NS $TOOL live $PORT 512 0 50 2 >/tmp/am.log 2>&1 || log "ppvm-tool live: $(cat /tmp/am.log)"
+	ip netns exec $NS "$TOOL" live $PORT 512 0 50 2 >/tmp/am.log 2>&1 || log "ppvm-tool live: $(cat /tmp/am.log)"
 	sleep 2
 	ppw_bg_stop top_$MODE
 	if [ "$PPW_RC" -ne 0 ]; then

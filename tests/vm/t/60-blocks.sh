@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
 # ppwatch blocks: each pool's item blocks and the items in use in each, read
 # by the blocks_walk iterator from the pool's item_blocks list.
 #
@@ -27,8 +28,8 @@ if [ "$FLAVOR" != patched ]; then
 		"$(jq '[.pools[] | select(.block_occupancy != null)] | length' /tmp/pools_na.out)" -eq 0
 	return 0
 fi
-ip netns add $NS && ip -n $NS link set lo up || { fail "netns $NS"; return 0; }
-/sbin/ip netns exec $NS $TOOL live $PORT $N 600 >/tmp/blk-live.log 2>&1 &
+if ! ip netns add "$NS" || ! ip -n "$NS" link set lo up; then fail "netns $NS"; return 0; fi
+/sbin/ip netns exec $NS "$TOOL" live $PORT $N 600 >/tmp/blk-live.log 2>&1 &
 LIVE=$!
 wait_for 60 grep -q 'frames run' /tmp/blk-live.log ||
 	{ fail "ppvm-tool live: no live-frames run: $(cat /tmp/blk-live.log)"; kill $LIVE; return 0; }
@@ -39,8 +40,8 @@ ppw_ok pools "ppwatch pools -j" || { kill $LIVE; return 0; }
 ADDR=$(jq -r "[.pools[] | select(.inflight == $N)][0].addr // empty" /tmp/pools.out)
 check "ppwatch pools: the live-frames pool with $N pages in flight" "${ADDR:+1}" = 1 ||
 	{ kill $LIVE; return 0; }
-SEL=$(ppw_sel $ADDR /tmp/pools.out)
-SIZE=$(jpool /tmp/pools.out $ADDR pool_size)
+SEL=$(ppw_sel "$ADDR" /tmp/pools.out)
+SIZE=$(jpool /tmp/pools.out "$ADDR" pool_size)
 
 ppw blocks blocks "$SEL" -j
 if ppw_ok blocks "ppwatch blocks $SEL -j"; then

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
 # veth page pools with and without their NAPI instance (.napi, the item
 # series' patch "veth: let page pools recycle directly in their NAPI
 # context"): XDP_PASS on vb, a flood of datagrams to a port nobody listens
@@ -15,8 +16,8 @@ lacks veth-pp && { skip "veth has no page_pool here"; return 0; }
 N=${PPVM_NAPI_PACKETS:-20000}; SIZE=1472; PORT=9
 veth_pair napiA va napiB vb || { fail "cannot create the veth pair"; return 0; }
 VBX=$(ip -n napiB -o link show vb | cut -d: -f1)
-ip netns exec napiB $TOOL xdp-attach vb || { fail "XDP attach on vb"; return 0; }
-ID=$(lacks pp-netlink || nl_ids_of_ifindex $VBX napiB | head -n1)
+ip netns exec napiB "$TOOL" xdp-attach vb || { fail "XDP attach on vb"; return 0; }
+ID=$(lacks pp-netlink || nl_ids_of_ifindex "$VBX" napiB | head -n1)
 if [ -z "$ID" ]; then
 	case "$FLAVOR" in
 	patched|xarray) fail "the veth pool of vb is not listed by page-pool-get" ;;
@@ -25,14 +26,14 @@ if [ -z "$ID" ]; then
 	ip netns del napiA; ip netns del napiB
 	return 0
 fi
-NAPI=$(field "$(nl_line pools $ID napiB)" napi-id)
+NAPI=$(field "$(nl_line pools "$ID" napiB)" napi-id)
 # warm up (the pool's first pages come from the page allocator either way)
-ip netns exec napiA $TOOL flood 192.0.2.2 $PORT 2000 $SIZE >/dev/null
+ip netns exec napiA "$TOOL" flood 192.0.2.2 $PORT 2000 $SIZE >/dev/null
 ROUNDS=${PPVM_NAPI_ROUNDS:-5}
-S0=$(nl_line stats $ID napiB)
+S0=$(nl_line stats "$ID" napiB)
 PPSL=; i=0
-while [ $i -lt $ROUNDS ]; do
-	R=$(ip netns exec napiA $TOOL flood 192.0.2.2 $PORT $N $SIZE)
+while [ $i -lt "$ROUNDS" ]; do
+	R=$(ip netns exec napiA "$TOOL" flood 192.0.2.2 $PORT "$N" $SIZE)
 	log "$R"
 	NS=$(echo "$R" | sed -n 's/.* ns=\([0-9]*\).*/\1/p')
 	SENT=$(echo "$R" | sed -n 's/.*sent=\([0-9]*\).*/\1/p')
@@ -40,11 +41,13 @@ while [ $i -lt $ROUNDS ]; do
 	i=$((i + 1))
 done
 sleep 0.5
-S1=$(nl_line stats $ID napiB)
+S1=$(nl_line stats "$ID" napiB)
 log "$S0"; log "$S1"
-d() { echo $(( $(field "$S1" $1) - $(field "$S0" $1) )); }
+d() { echo $(( $(field "$S1" "$1") - $(field "$S0" "$1") )); }
+# shellcheck disable=SC2086 # split: the rates without PPSL's leading blank
 MED=$(echo $PPSL | tr ' ' '\n' | sort -n | sed -n "$(( (ROUNDS + 1) / 2 ))p")
 CACHED=$(d recycle-cached); RING=$(d recycle-ring)
+# shellcheck disable=SC2086 # split: the rates without PPSL's leading blank
 echo "PPVM-VALUES: veth-napi flavor=$FLAVOR napi-id=${NAPI:-none} rounds=$ROUNDS packets=$((ROUNDS * N)) size=$SIZE pps=$(echo $PPSL | tr ' ' ',') median-pps=$MED recycle-cached=$CACHED recycle-ring=$RING recycle-ring-full=$(d recycle-ring-full) recycle-released-refcnt=$(d recycle-released-refcnt) alloc-fast=$(d alloc-fast) alloc-slow=$(d alloc-slow) alloc-refill=$(d alloc-refill) alloc-empty=$(d alloc-empty)"
 if [ -n "$NAPI" ]; then
 	check "with .napi: pages freed in vb's NAPI context recycle directly (recycle-cached)" "$CACHED" -gt 0
