@@ -72,7 +72,7 @@ configure() {
 	if [ ! -f "$BLD/.config" ]; then
 		make -s -C "$SRC" O="$BLD" tinyconfig >/dev/null
 		(cd "$BLD" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$BLD" "$BLD/.config" \
-			$(ls "$ROOT"/kernel/config/*.config | sort) >/dev/null)
+			"$ROOT"/kernel/config/*.config >/dev/null)
 		make -s -C "$SRC" O="$BLD" olddefconfig >/dev/null
 	fi
 }
@@ -93,7 +93,7 @@ configure32() {
 w1() {
 	local tag=$1 f o
 	: >"$OUT/w1-$tag.txt"
-	for f in $CFILES; do
+	for f in "${CFILES[@]}"; do
 		o=${f%.c}.o
 		rm -f "$BLD/$o"
 		make -C "$SRC" O="$BLD" CC="ccache gcc" W=1 "$o" >"$OUT/w1-$tag-$(echo "$f" | tr / _).log" 2>&1 ||
@@ -125,8 +125,8 @@ ynl_check() {
 }
 
 check_series() {
-	local name=$1 sfile base_desc p f o n prev c subj t0 new
-	local -a ser base_patches
+	local name=$1 sfile base_desc p f n prev c subj t0 new
+	local -a ser base_patches objs
 	case "$name" in
 	items) sfile=patches/series; base_patches=("${PRE[@]}"); base_desc="base + prerequisite" ;;
 	xarray) sfile=patches/xarray/series; base_patches=(); base_desc="base (stock)" ;;
@@ -171,8 +171,8 @@ check_series() {
 	ynl_check "$name"
 
 	# .c files the series touches (those W=1 can build in this config)
-	CFILES=$(git -C "$SRC" diff --name-only "$BASE_HEAD" "$SERIES_HEAD" -- '*.c' |
-		grep -v '^tools/' | sort || true)
+	mapfile -t CFILES < <(git -C "$SRC" diff --name-only "$BASE_HEAD" "$SERIES_HEAD" -- '*.c' |
+		grep -v '^tools/' | sort)
 
 	configure
 	if [ $BISECT -eq 0 ]; then
@@ -183,23 +183,23 @@ check_series() {
 		git -C "$SRC" checkout -q -f --detach "$SERIES_HEAD"
 		w1 "$name-series"
 		new=$(comm -13 "$OUT/w1-$name-base.txt" "$OUT/w1-$name-series.txt")
-		for f in $CFILES; do
+		for f in "${CFILES[@]}"; do
 			say "$name: W=1 $f: $(grep -c "^[^:]*$f:" "$OUT/w1-$name-base.txt" || true) warnings before the series, $(grep -c "^[^:]*$f:" "$OUT/w1-$name-series.txt" || true) after"
 		done
-		if [ -n "$new" ]; then echo "$new" >&2; bad "$name: new W=1 warnings"; else say "$name: W=1: no new warnings in $(echo $CFILES)"; fi
+		if [ -n "$new" ]; then echo "$new" >&2; bad "$name: new W=1 warnings"; else say "$name: W=1: no new warnings in ${CFILES[*]}"; fi
 
 		# --- 5. 32-bit ------------------------------------------------------
 		configure32
-		o=net/core/
-		for f in $CFILES; do
-			case "$f" in net/core/*) ;; *) o="$o ${f%.c}.o" ;; esac
+		objs=(net/core/)
+		for f in "${CFILES[@]}"; do
+			case "$f" in net/core/*) ;; *) objs+=("${f%.c}.o") ;; esac
 		done
-		if make -C "$SRC" O="$BLD32" ARCH=i386 CC="ccache gcc" -j"$KERNEL_JOBS" $o \
+		if make -C "$SRC" O="$BLD32" ARCH=i386 CC="ccache gcc" -j"$KERNEL_JOBS" "${objs[@]}" \
 			>"$OUT/build32-$name.log" 2>&1; then
-			say "$name: 32-bit (i386, PAE) build of $o: ok ($(grep -c ' CC ' "$OUT/build32-$name.log" || true) objects compiled, $(grep -c 'warning:' "$OUT/build32-$name.log" || true) warnings)"
+			say "$name: 32-bit (i386, PAE) build of ${objs[*]}: ok ($(grep -c ' CC ' "$OUT/build32-$name.log" || true) objects compiled, $(grep -c 'warning:' "$OUT/build32-$name.log" || true) warnings)"
 		else
 			tail -30 "$OUT/build32-$name.log" >&2
-			bad "$name: 32-bit build of $o failed"
+			bad "$name: 32-bit build of ${objs[*]} failed"
 		fi
 	else
 		prev=$name-base

@@ -35,6 +35,6 @@ PY
 mkdir -p "$dest"
 rm -f "$dest"/*.patch
 cp "$out"/*.patch "$dest/"
-(cd "$dest" && ls [0-9]*.patch | grep -v '^0000-' >series)
+(cd "$dest" && printf '%s\n' [0-9]*.patch | grep -v '^0000-' >series)
 rm -rf "$out"
-echo "${dest#$ROOT/}: $(wc -l <"$dest/series") patches + cover letter"
+echo "${dest#"$ROOT"/}: $(wc -l <"$dest/series") patches + cover letter"

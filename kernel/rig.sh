@@ -77,6 +77,7 @@ load_matrix() {
 	while IFS= read -r line; do
 		n=$((n + 1))
 		line=${line%%#*}
+		# shellcheck disable=SC2086 # the line's fields, split on blanks
 		set -- $line
 		[ $# -gt 0 ] || continue
 		[ $# -ge 3 ] || die "$KERNEL_MATRIX:$n: want NAME KIND SOURCE... [KEY=VALUE...]"
@@ -84,7 +85,7 @@ load_matrix() {
 		shift 2
 		case "$name" in *[!a-z0-9_-]*|"") die "$KERNEL_MATRIX:$n: bad name '$name'" ;; esac
 		[ -z "${M_KIND[$name]:-}" ] || die "$KERNEL_MATRIX:$n: '$name' listed twice"
-		src= opt=
+		src='' opt=''
 		for tok in "$@"; do
 			case "$tok" in
 			*=*) opt="$opt $tok" ;;
@@ -93,10 +94,12 @@ load_matrix() {
 		done
 		case "$kind" in
 		build)
+			# shellcheck disable=SC2086 # the sources, one word each
 			set -- $src
 			[ "${1:-}" = base ] || die "$KERNEL_MATRIX:$n: a build starts from 'base'"
 			;;
 		package)
+			# shellcheck disable=SC2086 # the sources, one word each
 			set -- $src
 			[ $# -eq 1 ] || die "$KERNEL_MATRIX:$n: a package kernel names one package"
 			;;
@@ -112,8 +115,9 @@ load_matrix() {
 }
 
 need_flavor() {
-	[ -n "${1:-}" ] && [ -n "${M_KIND[${1}]:-}" ] ||
+	if [ -z "${1:-}" ] || [ -z "${M_KIND[${1}]:-}" ]; then
 		die "'${1:-}' is not a kernel of $KERNEL_MATRIX (${M_NAMES[*]})"
+	fi
 }
 
 # opt NAME KEY: the value of KEY=VALUE on NAME's matrix line (empty if none)
@@ -216,8 +220,9 @@ patches_of() {
 			load_prereq
 			a=${tok#prereq:} b=${a#*-} a=${a%-*}
 			case "$a$b" in *[!0-9]*|"") die "$1: bad range '$tok' (prereq:A-B)" ;; esac
-			[ "$a" -ge 1 ] && [ "$a" -le "$b" ] && [ "$b" -le ${#PRE[@]} ] ||
+			if ! { [ "$a" -ge 1 ] && [ "$a" -le "$b" ] && [ "$b" -le ${#PRE[@]} ]; }; then
 				die "$1: '$tok' is outside the ${#PRE[@]} prerequisite patches"
+			fi
 			PATCHES+=("${PRE[@]:$((a - 1)):$((b - a + 1))}")
 			;;
 		*)
@@ -278,13 +283,15 @@ cmd_prepare() {
 	return 0
 }
 
+# FRAGS: the config fragments, kernel/config/*.config then those of
+# KERNEL_CONFIG_EXTRA. Sets a global, not a pipe, so that die() stops the run.
 fragments() {
 	local f
-	ls "$ROOT"/kernel/config/*.config | sort
+	FRAGS=("$ROOT"/kernel/config/*.config)
 	for f in ${KERNEL_CONFIG_EXTRA:-}; do
 		case "$f" in /*) ;; *) f=$ROOT/$f ;; esac
 		[ -f "$f" ] || die "no config fragment $f"
-		echo "$f"
+		FRAGS+=("$f")
 	done
 }
 BUILD_NAME=${KERNEL_BUILD_NAME:-build}
@@ -294,13 +301,14 @@ cmd_config() {
 	need_flavor "$flavor"
 	[ "${M_KIND[$flavor]}" = build ] || die "$flavor is a ${M_KIND[$flavor]} kernel: nothing to configure"
 	mkdir -p "$bld"
-	want=$(cat $(fragments) | sha256sum | cut -d' ' -f1)
+	fragments
+	want=$(cat "${FRAGS[@]}" | sha256sum | cut -d' ' -f1)
 	if [ -f "$bld/.config" ] && [ "$(cat "$bld/.ppwatch-config" 2>/dev/null)" = "$want" ]; then
 		return 0
 	fi
-	say "configuring $flavor: tinyconfig + $(fragments | xargs -n1 basename | tr '\n' ' ')"
+	say "configuring $flavor: tinyconfig + $(printf '%s ' "${FRAGS[@]##*/}")"
 	make -s -C "$src" O="$bld" tinyconfig >/dev/null
-	(cd "$bld" && "$src/scripts/kconfig/merge_config.sh" -m -O "$bld" "$bld/.config" $(fragments) >/dev/null)
+	(cd "$bld" && "$src/scripts/kconfig/merge_config.sh" -m -O "$bld" "$bld/.config" "${FRAGS[@]}" >/dev/null)
 	make -s -C "$src" O="$bld" olddefconfig >/dev/null
 	# every option a fragment asks for must have survived olddefconfig
 	local miss=0 line opt val
@@ -315,7 +323,7 @@ cmd_config() {
 			say "$opt=$val did not survive olddefconfig"
 			miss=1
 		fi
-	done < <(cat $(fragments))
+	done < <(cat "${FRAGS[@]}")
 	[ $miss -eq 0 ] || die "config fragments are not satisfiable"
 	echo "$want" >"$bld/.ppwatch-config"
 }
@@ -330,7 +338,7 @@ build_kernel() {
 	make -s -C "$src" O="$bld" CC="ccache gcc" -j"$KERNEL_JOBS" bzImage \
 		>"$LOGS/build-$flavor.log" 2>&1 ||
 		{ tail -40 "$LOGS/build-$flavor.log" >&2; die "$flavor kernel build failed ($LOGS/build-$flavor.log)"; }
-	[ -s "$bld/vmlinux" ] && [ -s "$bld/arch/x86/boot/bzImage" ] || die "no bzImage"
+	if [ ! -s "$bld/vmlinux" ] || [ ! -s "$bld/arch/x86/boot/bzImage" ]; then die "no bzImage"; fi
 	say "$flavor kernel built in $(( $(date +%s) - t0 )) s: $(cat "$bld/include/config/kernel.release")"
 }
 
@@ -338,6 +346,10 @@ build_kernel() {
 # pkgs/NAME/: the .deb, vmlinuz, the package's file list, the modules the
 # matrix line asks for (with their dependencies, uncompressed, in load order)
 # under root/, and 'package' (the resolved package, version and release).
+
+# first_file PATH...: the first PATH, if it exists: the first match of a
+# glob, nothing if it matched nothing
+first_file() { if [ -e "$1" ]; then echo "$1"; fi; }
 
 # the linux-image-* package a metapackage stands for (or the package itself)
 resolve_package() {
@@ -368,19 +380,19 @@ fetch_package() {
 	fi
 	real=$(resolve_package "$pkg")
 	ver=$(apt-cache policy "$real" | sed -n 's/^  Candidate: //p')
-	[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "$name: no installable version of $real"
+	if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then die "$name: no installable version of $real"; fi
 	want="$real $ver modules=$(opt "$name" modules)"
 	if [ "$(head -n1 "$dir/package" 2>/dev/null)" = "$want" ] && [ -s "$dir/vmlinuz" ]; then
 		say "$name: $real $ver already unpacked"
 		return 0
 	fi
 	rm -rf "$dir/root" "$dir/package" "$dir/vmlinuz"
-	deb=$(ls "$dir/${real}_"*.deb 2>/dev/null | head -n1 || true)
+	deb=$(first_file "$dir/${real}_"*.deb)
 	if [ -z "$deb" ] || [ "$(dpkg-deb -f "$deb" Version)" != "$ver" ]; then
 		rm -f "$dir"/*.deb
 		say "$name: apt-get download $real=$ver ($pkg)"
 		(cd "$dir" && apt-get download -q "$real=$ver" 2>&1 | grep -v 'unsandboxed as root' >&2) || true
-		deb=$(ls "$dir/${real}_"*.deb 2>/dev/null | head -n1 || true)
+		deb=$(first_file "$dir/${real}_"*.deb)
 		[ -n "$deb" ] || die "$name: apt-get download $real=$ver failed"
 	fi
 	dpkg-deb --fsys-tarfile "$deb" | tar -t | sed 's|^\./||' >"$dir/files.list"
@@ -398,13 +410,13 @@ fetch_package() {
 # Extract the modules of the matrix line and what they depend on; write
 # modules.load (guest paths, dependencies first).
 package_modules() {
-	local name=$1 deb=$2 kver=$3 dir=$PKGS/$1 m f dep todo done_ order=()
+	local name=$1 deb=$2 kver=$3 dir=$PKGS/$1 m f dep todo
 	: >"$dir/modules.load"
 	todo=$(opt "$name" modules | tr , ' ')
 	declare -A seen=()
 	# depth-first, dependencies first
 	visit() {
-		local m=$1 f g d
+		local m=$1 f d
 		m=$(echo "$m" | tr - _)
 		[ -z "${seen[$m]:-}" ] || return 0
 		seen[$m]=1
@@ -488,6 +500,7 @@ cmd_helpers() {
 build_bpf_helper() {
 	local out=$1 inc
 	inc=$(clang_sys_includes)
+	# shellcheck disable=SC2086 # inc: clang's -idirafter DIR flags, one word each
 	clang -g -O2 -Wall -Werror -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 \
 		-I"$ROOT/vmlinux/x86" -I"$ROOT/tests/vm" $inc \
 		-c "$ROOT/tests/vm/ppvm-bpf.bpf.c" -o "$out/ppvm-bpf.bpf.o"
@@ -524,6 +537,7 @@ kernel_extras() {
 		[ -f "$src/tools/testing/selftests/$t" ] || die "$name: no selftest $t in its tree"
 		install -D -m 0755 "$src/tools/testing/selftests/$t" "$st/vm/ksrc/tools/testing/selftests/$t"
 	done
+	# shellcheck disable=SC2046 # clang's -idirafter DIR flags, one word each
 	clang -O2 -Wall -target bpf $(clang_sys_includes) -c "$src/tools/testing/selftests/net/xdp_dummy.bpf.c" \
 		-o "$st/vm/ksrc/tools/testing/selftests/net/xdp_dummy.bpf.o" ||
 		die "$name: cannot build xdp_dummy.bpf.o for the selftests"
@@ -627,7 +641,7 @@ cmd_initramfs() {
 # kernel unpacks concatenated cpio archives in order): /vm/kernel.env (what
 # the matrix says about the kernel) and, for package kernels, the modules.
 overlay() {
-	local name=$1 st=$IRD/overlay-$1 o m
+	local name=$1 st=$IRD/overlay-$1 m
 	rm -rf "$st"
 	mkdir -p "$st/vm"
 	{
@@ -738,12 +752,13 @@ check_log() {
 # Everything: prepare, build (or fetch) every selected kernel, initramfs,
 # boot each.
 cmd_test() {
-	local t0=$(date +%s) fl
+	local t0 fl
+	t0=$(date +%s)
 	cmd_prepare
 	cmd_build
 	cmd_initramfs
 	local fails=0
-	for fl in $KERNEL_FLAVORS; do (boot_one $fl) || fails=$((fails + 1)); done
+	for fl in $KERNEL_FLAVORS; do (boot_one "$fl") || fails=$((fails + 1)); done
 	say "kernel-test took $(( $(date +%s) - t0 )) s"
 	[ $fails -eq 0 ] || die "$fails VM run(s) failed"
 }
