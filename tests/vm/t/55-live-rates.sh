@@ -10,7 +10,9 @@
 PORT=5055; NS=lr; SECS=4
 if ! ip netns add "$NS" || ! ip -n "$NS" link set lo up; then fail "netns $NS"; return 0; fi
 trace_start page_pool_state_hold page_pool_state_release page_pool_release
-ppw_bg top top -b -j -a 1 $((SECS + 4))
+# top runs until stopped below (SIGINT ends it with 0): it must still be
+# watching when the pool goes, however slow the VM
+ppw_bg top top -b -j -a 1 $((SECS + 30))
 ppw_bg stacks stacks -e 1 -j $((SECS + 4))
 ip netns exec $NS "$TOOL" live $PORT 512 0 50 $SECS >/tmp/lr.log 2>&1 || fail "ppvm-tool live (pool with traffic): $(cat /tmp/lr.log)"
 log "$(tr '\n' ' ' </tmp/lr.log)"
