@@ -70,11 +70,10 @@ static __always_inline void block_fields(struct ppvm_ev *e, struct page_pool *po
 	e->v[4] = BPF_CORE_READ(p, item_blks_dyn);
 }
 
-SEC("tp_btf/page_pool_item_block_alloc")
-int BPF_PROG(block_alloc, struct page_pool *pool,
-	     struct page_pool_item_block___ppvm *block, u32 dyn)
+static __always_inline int block_ev(__u32 kind, struct page_pool *pool,
+				    struct page_pool_item_block___ppvm *block, u32 dyn)
 {
-	struct ppvm_ev *e = ev_new(PPVM_BLOCK_ALLOC, pool);
+	struct ppvm_ev *e = ev_new(kind, pool);
 
 	if (!e)
 		return 0;
@@ -84,18 +83,18 @@ int BPF_PROG(block_alloc, struct page_pool *pool,
 	return 0;
 }
 
+SEC("tp_btf/page_pool_item_block_alloc")
+int BPF_PROG(block_alloc, struct page_pool *pool,
+	     struct page_pool_item_block___ppvm *block, u32 dyn)
+{
+	return block_ev(PPVM_BLOCK_ALLOC, pool, block, dyn);
+}
+
 SEC("tp_btf/page_pool_item_block_free")
 int BPF_PROG(block_free, struct page_pool *pool,
 	     struct page_pool_item_block___ppvm *block, u32 dyn)
 {
-	struct ppvm_ev *e = ev_new(PPVM_BLOCK_FREE, pool);
-
-	if (!e)
-		return 0;
-	block_fields(e, pool, block);
-	e->v[5] = dyn;
-	bpf_ringbuf_submit(e, 0);
-	return 0;
+	return block_ev(PPVM_BLOCK_FREE, pool, block, dyn);
 }
 
 SEC("tp_btf/page_pool_item_fast_empty")

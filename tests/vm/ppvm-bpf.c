@@ -107,11 +107,6 @@ int main(int argc, char **argv)
 	char attached[256] = "";
 	time_t end;
 	int n, err;
-	struct {
-		struct bpf_program *prog;
-		const char *tp;
-		int nargs;	/* -1: any */
-	} progs[7];
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s SECONDS\n", argv[0]);
@@ -127,25 +122,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ppvm-bpf: open: %s\n", strerror(errno));
 		return 1;
 	}
-	progs[0].prog = skel->progs.block_alloc;
-	progs[0].tp = "page_pool_item_block_alloc";
-	progs[0].nargs = 3;
-	progs[1].prog = skel->progs.block_free;
-	progs[1].tp = "page_pool_item_block_free";
-	progs[1].nargs = 3;
-	progs[2].prog = skel->progs.fast_empty;
-	progs[2].tp = "page_pool_item_fast_empty";
-	progs[2].nargs = 1;
-	progs[3].prog = skel->progs.destroy_unmap5;
-	progs[3].tp = "page_pool_destroy_unmap";
-	progs[3].nargs = 5;
-	progs[4].prog = skel->progs.inflight_unmap;
-	progs[4].tp = "page_pool_inflight_unmap";
-	progs[4].nargs = 3;
-	progs[5].prog = skel->progs.release;
-	progs[5].tp = "page_pool_release";
-	progs[5].nargs = 4;
-	n = 6;
+	/* each program, its tracepoint and the TP_PROTO arity it is written for */
+	const struct {
+		struct bpf_program *prog;
+		const char *tp;
+		int nargs;
+	} progs[] = {
+		{ skel->progs.block_alloc, "page_pool_item_block_alloc", 3 },
+		{ skel->progs.block_free, "page_pool_item_block_free", 3 },
+		{ skel->progs.fast_empty, "page_pool_item_fast_empty", 1 },
+		{ skel->progs.destroy_unmap5, "page_pool_destroy_unmap", 5 },
+		{ skel->progs.inflight_unmap, "page_pool_inflight_unmap", 3 },
+		{ skel->progs.release, "page_pool_release", 4 },
+	};
+	n = sizeof(progs) / sizeof(progs[0]);
 	for (int i = 0; i < n; i++) {
 		int have = tp_nargs(vmlinux, progs[i].tp);
 		/* the block walk only where pools have item blocks */
