@@ -100,14 +100,6 @@ static void pages_help(void)
 	       STACKS_DEFAULT_EVERY);
 }
 
-/* inflight pages that neither the ledger nor a holder scan found */
-static long long unseen(const struct pool_row *row, const struct page_list *l)
-{
-	long long n = (long long)row->inflight - (long long)l->found;
-
-	return n > 0 ? n : 0;
-}
-
 static int list_once(struct monitor *m, const struct ksyms *k)
 {
 	struct holders_report rep;
@@ -142,7 +134,7 @@ static int list_once(struct monitor *m, const struct ksyms *k)
 			json_kv_u64(&stdout_json, "netns", row->netns_ino);
 			json_kv_s64(&stdout_json, "inflight", row->inflight);
 			json_kv_u64(&stdout_json, "unknown_age_pages", l.unknown_age);
-			json_kv_s64(&stdout_json, "unseen_pages", unseen(row, &l));
+			json_kv_u64(&stdout_json, "unseen_pages", l.unseen);
 			render_pages_json(&stdout_json, l.rows, l.n);
 			json_obj_close(&stdout_json);
 		} else {
@@ -154,9 +146,9 @@ static int list_once(struct monitor *m, const struct ksyms *k)
 			if (l.unknown_age)
 				printf(", %zu out before ppwatch started (age unknown) not listed",
 				       l.unknown_age);
-			if (unseen(row, &l))
-				printf(", %lld out before ppwatch started and in no socket (not listed)",
-				       (long long)unseen(row, &l));
+			if (l.unseen)
+				printf(", %zu out before ppwatch started and in no socket (not listed)",
+				       l.unseen);
 			putchar('\n');
 			render_pages_text(stdout, l.rows, l.n, env.wide);
 		}

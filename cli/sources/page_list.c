@@ -103,7 +103,8 @@ int page_list_build(struct page_list *l, struct monitor *m, const struct pool_ro
 		fill_common(pr, m, rep, k, hp->netmem);
 	}
 	free(lp);
-	l->found = l->n + l->unknown_age;
+	if (row->inflight > 0 && (size_t)row->inflight > l->n + l->unknown_age)
+		l->unseen = (size_t)row->inflight - l->n - l->unknown_age;
 	if (l->n)
 		qsort(l->rows, l->n, sizeof(*l->rows), age_cmp);
 	if (limit && l->n > limit)
