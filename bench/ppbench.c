@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 		__u64 t = after[i].run_ns - (b ? b->run_ns : 0);
 
 		if (!strncmp(after[i].name, "count_", 6) && cnt)
-			base += (double)t / cnt / 2;	/* mean of hold and release */
+			base += (double)t / cnt / 2; /* mean of hold and release */
 	}
 	if (j)
 		fprintf(j, "{\"label\":\"%s\",\"baseline_ns\":%.1f,\"programs\":[", label, base);
@@ -204,13 +204,14 @@ int main(int argc, char **argv)
 		if (!cnt)
 			continue;
 		ns = (double)t / cnt;
-		printf("%-16s %10llu %12llu %10.1f %8.2f\n", after[i].name,
-		       (unsigned long long)cnt, (unsigned long long)t, ns, base ? ns / base : 0);
+		printf("%-16s %10llu %12llu %10.1f %8.2f\n", after[i].name, (unsigned long long)cnt,
+		       (unsigned long long)t, ns, base ? ns / base : 0);
 		if (j)
-			fprintf(j, "%s{\"name\":\"%s\",\"events\":%llu,\"run_ns\":%llu,"
-				   "\"ns_per_event\":%.1f,\"ratio\":%.2f}", first ? "" : ",",
-				after[i].name, (unsigned long long)cnt, (unsigned long long)t, ns,
-				base ? ns / base : 0);
+			fprintf(j,
+				"%s{\"name\":\"%s\",\"events\":%llu,\"run_ns\":%llu,"
+				"\"ns_per_event\":%.1f,\"ratio\":%.2f}",
+				first ? "" : ",", after[i].name, (unsigned long long)cnt,
+				(unsigned long long)t, ns, base ? ns / base : 0);
 		first = 0;
 	}
 	if (j) {

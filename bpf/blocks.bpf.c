@@ -101,8 +101,8 @@ static long block_cb(__u32 i, struct blocks_walk *w)
 		if ((b != w->current || w->destroyed) && used * 4 < per)
 			w->tot.tot.sparse++;
 	} else {
-		w->iw.items = (__u64)b +
-			      bpf_core_field_offset(struct page_pool_item_block___walk, items);
+		w->iw.items =
+			(__u64)b + bpf_core_field_offset(struct page_pool_item_block___walk, items);
 		w->iw.used = 0;
 		bpf_loop(per, item_cb, &w->iw, 0);
 		used = w->iw.used;

@@ -51,12 +51,12 @@ PPW_CFG(__u32, cfg_nr_nodes, 1);
 /* ---- walk bounds ---------------------------------------------------------- */
 
 /* discovery (discover.bpf.c) */
-#define PPW_MAX_NETNS 1024 /* network namespaces */
-#define PPW_MAX_DEVS 4096 /* net_devices per namespace */
-#define PPW_MAX_DEV_POOLS 256 /* pools on one dev->page_pools list */
-#define PPW_MAX_VETH_RQ 64 /* veth rx queues per device */
+#define PPW_MAX_NETNS	    1024  /* network namespaces */
+#define PPW_MAX_DEVS	    4096  /* net_devices per namespace */
+#define PPW_MAX_DEV_POOLS   256	  /* pools on one dev->page_pools list */
+#define PPW_MAX_VETH_RQ	    64	  /* veth rx queues per device */
 #define PPW_MAX_MEM_BUCKETS 65536 /* buckets of the XDP memory-model table */
-#define PPW_MAX_MEM_CHAIN 64 /* entries in one of its buckets */
+#define PPW_MAX_MEM_CHAIN   64	  /* entries in one of its buckets */
 /* children of a pool's p.dev searched for its net_device (pool.bpf.h) */
 #define PPW_MAX_DEV_CHILDREN 16
 
@@ -64,10 +64,10 @@ PPW_CFG(__u32, cfg_nr_nodes, 1);
 #define PPW_MAX_CPU_SLOTS 4096
 
 /* holder scan (holders.bpf.h) */
-#define PPW_MAX_FRAGS 48 /* CONFIG_MAX_SKB_FRAGS is at most 45 */
+#define PPW_MAX_FRAGS	 48   /* CONFIG_MAX_SKB_FRAGS is at most 45 */
 #define PPW_MAX_FRAGLIST 1024 /* skbs on one frag_list */
-#define PPW_MAX_CPUS 1024 /* per-CPU defer lists */
-#define PPW_MAX_NODES 8 /* defer lists per CPU (one per NUMA node) */
-#define PPW_RB_DEPTH 64 /* rbtree height (TCP out-of-order queue) */
+#define PPW_MAX_CPUS	 1024 /* per-CPU defer lists */
+#define PPW_MAX_NODES	 8    /* defer lists per CPU (one per NUMA node) */
+#define PPW_RB_DEPTH	 64   /* rbtree height (TCP out-of-order queue) */
 
 #endif /* __PPWATCH_CONFIG_BPF_H */

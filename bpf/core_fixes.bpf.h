@@ -64,8 +64,7 @@ static __always_inline __u64 tp_btf_netmem(unsigned long long *ctx, __u64 arg)
 	return v;
 }
 
-static __always_inline __u64
-tp_hold_netmem(struct trace_event_raw_page_pool_state_hold *ctx)
+static __always_inline __u64 tp_hold_netmem(struct trace_event_raw_page_pool_state_hold *ctx)
 {
 	struct trace_event_raw_page_pool_state_hold___page *old = (void *)ctx;
 
@@ -74,8 +73,7 @@ tp_hold_netmem(struct trace_event_raw_page_pool_state_hold *ctx)
 	return (__u64)BPF_CORE_READ(old, page);
 }
 
-static __always_inline __u64
-tp_release_netmem(struct trace_event_raw_page_pool_state_release *ctx)
+static __always_inline __u64 tp_release_netmem(struct trace_event_raw_page_pool_state_release *ctx)
 {
 	struct trace_event_raw_page_pool_state_release___page *old = (void *)ctx;
 
@@ -95,8 +93,8 @@ tp_release_netmem(struct trace_event_raw_page_pool_state_release *ctx)
  * kernels only have pool->p.flags (PP_FLAG_DMA_MAP, PP_FLAG_DMA_SYNC_DEV).
  */
 struct page_pool___bits {
-	bool dma_map:1;
-	bool dma_sync:1;
+	bool dma_map : 1;
+	bool dma_sync : 1;
 } __attribute__((preserve_access_index));
 
 struct page_pool_params___flags {
@@ -107,8 +105,8 @@ struct page_pool___params_flags {
 	struct page_pool_params___flags p;
 } __attribute__((preserve_access_index));
 
-#define PPW_PP_FLAG_DMA_MAP	(1U << 0)	/* include/net/page_pool/types.h */
-#define PPW_PP_FLAG_DMA_SYNC	(1U << 1)
+#define PPW_PP_FLAG_DMA_MAP  (1U << 0) /* include/net/page_pool/types.h */
+#define PPW_PP_FLAG_DMA_SYNC (1U << 1)
 
 static __always_inline __u32 pool_dma_flags(struct page_pool *pool)
 {

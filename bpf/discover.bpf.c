@@ -24,13 +24,13 @@
 #include "pool.bpf.h"
 
 struct net_walk {
-	struct list_head *head;		/* &start->list */
+	struct list_head *head; /* &start->list */
 	struct list_head *cur;
-	const void *ns_ops;		/* proc_ns_operations of a real struct net */
+	const void *ns_ops; /* proc_ns_operations of a real struct net */
 };
 
 struct dev_walk {
-	struct list_head *head;		/* &net->dev_base_head */
+	struct list_head *head; /* &net->dev_base_head */
 	struct list_head *cur;
 };
 

@@ -27,13 +27,13 @@
 #include "core_fixes.bpf.h"
 #include "holders.bpf.h"
 
-#define PPW_AF_UNIX	1
-#define PPW_AF_INET	2
-#define PPW_AF_INET6	10
-#define PPW_S_IFMT	00170000
-#define PPW_S_IFSOCK	0140000
-#define PPW_TCP_TIME_WAIT	6
-#define PPW_TCP_NEW_SYN_RECV	12
+#define PPW_AF_UNIX	     1
+#define PPW_AF_INET	     2
+#define PPW_AF_INET6	     10
+#define PPW_S_IFMT	     00170000
+#define PPW_S_IFSOCK	     0140000
+#define PPW_TCP_TIME_WAIT    6
+#define PPW_TCP_NEW_SYN_RECV 12
 
 /* sockets already walked through a process's fd (shared fds, dup, fork) */
 struct {
@@ -137,7 +137,7 @@ int scan_fds(struct bpf_iter__task_file *ctx)
 		return 0;
 	key = (__u64)sk;
 	if (bpf_map_update_elem(&fd_walked, &key, &one, BPF_NOEXIST))
-		return 0;	/* walked already, or the table is full */
+		return 0; /* walked already, or the table is full */
 	return walk_sock(ctx->meta->seq, sk, PPW_SF_VIA_FD);
 }
 
@@ -164,16 +164,20 @@ static __always_inline void sock_identity(struct ppw_rec_sock *s, struct sock *s
 	s->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
 	s->rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
 	if (s->family == PPW_AF_INET) {
-		bpf_probe_read_kernel(s->laddr, 4, (void *)sk +
-				      bpf_core_field_offset(struct sock, __sk_common.skc_rcv_saddr));
-		bpf_probe_read_kernel(s->raddr, 4, (void *)sk +
-				      bpf_core_field_offset(struct sock, __sk_common.skc_daddr));
+		bpf_probe_read_kernel(
+			s->laddr, 4,
+			(void *)sk + bpf_core_field_offset(struct sock, __sk_common.skc_rcv_saddr));
+		bpf_probe_read_kernel(s->raddr, 4,
+				      (void *)sk + bpf_core_field_offset(struct sock,
+									 __sk_common.skc_daddr));
 	} else if (bpf_core_field_exists(sk->__sk_common.skc_v6_daddr)) {
-		bpf_probe_read_kernel(s->laddr, 16, (void *)sk +
-				      bpf_core_field_offset(struct sock,
-							    __sk_common.skc_v6_rcv_saddr));
-		bpf_probe_read_kernel(s->raddr, 16, (void *)sk +
-				      bpf_core_field_offset(struct sock, __sk_common.skc_v6_daddr));
+		bpf_probe_read_kernel(s->laddr, 16,
+				      (void *)sk +
+					      bpf_core_field_offset(struct sock,
+								    __sk_common.skc_v6_rcv_saddr));
+		bpf_probe_read_kernel(s->raddr, 16,
+				      (void *)sk + bpf_core_field_offset(struct sock,
+									 __sk_common.skc_v6_daddr));
 	}
 }
 
@@ -188,8 +192,7 @@ static __noinline int walk_sock(struct seq_file *seq, struct sock *sk, __u32 fla
 	w.holder = (__u64)sk;
 
 	pp_self_check(seq, sk);
-	walk_queue(&w, (void *)sk + bpf_core_field_offset(struct sock, sk_receive_queue),
-		   0);
+	walk_queue(&w, (void *)sk + bpf_core_field_offset(struct sock, sk_receive_queue), 0);
 	proto = BPF_CORE_READ(sk, sk_protocol);
 	if (proto == IPPROTO_UDP && bpf_core_type_exists(struct udp_sock)) {
 		struct udp_sock *up = (void *)sk;

@@ -20,9 +20,9 @@ __u64 used_vmemmap;
 struct pp_walk {
 	struct seq_file *seq;
 	__u64 holder;
-	void *end;			/* the queue head, where the list closes */
+	void *end; /* the queue head, where the list closes */
 	struct sk_buff *cur;
-	__u32 where;			/* 0: head/frag position decides */
+	__u32 where; /* 0: head/frag position decides */
 	__u32 skbs;
 	__u32 nonpp;
 	__u32 truncated;
@@ -166,7 +166,8 @@ static __always_inline __u64 scan_one_skb(struct pp_walk *w, struct sk_buff *skb
 	if (BPF_CORE_READ_BITFIELD_PROBED(skb, head_frag))
 		emit_netmem(w, virt_to_page_addr(head), where ?: PPW_IN_HEAD);
 	bpf_probe_read_kernel(&nr, sizeof(nr),
-			      (void *)shinfo + bpf_core_field_offset(struct skb_shared_info, nr_frags));
+			      (void *)shinfo +
+				      bpf_core_field_offset(struct skb_shared_info, nr_frags));
 	if (nr) {
 		f.w = w;
 		f.shinfo = shinfo;
@@ -201,8 +202,8 @@ static __always_inline void scan_skb(struct pp_walk *w, struct sk_buff *skb)
 
 	shinfo = scan_one_skb(w, skb, 0);
 	bpf_probe_read_kernel(&fl.cur, sizeof(fl.cur),
-			      (void *)shinfo + bpf_core_field_offset(struct skb_shared_info,
-								     frag_list));
+			      (void *)shinfo +
+				      bpf_core_field_offset(struct skb_shared_info, frag_list));
 	if (fl.cur) {
 		fl.w = w;
 		bpf_loop(PPW_MAX_FRAGLIST, fraglist_cb, &fl, 0);

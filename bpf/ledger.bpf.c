@@ -158,15 +158,15 @@ int BPF_PROG(release_raw, struct page_pool *pool, __u64 netmem, __u32 release)
 SEC("tracepoint/page_pool/page_pool_state_hold")
 int hold_tp(struct trace_event_raw_page_pool_state_hold *ctx)
 {
-	return on_hold(ctx, (struct page_pool *)BPF_CORE_READ(ctx, pool),
-		       tp_hold_netmem(ctx), BPF_CORE_READ(ctx, hold));
+	return on_hold(ctx, (struct page_pool *)BPF_CORE_READ(ctx, pool), tp_hold_netmem(ctx),
+		       BPF_CORE_READ(ctx, hold));
 }
 
 SEC("tracepoint/page_pool/page_pool_state_release")
 int release_tp(struct trace_event_raw_page_pool_state_release *ctx)
 {
-	return on_release(ctx, (struct page_pool *)BPF_CORE_READ(ctx, pool),
-			  tp_release_netmem(ctx), BPF_CORE_READ(ctx, release));
+	return on_release(ctx, (struct page_pool *)BPF_CORE_READ(ctx, pool), tp_release_netmem(ctx),
+			  BPF_CORE_READ(ctx, release));
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -14,8 +14,8 @@
 
 #include "pool.bpf.h"
 
-static __always_inline int on_pool_release(struct page_pool *pool, __s32 inflight,
-					   __u32 hold, __u32 release, __u64 cnt)
+static __always_inline int on_pool_release(struct page_pool *pool, __s32 inflight, __u32 hold,
+					   __u32 release, __u64 cnt)
 {
 	struct ppw_pool *rec;
 	__u64 now;
@@ -47,8 +47,7 @@ static __always_inline int on_pool_release(struct page_pool *pool, __s32 infligh
 	}
 	rec->dma_mapped_left = pool_dma_mapped_left(pool) > 0;
 	pool_item_counters(pool, rec);
-	emit(cnt <= 1 ? PPW_EV_DESTROY : PPW_EV_RETRY, rec, inflight, hold, release,
-	     rec->nid, cnt);
+	emit(cnt <= 1 ? PPW_EV_DESTROY : PPW_EV_RETRY, rec, inflight, hold, release, rec->nid, cnt);
 	if (inflight == 0) {
 		rec->state = PPW_POOL_FREED;
 		rec->freed_ns = now;
@@ -66,25 +65,21 @@ static __always_inline int on_update_nid(struct page_pool *pool, int new_nid)
 	if (!rec)
 		return 0;
 	rec->nid = new_nid;
-	emit(PPW_EV_NID, rec, rec->last_inflight, rec->hold_cnt, rec->release_cnt,
-	     new_nid, rec->destroy_cnt);
+	emit(PPW_EV_NID, rec, rec->last_inflight, rec->hold_cnt, rec->release_cnt, new_nid,
+	     rec->destroy_cnt);
 	return 0;
 }
 
 SEC("tp_btf/page_pool_release")
-int BPF_PROG(pool_release_btf, struct page_pool *pool, __s32 inflight, __u32 hold,
-	     __u32 release)
+int BPF_PROG(pool_release_btf, struct page_pool *pool, __s32 inflight, __u32 hold, __u32 release)
 {
-	return on_pool_release(pool, inflight, hold, release,
-			       BPF_CORE_READ(pool, destroy_cnt));
+	return on_pool_release(pool, inflight, hold, release, BPF_CORE_READ(pool, destroy_cnt));
 }
 
 SEC("raw_tp/page_pool_release")
-int BPF_PROG(pool_release_raw, struct page_pool *pool, __s32 inflight, __u32 hold,
-	     __u32 release)
+int BPF_PROG(pool_release_raw, struct page_pool *pool, __s32 inflight, __u32 hold, __u32 release)
 {
-	return on_pool_release(pool, inflight, hold, release,
-			       BPF_CORE_READ(pool, destroy_cnt));
+	return on_pool_release(pool, inflight, hold, release, BPF_CORE_READ(pool, destroy_cnt));
 }
 
 SEC("tracepoint/page_pool/page_pool_release")

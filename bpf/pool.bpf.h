@@ -12,14 +12,14 @@
 #include "config.bpf.h"
 #include "core_fixes.bpf.h"
 
-#define PPW_LOOPBACK_IFINDEX	1
+#define PPW_LOOPBACK_IFINDEX 1
 
 /* How a pool was first seen; decides which counter the event already moved. */
 enum ppw_seen {
-	PPW_SEEN_HOLD,		/* page_pool_state_hold: hold counter includes this page */
-	PPW_SEEN_RELEASE,	/* page_pool_state_release: release counter does */
-	PPW_SEEN_OTHER,		/* page_pool_release, update_nid */
-	PPW_SEEN_DISCOVERY,	/* the discovery scan */
+	PPW_SEEN_HOLD,	    /* page_pool_state_hold: hold counter includes this page */
+	PPW_SEEN_RELEASE,   /* page_pool_state_release: release counter does */
+	PPW_SEEN_OTHER,	    /* page_pool_release, update_nid */
+	PPW_SEEN_DISCOVERY, /* the discovery scan */
 };
 
 /* Session-unique pool generation: (address, gen) never repeats. */
@@ -167,8 +167,8 @@ static __always_inline void pool_fill_identity(struct ppw_pool *r, struct page_p
 	}
 }
 
-static __always_inline void emit(__u32 type, struct ppw_pool *rec, __s32 inflight,
-				 __u32 hold, __u32 release, __s32 nid, __u64 cnt)
+static __always_inline void emit(__u32 type, struct ppw_pool *rec, __s32 inflight, __u32 hold,
+				 __u32 release, __s32 nid, __u64 cnt)
 {
 	struct ppw_event *e;
 
@@ -199,8 +199,8 @@ static __always_inline void emit(__u32 type, struct ppw_pool *rec, __s32 infligh
  * a new pool at a freed address: a late release of the old pool's last page
  * may still be running when page_pool_release() reports it freed.
  */
-static __always_inline struct ppw_pool *
-pool_get(struct page_pool *pool, enum ppw_seen how, __u32 arg)
+static __always_inline struct ppw_pool *pool_get(struct page_pool *pool, enum ppw_seen how,
+						 __u32 arg)
 {
 	__u64 key = (__u64)pool, destroy;
 	__u32 id = pool_user_id(pool), zero = 0;
@@ -212,8 +212,8 @@ pool_get(struct page_pool *pool, enum ppw_seen how, __u32 arg)
 		if (!(id && rec->id != id) &&
 		    !(how == PPW_SEEN_HOLD && rec->state == PPW_POOL_FREED))
 			return rec;
-		emit(PPW_EV_POOL_RETIRED, rec, rec->last_inflight, rec->hold_cnt,
-		     rec->release_cnt, rec->nid, rec->destroy_cnt);
+		emit(PPW_EV_POOL_RETIRED, rec, rec->last_inflight, rec->hold_cnt, rec->release_cnt,
+		     rec->nid, rec->destroy_cnt);
 		cnt_inc(PPW_CNT_POOL_REUSE);
 		flags = BPF_EXIST;
 	}
@@ -252,15 +252,15 @@ pool_get(struct page_pool *pool, enum ppw_seen how, __u32 arg)
 
 	if (bpf_map_update_elem(&pools, &key, s, flags)) {
 		rec = bpf_map_lookup_elem(&pools, &key);
-		if (rec)	/* another CPU created it first */
+		if (rec) /* another CPU created it first */
 			return rec;
 		cnt_inc(PPW_CNT_POOLS_FULL);
 		return NULL;
 	}
 	rec = bpf_map_lookup_elem(&pools, &key);
 	if (rec)
-		emit(PPW_EV_POOL_NEW, rec, rec->last_inflight, rec->hold_cnt,
-		     rec->release_cnt, rec->nid, rec->destroy_cnt);
+		emit(PPW_EV_POOL_NEW, rec, rec->last_inflight, rec->hold_cnt, rec->release_cnt,
+		     rec->nid, rec->destroy_cnt);
 	return rec;
 }
 

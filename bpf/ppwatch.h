@@ -10,48 +10,49 @@
 #ifndef __PPWATCH_H
 #define __PPWATCH_H
 
-#ifndef __VMLINUX_H__		/* BPF side: vmlinux.h has the types */
+#ifndef __VMLINUX_H__ /* BPF side: vmlinux.h has the types */
 #include <linux/types.h>
 #endif
 
-#define PPW_IFNAMSIZ		16
-#define PPW_DEVNAMSIZ		32
-#define PPW_DRVNAMSIZ		16
+#define PPW_IFNAMSIZ  16
+#define PPW_DEVNAMSIZ 32
+#define PPW_DRVNAMSIZ 16
 
 /* Default sizes; user space overrides them before load. */
-#define PPW_DEF_MAX_POOLS	4096
-#define PPW_DEF_MAX_PAGES	(1U << 20)
+#define PPW_DEF_MAX_POOLS    4096
+#define PPW_DEF_MAX_PAGES    (1U << 20)
 #define PPW_DEF_SAMPLE_SHIFT 4 /* the sampled level: 1 page in 16 */
-#define PPW_DEF_RINGBUF		(256 * 1024)
-#define PPW_DEF_SCAN_RINGBUF	(8 * 1024 * 1024)
+#define PPW_DEF_RINGBUF	     (256 * 1024)
+#define PPW_DEF_SCAN_RINGBUF (8 * 1024 * 1024)
 
 /* Where a pool sits in its life. */
 enum ppw_pool_state {
-	PPW_POOL_LIVE		= 0,	/* not destroyed */
-	PPW_POOL_DETACHED	= 1,	/* page_pool_destroy() ran, pages still out: zombie */
-	PPW_POOL_FREED		= 2,	/* inflight reached 0, struct page_pool freed */
+	PPW_POOL_LIVE = 0,     /* not destroyed */
+	PPW_POOL_DETACHED = 1, /* page_pool_destroy() ran, pages still out: zombie */
+	PPW_POOL_FREED = 2,    /* inflight reached 0, struct page_pool freed */
 };
 
 enum ppw_pool_flags {
 	PPW_PF_DMA_MAP = 1U << 0, /* PP_FLAG_DMA_MAP: pool maps its pages */
 	PPW_PF_DMA_SYNC = 1U << 1,
-	PPW_PF_HAS_NETDEV = 1U << 2, /* slow.netdev set: netlink can list it */
-	PPW_PF_DEV_NETDEV = 1U << 3, /* p.dev is the device of a net_device */
-	PPW_PF_HAS_ID = 1U << 4, /* kernel has pool->user.id */
-	PPW_PF_DISCOVERED = 1U << 5, /* first found by the discovery scan */
+	PPW_PF_HAS_NETDEV = 1U << 2,   /* slow.netdev set: netlink can list it */
+	PPW_PF_DEV_NETDEV = 1U << 3,   /* p.dev is the device of a net_device */
+	PPW_PF_HAS_ID = 1U << 4,       /* kernel has pool->user.id */
+	PPW_PF_DISCOVERED = 1U << 5,   /* first found by the discovery scan */
 	PPW_PF_MEM_PROVIDER = 1U << 6, /* mp_priv set (devmem, io_uring zcrx) */
 	PPW_PF_HAS_NAPI = 1U << 7,
-	PPW_PF_ORPHANED = 1U << 8, /* netdev gone, re-parented to loopback */
-	PPW_PF_ITEM_STATS = 1U << 9, /* alloc_stats.item_{fast_empty,slow_failed} */
+	PPW_PF_ORPHANED = 1U << 8,     /* netdev gone, re-parented to loopback */
+	PPW_PF_ITEM_STATS = 1U << 9,   /* alloc_stats.item_{fast_empty,slow_failed} */
 	PPW_PF_ITEM_BLOCKS = 1U << 10, /* item block counters (ppwatch's series) */
-	PPW_PF_DEV_CHILD = 1U << 11, /* no slow.netdev: the net_device is a child
-						 * of p.dev (a NIC's PCI device), found by
-						 * walking p.dev's children */
-	PPW_PF_DMA_INDEX_STATS = 1U << 12, /* alloc_stats.dma_index_failed
-						 * (ppwatch's xarray series) */
-	PPW_PF_UNMAP_XA = 1U << 13, /* the unmap at destroy came from
-					 * page_pool_inflight_unmap: no block
-					 * count, no duration */
+	/*
+	 * no slow.netdev: the net_device is a child of p.dev (a NIC's PCI
+	 * device), found by walking p.dev's children
+	 */
+	PPW_PF_DEV_CHILD = 1U << 11,
+	/* alloc_stats.dma_index_failed (ppwatch's xarray series) */
+	PPW_PF_DMA_INDEX_STATS = 1U << 12,
+	/* the unmap at destroy came from page_pool_inflight_unmap: no block count, no duration */
+	PPW_PF_UNMAP_XA = 1U << 13,
 };
 
 /*
@@ -60,13 +61,13 @@ enum ppw_pool_flags {
  * through a PPW_EV_POOL_RETIRED event first, so nothing is lost.
  */
 struct ppw_pool {
-	__u64 addr;			/* struct page_pool * */
-	__u32 gen;			/* generation at this address */
-	__u32 id;			/* pool->user.id (netlink id), 0 if none */
-	__u32 flags;			/* enum ppw_pool_flags */
-	__u32 state;			/* enum ppw_pool_state */
-	__s32 ifindex; /* slow.netdev, else the net_device behind p.dev
-					 * (p.dev itself, or its net child) */
+	__u64 addr;  /* struct page_pool * */
+	__u32 gen;   /* generation at this address */
+	__u32 id;    /* pool->user.id (netlink id), 0 if none */
+	__u32 flags; /* enum ppw_pool_flags */
+	__u32 state; /* enum ppw_pool_state */
+	/* slow.netdev, else the net_device behind p.dev (p.dev itself, or its net child) */
+	__s32 ifindex;
 	__u32 napi_id;
 	__u64 netns_cookie;
 	__u32 netns_ino;
@@ -74,37 +75,37 @@ struct ppw_pool {
 	__u32 pool_size;
 	__s32 nid;
 	char ifname[PPW_IFNAMSIZ];
-	char devname[PPW_DEVNAMSIZ];	/* kobject name of p.dev (e.g. PCI address) */
-	char driver[PPW_DRVNAMSIZ];	/* p.dev->driver->name, if bound */
+	char devname[PPW_DEVNAMSIZ]; /* kobject name of p.dev (e.g. PCI address) */
+	char driver[PPW_DRVNAMSIZ];  /* p.dev->driver->name, if bound */
 
-	__u64 first_seen_ns;		/* CLOCK_BOOTTIME */
+	__u64 first_seen_ns; /* CLOCK_BOOTTIME */
 	/* The kernel's own running counters, as last reported. */
-	__u32 hold_cnt;			/* pages_state_hold_cnt */
-	__u32 release_cnt;		/* pages_state_release_cnt */
+	__u32 hold_cnt;	   /* pages_state_hold_cnt */
+	__u32 release_cnt; /* pages_state_release_cnt */
 	/* The same counters when ppwatch first saw the pool. */
 	__u32 base_hold;
 	__u32 base_release;
 	/* What the ledger saw since then. */
-	__u64 ledger_holds;		/* holds recorded in the page ledger */
-	__u64 ledger_releases;		/* releases that matched a ledger entry */
-	__u64 untracked_holds;		/* holds not recorded: page ledger full */
-	__u64 unmatched_releases;	/* releases of pages held before start */
+	__u64 ledger_holds;	  /* holds recorded in the page ledger */
+	__u64 ledger_releases;	  /* releases that matched a ledger entry */
+	__u64 untracked_holds;	  /* holds not recorded: page ledger full */
+	__u64 unmatched_releases; /* releases of pages held before start */
 
 	/* Destroy and retry, from the page_pool_release tracepoint. */
-	__u64 detach_ns;		/* first page_pool_release (destroy) seen */
-	__u64 kernel_detach_time;	/* raw pool->user.detach_time (units: see ppw_rodata) */
-	__u64 last_release_ns;		/* time of the latest page_pool_release */
+	__u64 detach_ns;	  /* first page_pool_release (destroy) seen */
+	__u64 kernel_detach_time; /* raw pool->user.detach_time (units: see ppw_rodata) */
+	__u64 last_release_ns;	  /* time of the latest page_pool_release */
 	__u64 freed_ns;
-	__u64 destroy_cnt;		/* pool->destroy_cnt */
-	__u32 release_events;		/* page_pool_release calls seen: 1 + retries */
-	__s32 last_inflight;		/* inflight it reported last */
+	__u64 destroy_cnt;    /* pool->destroy_cnt */
+	__u32 release_events; /* page_pool_release calls seen: 1 + retries */
+	__s32 last_inflight;  /* inflight it reported last */
 
 	/* DMA-unmap facts (cli/model/snapshot.c turns them into a state per regime) */
-	__s32 destroy_inflight;		/* pages outside the pool when destroy scrubbed it */
-	__u32 dma_mapped_left;		/* dma_mapped xarray not empty at the last release */
-	__u32 unmapped_pages;		/* item-block kernels with ppwatch's series: */
-	__u32 unmap_blocks;		/*   page_pool_destroy_unmap */
-	__u64 unmap_ns;			/*   when, CLOCK_BOOTTIME */
+	__s32 destroy_inflight; /* pages outside the pool when destroy scrubbed it */
+	__u32 dma_mapped_left;	/* dma_mapped xarray not empty at the last release */
+	__u32 unmapped_pages;	/* item-block kernels with ppwatch's series: */
+	__u32 unmap_blocks;	/*   page_pool_destroy_unmap */
+	__u64 unmap_ns;		/*   when, CLOCK_BOOTTIME */
 	__u64 unmap_took_ns;
 
 	/* item blocks (the v7 series; block counts need ppwatch's series) */
@@ -135,8 +136,8 @@ struct ppw_pool {
  */
 enum ppw_level {
 	PPW_LEVEL_COUNTERS = 0, /* no per-page state at all */
-	PPW_LEVEL_SAMPLED = 1, /* the ledger for 1 in 2^N pages, chosen by netmem */
-	PPW_LEVEL_ALL = 2, /* the ledger for every page */
+	PPW_LEVEL_SAMPLED = 1,	/* the ledger for 1 in 2^N pages, chosen by netmem */
+	PPW_LEVEL_ALL = 2,	/* the ledger for every page */
 };
 
 /*
@@ -147,13 +148,13 @@ enum ppw_level {
  * the sum over CPUs plus what evicted slots gave back to the pool record.
  */
 #define PPW_PCPU_SLOTS_BITS 6
-#define PPW_PCPU_SLOTS (1U << PPW_PCPU_SLOTS_BITS)
+#define PPW_PCPU_SLOTS	    (1U << PPW_PCPU_SLOTS_BITS)
 
 struct ppw_pcpu_pool {
-	__u64 pool; /* struct page_pool *, 0: empty */
-	__u32 gen; /* ppw_pool.gen when the slot was filled */
-	__u32 hold; /* the newest pages_state_hold_cnt this CPU saw */
-	__u32 release; /* the newest pages_state_release_cnt this CPU saw */
+	__u64 pool;	 /* struct page_pool *, 0: empty */
+	__u32 gen;	 /* ppw_pool.gen when the slot was filled */
+	__u32 hold;	 /* the newest pages_state_hold_cnt this CPU saw */
+	__u32 release;	 /* the newest pages_state_release_cnt this CPU saw */
 	__u32 base_hold; /* the record's base counters, copied at fill */
 	__u32 base_release;
 	__u32 pad;
@@ -171,22 +172,22 @@ struct ppw_pcpu_pool {
  * session-unique number) and its hold time in units of 2^20 ns (~1.05 ms)
  * since the session's epoch (rodata cfg_epoch_ns): 2^32 units are 52 days.
  */
-#define PPW_LEDGER_WAYS 4
+#define PPW_LEDGER_WAYS	      4
 #define PPW_LEDGER_TIME_SHIFT 20
 
 struct ppw_ledger_slot {
 	__u64 netmem; /* 0: free */
-	__u32 gen; /* ppw_pool.gen of the pool at hold time */
-	__u32 hold; /* (CLOCK_BOOTTIME - epoch) >> 20 at hold; 0 while written */
+	__u32 gen;    /* ppw_pool.gen of the pool at hold time */
+	__u32 hold;   /* (CLOCK_BOOTTIME - epoch) >> 20 at hold; 0 while written */
 };
 
 /* One entry per inflight page, keyed by netmem (pfn is 0 for net_iov). */
 struct ppw_page {
-	__u64 pool;			/* struct page_pool * */
-	__u32 gen;			/* ppw_pool.gen at hold time */
+	__u64 pool; /* struct page_pool * */
+	__u32 gen;  /* ppw_pool.gen at hold time */
 	__u32 cpu;
-	__u64 hold_ns;			/* CLOCK_BOOTTIME at page_pool_state_hold */
-	__s32 stack_id;			/* hold stack if sampled, else -1 */
+	__u64 hold_ns;	/* CLOCK_BOOTTIME at page_pool_state_hold */
+	__s32 stack_id; /* hold stack if sampled, else -1 */
 	__u32 pad;
 };
 
@@ -197,27 +198,27 @@ struct ppw_page {
  * (cli/sources/holder_scan.c).
  */
 enum ppw_rec_type {
-	PPW_REC_SOCK		= 1,	/* a socket whose queues were walked */
-	PPW_REC_PAGE		= 2,	/* a page_pool page found in a holder */
-	PPW_REC_OWNER		= 3,	/* a process holds a socket through an fd */
-	PPW_REC_POOL		= 4,	/* a pool's own cache/ring/frag page */
-	PPW_REC_CHECK		= 5,	/* virt_to_page self-check result */
-	PPW_REC_DEFER		= 6,	/* per-CPU defer list walked (or not readable) */
+	PPW_REC_SOCK = 1,  /* a socket whose queues were walked */
+	PPW_REC_PAGE = 2,  /* a page_pool page found in a holder */
+	PPW_REC_OWNER = 3, /* a process holds a socket through an fd */
+	PPW_REC_POOL = 4,  /* a pool's own cache/ring/frag page */
+	PPW_REC_CHECK = 5, /* virt_to_page self-check result */
+	PPW_REC_DEFER = 6, /* per-CPU defer list walked (or not readable) */
 };
 
 /* where in a holder a page was found */
 enum ppw_where {
-	PPW_IN_HEAD		= 1,	/* skb linear part (head_frag) */
-	PPW_IN_FRAG		= 2,	/* skb_shinfo frags[] */
-	PPW_IN_FRAGLIST		= 3,	/* an skb on the frag_list */
-	PPW_IN_OOO		= 4,	/* TCP out-of-order queue */
-	PPW_IN_READER		= 5,	/* UDP reader_queue */
-	PPW_IN_DEFER		= 6,	/* per-CPU skb defer list */
+	PPW_IN_HEAD = 1,     /* skb linear part (head_frag) */
+	PPW_IN_FRAG = 2,     /* skb_shinfo frags[] */
+	PPW_IN_FRAGLIST = 3, /* an skb on the frag_list */
+	PPW_IN_OOO = 4,	     /* TCP out-of-order queue */
+	PPW_IN_READER = 5,   /* UDP reader_queue */
+	PPW_IN_DEFER = 6,    /* per-CPU skb defer list */
 };
 
 enum ppw_sock_flags {
-	PPW_SF_TRUNCATED	= 1U << 0,	/* a queue was longer than the walk bound */
-	PPW_SF_VIA_FD		= 1U << 1,	/* walked from a process's fd (no iterator) */
+	PPW_SF_TRUNCATED = 1U << 0, /* a queue was longer than the walk bound */
+	PPW_SF_VIA_FD = 1U << 1,    /* walked from a process's fd (no iterator) */
 };
 
 struct ppw_rec_sock {
@@ -229,26 +230,26 @@ struct ppw_rec_sock {
 	__u16 type;
 	__u16 protocol;
 	__u16 state;
-	__u16 lport;			/* host order */
+	__u16 lport; /* host order */
 	__u16 rport;
-	__u32 flags;			/* enum ppw_sock_flags */
-	__u8 laddr[16];			/* IPv4 in the first 4 bytes */
+	__u32 flags;	/* enum ppw_sock_flags */
+	__u8 laddr[16]; /* IPv4 in the first 4 bytes */
 	__u8 raddr[16];
 	__u32 skbs;
-	__u32 rmem;			/* sk_rmem_alloc */
-	__u32 nonpp_pages;		/* pages that are not page_pool's */
+	__u32 rmem;	   /* sk_rmem_alloc */
+	__u32 nonpp_pages; /* pages that are not page_pool's */
 	__u32 pad;
 };
 
 struct ppw_rec_page {
-	__u64 holder;			/* struct sock *, or the CPU for PPW_IN_DEFER */
-	__u64 netmem;			/* head page, bit 0 set for net_iov */
-	__u64 pool;			/* struct page_pool * from the page */
-	__u64 hold_ns;			/* from the ledger, 0 if not in it */
-	__u32 gen;			/* ledger entry's pool generation */
-	__u32 where;			/* enum ppw_where */
+	__u64 holder;  /* struct sock *, or the CPU for PPW_IN_DEFER */
+	__u64 netmem;  /* head page, bit 0 set for net_iov */
+	__u64 pool;    /* struct page_pool * from the page */
+	__u64 hold_ns; /* from the ledger, 0 if not in it */
+	__u32 gen;     /* ledger entry's pool generation */
+	__u32 where;   /* enum ppw_where */
 	__u32 in_ledger;
-	__s32 stack_id;			/* hold stack, -1 if not sampled */
+	__s32 stack_id; /* hold stack, -1 if not sampled */
 };
 
 struct ppw_rec_owner {
@@ -262,31 +263,31 @@ struct ppw_rec_owner {
 
 struct ppw_rec_pool {
 	__u64 pool;
-	__u64 frag_netmem;		/* partly used frag page the pool keeps, or 0 */
+	__u64 frag_netmem; /* partly used frag page the pool keeps, or 0 */
 	__u32 gen;
-	__u32 alloc_count;		/* pages in the alloc cache */
-	__u32 ring_count;		/* pages in the recycle ring */
+	__u32 alloc_count; /* pages in the alloc cache */
+	__u32 ring_count;  /* pages in the recycle ring */
 	__u32 ring_size;
-	__u32 hold;			/* counters read at the same moment */
+	__u32 hold; /* counters read at the same moment */
 	__u32 release;
 };
 
 struct ppw_rec_check {
-	__u64 addr;			/* a slab object (the socket) */
-	__u64 page;			/* what virt_to_page() made of it */
-	__u32 ok;			/* the page is that object's slab */
+	__u64 addr; /* a slab object (the socket) */
+	__u64 page; /* what virt_to_page() made of it */
+	__u32 ok;   /* the page is that object's slab */
 	__u32 pad;
 };
 
 struct ppw_rec_defer {
 	__u32 cpu;
-	__u32 readable;			/* 0: this kernel's defer lists are out of reach */
+	__u32 readable; /* 0: this kernel's defer lists are out of reach */
 	__u32 skbs;
 	__u32 pad;
 };
 
 struct ppw_scan_rec {
-	__u32 type;			/* enum ppw_rec_type */
+	__u32 type; /* enum ppw_rec_type */
 	__u32 pad;
 	union {
 		struct ppw_rec_sock sock;
@@ -310,8 +311,8 @@ enum ppw_blk_type {
 	PPW_BLK_BLOCK = 2,
 };
 
-#define PPW_MAX_BLOCKS 65536 /* blocks walked per pool (16M items) */
-#define PPW_MAX_BLOCK_RECS 1024 /* block records per pool: the iterator's 32 KiB */
+#define PPW_MAX_BLOCKS	   65536 /* blocks walked per pool (16M items) */
+#define PPW_MAX_BLOCK_RECS 1024	 /* block records per pool: the iterator's 32 KiB */
 
 struct ppw_blk_rec {
 	__u32 type; /* enum ppw_blk_type */
@@ -320,17 +321,17 @@ struct ppw_blk_rec {
 	union {
 		struct { /* PPW_BLK_POOL */
 			__u32 items_per_block;
-			__u32 prealloc; /* pre-allocated blocks */
-			__u32 dynamic; /* dynamic blocks */
+			__u32 prealloc;	     /* pre-allocated blocks */
+			__u32 dynamic;	     /* dynamic blocks */
 			__u32 used_prealloc; /* their items tracking a page */
 			__u32 used_dynamic;
-			__u32 sparse; /* dynamic, not current, < 1/4 used */
-			__u32 unissued; /* the current block's items not given yet */
+			__u32 sparse;	 /* dynamic, not current, < 1/4 used */
+			__u32 unissued;	 /* the current block's items not given yet */
 			__u32 truncated; /* 1: more than PPW_MAX_BLOCKS blocks */
 		} tot;
 		struct { /* PPW_BLK_BLOCK */
 			__u64 addr;
-			__u32 used; /* items tracking a page */
+			__u32 used;	/* items tracking a page */
 			__u32 unissued; /* items the pool has not handed out yet */
 			__u32 dynamic;
 			__u32 current; /* pool->item_blk: items come from it now */
@@ -340,22 +341,22 @@ struct ppw_blk_rec {
 
 /* Ring-buffer events: pool lifecycle, rare by construction. */
 enum ppw_event_type {
-	PPW_EV_POOL_NEW		= 1,	/* first sight of a pool */
-	PPW_EV_DESTROY		= 2,	/* first page_pool_release: destroy started */
-	PPW_EV_RETRY		= 3,	/* later page_pool_release: retry */
-	PPW_EV_FREED		= 4,	/* inflight reached 0 */
-	PPW_EV_NID		= 5,	/* page_pool_update_nid */
-	PPW_EV_POOL_RETIRED	= 6,	/* a record is about to be reused: its last state */
-	PPW_EV_UNMAP		= 7,	/* page_pool_destroy_unmap: DMA mappings torn down */
-	PPW_EV_BLOCK_ALLOC	= 8,	/* a dynamic item block allocated */
-	PPW_EV_BLOCK_FREE	= 9,	/* a dynamic item block freed */
-	PPW_EV_SLOW_FAILED	= 10,	/* no dynamic item block: a page allocation failed */
+	PPW_EV_POOL_NEW = 1,	 /* first sight of a pool */
+	PPW_EV_DESTROY = 2,	 /* first page_pool_release: destroy started */
+	PPW_EV_RETRY = 3,	 /* later page_pool_release: retry */
+	PPW_EV_FREED = 4,	 /* inflight reached 0 */
+	PPW_EV_NID = 5,		 /* page_pool_update_nid */
+	PPW_EV_POOL_RETIRED = 6, /* a record is about to be reused: its last state */
+	PPW_EV_UNMAP = 7,	 /* page_pool_destroy_unmap: DMA mappings torn down */
+	PPW_EV_BLOCK_ALLOC = 8,	 /* a dynamic item block allocated */
+	PPW_EV_BLOCK_FREE = 9,	 /* a dynamic item block freed */
+	PPW_EV_SLOW_FAILED = 10, /* no dynamic item block: a page allocation failed */
 };
 
 struct ppw_event {
-	__u32 type;			/* enum ppw_event_type */
+	__u32 type; /* enum ppw_event_type */
 	__u32 cpu;
-	__u64 ts_ns;			/* CLOCK_BOOTTIME */
+	__u64 ts_ns; /* CLOCK_BOOTTIME */
 	__u64 pool;
 	__u32 gen;
 	__u32 id;
@@ -363,46 +364,46 @@ struct ppw_event {
 	__u32 hold;
 	__u32 release;
 	__s32 nid;
-	__u64 cnt;			/* destroy_cnt for release events */
-	struct ppw_pool rec;		/* the record after the event */
+	__u64 cnt;	     /* destroy_cnt for release events */
+	struct ppw_pool rec; /* the record after the event */
 };
 
 /* Sampled stacks (--stacks): counts per pool, event kind and stack. */
 enum ppw_stack_kind {
-	PPW_STACK_HOLD		= 1,
-	PPW_STACK_RELEASE	= 2,
-	PPW_STACK_ZOMBIE_RELEASE = 3,	/* a page of a destroyed pool came back */
+	PPW_STACK_HOLD = 1,
+	PPW_STACK_RELEASE = 2,
+	PPW_STACK_ZOMBIE_RELEASE = 3, /* a page of a destroyed pool came back */
 };
 
 struct ppw_stack_key {
 	__u64 pool;
 	__u32 gen;
-	__u32 kind;			/* enum ppw_stack_kind */
+	__u32 kind; /* enum ppw_stack_kind */
 	__s32 stack_id;
 	__u32 pad;
 };
 
-#define PPW_STACK_DEPTH		127	/* PERF_MAX_STACK_DEPTH */
-#define PPW_DEF_STACKS		16384
+#define PPW_STACK_DEPTH 127 /* PERF_MAX_STACK_DEPTH */
+#define PPW_DEF_STACKS	16384
 
 /* Per-CPU counters, summed by user space. Every loss has one. */
 enum ppw_counter {
-	PPW_CNT_HOLD = 0, /* state_hold events of evicted per-CPU pool
-					 * slots (user space adds the live slots') */
-	PPW_CNT_RELEASE, /* state_release events, the same way */
-	PPW_CNT_POOL_RELEASE, /* page_pool_release events handled */
-	PPW_CNT_LEDGER_FULL, /* page ledger full: hold not recorded (loss) */
-	PPW_CNT_POOLS_FULL, /* pool table full: pool not tracked (loss) */
-	PPW_CNT_RINGBUF_DROP, /* lifecycle event dropped, ring full (loss) */
-	PPW_CNT_UNMATCHED, /* release of a page held before start */
-	PPW_CNT_POOL_REUSE, /* address reused by a new pool */
-	PPW_CNT_DISCOVERED, /* pools found by the discovery scan */
+	/* state_hold events of evicted per-CPU pool slots (user space adds the live slots') */
+	PPW_CNT_HOLD = 0,
+	PPW_CNT_RELEASE,	 /* state_release events, the same way */
+	PPW_CNT_POOL_RELEASE,	 /* page_pool_release events handled */
+	PPW_CNT_LEDGER_FULL,	 /* page ledger full: hold not recorded (loss) */
+	PPW_CNT_POOLS_FULL,	 /* pool table full: pool not tracked (loss) */
+	PPW_CNT_RINGBUF_DROP,	 /* lifecycle event dropped, ring full (loss) */
+	PPW_CNT_UNMATCHED,	 /* release of a page held before start */
+	PPW_CNT_POOL_REUSE,	 /* address reused by a new pool */
+	PPW_CNT_DISCOVERED,	 /* pools found by the discovery scan */
 	PPW_CNT_DISCOVERY_TRUNC, /* discovery stopped at a bound (loss) */
-	PPW_CNT_STACKS, /* stacks taken (sampled) */
-	PPW_CNT_STACK_FAIL, /* stack not stored: map full or walk failed (loss) */
-	PPW_CNT_SCAN_DROP, /* holder scan: page record dropped, ring full (loss) */
-	PPW_CNT_LEDGER_SPILL, /* holds that found their ledger bucket full */
-	PPW_CNT_PCPU_EVICT, /* per-CPU pool slots given back to a busier pool */
+	PPW_CNT_STACKS,		 /* stacks taken (sampled) */
+	PPW_CNT_STACK_FAIL,	 /* stack not stored: map full or walk failed (loss) */
+	PPW_CNT_SCAN_DROP,	 /* holder scan: page record dropped, ring full (loss) */
+	PPW_CNT_LEDGER_SPILL,	 /* holds that found their ledger bucket full */
+	PPW_CNT_PCPU_EVICT,	 /* per-CPU pool slots given back to a busier pool */
 	PPW_CNT_MAX,
 };
 

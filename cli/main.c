@@ -28,18 +28,8 @@ struct env env = {
 struct json stdout_json;
 
 static const struct command *commands[] = {
-	&cmd_pools,
-	&cmd_top,
-	&cmd_holders,
-	&cmd_blocks,
-	&cmd_pages,
-	&cmd_stacks,
-	&cmd_watch,
-	&cmd_record,
-	&cmd_postmortem,
-	&cmd_check,
-	&cmd_export,
-	NULL,
+	&cmd_pools, &cmd_top,	 &cmd_holders,	  &cmd_blocks, &cmd_pages,  &cmd_stacks,
+	&cmd_watch, &cmd_record, &cmd_postmortem, &cmd_check,  &cmd_export, NULL,
 };
 
 enum {
@@ -77,8 +67,8 @@ void usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s%s%s help' for more information.\n", env.prog,
-		env.cmd ? " " : "", env.cmd ? env.cmd : "");
+	fprintf(stderr, "\nTry '%s%s%s help' for more information.\n", env.prog, env.cmd ? " " : "",
+		env.cmd ? env.cmd : "");
 }
 
 static void print_global_options(FILE *f)
@@ -161,7 +151,8 @@ static int parse_global(int o, const char *arg)
 		break;
 	case OPT_ATTACH:
 		if (attach_mode_parse(arg, &env.attach)) {
-			usage_error("--attach '%s': expected auto, tp_btf, raw_tp or tracepoint", arg);
+			usage_error("--attach '%s': expected auto, tp_btf, raw_tp or tracepoint",
+				    arg);
 			return -EINVAL;
 		}
 		break;
@@ -230,7 +221,7 @@ static const struct command *lookup(const char *name)
 			return *c;
 		if (str_is_prefix(name, (*c)->name)) {
 			if (found)
-				return NULL;	/* ambiguous prefix */
+				return NULL; /* ambiguous prefix */
 			found = *c;
 		}
 	}
@@ -356,7 +347,8 @@ int main(int argc, char **argv)
 			if (optopt)
 				usage_error("unknown option '-%c' or missing argument", optopt);
 			else
-				usage_error("unknown option '%s' or missing argument", argv[optind - 1]);
+				usage_error("unknown option '%s' or missing argument",
+					    argv[optind - 1]);
 			return EXIT_ERROR;
 		}
 		err = parse_global(o, optarg);

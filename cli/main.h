@@ -17,9 +17,9 @@
 
 /* Exit codes (ppwatch(8) EXIT STATUS). */
 enum {
-	EXIT_OK		= 0,	/* done; for check: every rule holds */
-	EXIT_FAILED	= 1,	/* check: a rule failed */
-	EXIT_ERROR	= 2,	/* could not run: usage, privileges, kernel support */
+	EXIT_OK = 0,	 /* done; for check: every rule holds */
+	EXIT_FAILED = 1, /* check: a rule failed */
+	EXIT_ERROR = 2,	 /* could not run: usage, privileges, kernel support */
 };
 
 /* Options every command accepts, before or after the command word. */
@@ -31,11 +31,11 @@ struct env {
 	uint64_t max_pages;
 	uint32_t max_pools;
 	bool no_netlink;
-	enum ppw_level level; /* --level, else the command's default */
-	bool level_set; /* --level was given */
+	enum ppw_level level;  /* --level, else the command's default */
+	bool level_set;	       /* --level was given */
 	uint32_t sample_shift; /* --sample-rate 2^N */
-	const char *prog;	/* argv[0] basename */
-	const char *cmd;	/* the command being run */
+	const char *prog;      /* argv[0] basename */
+	const char *cmd;       /* the command being run */
 };
 
 extern struct env env;
@@ -50,15 +50,15 @@ extern struct json stdout_json;
 struct command {
 	const char *name;
 	enum ppw_level level; /* what it records unless --level says (ppwatch(8)) */
-	const char *synopsis;	/* after "ppwatch NAME " */
+	const char *synopsis; /* after "ppwatch NAME " */
 	const char *summary;
-	const struct option *lopts;	/* command's own options, may be NULL */
+	const struct option *lopts; /* command's own options, may be NULL */
 	const char *sopts;
 	/* one option of the command's own; 0 or -EINVAL */
 	int (*opt)(int c, const char *arg);
 	/* positional arguments only, options already consumed */
 	int (*run)(int argc, char **argv);
-	void (*help)(void);	/* extra help text, may be NULL */
+	void (*help)(void); /* extra help text, may be NULL */
 };
 
 extern const struct command cmd_pools, cmd_top, cmd_holders, cmd_pages, cmd_stacks, cmd_watch;

@@ -54,7 +54,7 @@ static int walk(struct monitor *m, struct blocks_scan **scans, size_t *ns,
 		if (blocks_scan_run(&m->s, r->addr, bs))
 			return -EIO;
 		pb = blocks_find(bs, r->addr, r->gen);
-		if (!pb)	/* freed, or another pool now, since the sample */
+		if (!pb) /* freed, or another pool now, since the sample */
 			continue;
 		v = VEC_PUSH(*views, *n, capv);
 		if (!v)

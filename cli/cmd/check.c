@@ -69,15 +69,13 @@ enum {
 	OPT_VALIDATE,
 };
 
-static const struct option check_lopts[] = {
-	{ "rules", required_argument, NULL, 'f' },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "run", required_argument, NULL, OPT_RUN },
-	{ "deadline", required_argument, NULL, OPT_DEADLINE },
-	{ "window", required_argument, NULL, OPT_WINDOW },
-	{ "validate", no_argument, NULL, OPT_VALIDATE },
-	{ 0 }
-};
+static const struct option check_lopts[] = { { "rules", required_argument, NULL, 'f' },
+					     { "format", required_argument, NULL, OPT_FORMAT },
+					     { "run", required_argument, NULL, OPT_RUN },
+					     { "deadline", required_argument, NULL, OPT_DEADLINE },
+					     { "window", required_argument, NULL, OPT_WINDOW },
+					     { "validate", no_argument, NULL, OPT_VALIDATE },
+					     { 0 } };
 
 static int check_opt(int o, const char *arg)
 {
@@ -145,9 +143,10 @@ static void check_help(void)
 	for (i = 0; i < n; i++) {
 		if (!sec || strcmp(sec, h[i].section)) {
 			sec = h[i].section;
-			printf("  %s:\n", !strcmp(sec, "file") ? "top level" :
+			printf("  %s:\n",
+			       !strcmp(sec, "file") ? "top level" :
 			       !strcmp(sec, "rule") ? "each rule (a list item under 'rules')" :
-			       "match (all given keys must hold)");
+						      "match (all given keys must hold)");
 		}
 		printf("    %-21s %-9s ", h[i].key, h[i].type);
 		print_wrapped(h[i].help, 36, 80);
@@ -235,7 +234,8 @@ static void run_find_holders(struct monitor *m, struct run_report *rep)
 		if (!p->stuck || p->row.state != ROW_ZOMBIE)
 			continue;
 		for (k = 0; k < hr.n && !ph; k++)
-			if (hr.pools[k].row->addr == p->row.addr && hr.pools[k].row->gen == p->row.gen)
+			if (hr.pools[k].row->addr == p->row.addr &&
+			    hr.pools[k].row->gen == p->row.gen)
 				ph = &hr.pools[k];
 		if (!ph) {
 			p->holders_note = "the pool was freed during the holder scan";
@@ -267,8 +267,8 @@ static void take_keys(const struct snapshot *s, struct run_key **keys, size_t *n
 	if (!*keys)
 		return;
 	for (i = 0; i < s->n; i++)
-		(*keys)[(*n)++] = (struct run_key){ s->rows[i].addr, s->rows[i].gen,
-						    s->rows[i].id, s->rows[i].state };
+		(*keys)[(*n)++] = (struct run_key){ s->rows[i].addr, s->rows[i].gen, s->rows[i].id,
+						    s->rows[i].state };
 }
 
 static int run_command(struct monitor *m, struct run_report *rep, struct run_key **base,
@@ -293,7 +293,7 @@ static int run_command(struct monitor *m, struct run_report *rep, struct run_key
 	err = child_spawn(&c, opts.run, env.json || opts.format != REPORT_TEXT, rep->start_error,
 			  sizeof(rep->start_error));
 	if (err)
-		return 0;	/* reported as a check that could not run */
+		return 0; /* reported as a check that could not run */
 	rep->started = true;
 	pfd = (struct pollfd){ c.pidfd, POLLIN };
 	for (;;) {
@@ -366,7 +366,8 @@ static int run_command(struct monitor *m, struct run_report *rep, struct run_key
 	}
 	err = monitor_sample(m);
 	if (!err)
-		err = run_report_build(rep, *base, *nbase, &m->cur, start_ns, end_ns, opts.deadline);
+		err = run_report_build(rep, *base, *nbase, &m->cur, start_ns, end_ns,
+				       opts.deadline);
 	if (err)
 		return err;
 	for (i = 0; i < PPW_CNT_MAX; i++)
@@ -474,8 +475,9 @@ static int check_run(int argc, char **argv)
 	}
 	if (env.json && opts.format_set && opts.format != REPORT_JSON) {
 		usage_error("-j and --format %s disagree: -j prints JSON",
-			    opts.format == REPORT_TAP ? "tap" : opts.format == REPORT_JUNIT ?
-			    "junit" : "text");
+			    opts.format == REPORT_TAP	? "tap" :
+			    opts.format == REPORT_JUNIT ? "junit" :
+							  "text");
 		return EXIT_ERROR;
 	}
 	if (opts.format == REPORT_JSON && !env.json) {

@@ -137,8 +137,7 @@ static void export_help(void)
 	       "METRICS (pool = %s):\n",
 	       DEFAULT_LISTEN, prom_pool_labels);
 	n = prom_families(&h);
-	for (i = 0; i < n; i++)
-	{
+	for (i = 0; i < n; i++) {
 		printf("  %s %s {%s}\n      ", h[i].name, h[i].type, h[i].labels);
 		print_wrapped(h[i].help, 6, 80);
 	}
@@ -198,8 +197,8 @@ static int sample(void)
 		self.collect_errors_total++;
 		if (self.collect_errors_total <= 3 || !(self.collect_errors_total % 100))
 			p_warn("export: collecting pool state failed (%s); serving the previous "
-			       "snapshot (%llu failures so far)", strerror(-err),
-			       (unsigned long long)self.collect_errors_total);
+			       "snapshot (%llu failures so far)",
+			       strerror(-err), (unsigned long long)self.collect_errors_total);
 		return err;
 	}
 	self.last_collect_time = now_real_s();
@@ -350,8 +349,9 @@ static int open_listener(const char *spec, char *shown, size_t shown_len)
 	if (bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 1024)) {
 		err = -errno;
 		p_err("export: cannot listen on %s: %s%s", spec, strerror(-err),
-		      err == -EADDRINUSE ? " (another exporter? choose another --listen port)" :
-		      err == -EADDRNOTAVAIL ? " (no such local address)" : "");
+		      err == -EADDRINUSE    ? " (another exporter? choose another --listen port)" :
+		      err == -EADDRNOTAVAIL ? " (no such local address)" :
+					      "");
 		close(fd);
 		freeaddrinfo(res);
 		return err;

@@ -34,7 +34,7 @@
 #include "sources/stacks.h"
 
 static struct {
-	double older_than;	/* NAN: no filter */
+	double older_than; /* NAN: no filter */
 	uint64_t limit;
 	uint64_t stack_every;
 	double window;
@@ -47,13 +47,11 @@ static struct {
 
 enum { OPT_OLDER = 0x300, OPT_LIMIT, OPT_WINDOW };
 
-static const struct option pages_lopts[] = {
-	{ "older-than", required_argument, NULL, OPT_OLDER },
-	{ "limit", required_argument, NULL, OPT_LIMIT },
-	{ "window", required_argument, NULL, OPT_WINDOW },
-	{ "stacks", optional_argument, NULL, 'S' },
-	{ 0 }
-};
+static const struct option pages_lopts[] = { { "older-than", required_argument, NULL, OPT_OLDER },
+					     { "limit", required_argument, NULL, OPT_LIMIT },
+					     { "window", required_argument, NULL, OPT_WINDOW },
+					     { "stacks", optional_argument, NULL, 'S' },
+					     { 0 } };
 
 static int pages_opt(int o, const char *arg)
 {

@@ -31,13 +31,11 @@ static struct {
 
 enum { OPT_WINDOW = 0x200 };
 
-static const struct option pools_lopts[] = {
-	{ "window", required_argument, NULL, OPT_WINDOW },
-	{ "sort", required_argument, NULL, 's' },
-	{ "reverse", no_argument, NULL, 'r' },
-	{ "all", no_argument, NULL, 'a' },
-	{ 0 }
-};
+static const struct option pools_lopts[] = { { "window", required_argument, NULL, OPT_WINDOW },
+					     { "sort", required_argument, NULL, 's' },
+					     { "reverse", no_argument, NULL, 'r' },
+					     { "all", no_argument, NULL, 'a' },
+					     { 0 } };
 
 static int pools_opt(int o, const char *arg)
 {

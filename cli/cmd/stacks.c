@@ -31,11 +31,9 @@ static struct {
 	.top = 5,
 };
 
-static const struct option stacks_lopts[] = {
-	{ "every", required_argument, NULL, 'e' },
-	{ "top", required_argument, NULL, 'n' },
-	{ 0 }
-};
+static const struct option stacks_lopts[] = { { "every", required_argument, NULL, 'e' },
+					      { "top", required_argument, NULL, 'n' },
+					      { 0 } };
 
 static int stacks_opt(int o, const char *arg)
 {
@@ -81,8 +79,9 @@ static int stacks_run(int argc, char **argv)
 		return EXIT_ERROR;
 	err = ksyms_load(&k, NULL);
 	if (err) {
-		p_err("reading /proc/kallsyms: %s%s", strerror(-err), err == -EPERM ?
-		      ": addresses are hidden (kernel.kptr_restrict), run as root" : "");
+		p_err("reading /proc/kallsyms: %s%s", strerror(-err),
+		      err == -EPERM ? ": addresses are hidden (kernel.kptr_restrict), run as root" :
+				      "");
 		return EXIT_ERROR;
 	}
 	if (monitor_open(&m, &(struct monitor_opts){ ENV_MONITOR_OPTS, .stack_every = opts.every,

@@ -25,20 +25,18 @@
 static struct {
 	bool batch;
 	double interval;
-	uint64_t count;		/* 0: until interrupted */
+	uint64_t count; /* 0: until interrupted */
 	struct view_opts view;
 } opts = {
 	.interval = 1,
 	.view = { .sort = "inflight" },
 };
 
-static const struct option top_lopts[] = {
-	{ "batch", no_argument, NULL, 'b' },
-	{ "sort", required_argument, NULL, 's' },
-	{ "reverse", no_argument, NULL, 'r' },
-	{ "all", no_argument, NULL, 'a' },
-	{ 0 }
-};
+static const struct option top_lopts[] = { { "batch", no_argument, NULL, 'b' },
+					   { "sort", required_argument, NULL, 's' },
+					   { "reverse", no_argument, NULL, 'r' },
+					   { "all", no_argument, NULL, 'a' },
+					   { 0 } };
 
 static int top_opt(int o, const char *arg)
 {
@@ -104,8 +102,8 @@ static void term_raw(void)
 
 /* the sortable keys, in text column order: < and > walk this list */
 static const char *const sort_keys[] = {
-	"id", "device", "state", "inflight", "inflight_bytes", "hold_per_s", "release_per_s",
-	"oldest_age_s", "detach_age_s",
+	"id",	      "device",	       "state",	       "inflight",     "inflight_bytes",
+	"hold_per_s", "release_per_s", "oldest_age_s", "detach_age_s",
 };
 
 static void sort_step(int dir)
@@ -127,19 +125,34 @@ static bool handle_keys(void)
 
 	while (read(STDIN_FILENO, &c, 1) == 1) {
 		switch (c) {
-		case 'q': case 'Q':
+		case 'q':
+		case 'Q':
 			exiting = 1;
 			break;
-		case '<': sort_step(-1); redraw = true; break;
-		case '>': sort_step(1); redraw = true; break;
-		case 'r': opts.view.reverse = !opts.view.reverse; redraw = true; break;
+		case '<':
+			sort_step(-1);
+			redraw = true;
+			break;
+		case '>':
+			sort_step(1);
+			redraw = true;
+			break;
+		case 'r':
+			opts.view.reverse = !opts.view.reverse;
+			redraw = true;
+			break;
 		case 'g':
 			opts.view.group_by_device = !opts.view.group_by_device;
 			opts.view.sort = opts.view.group_by_device ? "live.refs" : "inflight";
 			redraw = true;
 			break;
-		case 'w': env.wide = !env.wide; redraw = true; break;
-		case ' ': redraw = true; break;
+		case 'w':
+			env.wide = !env.wide;
+			redraw = true;
+			break;
+		case ' ':
+			redraw = true;
+			break;
 		}
 	}
 	return redraw;
@@ -165,7 +178,8 @@ static void print_header(const struct monitor *m, const struct snapshot *s)
 	}
 	strftime(tb, sizeof(tb), "%H:%M:%S", localtime(&t));
 	printf("ppwatch top - %s  pools %lld (zombies %lld)  inflight %lld pages %s  [%s, "
-	       "sort %s%s]\n", tb, (long long)pools, (long long)zombies, (long long)inflight,
+	       "sort %s%s]\n",
+	       tb, (long long)pools, (long long)zombies, (long long)inflight,
 	       fmt_bytes(bb, sizeof(bb), bytes), attach_mode_name(m->s.mode), opts.view.sort,
 	       opts.view.reverse ? " rev" : "");
 	render_losses_text(stdout, s);

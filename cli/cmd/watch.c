@@ -26,7 +26,7 @@
 static struct {
 	double stall_after;
 	double duration;
-	unsigned int kinds;	/* bit per enum life_kind; 0: all */
+	unsigned int kinds; /* bit per enum life_kind; 0: all */
 	struct view_opts view;
 } opts = {
 	.stall_after = 60,
@@ -34,11 +34,9 @@ static struct {
 
 enum { OPT_STALL = 0x400 };
 
-static const struct option watch_lopts[] = {
-	{ "event", required_argument, NULL, 'e' },
-	{ "stall-after", required_argument, NULL, OPT_STALL },
-	{ 0 }
-};
+static const struct option watch_lopts[] = { { "event", required_argument, NULL, 'e' },
+					     { "stall-after", required_argument, NULL, OPT_STALL },
+					     { 0 } };
 
 static int watch_opt(int o, const char *arg)
 {
@@ -54,7 +52,8 @@ static int watch_opt(int o, const char *arg)
 				usage_error("-e '%s': events are new, destroy, retry, stalled, "
 					    "unmap, freed, nid, netlink_add, netlink_change, "
 					    "netlink_del, block_alloc, block_free, "
-					    "item_slow_failed", tok);
+					    "item_slow_failed",
+					    tok);
 				return -EINVAL;
 			}
 			opts.kinds |= 1U << k;

@@ -12,20 +12,20 @@
 #include <stddef.h>
 
 enum bpf_diag_kind {
-	DIAG_UNKNOWN, /* nothing in the log says */
+	DIAG_UNKNOWN,	/* nothing in the log says */
 	DIAG_CORE_RELO, /* a field or type the kernel's BTF lacks */
-	DIAG_HELPER, /* a helper the kernel lacks or does not allow here */
-	DIAG_KFUNC, /* a kernel function or symbol the kernel lacks */
-	DIAG_VERIFIER, /* the verifier rejected the program */
+	DIAG_HELPER,	/* a helper the kernel lacks or does not allow here */
+	DIAG_KFUNC,	/* a kernel function or symbol the kernel lacks */
+	DIAG_VERIFIER,	/* the verifier rejected the program */
 	DIAG_PRIVILEGE, /* not allowed to load at all */
-	DIAG_MEMORY, /* a map too large for the memory limits */
-	DIAG_ATTACH, /* loaded, but could not attach */
+	DIAG_MEMORY,	/* a map too large for the memory limits */
+	DIAG_ATTACH,	/* loaded, but could not attach */
 };
 
 struct bpf_diag {
 	enum bpf_diag_kind kind;
-	int err; /* -errno of the failing step */
-	char prog[64]; /* the program that failed, or "" */
+	int err;	/* -errno of the failing step */
+	char prog[64];	/* the program that failed, or "" */
 	char what[256]; /* the relocation, helper, symbol or verifier line */
 };
 

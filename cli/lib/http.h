@@ -10,8 +10,8 @@
 
 enum http_page {
 	HTTP_PAGE_METRICS, /* /metrics */
-	HTTP_PAGE_HOME, /* /: a pointer to /metrics */
-	HTTP_PAGE_ERROR, /* 404, 405: 'why' says what is wrong */
+	HTTP_PAGE_HOME,	   /* /: a pointer to /metrics */
+	HTTP_PAGE_ERROR,   /* 404, 405: 'why' says what is wrong */
 };
 
 struct http_route {

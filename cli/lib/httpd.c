@@ -19,18 +19,18 @@
 #include "lib/util.h"
 #include "lib/vec.h"
 
-#define ACCEPT_BATCH 64 /* connections taken per run */
-#define ACCEPT_PAUSE 0.1 /* s the listener rests when descriptors run out */
-#define CONN_MEMORY 10240 /* per connection: a request head of up to about 9 KiB */
-#define WARN_EVERY 10.0 /* s between two warnings of one kind */
+#define ACCEPT_BATCH 64	   /* connections taken per run */
+#define ACCEPT_PAUSE 0.1   /* s the listener rests when descriptors run out */
+#define CONN_MEMORY  10240 /* per connection: a request head of up to about 9 KiB */
+#define WARN_EVERY   10.0  /* s between two warnings of one kind */
 
 /* one connection libmicrohttpd serves */
 struct hconn {
 	struct MHD_Connection *c;
 	int fd;
-	double since; /* when the current wait began: the connection, or the last answer */
-	bool busy; /* its request head arrived: being answered */
-	bool gone; /* shut down here; libmicrohttpd closes it at its next run */
+	double since;	       /* when the current wait began: the connection, or the last answer */
+	bool busy;	       /* its request head arrived: being answered */
+	bool gone;	       /* shut down here; libmicrohttpd closes it at its next run */
 	unsigned int requests; /* answered on this connection */
 };
 
@@ -41,7 +41,7 @@ struct httpd {
 	struct hconn **conns;
 	size_t n, cap;
 	double paused_until; /* the listener rests (descriptors ran out) */
-	double warned; /* the last accept warning */
+	double warned;	     /* the last accept warning */
 	unsigned long accept_errors;
 };
 

@@ -36,7 +36,7 @@
 
 struct httpd_request {
 	const char *method;
-	const char *path; /* decoded, without the query */
+	const char *path;   /* decoded, without the query */
 	const char *accept; /* every Accept field, comma-joined; "" if none */
 };
 
@@ -44,7 +44,7 @@ struct httpd_answer {
 	int code;
 	const char *ctype;
 	const char *allow; /* an Allow header, or NULL */
-	char *body; /* malloc'd; the server frees it */
+	char *body;	   /* malloc'd; the server frees it */
 	size_t len;
 };
 

@@ -29,7 +29,7 @@ void json_key(struct json *j, const char *key);
 void json_str(struct json *j, const char *s);
 void json_u64(struct json *j, uint64_t v);
 void json_s64(struct json *j, int64_t v);
-void json_f64(struct json *j, double v);	/* non-finite -> null */
+void json_f64(struct json *j, double v); /* non-finite -> null */
 void json_bool(struct json *j, bool v);
 void json_put_null(struct json *j);
 /* end of a top-level document: newline and flush */

@@ -16,9 +16,9 @@ int log_get_level(void);
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void log_vmsg(int level, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
-#define p_err(...) log_msg(LOG_ERR, __VA_ARGS__)
+#define p_err(...)  log_msg(LOG_ERR, __VA_ARGS__)
 #define p_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
 #define p_info(...) log_msg(LOG_INFO, __VA_ARGS__)
-#define p_dbg(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+#define p_dbg(...)  log_msg(LOG_DEBUG, __VA_ARGS__)
 
 #endif /* __PPWATCH_LIB_LOG_H */

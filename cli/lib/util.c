@@ -90,11 +90,25 @@ int parse_size(const char *s, uint64_t *out)
 	if (decimal_u64(s, &end, &v))
 		return -EINVAL;
 	switch (*end) {
-	case 0: break;
-	case 'k': case 'K': mult = 1ULL << 10; end++; break;
-	case 'm': case 'M': mult = 1ULL << 20; end++; break;
-	case 'g': case 'G': mult = 1ULL << 30; end++; break;
-	default: return -EINVAL;
+	case 0:
+		break;
+	case 'k':
+	case 'K':
+		mult = 1ULL << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1ULL << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1ULL << 30;
+		end++;
+		break;
+	default:
+		return -EINVAL;
 	}
 	if (*end && strcmp(end, "i") && strcmp(end, "iB") && strcmp(end, "B"))
 		return -EINVAL;
@@ -207,4 +221,3 @@ void print_wrapped(const char *text, int col, int width)
 	}
 	putchar('\n');
 }
-

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define NSEC_PER_SEC 1000000000ULL
+#define NSEC_PER_SEC  1000000000ULL
 
 /* the longest duration any option takes: ten years */
 #define DURATION_MAX_S (10 * 365 * 86400.0)

@@ -9,21 +9,27 @@
 #include "lib/vec.h"
 #include "model/attrib.h"
 
-#define AF_UNIX_ 1
-#define AF_INET_ 2
-#define AF_PACKET_ 17
+#define AF_UNIX_    1
+#define AF_INET_    2
+#define AF_PACKET_  17
 #define AF_NETLINK_ 16
-#define AF_INET6_ 10
+#define AF_INET6_   10
 
 const char *holder_kind_name(enum holder_kind k)
 {
 	switch (k) {
-	case HK_SOCKET: return "socket";
-	case HK_POOL_CACHE: return "pool_cache";
-	case HK_POOL_RING: return "pool_ring";
-	case HK_POOL_FRAG: return "pool_frag_page";
-	case HK_DEFER: return "defer_list";
-	case HK_UNATTRIBUTED: return "unattributed";
+	case HK_SOCKET:
+		return "socket";
+	case HK_POOL_CACHE:
+		return "pool_cache";
+	case HK_POOL_RING:
+		return "pool_ring";
+	case HK_POOL_FRAG:
+		return "pool_frag_page";
+	case HK_DEFER:
+		return "defer_list";
+	case HK_UNATTRIBUTED:
+		return "unattributed";
 	}
 	return "?";
 }
@@ -31,11 +37,16 @@ const char *holder_kind_name(enum holder_kind k)
 static const char *holder_kind_desc(enum holder_kind k)
 {
 	switch (k) {
-	case HK_POOL_CACHE: return "pool alloc cache";
-	case HK_POOL_RING: return "pool recycle ring";
-	case HK_POOL_FRAG: return "pool frag page";
-	case HK_UNATTRIBUTED: return "unattributed (driver rings, skbs in flight)";
-	default: return holder_kind_name(k);
+	case HK_POOL_CACHE:
+		return "pool alloc cache";
+	case HK_POOL_RING:
+		return "pool recycle ring";
+	case HK_POOL_FRAG:
+		return "pool frag page";
+	case HK_UNATTRIBUTED:
+		return "unattributed (driver rings, skbs in flight)";
+	default:
+		return holder_kind_name(k);
 	}
 }
 
@@ -88,7 +99,7 @@ static int page_cmp(const void *a, const void *b)
 
 	if (x->netmem != y->netmem)
 		return x->netmem < y->netmem ? -1 : 1;
-	return x < y ? -1 : x > y;	/* record order: the first sighting wins */
+	return x < y ? -1 : x > y; /* record order: the first sighting wins */
 }
 
 static int sock_cmp(const void *a, const void *b)
@@ -109,16 +120,16 @@ static int owner_cmp(const void *a, const void *b)
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid ? 1 : (x->fd > y->fd) - (x->fd < y->fd);
 }
 
-#define INDEX(rep, field, arr, n, cmp)                                                 \
-	({                                                                             \
-		size_t _i;                                                             \
-		(rep)->field = calloc((n) ? (n) : 1, sizeof(*(rep)->field));           \
-		if ((rep)->field) {                                                    \
-			for (_i = 0; _i < (n); _i++)                                   \
-				(rep)->field[_i] = &(arr)[_i];                         \
-			qsort((rep)->field, (n), sizeof(*(rep)->field), cmp);          \
-		}                                                                      \
-		(rep)->field ? 0 : -ENOMEM;                                            \
+#define INDEX(rep, field, arr, n, cmp)                                        \
+	({                                                                    \
+		size_t _i;                                                    \
+		(rep)->field = calloc((n) ? (n) : 1, sizeof(*(rep)->field));  \
+		if ((rep)->field) {                                           \
+			for (_i = 0; _i < (n); _i++)                          \
+				(rep)->field[_i] = &(arr)[_i];                \
+			qsort((rep)->field, (n), sizeof(*(rep)->field), cmp); \
+		}                                                             \
+		(rep)->field ? 0 : -ENOMEM;                                   \
 	})
 
 static const struct ppw_rec_sock *find_sock(const struct holders_report *rep, __u64 sk)
@@ -166,7 +177,7 @@ const struct ppw_rec_page *attrib_page_holder(const struct holders_report *rep, 
 			hi = mid;
 	}
 	return lo < rep->npage_idx && rep->page_idx[lo]->netmem == netmem ? rep->page_idx[lo] :
-									      NULL;
+									    NULL;
 }
 
 /* ---- descriptions ---------------------------------------------------------------- */
@@ -188,8 +199,8 @@ static void describe_socket(struct holder *h, const struct holders_report *rep, 
 			memcpy(ho->comm, o->comm, sizeof(ho->comm));
 			ho->comm[sizeof(ho->comm) - 1] = 0;
 			if (!len)
-				len = snprintf(own, sizeof(own), " pid %u %s fd %u", o->tgid, ho->comm,
-					       o->fd);
+				len = snprintf(own, sizeof(own), " pid %u %s fd %u", o->tgid,
+					       ho->comm, o->fd);
 		}
 		h->nowners++;
 	}
@@ -233,7 +244,8 @@ static struct holder *holder_get(struct pool_holders *ph, enum holder_kind kind,
 		h = &ph->v[i];
 
 		if (h->kind == kind && (kind == HK_SOCKET ? h->sock && h->sock->sk == key :
-				       kind == HK_DEFER ? h->cpu == key : true))
+					kind == HK_DEFER  ? h->cpu == key :
+							    true))
 			return h;
 	}
 	h = VEC_PUSH(ph->v, ph->n, ph->cap);
@@ -348,7 +360,7 @@ int attrib_build(struct holders_report *rep, const struct scan_result *scan,
 		rep->pages_seen++;
 		ph = pool_of(rep, pg->pool);
 		if (!ph)
-			continue;	/* a pool we do not track (freed meanwhile) */
+			continue; /* a pool we do not track (freed meanwhile) */
 		if (pg->where == PPW_IN_DEFER) {
 			h = holder_get(ph, HK_DEFER, pg->holder);
 		} else {
@@ -367,10 +379,11 @@ int attrib_build(struct holders_report *rep, const struct scan_result *scan,
 			h->head_pages++;
 		else
 			h->frag_pages++;
-		if (pg->in_ledger && pg->gen == ph->row->gen && pg->hold_ns && p->now_ns >= pg->hold_ns)
+		if (pg->in_ledger && pg->gen == ph->row->gen && pg->hold_ns &&
+		    p->now_ns >= pg->hold_ns)
 			age = (p->now_ns - pg->hold_ns) / 1e9;
 		else
-			age = ph->row->seen_age_s;	/* held before we looked */
+			age = ph->row->seen_age_s; /* held before we looked */
 		age_into(h, age, !(pg->in_ledger && pg->gen == ph->row->gen));
 	}
 
@@ -401,7 +414,8 @@ int attrib_build(struct holders_report *rep, const struct scan_result *scan,
 			struct holder *h = &ph->v[k];
 
 			if (h->kind == HK_DEFER)
-				snprintf(h->desc, sizeof(h->desc), "skb defer list, cpu %u", h->cpu);
+				snprintf(h->desc, sizeof(h->desc), "skb defer list, cpu %u",
+					 h->cpu);
 			else if (h->kind != HK_SOCKET)
 				snprintf(h->desc, sizeof(h->desc), "%s", holder_kind_desc(h->kind));
 		}

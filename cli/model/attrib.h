@@ -25,11 +25,11 @@ struct scan_result {
 	size_t npools, cappools;
 	struct ppw_rec_defer *defer;
 	size_t ndefer, capdefer;
-	int layout_ok;			/* virt_to_page self-check: 1 ok, 0 wrong, -1 not run */
+	int layout_ok; /* virt_to_page self-check: 1 ok, 0 wrong, -1 not run */
 	bool layout_from_kallsyms;
 	unsigned int netns_scanned;
 	unsigned int netns_failed;
-	__u64 drops;			/* page records lost: scan ring full */
+	__u64 drops; /* page records lost: scan ring full */
 	double elapsed_s;
 };
 
@@ -38,11 +38,11 @@ void scan_free(struct scan_result *r);
 
 enum holder_kind {
 	HK_SOCKET,
-	HK_POOL_CACHE,		/* the pool's alloc cache */
-	HK_POOL_RING,		/* the pool's recycle ring */
-	HK_POOL_FRAG,		/* the page the pool carves fragments from */
-	HK_DEFER,		/* a CPU's skb defer list */
-	HK_UNATTRIBUTED,	/* driver rings, in-flight skbs, lost to a bound... */
+	HK_POOL_CACHE,	 /* the pool's alloc cache */
+	HK_POOL_RING,	 /* the pool's recycle ring */
+	HK_POOL_FRAG,	 /* the page the pool carves fragments from */
+	HK_DEFER,	 /* a CPU's skb defer list */
+	HK_UNATTRIBUTED, /* driver rings, in-flight skbs, lost to a bound... */
 };
 
 #define HOLDER_MAX_OWNERS 4
@@ -55,23 +55,23 @@ struct holder_owner {
 
 struct holder {
 	enum holder_kind kind;
-	const struct ppw_rec_sock *sock;	/* HK_SOCKET */
-	__u32 cpu;				/* HK_DEFER */
+	const struct ppw_rec_sock *sock; /* HK_SOCKET */
+	__u32 cpu;			 /* HK_DEFER */
 	struct holder_owner owners[HOLDER_MAX_OWNERS];
-	__u32 nowners;				/* may exceed HOLDER_MAX_OWNERS */
+	__u32 nowners; /* may exceed HOLDER_MAX_OWNERS */
 	__s64 pages;
 	__u64 bytes;
-	__u64 head_pages;			/* in skb linear parts */
-	__u64 frag_pages;			/* in frags and frag_lists */
-	double oldest_age_s;			/* NAN: unknown */
-	bool oldest_at_least;			/* pages from before start: lower bound */
-	char desc[160];				/* "udp 192.0.2.2:5001 ino 123 pid 45 comm fd 3" */
+	__u64 head_pages;     /* in skb linear parts */
+	__u64 frag_pages;     /* in frags and frag_lists */
+	double oldest_age_s;  /* NAN: unknown */
+	bool oldest_at_least; /* pages from before start: lower bound */
+	char desc[160];	      /* "udp 192.0.2.2:5001 ino 123 pid 45 comm fd 3" */
 };
 
 struct pool_holders {
-	const struct pool_row *row;	/* identity (snapshot row) */
-	__s64 inflight;			/* at scan time */
-	__u64 page_bytes;		/* PAGE_SIZE << order */
+	const struct pool_row *row; /* identity (snapshot row) */
+	__s64 inflight;		    /* at scan time */
+	__u64 page_bytes;	    /* PAGE_SIZE << order */
 	__s64 attributed;
 	__s64 unattributed;
 	struct holder *v;
@@ -82,10 +82,10 @@ struct holders_report {
 	struct pool_holders *pools;
 	size_t n;
 	/* indexes into the scan, sorted for lookups */
-	const struct ppw_rec_page **page_idx;	/* by netmem, first sighting first */
+	const struct ppw_rec_page **page_idx; /* by netmem, first sighting first */
 	size_t npage_idx;
 	const struct ppw_rec_sock **sock_idx;	/* by sk */
-	const struct ppw_rec_owner **owner_idx;	/* by sk */
+	const struct ppw_rec_owner **owner_idx; /* by sk */
 	const struct scan_result *scan;
 	__u64 sockets, skbs, truncated_sockets, nonpp_pages, pages_seen;
 	bool defer_readable;
@@ -93,7 +93,7 @@ struct holders_report {
 };
 
 struct attrib_params {
-	__u64 now_ns;		/* CLOCK_BOOTTIME of the scan */
+	__u64 now_ns; /* CLOCK_BOOTTIME of the scan */
 	__u32 page_size;
 };
 

@@ -17,13 +17,13 @@
 /* A pool's totals: the compact summary 'pools -w' and 'top -w' show. */
 struct block_occupancy {
 	__u32 items_per_block;
-	__u32 prealloc;		/* blocks */
+	__u32 prealloc; /* blocks */
 	__u32 dynamic;
-	__u32 used_prealloc;	/* items tracking a page */
+	__u32 used_prealloc; /* items tracking a page */
 	__u32 used_dynamic;
-	__u32 sparse;		/* dynamic blocks, not current, under 1/4 used */
-	__u32 unissued;		/* the current block's items not handed out */
-	bool truncated;		/* more blocks than the walk reads */
+	__u32 sparse;	/* dynamic blocks, not current, under 1/4 used */
+	__u32 unissued; /* the current block's items not handed out */
+	bool truncated; /* more blocks than the walk reads */
 };
 
 struct block_info {
@@ -38,9 +38,9 @@ struct pool_blocks {
 	__u64 pool;
 	__u32 gen;
 	struct block_occupancy occ;
-	struct block_info *blocks;	/* the detail walk only */
+	struct block_info *blocks; /* the detail walk only */
 	size_t nblocks, capblocks;
-	bool blocks_cut;		/* more blocks than PPW_MAX_BLOCK_RECS */
+	bool blocks_cut; /* more blocks than PPW_MAX_BLOCK_RECS */
 };
 
 struct blocks_scan {

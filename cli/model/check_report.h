@@ -15,7 +15,7 @@ enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_ERROR };
 
 const char *verdict_name(enum verdict v);
 
-struct finding { /* one pool over a limit */
+struct finding {       /* one pool over a limit */
 	__u32 pool_id; /* the kernel's id, 0 if it has none */
 	char pool[24]; /* the pool's name (pool_row.ident) */
 	char device[48];
@@ -24,14 +24,14 @@ struct finding { /* one pool over a limit */
 };
 
 struct check_result {
-	char name[96]; /* rule name, or "run" */
-	char what[96]; /* "max_inflight <= 4096" */
+	char name[96];	 /* rule name, or "run" */
+	char what[96];	 /* "max_inflight <= 4096" */
 	const char *key; /* the limit's key, "run" for --run */
-	double limit; /* the limit's value (pages, bytes, seconds, count) */
+	double limit;	 /* the limit's value (pages, bytes, seconds, count) */
 	enum verdict v;
-	char summary[256]; /* one line */
-	char *details; /* more lines, or NULL (malloc'd) */
-	size_t npools; /* pools the check looked at */
+	char summary[256];	  /* one line */
+	char *details;		  /* more lines, or NULL (malloc'd) */
+	size_t npools;		  /* pools the check looked at */
 	struct finding *findings; /* pools over the limit (malloc'd) */
 	size_t nfindings, capfindings;
 };

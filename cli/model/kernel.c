@@ -6,10 +6,14 @@
 const char *unmap_regime_name(enum unmap_regime r)
 {
 	switch (r) {
-	case UNMAP_XARRAY: return "dma_mapped-xarray";
-	case UNMAP_ITEM_BLOCKS: return "item-blocks";
-	case UNMAP_ON_RETURN: return "on-return";
-	default: return "unknown";
+	case UNMAP_XARRAY:
+		return "dma_mapped-xarray";
+	case UNMAP_ITEM_BLOCKS:
+		return "item-blocks";
+	case UNMAP_ON_RETURN:
+		return "on-return";
+	default:
+		return "unknown";
 	}
 }
 
@@ -17,8 +21,8 @@ const char *unmap_regime_name(enum unmap_regime r)
 
 static const struct {
 	const char *name;
-	size_t have; /* the bool in struct kernel_facts */
-	bool series; /* needs a kernel series, not just a newer kernel */
+	size_t have;		/* the bool in struct kernel_facts */
+	bool series;		/* needs a kernel series, not just a newer kernel */
 	enum unmap_regime only; /* a gap of this regime only (UNMAP_UNKNOWN: any) */
 	const char *what;
 } gaps[] = {

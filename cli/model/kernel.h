@@ -11,9 +11,9 @@
 /* How a destroyed pool's DMA mappings go away. */
 enum unmap_regime {
 	UNMAP_UNKNOWN,
-	UNMAP_XARRAY,		/* pool->dma_mapped: unmapped at the first scrub */
-	UNMAP_ITEM_BLOCKS,	/* struct page_pool_item: unmapped in destroy */
-	UNMAP_ON_RETURN,	/* neither: mapped until each page returns */
+	UNMAP_XARRAY,	   /* pool->dma_mapped: unmapped at the first scrub */
+	UNMAP_ITEM_BLOCKS, /* struct page_pool_item: unmapped in destroy */
+	UNMAP_ON_RETURN,   /* neither: mapped until each page returns */
 };
 
 const char *unmap_regime_name(enum unmap_regime r);
@@ -22,15 +22,15 @@ const char *unmap_regime_name(enum unmap_regime r);
 struct kernel_facts {
 	const char *attach; /* the program type that loaded: tp_btf, ... */
 	enum unmap_regime unmap;
-	bool netlink; /* the netdev family answers */
+	bool netlink;  /* the netdev family answers */
 	bool pool_ids; /* pool->user: ids, destroy time (f17c69649c69) */
-	bool napi; /* pool->p.napi (8c48eea3adf3) */
+	bool napi;     /* pool->p.napi (8c48eea3adf3) */
 	unsigned long page_size;
 	bool detach_time_is_ns; /* pool->user.detach_time is a ktime_t */
-	bool item_stats; /* the v7 series' item counters */
-	bool item_blocks; /* ppwatch's series: item block counts */
-	bool unmap_event; /* ppwatch's series: a tracepoint at the unmap at destroy */
-	bool dma_index_stats; /* ppwatch's xarray series: dma_index_failed */
+	bool item_stats;	/* the v7 series' item counters */
+	bool item_blocks;	/* ppwatch's series: item block counts */
+	bool unmap_event;	/* ppwatch's series: a tracepoint at the unmap at destroy */
+	bool dma_index_stats;	/* ppwatch's xarray series: dma_index_failed */
 };
 
 /*

@@ -65,7 +65,7 @@ static struct pool_life *find_id(struct lifecycle *lc, __u32 id)
 {
 	size_t i;
 
-	for (i = lc->n; i > 0; i--)	/* newest first: ids are not reused soon */
+	for (i = lc->n; i > 0; i--) /* newest first: ids are not reused soon */
 		if (lc->v[i - 1].id == id)
 			return &lc->v[i - 1];
 	return NULL;
@@ -132,16 +132,35 @@ int life_on_bpf(struct lifecycle *lc, const struct ppw_event *e, double detach_a
 	out->rec = e->rec;
 	out->detach_age_s = detach_age_s;
 	switch (e->type) {
-	case PPW_EV_POOL_NEW: out->kind = LE_NEW; break;
-	case PPW_EV_DESTROY: out->kind = LE_DESTROY; break;
-	case PPW_EV_RETRY: out->kind = LE_RETRY; break;
-	case PPW_EV_FREED: out->kind = LE_FREED; break;
-	case PPW_EV_NID: out->kind = LE_NID; break;
-	case PPW_EV_UNMAP: out->kind = LE_UNMAP; break;
-	case PPW_EV_BLOCK_ALLOC: out->kind = LE_BLOCK_ALLOC; break;
-	case PPW_EV_BLOCK_FREE: out->kind = LE_BLOCK_FREE; break;
-	case PPW_EV_SLOW_FAILED: out->kind = LE_SLOW_FAILED; break;
-	default: return 0;	/* PPW_EV_POOL_RETIRED: the collector's business */
+	case PPW_EV_POOL_NEW:
+		out->kind = LE_NEW;
+		break;
+	case PPW_EV_DESTROY:
+		out->kind = LE_DESTROY;
+		break;
+	case PPW_EV_RETRY:
+		out->kind = LE_RETRY;
+		break;
+	case PPW_EV_FREED:
+		out->kind = LE_FREED;
+		break;
+	case PPW_EV_NID:
+		out->kind = LE_NID;
+		break;
+	case PPW_EV_UNMAP:
+		out->kind = LE_UNMAP;
+		break;
+	case PPW_EV_BLOCK_ALLOC:
+		out->kind = LE_BLOCK_ALLOC;
+		break;
+	case PPW_EV_BLOCK_FREE:
+		out->kind = LE_BLOCK_FREE;
+		break;
+	case PPW_EV_SLOW_FAILED:
+		out->kind = LE_SLOW_FAILED;
+		break;
+	default:
+		return 0; /* PPW_EV_POOL_RETIRED: the collector's business */
 	}
 	p = get(lc, e->pool, e->gen, e->ts_ns);
 	if (!p)
@@ -184,10 +203,17 @@ int life_on_netlink(struct lifecycle *lc, int cmd, __u32 id, __u64 now_ns, struc
 	out->id = id;
 	out->detach_age_s = NAN;
 	switch (cmd) {
-	case 6: out->kind = LE_NL_ADD; break;		/* PAGE_POOL_ADD_NTF */
-	case 7: out->kind = LE_NL_DEL; break;		/* PAGE_POOL_DEL_NTF */
-	case 8: out->kind = LE_NL_CHANGE; break;	/* PAGE_POOL_CHANGE_NTF */
-	default: return 0;
+	case 6:
+		out->kind = LE_NL_ADD;
+		break; /* PAGE_POOL_ADD_NTF */
+	case 7:
+		out->kind = LE_NL_DEL;
+		break; /* PAGE_POOL_DEL_NTF */
+	case 8:
+		out->kind = LE_NL_CHANGE;
+		break; /* PAGE_POOL_CHANGE_NTF */
+	default:
+		return 0;
 	}
 	if (p) {
 		out->pool = p->addr;
@@ -238,9 +264,9 @@ void life_sample(struct lifecycle *lc, __u64 addr, __u32 gen, __u64 ts_ns, __s32
 
 	if (!p)
 		return;
-	if (p->nsamples && p->samples[p->nsamples - 1].inflight == inflight &&
-	    p->nsamples > 1 && p->samples[p->nsamples - 2].inflight == inflight) {
-		p->samples[p->nsamples - 1].ts_ns = ts_ns;	/* a flat stretch: extend it */
+	if (p->nsamples && p->samples[p->nsamples - 1].inflight == inflight && p->nsamples > 1 &&
+	    p->samples[p->nsamples - 2].inflight == inflight) {
+		p->samples[p->nsamples - 1].ts_ns = ts_ns; /* a flat stretch: extend it */
 		return;
 	}
 	if (p->nsamples == LIFE_MAX_SAMPLES) {

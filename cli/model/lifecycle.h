@@ -15,37 +15,37 @@
 #include "ppwatch.h"
 
 enum life_kind {
-	LE_NEW = 1,		/* first seen (created, or found existing) */
-	LE_DESTROY,		/* page_pool_destroy(): first release */
-	LE_RETRY,		/* a later release, about once a second */
-	LE_STALLED,		/* still not freed after the threshold */
-	LE_UNMAP,		/* DMA mappings torn down (item-block series tracepoint) */
-	LE_FREED,		/* inflight reached 0, pool freed */
-	LE_NID,			/* page_pool_update_nid */
-	LE_NL_ADD,		/* netlink page-pool-add-ntf */
-	LE_NL_CHANGE,		/* netlink page-pool-change-ntf */
-	LE_NL_DEL,		/* netlink page-pool-del-ntf */
-	LE_BLOCK_ALLOC,		/* a dynamic item block allocated (ppwatch's series) */
-	LE_BLOCK_FREE,		/* a dynamic item block freed */
-	LE_SLOW_FAILED,		/* no item block: a page allocation failed */
+	LE_NEW = 1,	/* first seen (created, or found existing) */
+	LE_DESTROY,	/* page_pool_destroy(): first release */
+	LE_RETRY,	/* a later release, about once a second */
+	LE_STALLED,	/* still not freed after the threshold */
+	LE_UNMAP,	/* DMA mappings torn down (item-block series tracepoint) */
+	LE_FREED,	/* inflight reached 0, pool freed */
+	LE_NID,		/* page_pool_update_nid */
+	LE_NL_ADD,	/* netlink page-pool-add-ntf */
+	LE_NL_CHANGE,	/* netlink page-pool-change-ntf */
+	LE_NL_DEL,	/* netlink page-pool-del-ntf */
+	LE_BLOCK_ALLOC, /* a dynamic item block allocated (ppwatch's series) */
+	LE_BLOCK_FREE,	/* a dynamic item block freed */
+	LE_SLOW_FAILED, /* no item block: a page allocation failed */
 	LE_KIND_MAX,
 };
 
 struct life_event {
 	enum life_kind kind;
-	__u64 ts_ns;		/* CLOCK_BOOTTIME */
+	__u64 ts_ns; /* CLOCK_BOOTTIME */
 	__u64 pool;
 	__u32 gen;
 	__u32 id;
 	__s32 inflight;
-	__u32 retry;		/* LE_RETRY: 1, 2, ... */
-	double detach_age_s;	/* NAN if not destroyed */
+	__u32 retry;	     /* LE_RETRY: 1, 2, ... */
+	double detach_age_s; /* NAN if not destroyed */
 	__s32 nid;
-	struct ppw_pool rec;	/* the pool record after the event (zeroed for netlink) */
+	struct ppw_pool rec; /* the pool record after the event (zeroed for netlink) */
 };
 
-#define LIFE_MAX_EVENTS 64	/* kept per pool: the first ones and the latest */
-#define LIFE_MAX_SAMPLES 256	/* inflight over time, per pool */
+#define LIFE_MAX_EVENTS	 64  /* kept per pool: the first ones and the latest */
+#define LIFE_MAX_SAMPLES 256 /* inflight over time, per pool */
 
 struct life_sample {
 	__u64 ts_ns;
@@ -56,17 +56,17 @@ struct pool_life {
 	__u64 addr;
 	__u32 gen;
 	__u32 id;
-	struct ppw_pool rec;		/* latest */
+	struct ppw_pool rec; /* latest */
 	__u64 first_ns;
-	__u64 destroy_ns;		/* 0: not seen (maybe before start: see rec) */
+	__u64 destroy_ns; /* 0: not seen (maybe before start: see rec) */
 	__u64 stalled_ns;
 	__u64 unmap_ns;
 	__u64 freed_ns;
 	__u32 retries;
 	__u64 first_retry_ns, last_retry_ns;
 	struct life_event events[LIFE_MAX_EVENTS];
-	size_t nevents;			/* kept */
-	size_t dropped_events;		/* retries beyond the bound (first and last kept) */
+	size_t nevents;	       /* kept */
+	size_t dropped_events; /* retries beyond the bound (first and last kept) */
 	struct life_sample samples[LIFE_MAX_SAMPLES];
 	size_t nsamples;
 };
@@ -74,8 +74,8 @@ struct pool_life {
 struct lifecycle {
 	struct pool_life *v;
 	size_t n, cap;
-	double stall_after_s;		/* default 60, the kernel's warning */
-	size_t max_freed;		/* freed pools kept (oldest dropped first) */
+	double stall_after_s; /* default 60, the kernel's warning */
+	size_t max_freed;     /* freed pools kept (oldest dropped first) */
 };
 
 void life_init(struct lifecycle *lc, double stall_after_s, size_t max_freed);
@@ -90,9 +90,9 @@ int life_on_netlink(struct lifecycle *lc, int cmd, __u32 id, __u64 now_ns, struc
  * knows the kernel's detach time for pools destroyed before start).
  * Returns how many events were written to out (at most max).
  */
-int life_tick(struct lifecycle *lc, __u64 now_ns, double (*detach_age_s)(const struct pool_life *,
-									   void *),
-	      void *arg, struct life_event *out, int max);
+int life_tick(struct lifecycle *lc, __u64 now_ns,
+	      double (*detach_age_s)(const struct pool_life *, void *), void *arg,
+	      struct life_event *out, int max);
 /* inflight over time */
 void life_sample(struct lifecycle *lc, __u64 addr, __u32 gen, __u64 ts_ns, __s32 inflight);
 struct pool_life *life_find(struct lifecycle *lc, __u64 addr, __u32 gen);

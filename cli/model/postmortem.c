@@ -11,7 +11,7 @@
 
 /* what the records say about one pool; json_t pointers are borrowed from the records */
 struct pool_acc {
-	char *key; /* "addr/gen" */
+	char *key;	   /* "addr/gen" */
 	const json_t *row; /* last snapshot row */
 	double row_time;
 	const json_t **events; /* every event, in order */
@@ -309,8 +309,9 @@ static void build_pool(struct acc *a, json_t *pool, const struct pool_acc *p, do
 		       double end_time)
 {
 	static const char *const ident[] = {
-		"id", "device", "ifname", "ifindex", "netns", "driver", "dev_name", "napi_id",
-		"addr", "gen", "state", "inflight", "inflight_bytes", "netlink", "dma_map",
+		"id",	  "device",   "ifname",		"ifindex", "netns",
+		"driver", "dev_name", "napi_id",	"addr",	   "gen",
+		"state",  "inflight", "inflight_bytes", "netlink", "dma_map",
 	};
 	const json_t *row = p->row, *stacks = json_object_get(p->stacks, "stacks"), *s;
 	double detach_age = rec_num(row, "detach_age_s", NAN);

@@ -26,9 +26,7 @@
 
 /* ---- the schema ----------------------------------------------------------- */
 
-
 enum section { SEC_FILE, SEC_RULE, SEC_MATCH };
-
 
 #define R(f) offsetof(struct rule, f)
 #define M(f) offsetof(struct rule_match, f)
@@ -84,18 +82,28 @@ static const struct keydef match_keys[] = {
 static const char *vtype_expect(enum vtype t)
 {
 	switch (t) {
-	case VT_STR: return "a string";
-	case VT_COUNT: return "a whole number such as 4096";
-	case VT_BYTES: return "a size such as 65536, 64k or 16M";
-	case VT_DURATION: return "a duration such as 30s, 500ms or 2m";
-	case VT_STATE: return "live, zombie or any";
-	case VT_NETNS: return "a namespace name, a path or an inode number";
-	case VT_U32: return "a number from 0 to 4294967295";
+	case VT_STR:
+		return "a string";
+	case VT_COUNT:
+		return "a whole number such as 4096";
+	case VT_BYTES:
+		return "a size such as 65536, 64k or 16M";
+	case VT_DURATION:
+		return "a duration such as 30s, 500ms or 2m";
+	case VT_STATE:
+		return "live, zombie or any";
+	case VT_NETNS:
+		return "a namespace name, a path or an inode number";
+	case VT_U32:
+		return "a number from 0 to 4294967295";
 	case VT_POOL:
 		return "a pool id from 0 to 4294967295, x<XDP memory-model id> or @<hex address>";
-	case VT_VERSION: return "1";
-	case VT_RULES: return "a list of rules";
-	case VT_MATCH: return "a mapping such as { device: eth0 }";
+	case VT_VERSION:
+		return "1";
+	case VT_RULES:
+		return "a list of rules";
+	case VT_MATCH:
+		return "a mapping such as { device: eth0 }";
 	}
 	return "?";
 }
@@ -103,18 +111,28 @@ static const char *vtype_expect(enum vtype t)
 static const char *vtype_name(enum vtype t)
 {
 	switch (t) {
-	case VT_STR: return "string";
-	case VT_COUNT: return "count";
-	case VT_BYTES: return "size";
-	case VT_DURATION: return "duration";
-	case VT_STATE: return "state";
-	case VT_NETNS: return "netns";
-	case VT_U32: return "u32";
+	case VT_STR:
+		return "string";
+	case VT_COUNT:
+		return "count";
+	case VT_BYTES:
+		return "size";
+	case VT_DURATION:
+		return "duration";
+	case VT_STATE:
+		return "state";
+	case VT_NETNS:
+		return "netns";
+	case VT_U32:
+		return "u32";
 	case VT_POOL:
 		return "pool";
-	case VT_VERSION: return "1";
-	case VT_RULES: return "list";
-	case VT_MATCH: return "mapping";
+	case VT_VERSION:
+		return "1";
+	case VT_RULES:
+		return "list";
+	case VT_MATCH:
+		return "mapping";
 	}
 	return "?";
 }
@@ -220,8 +238,10 @@ static void unknown_key(struct pctx *c, const yaml_node_t *k, const char *where,
 	}
 	key = diag_echo(key, k->data.scalar.length, e);
 	if (best)
-		perr(c, node_pos(k), "unknown key '%s' in %s; did you mean '%s'? (expected one "
-		     "of: %s)", key, where, best, list);
+		perr(c, node_pos(k),
+		     "unknown key '%s' in %s; did you mean '%s'? (expected one "
+		     "of: %s)",
+		     key, where, best, list);
 	else
 		perr(c, node_pos(k), "unknown key '%s' in %s; expected one of: %s", key, where,
 		     list);
@@ -334,8 +354,8 @@ static yaml_node_t *node(struct pctx *c, int idx)
 	return yaml_document_get_node(c->doc, idx);
 }
 
-typedef void (*pair_fn)(struct pctx *c, const struct keydef *d, yaml_node_t *k,
-			yaml_node_t *v, void *dst);
+typedef void (*pair_fn)(struct pctx *c, const struct keydef *d, yaml_node_t *k, yaml_node_t *v,
+			void *dst);
 
 /*
  * Walk a mapping against a key table: unknown and duplicate keys are
@@ -368,8 +388,10 @@ static void walk_mapping(struct pctx *c, yaml_node_t *map, const char *where,
 			continue;
 		}
 		if (seen[i].line) {
-			perr(c, node_pos(k), "duplicate key '%s' in %s (first at line %d, "
-			     "column %d)", d->key, where, seen[i].line, seen[i].col);
+			perr(c, node_pos(k),
+			     "duplicate key '%s' in %s (first at line %d, "
+			     "column %d)",
+			     d->key, where, seen[i].line, seen[i].col);
 			continue;
 		}
 		seen[i] = node_pos(k);
@@ -469,7 +491,7 @@ static void parse_rule(struct pctx *c, yaml_node_t *n, struct ruleset *rs)
 	for (k = 0; k < LIM_NR; k++)
 		any |= r->has[k];
 	for (d = rule_keys, i = 0; d->key; d++, i++)
-		any |= d->lim >= 0 && seen[i].line;	/* given, even if its value was bad */
+		any |= d->lim >= 0 && seen[i].line; /* given, even if its value was bad */
 	if (!any && errors == c->d.errors) {
 		char list[256];
 		size_t off = 0;
@@ -482,7 +504,8 @@ static void parse_rule(struct pctx *c, yaml_node_t *n, struct ruleset *rs)
 		     r->name ? diag_echo(r->name, strlen(r->name), e) : "?", list);
 	}
 	if (r->has[LIM_MAX_LOSSES] && r->has_match)
-		perr(c, r->limit_pos[LIM_MAX_LOSSES], "max_losses counts ppwatch's losses on the "
+		perr(c, r->limit_pos[LIM_MAX_LOSSES],
+		     "max_losses counts ppwatch's losses on the "
 		     "whole host; it cannot be combined with 'match' (put it in a rule of its "
 		     "own)");
 }
@@ -665,21 +688,26 @@ int rules_parse(struct ruleset *rs, const char *file, const char *buf, size_t le
 	c.doc = &doc;
 	root = yaml_document_get_root_node(&doc);
 	if (!root) {
-		perr(&c, (struct rpos){ 1, 1 }, "the file is empty; expected a mapping with a "
+		perr(&c, (struct rpos){ 1, 1 },
+		     "the file is empty; expected a mapping with a "
 		     "'rules' list");
 	} else if (root->type != YAML_MAPPING_NODE) {
-		perr(&c, node_pos(root), "expected a mapping with a 'rules' list at the top, "
-		     "got %s", node_desc(root, dbuf, sizeof(dbuf)));
+		perr(&c, node_pos(root),
+		     "expected a mapping with a 'rules' list at the top, "
+		     "got %s",
+		     node_desc(root, dbuf, sizeof(dbuf)));
 	} else {
 		walk_mapping(&c, root, "the top level", file_keys, seen, file_pair, rs);
 		if (!seen[1].line)
-			perr(&c, node_pos(root), "no 'rules' list; expected 'rules:' with at least "
+			perr(&c, node_pos(root),
+			     "no 'rules' list; expected 'rules:' with at least "
 			     "one rule");
 		/* a second document would be ignored silently: refuse it */
 		if (yaml_parser_load(&p, &extra)) {
 			if (yaml_document_get_root_node(&extra))
-				perr(&c, (struct rpos){ (int)extra.start_mark.line + 1,
-					(int)extra.start_mark.column + 1 },
+				perr(&c,
+				     (struct rpos){ (int)extra.start_mark.line + 1,
+						    (int)extra.start_mark.column + 1 },
 				     "a second YAML document; expected one document per file");
 			yaml_document_delete(&extra);
 		} else {

@@ -37,15 +37,15 @@ enum limit_kind {
 };
 
 struct rule_match {
-	char *device;		/* glob on device, ifname or dev_name; NULL: any */
-	char *driver;		/* glob on the driver name */
-	char *pool; /* the pool's name (its id, x<XDP mem id>, @<address>); NULL: any */
+	char *device; /* glob on device, ifname or dev_name; NULL: any */
+	char *driver; /* glob on the driver name */
+	char *pool;   /* the pool's name (its id, x<XDP mem id>, @<address>); NULL: any */
 	bool has_ifindex;
 	__u32 ifindex;
-	char *netns;		/* as written: /run/netns name, path, or inode */
-	__u32 netns_ino;	/* resolved (rules_resolve_netns); 0: any */
+	char *netns;	 /* as written: /run/netns name, path, or inode */
+	__u32 netns_ino; /* resolved (rules_resolve_netns); 0: any */
 	struct rpos netns_pos;
-	int state;		/* -1 any, else ROW_LIVE or ROW_ZOMBIE */
+	int state; /* -1 any, else ROW_LIVE or ROW_ZOMBIE */
 };
 
 struct rule {
@@ -85,7 +85,7 @@ int rules_resolve_netns(struct ruleset *rs, int (*resolve)(const char *name, __u
 
 /* The schema, for help texts and docs: key, what it takes, what it means. */
 struct rules_key_help {
-	const char *section;	/* "rule", "match", "file" */
+	const char *section; /* "rule", "match", "file" */
 	const char *key;
 	const char *type;
 	const char *help;
@@ -96,24 +96,24 @@ const char *limit_key(enum limit_kind k);
 /* ---- the key table (rules.c), shared with rules_eval.c ---------------------- */
 
 enum vtype {
-	VT_STR, /* any non-empty string */
-	VT_COUNT, /* whole number */
-	VT_BYTES, /* size with k/M/G */
+	VT_STR,	     /* any non-empty string */
+	VT_COUNT,    /* whole number */
+	VT_BYTES,    /* size with k/M/G */
 	VT_DURATION, /* 30s, 500ms, 2m */
-	VT_STATE, /* live | zombie | any */
-	VT_NETNS, /* name, path or inode */
+	VT_STATE,    /* live | zombie | any */
+	VT_NETNS,    /* name, path or inode */
 	VT_U32,
-	VT_POOL, /* a pool as struct pool_row's ident names it */
+	VT_POOL,    /* a pool as struct pool_row's ident names it */
 	VT_VERSION, /* the file format version: 1 */
-	VT_RULES, /* a list of rules */
-	VT_MATCH, /* a mapping of match keys */
+	VT_RULES,   /* a list of rules */
+	VT_MATCH,   /* a mapping of match keys */
 };
 
 struct keydef {
 	const char *key;
 	enum vtype t;
-	int lim; /* enum limit_kind, or -1 */
-	ptrdiff_t off; /* destination in struct rule / struct rule_match; -1: none */
+	int lim;	   /* enum limit_kind, or -1 */
+	ptrdiff_t off;	   /* destination in struct rule / struct rule_match; -1: none */
 	ptrdiff_t has_off; /* bool set when given; -1: none */
 	const char *help;
 };

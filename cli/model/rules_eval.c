@@ -60,9 +60,12 @@ static void fmt_value(char *buf, size_t len, enum vtype t, double v, bool at_lea
 static const char *unit_word(enum limit_kind k, double v)
 {
 	switch (k) {
-	case LIM_MAX_INFLIGHT: return v == 1 ? " page" : " pages";
-	case LIM_MAX_ITEM_SLOW_FAILED: return v == 1 ? " failure" : " failures";
-	default: return "";
+	case LIM_MAX_INFLIGHT:
+		return v == 1 ? " page" : " pages";
+	case LIM_MAX_ITEM_SLOW_FAILED:
+		return v == 1 ? " failure" : " failures";
+	default:
+		return "";
 	}
 }
 
@@ -70,9 +73,12 @@ static const char *unit_word(enum limit_kind k, double v)
 static const char *value_prefix(enum limit_kind k)
 {
 	switch (k) {
-	case LIM_MAX_OLDEST_AGE: return "oldest page ";
-	case LIM_MAX_ZOMBIE_AGE: return "zombie for ";
-	default: return "";
+	case LIM_MAX_OLDEST_AGE:
+		return "oldest page ";
+	case LIM_MAX_ZOMBIE_AGE:
+		return "zombie for ";
+	default:
+		return "";
 	}
 }
 
@@ -96,7 +102,7 @@ static bool pool_value(enum limit_kind k, const struct pool_row *r, double *v, b
 		return true;
 	case LIM_MAX_OLDEST_AGE:
 		if (isnan(r->oldest_age_s))
-			return false;	/* nothing inflight */
+			return false; /* nothing inflight */
 		*v = r->oldest_age_s;
 		*at_least = r->oldest_at_least;
 		return true;
@@ -115,8 +121,7 @@ static bool pool_value(enum limit_kind k, const struct pool_row *r, double *v, b
 	}
 }
 
-static int add_finding(struct check_result *res, const struct pool_row *r, double v,
-		       bool at_least)
+static int add_finding(struct check_result *res, const struct pool_row *r, double v, bool at_least)
 {
 	struct finding *f = VEC_PUSH(res->findings, res->nfindings, res->capfindings);
 
@@ -201,10 +206,11 @@ static int eval_pool_limit(const struct rule *rule, enum limit_kind k, const str
 			snprintf(res->summary, sizeof(res->summary), "%s: %s%s%s > %s", pn,
 				 value_prefix(k), val, unit_word(k, res->findings[0].value), lim);
 		else
-			snprintf(res->summary, sizeof(res->summary), "%zu of %zu %s over %s, "
-				 "first %s: %s%s%s", res->nfindings, res->npools,
-				 pools_word(res->npools), lim, pn, value_prefix(k), val,
-				 unit_word(k, res->findings[0].value));
+			snprintf(res->summary, sizeof(res->summary),
+				 "%zu of %zu %s over %s, "
+				 "first %s: %s%s%s",
+				 res->nfindings, res->npools, pools_word(res->npools), lim, pn,
+				 value_prefix(k), val, unit_word(k, res->findings[0].value));
 		if (nunknown)
 			snprintf(res->summary + strlen(res->summary),
 				 sizeof(res->summary) - strlen(res->summary),
@@ -234,23 +240,24 @@ static int eval_pool_limit(const struct rule *rule, enum limit_kind k, const str
 	}
 	if (!worst_row) {
 		snprintf(res->summary, sizeof(res->summary), "%zu %s, %s", res->npools,
-			 pools_word(res->npools), k == LIM_MAX_ZOMBIE_AGE ? "no zombies" :
-			 k == LIM_MAX_OLDEST_AGE ? "nothing inflight" : "nothing to check");
+			 pools_word(res->npools),
+			 k == LIM_MAX_ZOMBIE_AGE ? "no zombies" :
+			 k == LIM_MAX_OLDEST_AGE ? "nothing inflight" :
+						   "nothing to check");
 		return 0;
 	}
 	fmt_value(val, sizeof(val), d->t, worst, worst_al);
 	pool_name(pn, sizeof(pn), worst_row->ident, worst_row->device);
 	if (k == LIM_MAX_ZOMBIE_AGE)
-		snprintf(res->summary, sizeof(res->summary), "%zu %s, longest %s, %s",
-			 napplicable, napplicable == 1 ? "zombie" : "zombies", val, pn);
+		snprintf(res->summary, sizeof(res->summary), "%zu %s, longest %s, %s", napplicable,
+			 napplicable == 1 ? "zombie" : "zombies", val, pn);
 	else
 		snprintf(res->summary, sizeof(res->summary), "%zu %s, highest %s%s, %s",
 			 res->npools, pools_word(res->npools), val, unit_word(k, worst), pn);
 	return 0;
 }
 
-static int eval_losses(const struct rule *rule, const struct snapshot *s,
-		       struct check_result *res)
+static int eval_losses(const struct rule *rule, const struct snapshot *s, struct check_result *res)
 {
 	__u64 total = snapshot_losses(s);
 	size_t i, off, first = 1;
@@ -258,8 +265,7 @@ static int eval_losses(const struct rule *rule, const struct snapshot *s,
 	int idx;
 
 	res->v = total > rule->limit[LIM_MAX_LOSSES] ? VERDICT_FAIL : VERDICT_PASS;
-	off = snprintf(res->summary, sizeof(res->summary), "%llu lost",
-		       (unsigned long long)total);
+	off = snprintf(res->summary, sizeof(res->summary), "%llu lost", (unsigned long long)total);
 	for (i = 0; (name = loss_counter(i, &idx)); i++) {
 		if (!s->counters[idx] || off >= sizeof(res->summary))
 			continue;
@@ -273,7 +279,8 @@ static int eval_losses(const struct rule *rule, const struct snapshot *s,
 		snprintf(res->summary + off, sizeof(res->summary) - off, " > %.0f%s",
 			 rule->limit[LIM_MAX_LOSSES],
 			 s->counters[PPW_CNT_LEDGER_FULL] ? "; raise --max-pages" :
-			 s->counters[PPW_CNT_POOLS_FULL] ? "; raise --max-pools" : "");
+			 s->counters[PPW_CNT_POOLS_FULL]  ? "; raise --max-pools" :
+							    "");
 	return 0;
 }
 

@@ -21,8 +21,8 @@ static const struct run_key *find_key(const struct run_key *base, size_t n,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (r->addr ? (base[i].addr == r->addr && base[i].gen == r->gen)
-			    : (!base[i].addr && base[i].id == r->id))
+		if (r->addr ? (base[i].addr == r->addr && base[i].gen == r->gen) :
+			      (!base[i].addr && base[i].id == r->id))
 			return &base[i];
 	}
 	return NULL;
@@ -79,7 +79,7 @@ int run_report_build(struct run_report *rep, const struct run_key *base, size_t 
 			continue;
 		}
 		if (k && !gone)
-			continue;	/* there before, still there: untouched */
+			continue; /* there before, still there: untouched */
 		p = &rep->pools[rep->n++];
 		p->row = *r;
 		p->created = !k;
@@ -87,7 +87,8 @@ int run_report_build(struct run_report *rep, const struct run_key *base, size_t 
 		d = destroyed_at(r, ts);
 		p->destroyed_s = isfinite(d) ? d - start : NAN;
 		p->freed_s = r->state == ROW_FREED && isfinite(r->freed_age_s) ?
-			     ts - r->freed_age_s - end : NAN;
+				     ts - r->freed_age_s - end :
+				     NAN;
 		if (p->created)
 			rep->ncreated++;
 		if (!gone)

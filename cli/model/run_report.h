@@ -26,38 +26,38 @@ struct run_key {
  * when ppwatch can attribute pages to sockets and processes.
  */
 struct run_holder {
-	int pid;		/* 0: not known */
+	int pid; /* 0: not known */
 	char comm[16];
-	char what[96];		/* the holding object, e.g. "udp 192.0.2.2:5001 inode 306415" */
-	__s64 pages;		/* pages of this pool it holds; -1: not known */
+	char what[96]; /* the holding object, e.g. "udp 192.0.2.2:5001 inode 306415" */
+	__s64 pages;   /* pages of this pool it holds; -1: not known */
 };
 
 struct run_pool {
-	struct pool_row row;	/* at the end of the run */
-	bool created;		/* first seen after the command started */
-	bool destroyed;		/* destroyed by the command, or before the deadline */
-	bool stuck;		/* destroyed and not freed within the deadline */
-	double destroyed_s;	/* after the command started; NAN: not known */
-	double freed_s;		/* after the command ended (< 0: before); NAN: not freed */
-	struct run_holder *holders;	/* malloc'd */
+	struct pool_row row;	    /* at the end of the run */
+	bool created;		    /* first seen after the command started */
+	bool destroyed;		    /* destroyed by the command, or before the deadline */
+	bool stuck;		    /* destroyed and not freed within the deadline */
+	double destroyed_s;	    /* after the command started; NAN: not known */
+	double freed_s;		    /* after the command ended (< 0: before); NAN: not freed */
+	struct run_holder *holders; /* malloc'd */
 	size_t nholders;
-	const char *holders_note;	/* why no holders are listed (static string) */
+	const char *holders_note; /* why no holders are listed (static string) */
 };
 
 struct run_report {
 	const char *command;
-	bool started;		/* the command ran (fork and exec worked) */
+	bool started; /* the command ran (fork and exec worked) */
 	char start_error[128];
-	int exit_status;	/* of the command; -1: killed by a signal */
+	int exit_status; /* of the command; -1: killed by a signal */
 	int signal;
-	double duration_s;	/* command start to end */
+	double duration_s; /* command start to end */
 	double deadline_s;
 	double waited_s;	/* watched after the command ended */
 	__u64 ts_ns;		/* when the final snapshot was taken */
-	struct run_pool *pools;	/* created or destroyed only; stuck first */
+	struct run_pool *pools; /* created or destroyed only; stuck first */
 	size_t n;
 	size_t ncreated, ndestroyed, nfreed, nstuck, npreexisting;
-	__u64 losses_during[PPW_CNT_MAX];	/* loss counters' growth over the run */
+	__u64 losses_during[PPW_CNT_MAX]; /* loss counters' growth over the run */
 };
 
 /*

@@ -24,9 +24,12 @@ enum row_state pool_classify(const struct pool_obs *o)
 const char *row_state_name(enum row_state s)
 {
 	switch (s) {
-	case ROW_LIVE: return "live";
-	case ROW_ZOMBIE: return "zombie";
-	case ROW_FREED: return "freed";
+	case ROW_LIVE:
+		return "live";
+	case ROW_ZOMBIE:
+		return "zombie";
+	case ROW_FREED:
+		return "freed";
 	}
 	return "?";
 }
@@ -34,12 +37,18 @@ const char *row_state_name(enum row_state s)
 const char *dma_state_name(enum dma_state s)
 {
 	switch (s) {
-	case DMA_UNKNOWN: return "unknown";
-	case DMA_NOT_MAPPED: return "not_mapped";
-	case DMA_MAPPED: return "mapped";
-	case DMA_UNMAP_PENDING: return "unmap_pending";
-	case DMA_UNMAPPED: return "unmapped";
-	case DMA_HAZARD: return "hazard";
+	case DMA_UNKNOWN:
+		return "unknown";
+	case DMA_NOT_MAPPED:
+		return "not_mapped";
+	case DMA_MAPPED:
+		return "mapped";
+	case DMA_UNMAP_PENDING:
+		return "unmap_pending";
+	case DMA_UNMAPPED:
+		return "unmapped";
+	case DMA_HAZARD:
+		return "hazard";
 	}
 	return "?";
 }
@@ -245,7 +254,7 @@ static void fill_ages(struct pool_row *w, const struct reading *rd, const struct
 		w->freed_age_s = age_s(rd->now_ns, r->freed_ns);
 		if (!isnan(w->detach_age_s))
 			w->zombie_s = w->detach_age_s - w->freed_age_s;
-		w->detach_age_s = NAN;	/* a freed pool has no detach age */
+		w->detach_age_s = NAN; /* a freed pool has no detach age */
 	}
 }
 
@@ -273,7 +282,7 @@ static void fill_dma(struct pool_row *w, const struct reading *rd, const struct 
 		w->dma = DMA_NOT_MAPPED;
 		w->dma_still_mapped = 0;
 		if (w->state != ROW_LIVE)
-			w->dma_unmapped_at_destroy = 0;	/* nothing was mapped */
+			w->dma_unmapped_at_destroy = 0; /* nothing was mapped */
 		return;
 	}
 	if (w->state == ROW_LIVE) {
@@ -287,8 +296,8 @@ static void fill_dma(struct pool_row *w, const struct reading *rd, const struct 
 	case UNMAP_XARRAY:
 		w->dma = r->dma_mapped_left ? DMA_HAZARD : DMA_UNMAPPED;
 		w->dma_still_mapped = r->dma_mapped_left ? -1 : 0;
-		w->dma_unmap_age_s = w->detach_age_s;	/* the first scrub */
-		if (r->unmap_ns) {	/* page_pool_inflight_unmap (patches/xarray/) */
+		w->dma_unmap_age_s = w->detach_age_s; /* the first scrub */
+		if (r->unmap_ns) { /* page_pool_inflight_unmap (patches/xarray/) */
 			w->dma_unmapped_at_destroy = r->unmapped_pages;
 			w->dma_unmap_age_s = age_s(rd->now_ns, r->unmap_ns);
 		}

@@ -22,25 +22,25 @@
 
 /* page-pool-get attributes present in a netlink reply */
 enum nl_present {
-	NLP_IFINDEX		= 1U << 0,
-	NLP_NAPI_ID		= 1U << 1,
-	NLP_INFLIGHT		= 1U << 2,
-	NLP_INFLIGHT_MEM	= 1U << 3,
-	NLP_DETACH_TIME		= 1U << 4,
-	NLP_DMABUF		= 1U << 5,
-	NLP_IO_URING		= 1U << 6,
+	NLP_IFINDEX = 1U << 0,
+	NLP_NAPI_ID = 1U << 1,
+	NLP_INFLIGHT = 1U << 2,
+	NLP_INFLIGHT_MEM = 1U << 3,
+	NLP_DETACH_TIME = 1U << 4,
+	NLP_DMABUF = 1U << 5,
+	NLP_IO_URING = 1U << 6,
 };
 
 struct nl_pool {
 	__u32 id;
-	__u32 present;		/* enum nl_present */
+	__u32 present; /* enum nl_present */
 	__u32 ifindex;
 	__u32 napi_id;
 	__u64 inflight;
 	__u64 inflight_mem;
-	__u64 detach_time;	/* CLOCK_BOOTTIME seconds */
+	__u64 detach_time; /* CLOCK_BOOTTIME seconds */
 	__u32 dmabuf;
-	__u32 netns_ino;	/* namespace the dump ran in */
+	__u32 netns_ino; /* namespace the dump ran in */
 	char ifname[PPW_IFNAMSIZ];
 };
 
@@ -48,9 +48,9 @@ struct nl_pool {
 #define POOL_AGE_BUCKETS 6
 
 struct pool_obs {
-	struct ppw_pool rec;	/* rec.addr == 0: known from netlink only */
-	__u64 ledger_pages;	/* page-ledger entries of (rec.addr, rec.gen) */
-	__u64 oldest_hold_ns;	/* CLOCK_BOOTTIME; 0: no entry */
+	struct ppw_pool rec;		  /* rec.addr == 0: known from netlink only */
+	__u64 ledger_pages;		  /* page-ledger entries of (rec.addr, rec.gen) */
+	__u64 oldest_hold_ns;		  /* CLOCK_BOOTTIME; 0: no entry */
 	__u64 age_hist[POOL_AGE_BUCKETS]; /* the ledger pages by age */
 	bool has_nl;
 	struct nl_pool nl;
@@ -61,29 +61,29 @@ struct pool_obs {
 struct reading {
 	struct pool_obs *pools;
 	size_t n;
-	__u64 now_ns;		/* CLOCK_BOOTTIME when collected */
+	__u64 now_ns; /* CLOCK_BOOTTIME when collected */
 	__u32 page_size;
 	bool detach_time_is_ns; /* see sources/kfeatures.c */
 	__u64 counters[PPW_CNT_MAX];
 	__u64 max_pages; /* pages the ledger is sized for (0: no ledger) */
 	__u64 pages_used;
-	__u64 ledger_bytes; /* what the kernel charges for the ledger's maps */
+	__u64 ledger_bytes;		 /* what the kernel charges for the ledger's maps */
 	__u64 slot_holds, slot_releases; /* events the per-CPU slots counted */
-	enum ppw_level level; /* what the hot path records */
-	__u32 sample_rate; /* sampled level: 1 page in this many */
-	enum unmap_regime regime;	/* how this kernel unmaps at destroy */
+	enum ppw_level level;		 /* what the hot path records */
+	__u32 sample_rate;		 /* sampled level: 1 page in this many */
+	enum unmap_regime regime;	 /* how this kernel unmaps at destroy */
 };
 
 enum row_state { ROW_LIVE, ROW_ZOMBIE, ROW_FREED };
 
 /* Where a pool's DMA mappings stand. */
 enum dma_state {
-	DMA_UNKNOWN,		/* no BPF record (netlink only) */
-	DMA_NOT_MAPPED,		/* the pool never maps its pages (veth, ...) */
-	DMA_MAPPED,		/* live: every inflight page is mapped */
-	DMA_UNMAP_PENDING,	/* destroyed; the kernel unmaps right after (item blocks) */
-	DMA_UNMAPPED,		/* destroyed, every mapping torn down */
-	DMA_HAZARD,		/* destroyed, pages still mapped until they come back */
+	DMA_UNKNOWN,	   /* no BPF record (netlink only) */
+	DMA_NOT_MAPPED,	   /* the pool never maps its pages (veth, ...) */
+	DMA_MAPPED,	   /* live: every inflight page is mapped */
+	DMA_UNMAP_PENDING, /* destroyed; the kernel unmaps right after (item blocks) */
+	DMA_UNMAPPED,	   /* destroyed, every mapping torn down */
+	DMA_HAZARD,	   /* destroyed, pages still mapped until they come back */
 };
 
 struct pool_row {
@@ -100,42 +100,42 @@ struct pool_row {
 	__s32 ifindex;
 	char devname[PPW_DEVNAMSIZ];
 	char driver[PPW_DRVNAMSIZ];
-	char device[48];	/* what to call it: ifname, else devname */
+	char device[48]; /* what to call it: ifname, else devname */
 	__u32 netns_ino;
 	__u64 netns_cookie;
-	__u32 napi_id;		/* 0: none */
-	__u32 flags;		/* enum ppw_pool_flags */
-	bool bpf;		/* has a BPF record (counters known) */
-	bool netlink;		/* listed by netlink */
+	__u32 napi_id; /* 0: none */
+	__u32 flags;   /* enum ppw_pool_flags */
+	bool bpf;      /* has a BPF record (counters known) */
+	bool netlink;  /* listed by netlink */
 	enum row_state state;
 	__u32 order;
 	__u32 pool_size;
 	__s32 nid;
-	__s64 inflight;		/* hold - release, the kernel's own numbers */
+	__s64 inflight; /* hold - release, the kernel's own numbers */
 	__u64 inflight_bytes;
-	__s64 ledger_pages; /* in the ledger (ages known); -1: no ledger */
-	__s64 before_start; /* held before ppwatch saw the pool; -1: unknown */
+	__s64 ledger_pages;	/* in the ledger (ages known); -1: no ledger */
+	__s64 before_start;	/* held before ppwatch saw the pool; -1: unknown */
 	__s64 before_start_min; /* of those, at least this many are still out */
-	__s64 untracked; /* not explained: ledger full or lost events; -1: unknown */
-	bool sampled; /* ledger, ages and before_start from a sample */
+	__s64 untracked;	/* not explained: ledger full or lost events; -1: unknown */
+	bool sampled;		/* ledger, ages and before_start from a sample */
 	__u32 hold_cnt;
 	__u32 release_cnt;
-	double hold_per_s;	/* NAN: no previous snapshot */
+	double hold_per_s; /* NAN: no previous snapshot */
 	double release_per_s;
-	double oldest_age_s; /* NAN: nothing inflight, or unknown */
-	bool oldest_at_least;	/* pages from before start: at least this old */
+	double oldest_age_s;		  /* NAN: nothing inflight, or unknown */
+	bool oldest_at_least;		  /* pages from before start: at least this old */
 	__u64 age_hist[POOL_AGE_BUCKETS]; /* ledger pages by age (sampled: the sample) */
-	double detach_age_s;	/* NAN: not detached */
-	double freed_age_s;	/* NAN: not freed */
-	double zombie_s;	/* detach to freed, for freed pools */
+	double detach_age_s;		  /* NAN: not detached */
+	double freed_age_s;		  /* NAN: not freed */
+	double zombie_s;		  /* detach to freed, for freed pools */
 	__u64 destroy_cnt;
 	__u32 retries;
-	__s32 last_inflight;	/* from the last page_pool_release */
-	double seen_age_s;	/* since ppwatch first saw it */
+	__s32 last_inflight; /* from the last page_pool_release */
+	double seen_age_s;   /* since ppwatch first saw it */
 	enum dma_state dma;
-	__s64 dma_still_mapped;		/* pages still mapped, -1 unknown */
-	__s64 dma_unmapped_at_destroy;	/* -1 unknown */
-	double dma_unmap_age_s;		/* since the unmap completed, NAN unknown */
+	__s64 dma_still_mapped;	       /* pages still mapped, -1 unknown */
+	__s64 dma_unmapped_at_destroy; /* -1 unknown */
+	double dma_unmap_age_s;	       /* since the unmap completed, NAN unknown */
 	/*
 	 * Item-block kernels with ppwatch's series (patches/): allocation
 	 * item stats and block counts. 'item_stats'/'item_blocks' false means
@@ -172,7 +172,7 @@ struct snapshot {
 	struct pool_row *rows;
 	size_t n;
 	__u64 ts_ns;
-	double interval_s;	/* since the previous snapshot; 0 for the first */
+	double interval_s; /* since the previous snapshot; 0 for the first */
 	__u64 counters[PPW_CNT_MAX];
 	__u64 max_pages; /* pages the ledger is sized for (0: no ledger) */
 	__u64 pages_used;

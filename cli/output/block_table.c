@@ -7,19 +7,28 @@
 #include "output/pool_table.h"
 #include "output/table.h"
 
-enum block_col { BC_ADDR, BC_KIND, BC_USED, BC_IDLE, BC_UNISSUED, BC_CURRENT, BC_SPARSE,
-		 BC_NOTE, BC_MAX };
+enum block_col {
+	BC_ADDR,
+	BC_KIND,
+	BC_USED,
+	BC_IDLE,
+	BC_UNISSUED,
+	BC_CURRENT,
+	BC_SPARSE,
+	BC_NOTE,
+	BC_MAX
+};
 
 static const struct ocol block_cols[BC_MAX] = {
-	[BC_ADDR]	= { "addr", "BLOCK", 18, OF_PLAIN, OC_LEFT },
-	[BC_KIND]	= { "kind", "KIND", 8, OF_PLAIN, OC_LEFT },
-	[BC_USED]	= { "used", "USED", 5, OF_PLAIN, 0 },
+	[BC_ADDR] = { "addr", "BLOCK", 18, OF_PLAIN, OC_LEFT },
+	[BC_KIND] = { "kind", "KIND", 8, OF_PLAIN, OC_LEFT },
+	[BC_USED] = { "used", "USED", 5, OF_PLAIN, 0 },
 	/* free items of a pre-allocated block; spent ones of a dynamic block */
-	[BC_IDLE]	= { "idle", "IDLE", 5, OF_PLAIN, 0 },
-	[BC_UNISSUED]	= { "unissued", "UNISSUED", 8, OF_PLAIN, 0 },
-	[BC_CURRENT]	= { "current", "CUR", 3, OF_PLAIN, OC_JSON },
-	[BC_SPARSE]	= { "sparse", "SPARSE", 6, OF_PLAIN, OC_JSON },
-	[BC_NOTE]	= { "note", "", 7, OF_PLAIN, OC_LEFT | OC_TEXT },
+	[BC_IDLE] = { "idle", "IDLE", 5, OF_PLAIN, 0 },
+	[BC_UNISSUED] = { "unissued", "UNISSUED", 8, OF_PLAIN, 0 },
+	[BC_CURRENT] = { "current", "CUR", 3, OF_PLAIN, OC_JSON },
+	[BC_SPARSE] = { "sparse", "SPARSE", 6, OF_PLAIN, OC_JSON },
+	[BC_NOTE] = { "note", "", 7, OF_PLAIN, OC_LEFT | OC_TEXT },
 };
 
 struct block_ctx {
@@ -37,12 +46,24 @@ static void block_cell(const void *p, int col, struct oval *v, void *arg)
 		snprintf(c->addr, sizeof(c->addr), "0x%llx", (unsigned long long)b->addr);
 		OV_STR(v, c->addr);
 		break;
-	case BC_KIND: OV_STR(v, b->dynamic ? "dynamic" : "prealloc"); break;
-	case BC_USED: OV_U64(v, b->used); break;
-	case BC_IDLE: OV_U64(v, block_idle(b, c->per)); break;
-	case BC_UNISSUED: OV_U64(v, b->unissued); break;
-	case BC_CURRENT: OV_BOOL(v, b->current); break;
-	case BC_SPARSE: OV_BOOL(v, block_sparse(b, c->per)); break;
+	case BC_KIND:
+		OV_STR(v, b->dynamic ? "dynamic" : "prealloc");
+		break;
+	case BC_USED:
+		OV_U64(v, b->used);
+		break;
+	case BC_IDLE:
+		OV_U64(v, block_idle(b, c->per));
+		break;
+	case BC_UNISSUED:
+		OV_U64(v, b->unissued);
+		break;
+	case BC_CURRENT:
+		OV_BOOL(v, b->current);
+		break;
+	case BC_SPARSE:
+		OV_BOOL(v, block_sparse(b, c->per));
+		break;
 	case BC_NOTE:
 		OV_STR(v, b->current ? "current" : block_sparse(b, c->per) ? "sparse" : "");
 		break;
@@ -62,8 +83,9 @@ static void title(FILE *f, const struct pool_block_view *v)
 	const struct block_occupancy *o = &v->pb->occ;
 	char dev[64], b[16];
 
-	fprintf(f, "pool %s %s (%s): %u pre-allocated + %u dynamic blocks of %u items; "
-		   "%u of %u items in use",
+	fprintf(f,
+		"pool %s %s (%s): %u pre-allocated + %u dynamic blocks of %u items; "
+		"%u of %u items in use",
 		v->row->ident, v->row->device[0] ? esc_str(v->row->device, dev, sizeof(dev)) : "-",
 		row_state_name(v->row->state), o->prealloc, o->dynamic, o->items_per_block,
 		occ_used(o), occ_items(o));

@@ -13,7 +13,7 @@
 struct pool_block_view {
 	const struct pool_row *row;
 	const struct pool_blocks *pb;
-	__u32 page_size;	/* a block is one page */
+	__u32 page_size; /* a block is one page */
 };
 
 void render_blocks_text(FILE *f, const struct pool_block_view *v, size_t n, bool wide);

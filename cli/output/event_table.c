@@ -50,15 +50,17 @@ static void detail(struct event_row *er, const struct life_event *e)
 	case LE_UNMAP:
 		if (r->unmap_detail)
 			snprintf(er->detail, sizeof(er->detail),
-				 "DMA unmap at destroy: %u pages, %u blocks, %.1f us", r->unmap_pages,
-				 r->unmap_blocks, r->unmap_took_ns / 1e3);
+				 "DMA unmap at destroy: %u pages, %u blocks, %.1f us",
+				 r->unmap_pages, r->unmap_blocks, r->unmap_took_ns / 1e3);
 		else
 			snprintf(er->detail, sizeof(er->detail),
-				 "DMA unmap at destroy: %u pages in flight unmapped", r->unmap_pages);
+				 "DMA unmap at destroy: %u pages in flight unmapped",
+				 r->unmap_pages);
 		break;
 	case LE_BLOCK_ALLOC:
 	case LE_BLOCK_FREE:
-		snprintf(er->detail, sizeof(er->detail), "dynamic item block %s: %llu pre-allocated "
+		snprintf(er->detail, sizeof(er->detail),
+			 "dynamic item block %s: %llu pre-allocated "
 			 "+ %llu dynamic (%llu allocated, %llu freed so far)",
 			 e->kind == LE_BLOCK_ALLOC ? "allocated" : "freed",
 			 (unsigned long long)r->blocks_prealloc, (unsigned long long)r->blocks_dyn,
@@ -66,8 +68,10 @@ static void detail(struct event_row *er, const struct life_event *e)
 			 (unsigned long long)r->blocks_dyn_free);
 		break;
 	case LE_SLOW_FAILED:
-		snprintf(er->detail, sizeof(er->detail), "no item block could be allocated: a page "
-			 "allocation failed (%llu so far)", (unsigned long long)r->item_slow_failed);
+		snprintf(er->detail, sizeof(er->detail),
+			 "no item block could be allocated: a page "
+			 "allocation failed (%llu so far)",
+			 (unsigned long long)r->item_slow_failed);
 		break;
 	case LE_FREED:
 		snprintf(er->detail, sizeof(er->detail), "freed%s%s%s",
@@ -112,12 +116,12 @@ void event_row_of(struct event_row *er, const struct life_event *e, const struct
 enum { EC_TIME, EC_EVENT, EC_ID, EC_DEVICE, EC_INFLIGHT, EC_DETAIL, EC_MAX };
 
 static const struct ocol cols[EC_MAX] = {
-	[EC_TIME]	= { "time", "TIME", 12, OF_PLAIN, OC_LEFT },
-	[EC_EVENT]	= { "event", "EVENT", 8, OF_PLAIN, OC_LEFT },
-	[EC_ID]		= { "id", "ID", 5, OF_PLAIN, 0 },
-	[EC_DEVICE]	= { "device", "DEVICE", 12, OF_PLAIN, OC_LEFT },
-	[EC_INFLIGHT]	= { "inflight", "INFLIGHT", 8, OF_PLAIN, 0 },
-	[EC_DETAIL]	= { "detail", "DETAIL", 40, OF_PLAIN, OC_LEFT },
+	[EC_TIME] = { "time", "TIME", 12, OF_PLAIN, OC_LEFT },
+	[EC_EVENT] = { "event", "EVENT", 8, OF_PLAIN, OC_LEFT },
+	[EC_ID] = { "id", "ID", 5, OF_PLAIN, 0 },
+	[EC_DEVICE] = { "device", "DEVICE", 12, OF_PLAIN, OC_LEFT },
+	[EC_INFLIGHT] = { "inflight", "INFLIGHT", 8, OF_PLAIN, 0 },
+	[EC_DETAIL] = { "detail", "DETAIL", 40, OF_PLAIN, OC_LEFT },
 };
 
 static char tbuf[32];
@@ -135,13 +139,21 @@ static void event_cell(const void *p, int col, struct oval *v, void *arg)
 			 tm.tm_sec, (int)((er->time - t) * 1000));
 		OV_STR(v, tbuf);
 		break;
-	case EC_EVENT: OV_STR(v, life_kind_name(er->kind)); break;
+	case EC_EVENT:
+		OV_STR(v, life_kind_name(er->kind));
+		break;
 	case EC_ID:
 		OV_STR(v, er->row.ident);
 		break;
-	case EC_DEVICE: OV_STR(v, er->row.device); break;
-	case EC_INFLIGHT: OV_S64(v, er->row.inflight); break;
-	case EC_DETAIL: OV_STR(v, er->detail); break;
+	case EC_DEVICE:
+		OV_STR(v, er->row.device);
+		break;
+	case EC_INFLIGHT:
+		OV_S64(v, er->row.inflight);
+		break;
+	case EC_DETAIL:
+		OV_STR(v, er->detail);
+		break;
 	}
 }
 

@@ -10,16 +10,16 @@
 #include "model/snapshot.h"
 
 struct event_row {
-	double time;			/* wall clock, seconds */
+	double time; /* wall clock, seconds */
 	enum life_kind kind;
 	__u32 retry;
 	double stall_after_s;
-	struct pool_row row;		/* the pool as the event left it */
+	struct pool_row row; /* the pool as the event left it */
 	char detail[200];
 };
 
 struct event_ctx {
-	double boot_to_real;		/* add to CLOCK_BOOTTIME seconds for wall clock */
+	double boot_to_real; /* add to CLOCK_BOOTTIME seconds for wall clock */
 	__u32 page_size;
 	bool detach_time_is_ns;
 	enum unmap_regime regime;

@@ -12,12 +12,18 @@
 const char *where_name(__u32 where)
 {
 	switch (where) {
-	case PPW_IN_HEAD: return "head";
-	case PPW_IN_FRAG: return "frag";
-	case PPW_IN_FRAGLIST: return "frag_list";
-	case PPW_IN_OOO: return "tcp_ooo";
-	case PPW_IN_READER: return "udp_reader";
-	case PPW_IN_DEFER: return "defer";
+	case PPW_IN_HEAD:
+		return "head";
+	case PPW_IN_FRAG:
+		return "frag";
+	case PPW_IN_FRAGLIST:
+		return "frag_list";
+	case PPW_IN_OOO:
+		return "tcp_ooo";
+	case PPW_IN_READER:
+		return "udp_reader";
+	case PPW_IN_DEFER:
+		return "defer";
 	}
 	return NULL;
 }
@@ -25,25 +31,38 @@ const char *where_name(__u32 where)
 /* ---- holders ------------------------------------------------------------------ */
 
 enum holder_col {
-	HC_PAGES, HC_BYTES, HC_OLDEST, HC_KIND, HC_HOLDER, HC_PROTO, HC_LOCAL, HC_REMOTE,
-	HC_INODE, HC_NETNS, HC_HEAD, HC_FRAG, HC_CPU, HC_OLDEST_LB, HC_MAX
+	HC_PAGES,
+	HC_BYTES,
+	HC_OLDEST,
+	HC_KIND,
+	HC_HOLDER,
+	HC_PROTO,
+	HC_LOCAL,
+	HC_REMOTE,
+	HC_INODE,
+	HC_NETNS,
+	HC_HEAD,
+	HC_FRAG,
+	HC_CPU,
+	HC_OLDEST_LB,
+	HC_MAX
 };
 
 static const struct ocol holder_cols[HC_MAX] = {
-	[HC_PAGES]	= { "pages", "PAGES", 7, OF_PLAIN, 0 },
-	[HC_BYTES]	= { "bytes", "BYTES", 7, OF_BYTES, 0 },
-	[HC_OLDEST]	= { "oldest_age_s", "OLDEST", 7, OF_AGE, 0 },
-	[HC_KIND]	= { "kind", "KIND", 12, OF_PLAIN, OC_JSON },
-	[HC_HOLDER]	= { "holder", "HOLDER", 60, OF_PLAIN, OC_LEFT },
-	[HC_PROTO]	= { "proto", "PROTO", 6, OF_PLAIN, OC_JSON },
-	[HC_LOCAL]	= { "local", "LOCAL", 24, OF_PLAIN, OC_JSON },
-	[HC_REMOTE]	= { "remote", "REMOTE", 24, OF_PLAIN, OC_JSON },
-	[HC_INODE]	= { "inode", "INODE", 8, OF_PLAIN, OC_JSON },
-	[HC_NETNS]	= { "netns", "NETNS", 10, OF_PLAIN, OC_JSON },
-	[HC_HEAD]	= { "head_pages", "HEAD", 6, OF_PLAIN, OC_JSON },
-	[HC_FRAG]	= { "frag_pages", "FRAG", 6, OF_PLAIN, OC_JSON },
-	[HC_CPU]	= { "cpu", "CPU", 4, OF_PLAIN, OC_JSON },
-	[HC_OLDEST_LB]	= { "oldest_age_is_lower_bound", "LB", 2, OF_PLAIN, OC_JSON },
+	[HC_PAGES] = { "pages", "PAGES", 7, OF_PLAIN, 0 },
+	[HC_BYTES] = { "bytes", "BYTES", 7, OF_BYTES, 0 },
+	[HC_OLDEST] = { "oldest_age_s", "OLDEST", 7, OF_AGE, 0 },
+	[HC_KIND] = { "kind", "KIND", 12, OF_PLAIN, OC_JSON },
+	[HC_HOLDER] = { "holder", "HOLDER", 60, OF_PLAIN, OC_LEFT },
+	[HC_PROTO] = { "proto", "PROTO", 6, OF_PLAIN, OC_JSON },
+	[HC_LOCAL] = { "local", "LOCAL", 24, OF_PLAIN, OC_JSON },
+	[HC_REMOTE] = { "remote", "REMOTE", 24, OF_PLAIN, OC_JSON },
+	[HC_INODE] = { "inode", "INODE", 8, OF_PLAIN, OC_JSON },
+	[HC_NETNS] = { "netns", "NETNS", 10, OF_PLAIN, OC_JSON },
+	[HC_HEAD] = { "head_pages", "HEAD", 6, OF_PLAIN, OC_JSON },
+	[HC_FRAG] = { "frag_pages", "FRAG", 6, OF_PLAIN, OC_JSON },
+	[HC_CPU] = { "cpu", "CPU", 4, OF_PLAIN, OC_JSON },
+	[HC_OLDEST_LB] = { "oldest_age_is_lower_bound", "LB", 2, OF_PLAIN, OC_JSON },
 };
 
 struct holder_ctx {
@@ -58,31 +77,57 @@ static void holder_cell(const void *p, int col, struct oval *v, void *arg)
 	struct holder_ctx *c = arg;
 
 	switch (col) {
-	case HC_PAGES: OV_S64(v, h->pages); break;
-	case HC_BYTES: OV_U64(v, h->bytes); break;
+	case HC_PAGES:
+		OV_S64(v, h->pages);
+		break;
+	case HC_BYTES:
+		OV_U64(v, h->bytes);
+		break;
 	case HC_OLDEST:
 		OV_F64(v, h->oldest_age_s);
 		v->null = isnan(h->oldest_age_s);
 		v->at_least = h->oldest_at_least;
 		break;
-	case HC_KIND: OV_STR(v, holder_kind_name(h->kind)); break;
-	case HC_HOLDER: OV_STR(v, h->desc); break;
-	case HC_PROTO: OV_STR(v, s ? sock_proto_name(s) : ""); v->null = !s; break;
+	case HC_KIND:
+		OV_STR(v, holder_kind_name(h->kind));
+		break;
+	case HC_HOLDER:
+		OV_STR(v, h->desc);
+		break;
+	case HC_PROTO:
+		OV_STR(v, s ? sock_proto_name(s) : "");
+		v->null = !s;
+		break;
 	case HC_LOCAL:
 		OV_STR(v, s ? sock_addr_str(c->local, sizeof(c->local), s->family, s->laddr,
-					     s->lport) : "");
+					    s->lport) :
+			      "");
 		v->null = !s || !c->local[0];
 		break;
 	case HC_REMOTE:
 		OV_STR(v, s ? sock_addr_str(c->remote, sizeof(c->remote), s->family, s->raddr,
-					     s->rport) : "");
+					    s->rport) :
+			      "");
 		v->null = !s || !s->rport;
 		break;
-	case HC_INODE: OV_U64(v, s ? s->ino : 0); v->null = !s; break;
-	case HC_NETNS: OV_U64(v, s ? s->netns_ino : 0); v->null = !s; break;
-	case HC_HEAD: OV_U64(v, h->head_pages); break;
-	case HC_FRAG: OV_U64(v, h->frag_pages); break;
-	case HC_CPU: OV_U64(v, h->cpu); v->null = h->kind != HK_DEFER; break;
+	case HC_INODE:
+		OV_U64(v, s ? s->ino : 0);
+		v->null = !s;
+		break;
+	case HC_NETNS:
+		OV_U64(v, s ? s->netns_ino : 0);
+		v->null = !s;
+		break;
+	case HC_HEAD:
+		OV_U64(v, h->head_pages);
+		break;
+	case HC_FRAG:
+		OV_U64(v, h->frag_pages);
+		break;
+	case HC_CPU:
+		OV_U64(v, h->cpu);
+		v->null = h->kind != HK_DEFER;
+		break;
 	case HC_OLDEST_LB:
 		OV_BOOL(v, h->oldest_at_least);
 		v->null = isnan(h->oldest_age_s);
@@ -128,8 +173,8 @@ static void pool_title(FILE *f, const struct pool_holders *ph)
 	if (r->netns_ino)
 		fprintf(f, ", netns %u", r->netns_ino);
 	fprintf(f, "): %lld pages inflight, %s\n", (long long)ph->inflight,
-		fmt_bytes(b, sizeof(b), (double)(ph->inflight > 0 ? ph->inflight : 0) *
-					 ph->page_bytes));
+		fmt_bytes(b, sizeof(b),
+			  (double)(ph->inflight > 0 ? ph->inflight : 0) * ph->page_bytes));
 }
 
 void render_holders_text(FILE *f, const struct holders_report *rep, bool wide)
@@ -154,8 +199,10 @@ void render_scan_summary_text(FILE *f, const struct holders_report *rep)
 	fprintf(f, "scan: %u netns, %llu sockets, %llu skbs, %llu pool pages seen, %.1f ms",
 		s->netns_scanned, (unsigned long long)rep->sockets, (unsigned long long)rep->skbs,
 		(unsigned long long)rep->pages_seen, s->elapsed_s * 1e3);
-	fprintf(f, "; virt_to_page %s", s->layout_ok == 1 ? "checked" :
-		s->layout_ok == 0 ? "WRONG (head pages unattributed)" : "unchecked");
+	fprintf(f, "; virt_to_page %s",
+		s->layout_ok == 1 ? "checked" :
+		s->layout_ok == 0 ? "WRONG (head pages unattributed)" :
+				    "unchecked");
 	fprintf(f, "; defer lists %s", rep->defer_readable ? "walked" : "not readable here");
 	if (rep->truncated_sockets)
 		fprintf(f, "; %llu sockets truncated", (unsigned long long)rep->truncated_sockets);
@@ -200,8 +247,10 @@ void render_holders_json(struct json *j, const struct holders_report *rep)
 	json_kv_u64(j, "other_pages_seen", rep->nonpp_pages);
 	json_kv_u64(j, "truncated_sockets", rep->truncated_sockets);
 	json_kv_u64(j, "page_records_lost", s->drops);
-	json_kv_str(j, "virt_to_page", s->layout_ok == 1 ? "checked" :
-				      s->layout_ok == 0 ? "wrong" : "unchecked");
+	json_kv_str(j, "virt_to_page",
+		    s->layout_ok == 1 ? "checked" :
+		    s->layout_ok == 0 ? "wrong" :
+					"unchecked");
 	json_kv_str(j, "layout_source", s->layout_from_kallsyms ? "kallsyms" : "default");
 	json_kv_bool(j, "defer_lists_readable", rep->defer_readable);
 	json_obj_close(j);
@@ -209,20 +258,31 @@ void render_holders_json(struct json *j, const struct holders_report *rep)
 
 /* ---- pages ------------------------------------------------------------------------- */
 
-enum page_col { GC_NETMEM, GC_PFN, GC_AGE, GC_CPU, GC_WHERE, GC_HOLDER, GC_LEDGER, GC_STACK_ID,
-		GC_STACK, GC_AGE_LB, GC_MAX };
+enum page_col {
+	GC_NETMEM,
+	GC_PFN,
+	GC_AGE,
+	GC_CPU,
+	GC_WHERE,
+	GC_HOLDER,
+	GC_LEDGER,
+	GC_STACK_ID,
+	GC_STACK,
+	GC_AGE_LB,
+	GC_MAX
+};
 
 static const struct ocol page_cols[GC_MAX] = {
-	[GC_NETMEM]	= { "netmem", "NETMEM", 18, OF_PLAIN, OC_LEFT },
-	[GC_PFN]	= { "pfn", "PFN", 9, OF_HEX, 0 },
-	[GC_AGE]	= { "age_s", "AGE", 7, OF_AGE, 0 },
-	[GC_CPU]	= { "cpu", "CPU", 3, OF_PLAIN, 0 },
-	[GC_WHERE]	= { "where", "WHERE", 9, OF_PLAIN, OC_LEFT | OC_WIDE },
-	[GC_HOLDER]	= { "holder", "HOLDER", 40, OF_PLAIN, OC_LEFT },
-	[GC_LEDGER]	= { "in_ledger", "LEDGER", 6, OF_PLAIN, OC_JSON },
-	[GC_STACK_ID]	= { "stack_id", "STACK_ID", 8, OF_PLAIN, OC_JSON },
-	[GC_STACK]	= { "stack", "STACK", 40, OF_PLAIN, OC_LEFT | OC_WIDE },
-	[GC_AGE_LB]	= { "age_is_lower_bound", "LB", 2, OF_PLAIN, OC_JSON },
+	[GC_NETMEM] = { "netmem", "NETMEM", 18, OF_PLAIN, OC_LEFT },
+	[GC_PFN] = { "pfn", "PFN", 9, OF_HEX, 0 },
+	[GC_AGE] = { "age_s", "AGE", 7, OF_AGE, 0 },
+	[GC_CPU] = { "cpu", "CPU", 3, OF_PLAIN, 0 },
+	[GC_WHERE] = { "where", "WHERE", 9, OF_PLAIN, OC_LEFT | OC_WIDE },
+	[GC_HOLDER] = { "holder", "HOLDER", 40, OF_PLAIN, OC_LEFT },
+	[GC_LEDGER] = { "in_ledger", "LEDGER", 6, OF_PLAIN, OC_JSON },
+	[GC_STACK_ID] = { "stack_id", "STACK_ID", 8, OF_PLAIN, OC_JSON },
+	[GC_STACK] = { "stack", "STACK", 40, OF_PLAIN, OC_LEFT | OC_WIDE },
+	[GC_AGE_LB] = { "age_is_lower_bound", "LB", 2, OF_PLAIN, OC_JSON },
 };
 
 struct page_ctx {
@@ -239,19 +299,42 @@ static void page_cell(const void *p, int col, struct oval *v, void *arg)
 		snprintf(c->netmem, sizeof(c->netmem), "0x%llx", (unsigned long long)r->netmem);
 		OV_STR(v, c->netmem);
 		break;
-	case GC_PFN: OV_U64(v, r->pfn); v->null = !r->pfn; break;
+	case GC_PFN:
+		OV_U64(v, r->pfn);
+		v->null = !r->pfn;
+		break;
 	case GC_AGE:
 		OV_F64(v, r->age_s);
 		v->null = isnan(r->age_s);
 		v->at_least = r->age_at_least;
 		break;
-	case GC_CPU: OV_S64(v, r->cpu); v->null = r->cpu < 0; break;
-	case GC_WHERE: OV_STR(v, r->where ? r->where : ""); v->null = !r->where; break;
-	case GC_HOLDER: OV_STR(v, r->holder); v->null = !r->holder[0]; break;
-	case GC_LEDGER: OV_BOOL(v, r->in_ledger); break;
-	case GC_STACK_ID: OV_S64(v, r->stack_id); v->null = r->stack_id < 0; break;
-	case GC_STACK: OV_STR(v, r->stack); v->null = !r->stack[0]; break;
-	case GC_AGE_LB: OV_BOOL(v, r->age_at_least); v->null = isnan(r->age_s); break;
+	case GC_CPU:
+		OV_S64(v, r->cpu);
+		v->null = r->cpu < 0;
+		break;
+	case GC_WHERE:
+		OV_STR(v, r->where ? r->where : "");
+		v->null = !r->where;
+		break;
+	case GC_HOLDER:
+		OV_STR(v, r->holder);
+		v->null = !r->holder[0];
+		break;
+	case GC_LEDGER:
+		OV_BOOL(v, r->in_ledger);
+		break;
+	case GC_STACK_ID:
+		OV_S64(v, r->stack_id);
+		v->null = r->stack_id < 0;
+		break;
+	case GC_STACK:
+		OV_STR(v, r->stack);
+		v->null = !r->stack[0];
+		break;
+	case GC_AGE_LB:
+		OV_BOOL(v, r->age_at_least);
+		v->null = isnan(r->age_s);
+		break;
 	}
 }
 

@@ -13,15 +13,15 @@
 
 struct page_row {
 	__u64 netmem;
-	__u64 pfn;		/* 0: unknown (net_iov, or layout unknown) */
-	double age_s;		/* NAN: unknown */
-	bool age_at_least;	/* held before ppwatch saw the pool */
+	__u64 pfn;	   /* 0: unknown (net_iov, or layout unknown) */
+	double age_s;	   /* NAN: unknown */
+	bool age_at_least; /* held before ppwatch saw the pool */
 	bool in_ledger;
-	__s32 cpu;		/* hold CPU, -1 unknown */
-	__s32 stack_id;		/* -1: not sampled */
-	const char *where;	/* "head", "frag", ... or NULL */
+	__s32 cpu;	   /* hold CPU, -1 unknown */
+	__s32 stack_id;	   /* -1: not sampled */
+	const char *where; /* "head", "frag", ... or NULL */
 	char holder[160];
-	char stack[200];	/* symbolised hold stack, innermost first */
+	char stack[200]; /* symbolised hold stack, innermost first */
 };
 
 const char *where_name(__u32 where);

@@ -135,15 +135,19 @@ static const char *dma_text(const struct pool_row *r, struct pool_ctx *c)
 	if (c->json)
 		return dma_state_name(r->dma);
 	switch (r->dma) {
-	case DMA_NOT_MAPPED: return "-";
-	case DMA_UNMAP_PENDING: return "pending";
+	case DMA_NOT_MAPPED:
+		return "-";
+	case DMA_UNMAP_PENDING:
+		return "pending";
 	case DMA_HAZARD:
 		if (r->dma_still_mapped > 0)
-			snprintf(c->dma, sizeof(c->dma), "HAZ:%lld", (long long)r->dma_still_mapped);
+			snprintf(c->dma, sizeof(c->dma), "HAZ:%lld",
+				 (long long)r->dma_still_mapped);
 		else
 			snprintf(c->dma, sizeof(c->dma), "HAZARD");
 		return c->dma;
-	default: return dma_state_name(r->dma);
+	default:
+		return dma_state_name(r->dma);
 	}
 }
 
@@ -153,26 +157,55 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 	struct pool_ctx *c = arg;
 
 	switch (col) {
-	case PC_ID: OV_U64(v, r->id); v->null = !r->id; break;
+	case PC_ID:
+		OV_U64(v, r->id);
+		v->null = !r->id;
+		break;
 	case PC_POOL:
 		OV_STR(v, r->ident);
 		break;
-	case PC_DEVICE: OV_STR(v, r->device); break;
-	case PC_IFNAME: OV_STR(v, r->ifname); v->null = !r->ifname[0]; break;
-	case PC_IFINDEX: OV_S64(v, r->ifindex); v->null = r->ifindex <= 0; break;
-	case PC_NETNS: OV_U64(v, r->netns_ino); v->null = !r->netns_ino; break;
-	case PC_NAPI: OV_U64(v, r->napi_id); v->null = !r->napi_id; break;
-	case PC_STATE: OV_STR(v, row_state_name(r->state)); break;
-	case PC_INFLIGHT: OV_S64(v, r->inflight); break;
-	case PC_BYTES: OV_U64(v, r->inflight_bytes); break;
-	case PC_HOLD_RATE: f64_or_null(v, r->hold_per_s); break;
-	case PC_REL_RATE: f64_or_null(v, r->release_per_s); break;
+	case PC_DEVICE:
+		OV_STR(v, r->device);
+		break;
+	case PC_IFNAME:
+		OV_STR(v, r->ifname);
+		v->null = !r->ifname[0];
+		break;
+	case PC_IFINDEX:
+		OV_S64(v, r->ifindex);
+		v->null = r->ifindex <= 0;
+		break;
+	case PC_NETNS:
+		OV_U64(v, r->netns_ino);
+		v->null = !r->netns_ino;
+		break;
+	case PC_NAPI:
+		OV_U64(v, r->napi_id);
+		v->null = !r->napi_id;
+		break;
+	case PC_STATE:
+		OV_STR(v, row_state_name(r->state));
+		break;
+	case PC_INFLIGHT:
+		OV_S64(v, r->inflight);
+		break;
+	case PC_BYTES:
+		OV_U64(v, r->inflight_bytes);
+		break;
+	case PC_HOLD_RATE:
+		f64_or_null(v, r->hold_per_s);
+		break;
+	case PC_REL_RATE:
+		f64_or_null(v, r->release_per_s);
+		break;
 	case PC_OLDEST:
 		f64_or_null(v, r->oldest_age_s);
 		v->at_least = r->oldest_at_least;
 		v->estimate = r->sampled;
 		break;
-	case PC_DETACH_AGE: f64_or_null(v, r->detach_age_s); break;
+	case PC_DETACH_AGE:
+		f64_or_null(v, r->detach_age_s);
+		break;
 	case PC_BEFORE:
 		OV_S64(v, r->before_start);
 		v->null = r->before_start < 0;
@@ -196,45 +229,99 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 			  r->sampled	      ? "sampled" :
 						"exact");
 		break;
-	case PC_RETRIES: OV_U64(v, r->retries); v->null = !r->bpf; break;
-	case PC_DRIVER: OV_STR(v, r->driver); v->null = !r->driver[0]; break;
-	case PC_DEVNAME: OV_STR(v, r->devname); v->null = !r->devname[0]; break;
+	case PC_RETRIES:
+		OV_U64(v, r->retries);
+		v->null = !r->bpf;
+		break;
+	case PC_DRIVER:
+		OV_STR(v, r->driver);
+		v->null = !r->driver[0];
+		break;
+	case PC_DEVNAME:
+		OV_STR(v, r->devname);
+		v->null = !r->devname[0];
+		break;
 	case PC_DETACH_TIME:
 		/* netlink's detach-time: CLOCK_BOOTTIME seconds */
-		OV_U64(v, isfinite(r->detach_age_s) ?
-			  (__u64)(c->now_ns / 1e9 - r->detach_age_s) : 0);
+		OV_U64(v,
+		       isfinite(r->detach_age_s) ? (__u64)(c->now_ns / 1e9 - r->detach_age_s) : 0);
 		v->null = !isfinite(r->detach_age_s);
 		break;
-	case PC_FREED_AGE: f64_or_null(v, r->freed_age_s); break;
-	case PC_ZOMBIE_S: f64_or_null(v, r->zombie_s); break;
-	case PC_NETLINK: OV_BOOL(v, r->netlink || (r->flags & PPW_PF_HAS_NETDEV)); break;
-	case PC_DMA_MAP: OV_BOOL(v, r->flags & PPW_PF_DMA_MAP); v->null = !r->bpf; break;
-	case PC_ORDER: OV_U64(v, r->order); v->null = !r->bpf; break;
-	case PC_POOL_SIZE: OV_U64(v, r->pool_size); v->null = !r->bpf; break;
-	case PC_NID: OV_S64(v, r->nid); v->null = !r->bpf; break;
-	case PC_HOLD_CNT: OV_U64(v, r->hold_cnt); v->null = !r->bpf; break;
-	case PC_REL_CNT: OV_U64(v, r->release_cnt); v->null = !r->bpf; break;
-	case PC_DESTROY_CNT: OV_U64(v, r->destroy_cnt); v->null = !r->bpf; break;
+	case PC_FREED_AGE:
+		f64_or_null(v, r->freed_age_s);
+		break;
+	case PC_ZOMBIE_S:
+		f64_or_null(v, r->zombie_s);
+		break;
+	case PC_NETLINK:
+		OV_BOOL(v, r->netlink || (r->flags & PPW_PF_HAS_NETDEV));
+		break;
+	case PC_DMA_MAP:
+		OV_BOOL(v, r->flags & PPW_PF_DMA_MAP);
+		v->null = !r->bpf;
+		break;
+	case PC_ORDER:
+		OV_U64(v, r->order);
+		v->null = !r->bpf;
+		break;
+	case PC_POOL_SIZE:
+		OV_U64(v, r->pool_size);
+		v->null = !r->bpf;
+		break;
+	case PC_NID:
+		OV_S64(v, r->nid);
+		v->null = !r->bpf;
+		break;
+	case PC_HOLD_CNT:
+		OV_U64(v, r->hold_cnt);
+		v->null = !r->bpf;
+		break;
+	case PC_REL_CNT:
+		OV_U64(v, r->release_cnt);
+		v->null = !r->bpf;
+		break;
+	case PC_DESTROY_CNT:
+		OV_U64(v, r->destroy_cnt);
+		v->null = !r->bpf;
+		break;
 	case PC_LAST_INFLIGHT:
 		OV_S64(v, r->last_inflight);
 		v->null = !r->bpf || !r->destroy_cnt;
 		break;
-	case PC_SEEN_AGE: f64_or_null(v, r->seen_age_s); break;
-	case PC_NETNS_COOKIE: OV_U64(v, r->netns_cookie); v->null = !r->netns_cookie; break;
+	case PC_SEEN_AGE:
+		f64_or_null(v, r->seen_age_s);
+		break;
+	case PC_NETNS_COOKIE:
+		OV_U64(v, r->netns_cookie);
+		v->null = !r->netns_cookie;
+		break;
 	case PC_ADDR:
 		snprintf(c->addr, sizeof(c->addr), "0x%llx", (unsigned long long)r->addr);
 		OV_STR(v, c->addr);
 		v->null = !r->addr;
 		break;
-	case PC_GEN: OV_U64(v, r->gen); v->null = !r->bpf; break;
-	case PC_OLDEST_LB: OV_BOOL(v, r->oldest_at_least); v->null = isnan(r->oldest_age_s); break;
-	case PC_DMA: OV_STR(v, dma_text(r, c)); break;
-	case PC_DMA_LEFT: OV_S64(v, r->dma_still_mapped); v->null = r->dma_still_mapped < 0; break;
+	case PC_GEN:
+		OV_U64(v, r->gen);
+		v->null = !r->bpf;
+		break;
+	case PC_OLDEST_LB:
+		OV_BOOL(v, r->oldest_at_least);
+		v->null = isnan(r->oldest_age_s);
+		break;
+	case PC_DMA:
+		OV_STR(v, dma_text(r, c));
+		break;
+	case PC_DMA_LEFT:
+		OV_S64(v, r->dma_still_mapped);
+		v->null = r->dma_still_mapped < 0;
+		break;
 	case PC_DMA_UNMAPPED:
 		OV_S64(v, r->dma_unmapped_at_destroy);
 		v->null = r->dma_unmapped_at_destroy < 0;
 		break;
-	case PC_DMA_AGE: f64_or_null(v, r->dma_unmap_age_s); break;
+	case PC_DMA_AGE:
+		f64_or_null(v, r->dma_unmap_age_s);
+		break;
 	case PC_FAST_EMPTY:
 		if (r->item_stats)
 			OV_U64(v, r->item_fast_empty);
@@ -371,7 +458,7 @@ int render_sort_pools(struct snapshot *s, const char *key, bool reverse)
 {
 	struct oview ov = pool_oview(s);
 
-	pool_ctx.json = true;	/* sort by the state names, not the display */
+	pool_ctx.json = true; /* sort by the state names, not the display */
 	return out_sort(s->rows, s->n, sizeof(*s->rows), &ov, key, reverse);
 }
 
@@ -395,25 +482,36 @@ void render_pools_json(struct json *j, const struct snapshot *s)
 /* ---- the per-device view (ynltool's group-by device) ------------------------ */
 
 enum group_col {
-	GC_DEVICE, GC_IFNAME, GC_IFINDEX, GC_NETNS, GC_POOLS, GC_ZOMBIES, GC_LIVE_REFS,
-	GC_LIVE_BYTES, GC_ZOMBIE_REFS, GC_ZOMBIE_BYTES, GC_HOLD_RATE, GC_REL_RATE, GC_OLDEST,
+	GC_DEVICE,
+	GC_IFNAME,
+	GC_IFINDEX,
+	GC_NETNS,
+	GC_POOLS,
+	GC_ZOMBIES,
+	GC_LIVE_REFS,
+	GC_LIVE_BYTES,
+	GC_ZOMBIE_REFS,
+	GC_ZOMBIE_BYTES,
+	GC_HOLD_RATE,
+	GC_REL_RATE,
+	GC_OLDEST,
 	GC_MAX
 };
 
 static const struct ocol group_cols[GC_MAX] = {
-	[GC_DEVICE]	= { "device", "DEVICE", 12, OF_PLAIN, OC_LEFT },
-	[GC_IFNAME]	= { "ifname", "IFNAME", 12, OF_PLAIN, OC_JSON },
-	[GC_IFINDEX]	= { "ifindex", "IFINDEX", 7, OF_PLAIN, 0 },
-	[GC_NETNS]	= { "netns", "NETNS", 10, OF_PLAIN, OC_WIDE },
-	[GC_POOLS]	= { "page_pools", "POOLS", 5, OF_PLAIN, 0 },
-	[GC_ZOMBIES]	= { "zombies", "ZOMBIES", 7, OF_PLAIN, 0 },
-	[GC_LIVE_REFS]	= { "live.refs", "LIVE", 8, OF_PLAIN, 0 },
-	[GC_LIVE_BYTES]	= { "live.bytes", "LIVE_B", 7, OF_BYTES, 0 },
+	[GC_DEVICE] = { "device", "DEVICE", 12, OF_PLAIN, OC_LEFT },
+	[GC_IFNAME] = { "ifname", "IFNAME", 12, OF_PLAIN, OC_JSON },
+	[GC_IFINDEX] = { "ifindex", "IFINDEX", 7, OF_PLAIN, 0 },
+	[GC_NETNS] = { "netns", "NETNS", 10, OF_PLAIN, OC_WIDE },
+	[GC_POOLS] = { "page_pools", "POOLS", 5, OF_PLAIN, 0 },
+	[GC_ZOMBIES] = { "zombies", "ZOMBIES", 7, OF_PLAIN, 0 },
+	[GC_LIVE_REFS] = { "live.refs", "LIVE", 8, OF_PLAIN, 0 },
+	[GC_LIVE_BYTES] = { "live.bytes", "LIVE_B", 7, OF_BYTES, 0 },
 	[GC_ZOMBIE_REFS] = { "zombie.refs", "ZOMBIE", 8, OF_PLAIN, 0 },
 	[GC_ZOMBIE_BYTES] = { "zombie.bytes", "ZOMBIE_B", 8, OF_BYTES, 0 },
-	[GC_HOLD_RATE]	= { "hold_per_s", "HOLD/s", 7, OF_RATE, OC_WIDE },
-	[GC_REL_RATE]	= { "release_per_s", "REL/s", 7, OF_RATE, OC_WIDE },
-	[GC_OLDEST]	= { "oldest_age_s", "OLDEST", 7, OF_AGE, OC_WIDE },
+	[GC_HOLD_RATE] = { "hold_per_s", "HOLD/s", 7, OF_RATE, OC_WIDE },
+	[GC_REL_RATE] = { "release_per_s", "REL/s", 7, OF_RATE, OC_WIDE },
+	[GC_OLDEST] = { "oldest_age_s", "OLDEST", 7, OF_AGE, OC_WIDE },
 };
 
 static void group_cell(const void *p, int col, struct oval *v, void *arg)
@@ -421,19 +519,48 @@ static void group_cell(const void *p, int col, struct oval *v, void *arg)
 	const struct group_row *g = p;
 
 	switch (col) {
-	case GC_DEVICE: OV_STR(v, g->device); break;
-	case GC_IFNAME: OV_STR(v, g->ifname); v->null = !g->ifname[0]; break;
-	case GC_IFINDEX: OV_S64(v, g->ifindex); v->null = g->ifindex <= 0; break;
-	case GC_NETNS: OV_U64(v, g->netns_ino); v->null = !g->netns_ino; break;
-	case GC_POOLS: OV_U64(v, g->page_pools); break;
-	case GC_ZOMBIES: OV_U64(v, g->zombies); break;
-	case GC_LIVE_REFS: OV_S64(v, g->live_refs); break;
-	case GC_LIVE_BYTES: OV_U64(v, g->live_bytes); break;
-	case GC_ZOMBIE_REFS: OV_S64(v, g->zombie_refs); break;
-	case GC_ZOMBIE_BYTES: OV_U64(v, g->zombie_bytes); break;
-	case GC_HOLD_RATE: f64_or_null(v, g->hold_per_s); break;
-	case GC_REL_RATE: f64_or_null(v, g->release_per_s); break;
-	case GC_OLDEST: f64_or_null(v, g->oldest_age_s); break;
+	case GC_DEVICE:
+		OV_STR(v, g->device);
+		break;
+	case GC_IFNAME:
+		OV_STR(v, g->ifname);
+		v->null = !g->ifname[0];
+		break;
+	case GC_IFINDEX:
+		OV_S64(v, g->ifindex);
+		v->null = g->ifindex <= 0;
+		break;
+	case GC_NETNS:
+		OV_U64(v, g->netns_ino);
+		v->null = !g->netns_ino;
+		break;
+	case GC_POOLS:
+		OV_U64(v, g->page_pools);
+		break;
+	case GC_ZOMBIES:
+		OV_U64(v, g->zombies);
+		break;
+	case GC_LIVE_REFS:
+		OV_S64(v, g->live_refs);
+		break;
+	case GC_LIVE_BYTES:
+		OV_U64(v, g->live_bytes);
+		break;
+	case GC_ZOMBIE_REFS:
+		OV_S64(v, g->zombie_refs);
+		break;
+	case GC_ZOMBIE_BYTES:
+		OV_U64(v, g->zombie_bytes);
+		break;
+	case GC_HOLD_RATE:
+		f64_or_null(v, g->hold_per_s);
+		break;
+	case GC_REL_RATE:
+		f64_or_null(v, g->release_per_s);
+		break;
+	case GC_OLDEST:
+		f64_or_null(v, g->oldest_age_s);
+		break;
 	}
 }
 

@@ -74,9 +74,9 @@ enum fam {
 };
 
 struct family {
-	const char *name;	/* sample name (with _total, _info) */
+	const char *name; /* sample name (with _total, _info) */
 	enum mtype type;
-	const char *unit;	/* OpenMetrics UNIT; NULL: none */
+	const char *unit; /* OpenMetrics UNIT; NULL: none */
 	const char *labels;
 	const char *help;
 };
@@ -85,89 +85,89 @@ struct family {
 
 static const struct family fams[F_NR] = {
 	[F_INFLIGHT_PAGES] = { "ppwatch_pool_inflight_pages", MT_GAUGE, NULL, POOL,
-		"Pages the pool has handed out and not got back (the kernel's hold - release counters)." },
+			       "Pages the pool has handed out and not got back (the kernel's hold - release counters)." },
 	[F_INFLIGHT_BYTES] = { "ppwatch_pool_inflight_bytes", MT_GAUGE, "bytes", POOL,
-		"Bytes of the pool's inflight pages." },
+			       "Bytes of the pool's inflight pages." },
 	[F_HELD] = { "ppwatch_pool_pages_held_total", MT_COUNTER, NULL, POOL,
-		"Pages the pool took from the page allocator (pages_state_hold_cnt, widened to 64 bits)." },
+		     "Pages the pool took from the page allocator (pages_state_hold_cnt, widened to 64 bits)." },
 	[F_RELEASED] = { "ppwatch_pool_pages_released_total", MT_COUNTER, NULL, POOL,
-		"Pages the pool gave back (pages_state_release_cnt, widened to 64 bits)." },
+			 "Pages the pool gave back (pages_state_release_cnt, widened to 64 bits)." },
 	[F_ZOMBIE] = { "ppwatch_pool_zombie", MT_GAUGE, NULL, POOL,
-		"1 if the pool was destroyed by its driver but still has pages out, else 0." },
+		       "1 if the pool was destroyed by its driver but still has pages out, else 0." },
 	[F_DETACH_AGE] = { "ppwatch_pool_detach_age_seconds", MT_GAUGE, "seconds", POOL,
-		"Seconds since a zombie pool was destroyed (zombies only)." },
+			   "Seconds since a zombie pool was destroyed (zombies only)." },
 	[F_OLDEST_AGE] = { "ppwatch_pool_oldest_page_age_seconds", MT_GAUGE, "seconds", POOL,
-		"Age of the pool's oldest inflight page (pools with pages out only)." },
+			   "Age of the pool's oldest inflight page (pools with pages out only)." },
 	[F_OLDEST_LOWER] = { "ppwatch_pool_oldest_page_age_lower_bound", MT_GAUGE, NULL, POOL,
-		"1 if the oldest page age is a lower bound (held since before ppwatch started)." },
+			     "1 if the oldest page age is a lower bound (held since before ppwatch started)." },
 	[F_LEDGER] = { "ppwatch_pool_ledger_pages", MT_GAUGE, NULL, POOL,
-		"Inflight pages in ppwatch's page ledger (their ages are known)." },
+		       "Inflight pages in ppwatch's page ledger (their ages are known)." },
 	[F_BEFORE_START] = { "ppwatch_pool_before_start_pages", MT_GAUGE, NULL, POOL,
-		"Inflight pages held since before ppwatch first saw the pool." },
+			     "Inflight pages held since before ppwatch first saw the pool." },
 	[F_UNTRACKED] = { "ppwatch_pool_untracked_pages", MT_GAUGE, NULL, POOL,
-		"Inflight pages ppwatch could not record (ledger full or events lost)." },
+			  "Inflight pages ppwatch could not record (ledger full or events lost)." },
 	[F_RETRIES] = { "ppwatch_pool_release_retries_total", MT_COUNTER, NULL, POOL,
-		"Times the kernel retried releasing a destroyed pool (once a second while pages are out)." },
+			"Times the kernel retried releasing a destroyed pool (once a second while pages are out)." },
 	[F_DMA_STATE] = { "ppwatch_pool_dma_state", MT_GAUGE, NULL, POOL ", state",
-		"1 for the pool's DMA-mapping state: not_mapped, mapped, unmap_pending, unmapped, hazard." },
+			  "1 for the pool's DMA-mapping state: not_mapped, mapped, unmap_pending, unmapped, hazard." },
 	[F_DMA_HAZARD] = { "ppwatch_pool_dma_hazard", MT_GAUGE, NULL, POOL,
-		"1 if the pool was destroyed with pages still DMA-mapped until they come back, else 0." },
+			   "1 if the pool was destroyed with pages still DMA-mapped until they come back, else 0." },
 	[F_DMA_STILL_MAPPED] = { "ppwatch_pool_dma_still_mapped_pages", MT_GAUGE, NULL, POOL,
-		"Pages of the pool still DMA-mapped (live pools: every inflight page of a mapping pool)." },
+				 "Pages of the pool still DMA-mapped (live pools: every inflight page of a mapping pool)." },
 	[F_DMA_UNMAPPED] = { "ppwatch_pool_dma_unmapped_at_destroy_pages", MT_GAUGE, NULL, POOL,
-		"Pages whose DMA mappings the kernel tore down when the pool was destroyed." },
+			     "Pages whose DMA mappings the kernel tore down when the pool was destroyed." },
 	[F_ITEM_FAST_EMPTY] = { "ppwatch_pool_item_fast_empty_total", MT_COUNTER, NULL, POOL,
-		"Allocations that found the pre-allocated tracking items used up (kernels with page-pool item stats)." },
+				"Allocations that found the pre-allocated tracking items used up (kernels with page-pool item stats)." },
 	[F_ITEM_SLOW_FAILED] = { "ppwatch_pool_item_slow_failed_total", MT_COUNTER, NULL, POOL,
-		"Allocations that failed because no tracking item could be had (kernels with page-pool item stats)." },
+				 "Allocations that failed because no tracking item could be had (kernels with page-pool item stats)." },
 	[F_DMA_INDEX_FAILED] = { "ppwatch_pool_dma_index_failed_total", MT_COUNTER, NULL, POOL,
-		"Pages dropped because their DMA mapping could not be registered for the unmap at destroy (kernels with ppwatch's xarray series)." },
+				 "Pages dropped because their DMA mapping could not be registered for the unmap at destroy (kernels with ppwatch's xarray series)." },
 	[F_ITEM_BLOCKS] = { "ppwatch_pool_item_blocks", MT_GAUGE, NULL, POOL ", kind",
-		"Item blocks the pool holds, kind=prealloc (at creation) or dynamic (kernels with item block counts)." },
-	[F_ITEM_BLOCKS_ALLOC] = { "ppwatch_pool_item_blocks_dynamic_allocated_total", MT_COUNTER, NULL, POOL,
-		"Dynamic item blocks allocated since the pool was created." },
-	[F_ITEM_BLOCKS_FREE] = { "ppwatch_pool_item_blocks_dynamic_freed_total", MT_COUNTER, NULL, POOL,
-		"Dynamic item blocks freed since the pool was created." },
+			    "Item blocks the pool holds, kind=prealloc (at creation) or dynamic (kernels with item block counts)." },
+	[F_ITEM_BLOCKS_ALLOC] = { "ppwatch_pool_item_blocks_dynamic_allocated_total", MT_COUNTER,
+				  NULL, POOL,
+				  "Dynamic item blocks allocated since the pool was created." },
+	[F_ITEM_BLOCKS_FREE] = { "ppwatch_pool_item_blocks_dynamic_freed_total", MT_COUNTER, NULL,
+				 POOL, "Dynamic item blocks freed since the pool was created." },
 	[F_ITEM_BLOCK_ITEMS] = { "ppwatch_pool_item_block_items", MT_GAUGE, NULL, POOL ", state",
-		"Items of the pool's item blocks, state=used (tracking a page) or idle (kernels with item blocks)." },
+				 "Items of the pool's item blocks, state=used (tracking a page) or idle (kernels with item blocks)." },
 	[F_ITEM_BLOCKS_SPARSE] = { "ppwatch_pool_item_blocks_sparse", MT_GAUGE, NULL, POOL,
-		"Dynamic item blocks held for under a quarter of their items (kernels with item blocks)." },
+				   "Dynamic item blocks held for under a quarter of their items (kernels with item blocks)." },
 	[F_POOLS] = { "ppwatch_pools", MT_GAUGE, NULL, "state",
-		"Page pools by state (live, zombie); freed pools are not counted." },
+		      "Page pools by state (live, zombie); freed pools are not counted." },
 	[F_LEDGER_USED] = { "ppwatch_ledger_used_pages", MT_GAUGE, NULL, "",
-		"Entries in use in ppwatch's page ledger." },
+			    "Entries in use in ppwatch's page ledger." },
 	[F_LEDGER_CAP] = { "ppwatch_ledger_capacity_pages", MT_GAUGE, NULL, "",
-		"Size of ppwatch's page ledger (--max-pages)." },
+			   "Size of ppwatch's page ledger (--max-pages)." },
 	[F_EVENTS] = { "ppwatch_events_total", MT_COUNTER, NULL, "event",
-		"Tracepoint events ppwatch handled: event=hold, release, pool_release." },
+		       "Tracepoint events ppwatch handled: event=hold, release, pool_release." },
 	[F_LOSSES] = { "ppwatch_losses_total", MT_COUNTER, NULL, "kind",
-		"Events or pools ppwatch lost: kind=ledger_full, pools_full, ringbuf_drop, discovery_truncated." },
+		       "Events or pools ppwatch lost: kind=ledger_full, pools_full, ringbuf_drop, discovery_truncated." },
 	[F_COLLECT_DURATION] = { "ppwatch_collect_duration_seconds", MT_GAUGE, "seconds", "",
-		"Time the latest collection took (BPF maps, discovery, netlink)." },
+				 "Time the latest collection took (BPF maps, discovery, netlink)." },
 	[F_COLLECT_SECONDS] = { "ppwatch_collect_seconds_total", MT_COUNTER, "seconds", "",
-		"Time spent collecting." },
+				"Time spent collecting." },
 	[F_COLLECTS] = { "ppwatch_collects_total", MT_COUNTER, NULL, "",
-		"Collections made (one per --interval)." },
+			 "Collections made (one per --interval)." },
 	[F_COLLECT_ERRORS] = { "ppwatch_collect_errors_total", MT_COUNTER, NULL, "",
-		"Collections that failed (the previous snapshot stays served)." },
+			       "Collections that failed (the previous snapshot stays served)." },
 	[F_LAST_COLLECT] = { "ppwatch_last_collect_timestamp_seconds", MT_GAUGE, "seconds", "",
-		"Unix time of the latest good collection, which this scrape shows." },
+			     "Unix time of the latest good collection, which this scrape shows." },
 	[F_INTERVAL] = { "ppwatch_collect_interval_seconds", MT_GAUGE, "seconds", "",
-		"The sampling interval (--interval)." },
+			 "The sampling interval (--interval)." },
 	[F_SCRAPE_DURATION] = { "ppwatch_scrape_duration_seconds", MT_GAUGE, "seconds", "",
-		"Time the previous scrape took to render." },
+				"Time the previous scrape took to render." },
 	[F_HTTP] = { "ppwatch_http_responses_total", MT_COUNTER, NULL, "code",
-		"HTTP responses sent, by status code." },
-	[F_BUILD] = { "ppwatch_build_info", MT_INFO, NULL, "version",
-		"ppwatch's version." },
+		     "HTTP responses sent, by status code." },
+	[F_BUILD] = { "ppwatch_build_info", MT_INFO, NULL, "version", "ppwatch's version." },
 	[F_KERNEL] = { "ppwatch_kernel_info", MT_INFO, NULL, "attach, netlink",
-		"How ppwatch attached to this kernel: attach=tp_btf|raw_tp|tracepoint, netlink=yes|no." },
+		       "How ppwatch attached to this kernel: attach=tp_btf|raw_tp|tracepoint, netlink=yes|no." },
 	[F_CPU] = { "process_cpu_seconds_total", MT_COUNTER, "seconds", "",
-		"User and system CPU time ppwatch used." },
+		    "User and system CPU time ppwatch used." },
 	[F_RSS] = { "process_resident_memory_bytes", MT_GAUGE, "bytes", "",
-		"ppwatch's resident memory." },
+		    "ppwatch's resident memory." },
 	[F_START] = { "process_start_time_seconds", MT_GAUGE, "seconds", "",
-		"Unix time ppwatch started." },
+		      "Unix time ppwatch started." },
 };
 
 const char *const prom_pool_labels = "pool_id, device, ifindex, netns, napi_id, driver";
@@ -179,9 +179,10 @@ size_t prom_families(const struct prom_family_help **out)
 
 	for (i = 0; i < F_NR; i++)
 		h[i] = (struct prom_family_help){ fams[i].name,
-			fams[i].type == MT_COUNTER ? "counter" :
-			fams[i].type == MT_INFO ? "info" : "gauge",
-			fams[i].labels, fams[i].help };
+						  fams[i].type == MT_COUNTER ? "counter" :
+						  fams[i].type == MT_INFO    ? "info" :
+									       "gauge",
+						  fams[i].labels, fams[i].help };
 	*out = h;
 	return F_NR;
 }
@@ -275,8 +276,9 @@ enum prom_format prom_negotiate(const char *accept)
 
 const char *prom_content_type(enum prom_format f)
 {
-	return f == PROM_OPENMETRICS ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
-				     : "text/plain; version=0.0.4; charset=utf-8";
+	return f == PROM_OPENMETRICS ?
+		       "application/openmetrics-text; version=1.0.0; charset=utf-8" :
+		       "text/plain; version=0.0.4; charset=utf-8";
 }
 
 /* ---- 64-bit totals ----------------------------------------------------------------- */
@@ -288,7 +290,8 @@ static struct prom_total *totals_lookup(const struct prom_totals *t, const struc
 	for (i = 0; i < t->n; i++) {
 		struct prom_total *x = &t->t[i];
 
-		if (r->addr ? (x->addr == r->addr && x->gen == r->gen) : (!x->addr && x->id == r->id))
+		if (r->addr ? (x->addr == r->addr && x->gen == r->gen) :
+			      (!x->addr && x->id == r->id))
 			return x;
 	}
 	return NULL;
@@ -316,8 +319,10 @@ int prom_totals_update(struct prom_totals *t, const struct snapshot *s)
 			x = VEC_PUSH(t->t, t->n, t->cap);
 			if (!x)
 				return -ENOMEM;
-			*x = (struct prom_total){ r->addr, r->gen, r->id, r->hold_cnt, r->release_cnt,
-						  r->hold_cnt, r->release_cnt, true };
+			*x = (struct prom_total){ r->addr,	  r->gen,
+						  r->id,	  r->hold_cnt,
+						  r->release_cnt, r->hold_cnt,
+						  r->release_cnt, true };
 			continue;
 		}
 		/* modulo 2^32: a wrap is a step forward, never back */
@@ -345,7 +350,7 @@ void prom_totals_free(struct prom_totals *t)
 struct out {
 	FILE *f;
 	enum prom_format fmt;
-	int cur;		/* family whose metadata is out; -1: none */
+	int cur; /* family whose metadata is out; -1: none */
 	bool done[F_NR];
 };
 
@@ -372,7 +377,7 @@ static void family_begin(struct out *o, int fam)
 		return;
 	o->cur = fam;
 	if (o->done[fam])
-		return;		/* never: each family is rendered in one go */
+		return; /* never: each family is rendered in one go */
 	o->done[fam] = true;
 	if (o->fmt == PROM_OPENMETRICS) {
 		/* family names drop the sample suffix */
@@ -419,8 +424,8 @@ static void put_value(FILE *f, double v)
  * One sample: labels is the pre-rendered pool label set (or NULL), then
  * up to one extra label name=value.
  */
-static void sample(struct out *o, int fam, const char *labels, const char *xname,
-		   const char *xval, double v)
+static void sample(struct out *o, int fam, const char *labels, const char *xname, const char *xval,
+		   double v)
 {
 	family_begin(o, fam);
 	fputs(fams[fam].name, o->f);
@@ -472,16 +477,30 @@ static char *pool_labels(const struct pool_row *r)
 static bool pool_value(int fam, const struct pool_row *r, const struct prom_total *t, double *v)
 {
 	switch (fam) {
-	case F_INFLIGHT_PAGES: *v = r->inflight > 0 ? r->inflight : 0; return true;
-	case F_INFLIGHT_BYTES: *v = r->inflight_bytes; return true;
-	case F_HELD: *v = t ? t->hold : 0; return t != NULL;
-	case F_RELEASED: *v = t ? t->release : 0; return t != NULL;
-	case F_ZOMBIE: *v = r->state == ROW_ZOMBIE; return true;
+	case F_INFLIGHT_PAGES:
+		*v = r->inflight > 0 ? r->inflight : 0;
+		return true;
+	case F_INFLIGHT_BYTES:
+		*v = r->inflight_bytes;
+		return true;
+	case F_HELD:
+		*v = t ? t->hold : 0;
+		return t != NULL;
+	case F_RELEASED:
+		*v = t ? t->release : 0;
+		return t != NULL;
+	case F_ZOMBIE:
+		*v = r->state == ROW_ZOMBIE;
+		return true;
 	case F_DETACH_AGE:
 		*v = r->detach_age_s;
 		return r->state == ROW_ZOMBIE && isfinite(r->detach_age_s);
-	case F_OLDEST_AGE: *v = r->oldest_age_s; return isfinite(r->oldest_age_s);
-	case F_OLDEST_LOWER: *v = r->oldest_at_least; return isfinite(r->oldest_age_s);
+	case F_OLDEST_AGE:
+		*v = r->oldest_age_s;
+		return isfinite(r->oldest_age_s);
+	case F_OLDEST_LOWER:
+		*v = r->oldest_at_least;
+		return isfinite(r->oldest_age_s);
 	case F_LEDGER:
 		*v = r->ledger_pages;
 		return r->bpf && r->ledger_pages >= 0;
@@ -491,20 +510,36 @@ static bool pool_value(int fam, const struct pool_row *r, const struct prom_tota
 	case F_UNTRACKED:
 		*v = r->untracked > 0 ? r->untracked : 0;
 		return r->bpf && r->untracked >= 0;
-	case F_RETRIES: *v = r->retries; return r->bpf;
-	case F_DMA_HAZARD: *v = r->dma == DMA_HAZARD; return r->dma != DMA_UNKNOWN;
+	case F_RETRIES:
+		*v = r->retries;
+		return r->bpf;
+	case F_DMA_HAZARD:
+		*v = r->dma == DMA_HAZARD;
+		return r->dma != DMA_UNKNOWN;
 	case F_DMA_STILL_MAPPED:
 		*v = r->dma_still_mapped;
 		return r->dma != DMA_UNKNOWN && r->dma_still_mapped >= 0;
 	case F_DMA_UNMAPPED:
 		*v = r->dma_unmapped_at_destroy;
 		return r->dma != DMA_UNKNOWN && r->dma_unmapped_at_destroy >= 0;
-	case F_ITEM_FAST_EMPTY: *v = r->item_fast_empty; return r->item_stats;
-	case F_ITEM_SLOW_FAILED: *v = r->item_slow_failed; return r->item_stats;
-	case F_DMA_INDEX_FAILED: *v = r->dma_index_failed; return r->dma_index_stats;
-	case F_ITEM_BLOCKS_ALLOC: *v = r->blocks_dyn_alloc; return r->item_blocks;
-	case F_ITEM_BLOCKS_FREE: *v = r->blocks_dyn_free; return r->item_blocks;
-	case F_ITEM_BLOCKS_SPARSE: *v = r->occ.sparse; return r->occ_known;
+	case F_ITEM_FAST_EMPTY:
+		*v = r->item_fast_empty;
+		return r->item_stats;
+	case F_ITEM_SLOW_FAILED:
+		*v = r->item_slow_failed;
+		return r->item_stats;
+	case F_DMA_INDEX_FAILED:
+		*v = r->dma_index_failed;
+		return r->dma_index_stats;
+	case F_ITEM_BLOCKS_ALLOC:
+		*v = r->blocks_dyn_alloc;
+		return r->item_blocks;
+	case F_ITEM_BLOCKS_FREE:
+		*v = r->blocks_dyn_free;
+		return r->item_blocks;
+	case F_ITEM_BLOCKS_SPARSE:
+		*v = r->occ.sparse;
+		return r->occ_known;
 	}
 	return false;
 }
@@ -523,7 +558,7 @@ static void render_pools(struct out *o, const struct snapshot *s, const struct p
 		goto out;
 	for (i = 0; i < s->n; i++) {
 		if (s->rows[i].state == ROW_FREED)
-			continue;	/* freed pools leave the output */
+			continue; /* freed pools leave the output */
 		rows[n] = &s->rows[i];
 		labels[n] = pool_labels(rows[n]);
 		if (!labels[n])
@@ -540,15 +575,17 @@ static void render_pools(struct out *o, const struct snapshot *s, const struct p
 				sample(o, fam, labels[i], "state", dma_state_name(rows[i]->dma), 1);
 				continue;
 			}
-			if (fam == F_ITEM_BLOCKS) {	/* the walk's count, else the series' */
+			if (fam == F_ITEM_BLOCKS) { /* the walk's count, else the series' */
 				if (rows[i]->occ_known) {
 					sample(o, fam, labels[i], "kind", "prealloc",
 					       rows[i]->occ.prealloc);
-					sample(o, fam, labels[i], "kind", "dynamic", rows[i]->occ.dynamic);
+					sample(o, fam, labels[i], "kind", "dynamic",
+					       rows[i]->occ.dynamic);
 				} else if (rows[i]->item_blocks) {
 					sample(o, fam, labels[i], "kind", "prealloc",
 					       rows[i]->blocks_prealloc);
-					sample(o, fam, labels[i], "kind", "dynamic", rows[i]->blocks_dyn);
+					sample(o, fam, labels[i], "kind", "dynamic",
+					       rows[i]->blocks_dyn);
 				}
 				continue;
 			}
@@ -558,7 +595,8 @@ static void render_pools(struct out *o, const struct snapshot *s, const struct p
 				if (!rows[i]->occ_known)
 					continue;
 				sample(o, fam, labels[i], "state", "used", occ_used(oc));
-				sample(o, fam, labels[i], "state", "idle", occ_items(oc) - occ_used(oc));
+				sample(o, fam, labels[i], "state", "idle",
+				       occ_items(oc) - occ_used(oc));
 				continue;
 			}
 			if (pool_value(fam, rows[i], pt, &v))

@@ -17,8 +17,8 @@
 #include "model/snapshot.h"
 
 enum prom_format {
-	PROM_TEXT,		/* text/plain; version=0.0.4 */
-	PROM_OPENMETRICS,	/* application/openmetrics-text; version=1.0.0 */
+	PROM_TEXT,	  /* text/plain; version=0.0.4 */
+	PROM_OPENMETRICS, /* application/openmetrics-text; version=1.0.0 */
 };
 
 /* From an Accept header (NULL: none): OpenMetrics only when asked for. */
@@ -55,20 +55,20 @@ void prom_totals_free(struct prom_totals *t);
 #define PROM_HTTP_CODES 8
 struct prom_self {
 	const char *version;
-	const char *attach;		/* tp_btf, raw_tp, tracepoint */
+	const char *attach; /* tp_btf, raw_tp, tracepoint */
 	bool netlink;
-	double interval_s;		/* sampling interval */
-	double collect_duration_s;	/* the latest collection */
+	double interval_s;	   /* sampling interval */
+	double collect_duration_s; /* the latest collection */
 	double collect_seconds_total;
 	__u64 collects_total;
 	__u64 collect_errors_total;
 	double last_collect_time;	/* Unix time of the latest good collection */
 	double scrape_duration_s;	/* the previous scrape's rendering; NAN: none yet */
-	int http_code[PROM_HTTP_CODES];	/* HTTP responses by status code */
+	int http_code[PROM_HTTP_CODES]; /* HTTP responses by status code */
 	__u64 http_count[PROM_HTTP_CODES];
-	double cpu_seconds;		/* process user + system */
+	double cpu_seconds; /* process user + system */
 	__u64 rss_bytes;
-	double start_time;		/* Unix time the process started */
+	double start_time; /* Unix time the process started */
 };
 
 /*
@@ -81,9 +81,9 @@ void prom_render(FILE *f, enum prom_format fmt, const struct snapshot *s,
 
 /* The metric families, for 'ppwatch export help' and the docs. */
 struct prom_family_help {
-	const char *name;	/* as in 0.0.4: counters with _total */
-	const char *type;	/* gauge, counter */
-	const char *labels;	/* "pool" = the pool labels; or the extra labels */
+	const char *name;   /* as in 0.0.4: counters with _total */
+	const char *type;   /* gauge, counter */
+	const char *labels; /* "pool" = the pool labels; or the extra labels */
 	const char *help;
 };
 size_t prom_families(const struct prom_family_help **out);

@@ -50,9 +50,12 @@ int report_format_parse(const char *s, enum report_format *f)
 static const char *text_tag(enum verdict v)
 {
 	switch (v) {
-	case VERDICT_PASS: return "PASS ";
-	case VERDICT_FAIL: return "FAIL ";
-	default: return "ERROR";
+	case VERDICT_PASS:
+		return "PASS ";
+	case VERDICT_FAIL:
+		return "FAIL ";
+	default:
+		return "ERROR";
 	}
 }
 
@@ -141,8 +144,10 @@ void report_tap(FILE *f, const struct check_report *rep, const struct report_met
 		tap_desc(f, r->what);
 		fputs("\n  ---\n  message: ", f);
 		yaml_quoted(f, r->summary);
-		fprintf(f, "\n  severity: %s\n", r->v == VERDICT_PASS ? "none" :
-			r->v == VERDICT_FAIL ? "fail" : "error");
+		fprintf(f, "\n  severity: %s\n",
+			r->v == VERDICT_PASS ? "none" :
+			r->v == VERDICT_FAIL ? "fail" :
+					       "error");
 		if (r->v == VERDICT_ERROR)
 			fputs("  note: \"could not check\"\n", f);
 		if (has_details(r)) {
@@ -201,10 +206,14 @@ void report_junit(FILE *f, const struct check_report *rep, const struct report_m
 
 	report_count(rep, &p, &fl, &e);
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(f, "<testsuites name=\"ppwatch check\" tests=\"%zu\" failures=\"%zu\" "
-		"errors=\"%zu\" time=\"%.3f\">\n", rep->n, fl, e, m->duration_s);
-	fprintf(f, "  <testsuite name=\"ppwatch check\" tests=\"%zu\" failures=\"%zu\" "
-		"errors=\"%zu\" skipped=\"0\" time=\"%.3f\"", rep->n, fl, e, m->duration_s);
+	fprintf(f,
+		"<testsuites name=\"ppwatch check\" tests=\"%zu\" failures=\"%zu\" "
+		"errors=\"%zu\" time=\"%.3f\">\n",
+		rep->n, fl, e, m->duration_s);
+	fprintf(f,
+		"  <testsuite name=\"ppwatch check\" tests=\"%zu\" failures=\"%zu\" "
+		"errors=\"%zu\" skipped=\"0\" time=\"%.3f\"",
+		rep->n, fl, e, m->duration_s);
 	if (m->timestamp) {
 		fputs(" timestamp=\"", f);
 		xml_esc(f, m->timestamp);
@@ -245,9 +254,11 @@ void report_junit(FILE *f, const struct check_report *rep, const struct report_m
 		}
 		fputs(">\n", f);
 		if (r->v != VERDICT_PASS) {
-			fprintf(f, "      <%s message=\"", r->v == VERDICT_FAIL ? "failure" : "error");
+			fprintf(f, "      <%s message=\"",
+				r->v == VERDICT_FAIL ? "failure" : "error");
 			xml_esc(f, r->summary);
-			fprintf(f, "\" type=\"%s\">", r->v == VERDICT_FAIL ? r->key : "could-not-check");
+			fprintf(f, "\" type=\"%s\">",
+				r->v == VERDICT_FAIL ? r->key : "could-not-check");
 			xml_esc(f, r->summary);
 			fputc('\n', f);
 			if (has_details(r))

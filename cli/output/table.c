@@ -108,7 +108,7 @@ static void put_cell(FILE *f, const struct ocol *c, const char *text, bool first
 	if (!first)
 		fputc(' ', f);
 	if ((c->flags & OC_LEFT) && last) {
-		fputs(text, f);		/* the last column: whole, no trailing blanks */
+		fputs(text, f); /* the last column: whole, no trailing blanks */
 		return;
 	}
 	if (c->flags & OC_LEFT) {
@@ -173,11 +173,21 @@ static void put_json_value(struct json *j, const struct oval *v)
 		return;
 	}
 	switch (v->t) {
-	case OT_STR: json_str(j, v->s); break;
-	case OT_U64: json_u64(j, v->u); break;
-	case OT_S64: json_s64(j, v->i); break;
-	case OT_F64: json_f64(j, v->f); break;
-	case OT_BOOL: json_bool(j, v->b); break;
+	case OT_STR:
+		json_str(j, v->s);
+		break;
+	case OT_U64:
+		json_u64(j, v->u);
+		break;
+	case OT_S64:
+		json_s64(j, v->i);
+		break;
+	case OT_F64:
+		json_f64(j, v->f);
+		break;
+	case OT_BOOL:
+		json_bool(j, v->b);
+		break;
 	}
 }
 
@@ -248,7 +258,7 @@ int ocol_find(const struct oview *ov, const char *key)
 	for (i = 0; i < ov->ncols; i++) {
 		if (!strncmp(ov->cols[i].key, key, strlen(key))) {
 			if (found >= 0)
-				return -1;	/* ambiguous */
+				return -1; /* ambiguous */
 			found = i;
 		}
 	}
@@ -267,10 +277,14 @@ static int oval_cmp(const struct oval *a, const struct oval *b)
 
 	if (a->t == OT_STR)
 		return strcmp(a->s ? a->s : "", b->s ? b->s : "");
-	x = a->t == OT_U64 ? (double)a->u : a->t == OT_S64 ? (double)a->i :
-	    a->t == OT_BOOL ? a->b : a->f;
-	y = b->t == OT_U64 ? (double)b->u : b->t == OT_S64 ? (double)b->i :
-	    b->t == OT_BOOL ? b->b : b->f;
+	x = a->t == OT_U64  ? (double)a->u :
+	    a->t == OT_S64  ? (double)a->i :
+	    a->t == OT_BOOL ? a->b :
+			      a->f;
+	y = b->t == OT_U64  ? (double)b->u :
+	    b->t == OT_S64  ? (double)b->i :
+	    b->t == OT_BOOL ? b->b :
+			      b->f;
 	/* numbers: biggest first */
 	return x < y ? 1 : x > y ? -1 : 0;
 }

@@ -22,23 +22,23 @@ enum otype { OT_STR, OT_U64, OT_S64, OT_F64, OT_BOOL };
 /* how a value looks in text (JSON always gets the raw number) */
 enum ofmt {
 	OF_PLAIN,
-	OF_BYTES,	/* 1.5MiB */
-	OF_AGE,		/* 12.3s, 4m05s */
-	OF_RATE,	/* %.0f */
-	OF_HEX,		/* 0x... */
+	OF_BYTES, /* 1.5MiB */
+	OF_AGE,	  /* 12.3s, 4m05s */
+	OF_RATE,  /* %.0f */
+	OF_HEX,	  /* 0x... */
 };
 
 enum ocol_flags {
-	OC_LEFT		= 1 << 0,	/* left-aligned text */
-	OC_WIDE		= 1 << 1,	/* text only with --wide */
-	OC_JSON		= 1 << 2,	/* JSON only, never in text */
-	OC_AT_LEAST	= 1 << 3,	/* value is a lower bound: text prefixes '>' */
-	OC_TEXT		= 1 << 4,	/* text only, never in JSON */
+	OC_LEFT = 1 << 0,     /* left-aligned text */
+	OC_WIDE = 1 << 1,     /* text only with --wide */
+	OC_JSON = 1 << 2,     /* JSON only, never in text */
+	OC_AT_LEAST = 1 << 3, /* value is a lower bound: text prefixes '>' */
+	OC_TEXT = 1 << 4,     /* text only, never in JSON */
 };
 
 struct oval {
 	enum otype t;
-	bool null;	/* unknown / not applicable: JSON null, text "-" */
+	bool null;     /* unknown / not applicable: JSON null, text "-" */
 	bool at_least; /* lower bound, see OC_AT_LEAST: text prefixes '>' */
 	bool estimate; /* from a sample: text prefixes '~' */
 	union {
@@ -51,8 +51,8 @@ struct oval {
 };
 
 struct ocol {
-	const char *key;	/* JSON key, snake_case, unit in the name */
-	const char *hdr;	/* text header */
+	const char *key; /* JSON key, snake_case, unit in the name */
+	const char *hdr; /* text header */
 	int width;
 	enum ofmt fmt;
 	unsigned int flags;
@@ -69,10 +69,10 @@ struct oview {
 	void (*json_extra)(struct json *j, const void *row, void *ctx);
 };
 
-#define OV_STR(v, x) ((v)->t = OT_STR, (v)->s = (x))
-#define OV_U64(v, x) ((v)->t = OT_U64, (v)->u = (x))
-#define OV_S64(v, x) ((v)->t = OT_S64, (v)->i = (x))
-#define OV_F64(v, x) ((v)->t = OT_F64, (v)->f = (x))
+#define OV_STR(v, x)  ((v)->t = OT_STR, (v)->s = (x))
+#define OV_U64(v, x)  ((v)->t = OT_U64, (v)->u = (x))
+#define OV_S64(v, x)  ((v)->t = OT_S64, (v)->i = (x))
+#define OV_F64(v, x)  ((v)->t = OT_F64, (v)->f = (x))
 #define OV_BOOL(v, x) ((v)->t = OT_BOOL, (v)->b = (x))
 
 /* text: the value of one cell, formatted, into buf */
@@ -87,8 +87,6 @@ void out_json_rows(struct json *j, const struct oview *ov, const void *rows, siz
 		   size_t row_size);
 /* find a column by key (exact, then unique prefix); -1 if none */
 int ocol_find(const struct oview *ov, const char *key);
-
-
 
 /*
  * Sort rows by a column: numbers biggest first, strings A-Z, unknown last;

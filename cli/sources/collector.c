@@ -153,7 +153,7 @@ static void add_grave(struct collector *c, __u64 now)
 		struct ppw_pool *g = &c->grave[i];
 
 		if (g->freed_ns + keep < now)
-			continue;	/* expired */
+			continue; /* expired */
 		c->grave[n++] = *g;
 		for (j = 0; j < c->nobs; j++)
 			if (c->obs[j].rec.addr == g->addr && c->obs[j].rec.gen == g->gen)
@@ -288,7 +288,7 @@ static int walk_ledger(struct collector *c, ledger_fn fn, void *arg)
 	__u32 n;
 
 	pg.cpu = (__u32)-1; /* the array does not keep it */
-	pg.stack_id = -1; /* page_stacks has it, when taken */
+	pg.stack_id = -1;   /* page_stacks has it, when taken */
 	for (i = 0; sl && i < c->s->ledger_slots; i++) {
 		__u32 hold;
 

@@ -20,24 +20,24 @@ struct gen_addr {
 
 struct collector {
 	struct session *s;
-	struct nl_client *nl;		/* NULL: no netlink */
+	struct nl_client *nl; /* NULL: no netlink */
 	struct netns_list *nsl;
-	double keep_freed_s;		/* freed pools stay listed this long */
-	bool discover;			/* run the discovery iterator each time */
-	bool blocks; /* walk the item blocks each time (if any) */
+	double keep_freed_s; /* freed pools stay listed this long */
+	bool discover;	     /* run the discovery iterator each time */
+	bool blocks;	     /* walk the item blocks each time (if any) */
 
-	struct ppw_pool *grave;		/* freed pools no longer in the BPF map */
+	struct ppw_pool *grave; /* freed pools no longer in the BPF map */
 	size_t ngrave, capgrave;
 	struct pool_obs *obs;
 	size_t nobs, capobs;
-	__u64 *keys;			/* page ledger batch buffers */
+	__u64 *keys; /* page ledger batch buffers */
 	struct ppw_page *vals;
 	size_t batch;
-	__u64 *pkeys;			/* pool table batch buffers */
+	__u64 *pkeys; /* pool table batch buffers */
 	struct ppw_pool *pvals;
 	__u32 pcap;
 	struct ppw_pcpu_pool *slots; /* one key of the per-CPU slots, every CPU */
-	struct gen_addr *gens; /* the pools by generation, for the ledger's slots */
+	struct gen_addr *gens;	     /* the pools by generation, for the ledger's slots */
 	size_t ngens, capgens;
 };
 

@@ -28,17 +28,22 @@ static int add_rec(struct scan_result *r, const struct ppw_scan_rec *rec)
 {
 	switch (rec->type) {
 	case PPW_REC_SOCK:
-		return push(VEC_PUSH(r->socks, r->nsocks, r->capsocks), &rec->sock, sizeof(rec->sock));
+		return push(VEC_PUSH(r->socks, r->nsocks, r->capsocks), &rec->sock,
+			    sizeof(rec->sock));
 	case PPW_REC_PAGE:
-		return push(VEC_PUSH(r->pages, r->npages, r->cappages), &rec->page, sizeof(rec->page));
+		return push(VEC_PUSH(r->pages, r->npages, r->cappages), &rec->page,
+			    sizeof(rec->page));
 	case PPW_REC_OWNER:
-		return push(VEC_PUSH(r->owners, r->nowners, r->capowners), &rec->owner, sizeof(rec->owner));
+		return push(VEC_PUSH(r->owners, r->nowners, r->capowners), &rec->owner,
+			    sizeof(rec->owner));
 	case PPW_REC_POOL:
-		return push(VEC_PUSH(r->pools, r->npools, r->cappools), &rec->pool, sizeof(rec->pool));
+		return push(VEC_PUSH(r->pools, r->npools, r->cappools), &rec->pool,
+			    sizeof(rec->pool));
 	case PPW_REC_DEFER:
-		return push(VEC_PUSH(r->defer, r->ndefer, r->capdefer), &rec->defer, sizeof(rec->defer));
+		return push(VEC_PUSH(r->defer, r->ndefer, r->capdefer), &rec->defer,
+			    sizeof(rec->defer));
 	case PPW_REC_CHECK:
-		if (r->layout_ok != 0)	/* one wrong check is enough */
+		if (r->layout_ok != 0) /* one wrong check is enough */
 			r->layout_ok = rec->check.ok ? 1 : 0;
 		break;
 	}
@@ -47,7 +52,6 @@ static int add_rec(struct scan_result *r, const struct ppw_scan_rec *rec)
 
 static int on_page(void *ctx, void *data, size_t size)
 {
-
 	if (size < sizeof(struct ppw_scan_rec))
 		return 0;
 	return add_rec(ctx, data);

@@ -13,7 +13,6 @@
 
 #include "model/attrib.h"
 
-
 struct session;
 struct netns_list;
 

@@ -16,8 +16,7 @@ static bool has_type(const struct btf *btf, const char *name, int kind)
 	return btf__find_by_name_kind(btf, name, kind) > 0;
 }
 
-static const struct btf_member *find_member(const struct btf *btf, int type_id,
-					    const char *name)
+static const struct btf_member *find_member(const struct btf *btf, int type_id, const char *name)
 {
 	const struct btf_type *t = btf__type_by_id(btf, type_id);
 	const struct btf_member *m;
@@ -96,7 +95,8 @@ int features_probe(struct features *f)
 	f->tp_fast_empty = has_type(btf, "btf_trace_page_pool_item_fast_empty", BTF_KIND_TYPEDEF);
 	f->tp_slow_failed = has_type(btf, "btf_trace_page_pool_item_slow_failed", BTF_KIND_TYPEDEF);
 	f->tp_destroy_unmap = has_type(btf, "btf_trace_page_pool_destroy_unmap", BTF_KIND_TYPEDEF);
-	f->tp_inflight_unmap = has_type(btf, "btf_trace_page_pool_inflight_unmap", BTF_KIND_TYPEDEF);
+	f->tp_inflight_unmap =
+		has_type(btf, "btf_trace_page_pool_inflight_unmap", BTF_KIND_TYPEDEF);
 	if (f->page_pool) {
 		f->pool_user = find_member(btf, pool_id, "user") != NULL;
 		f->detach_time_is_ns = detach_time_is_ktime(btf, pool_id);
@@ -115,8 +115,8 @@ int features_probe(struct features *f)
 	}
 	btf__free(btf);
 	p_dbg("features: page_pool=%d tp hold=%d release=%d pool_release=%d nid=%d user=%d "
-	      "detach_ns=%d unmap=%s tracefs=%d", f->page_pool, f->tp_hold, f->tp_release,
-	      f->tp_pool_release, f->tp_update_nid, f->pool_user, f->detach_time_is_ns,
-	      unmap_regime_name(f->unmap), f->tracefs);
+	      "detach_ns=%d unmap=%s tracefs=%d",
+	      f->page_pool, f->tp_hold, f->tp_release, f->tp_pool_release, f->tp_update_nid,
+	      f->pool_user, f->detach_time_is_ns, unmap_regime_name(f->unmap), f->tracefs);
 	return 0;
 }

@@ -12,9 +12,9 @@
 
 struct features {
 	char release[65]; /* uname -r */
-	bool btf;			/* /sys/kernel/btf/vmlinux loaded */
-	bool page_pool;			/* struct page_pool in BTF */
-	bool tp_hold;			/* btf_trace_page_pool_state_hold */
+	bool btf;	  /* /sys/kernel/btf/vmlinux loaded */
+	bool page_pool;	  /* struct page_pool in BTF */
+	bool tp_hold;	  /* btf_trace_page_pool_state_hold */
 	bool tp_release;
 	bool tp_pool_release;
 	bool tp_update_nid;
@@ -22,16 +22,16 @@ struct features {
 	bool tp_block_alloc, tp_block_free, tp_fast_empty, tp_slow_failed, tp_destroy_unmap;
 	/* ppwatch's xarray series (patches/xarray/) */
 	bool tp_inflight_unmap;
-	bool dma_index_stats;		/* alloc_stats.dma_index_failed */
-	bool item_stats;		/* alloc_stats.item_fast_empty (the v7 series) */
-	bool item_blocks;		/* item block counters (ppwatch's series) */
-	bool pool_user;			/* pool->user: ids, netdev lists (v6.8) */
-	bool detach_time_is_ns;		/* user.detach_time is ktime_t */
-	bool pool_napi; /* pool->p.napi (v6.5) */
+	bool dma_index_stats;	/* alloc_stats.dma_index_failed */
+	bool item_stats;	/* alloc_stats.item_fast_empty (the v7 series) */
+	bool item_blocks;	/* item block counters (ppwatch's series) */
+	bool pool_user;		/* pool->user: ids, netdev lists (v6.8) */
+	bool detach_time_is_ns; /* user.detach_time is ktime_t */
+	bool pool_napi;		/* pool->p.napi (v6.5) */
 	enum unmap_regime unmap;
-	bool tracefs;			/* events/page_pool visible in tracefs */
+	bool tracefs; /* events/page_pool visible in tracefs */
 	long page_size;
-	long struct_page_size;		/* sizeof(struct page), for pfns */
+	long struct_page_size; /* sizeof(struct page), for pfns */
 	char btf_err[96];
 };
 

@@ -11,7 +11,7 @@
 #include "sources/libbpf_log.h"
 
 static int quiet;
-static char first[256];	/* first libbpf warning since libbpf_log_clear() */
+static char first[256];		 /* first libbpf warning since libbpf_log_clear() */
 static char captured[64 * 1024]; /* every warning since then, for bpf_diag */
 static size_t ncaptured;
 
@@ -29,8 +29,9 @@ static void capture(const char *fmt, va_list ap)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	int ours = level == LIBBPF_WARN ? LOG_INFO : level == LIBBPF_INFO ? LOG_DEBUG :
-		   LOG_LIBBPF_DEBUG;
+	int ours = level == LIBBPF_WARN ? LOG_INFO :
+		   level == LIBBPF_INFO ? LOG_DEBUG :
+					  LOG_LIBBPF_DEBUG;
 
 	if (level == LIBBPF_WARN) {
 		va_list aq;

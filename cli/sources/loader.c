@@ -80,7 +80,8 @@ static int check_kernel(const struct features *f)
 {
 	if (!f->btf) {
 		p_err("kernel BTF is missing (/sys/kernel/btf/vmlinux: %s): ppwatch needs a kernel "
-		      "built with CONFIG_DEBUG_INFO_BTF=y", f->btf_err);
+		      "built with CONFIG_DEBUG_INFO_BTF=y",
+		      f->btf_err);
 		return -ENOENT;
 	}
 	if (!f->page_pool) {
@@ -164,10 +165,10 @@ static void explain(const struct session *s, const enum attach_mode *tried, int 
  * when destroying the pool", the DMA index bits 7..38. POISON_POINTER_DELTA
  * is CONFIG_ILLEGAL_POINTER_VALUE: 0xdead000000000000 on x86_64 and arm64.
  */
-#define PPW_POISON_DELTA	0xdead000000000000ULL
-#define PPW_PP_SIGNATURE	(0x40ULL + PPW_POISON_DELTA)
-#define PPW_PP_DMA_INDEX_MASK	(0xffffffffULL << 7)
-#define PPW_PP_MAGIC_MASK	(~(PPW_PP_DMA_INDEX_MASK | 0x3ULL))
+#define PPW_POISON_DELTA      0xdead000000000000ULL
+#define PPW_PP_SIGNATURE      (0x40ULL + PPW_POISON_DELTA)
+#define PPW_PP_DMA_INDEX_MASK (0xffffffffULL << 7)
+#define PPW_PP_MAGIC_MASK     (~(PPW_PP_DMA_INDEX_MASK | 0x3ULL))
 
 /*
  * The direct map and vmemmap when the kernel does not export
@@ -175,8 +176,8 @@ static void explain(const struct session *s, const enum attach_mode *tried, int 
  * defaults without memory randomisation, 4-level paging. The scan
  * self-checks them on a slab object and says so when they are wrong.
  */
-#define PPW_X86_PAGE_OFFSET	0xffff888000000000ULL
-#define PPW_X86_VMEMMAP		0xffffea0000000000ULL
+#define PPW_X86_PAGE_OFFSET 0xffff888000000000ULL
+#define PPW_X86_VMEMMAP	    0xffffea0000000000ULL
 
 static bool kallsyms_has(const char *sym)
 {
@@ -235,8 +236,7 @@ static void configure_rodata(struct session *s, __u32 buckets)
 	ro->cfg_nr_nodes = 1;
 	if (!s->opts.holders)
 		return;
-	s->layout.from_kallsyms = kallsyms_has("page_offset_base") &&
-				  kallsyms_has("vmemmap_base");
+	s->layout.from_kallsyms = kallsyms_has("page_offset_base") && kallsyms_has("vmemmap_base");
 #if defined(__x86_64__)
 	s->layout.page_offset = PPW_X86_PAGE_OFFSET;
 	s->layout.vmemmap = PPW_X86_VMEMMAP;
@@ -302,19 +302,22 @@ static int try_mode(struct session *s, enum attach_mode m)
 	err = err ?: bpf_map__set_max_entries(s->skel->maps.pcpu_pools, PPW_PCPU_SLOTS);
 	err = err ?: bpf_map__set_max_entries(s->skel->maps.pools, s->opts.max_pools);
 	err = err ?: bpf_map__set_max_entries(s->skel->maps.events, s->opts.ringbuf_bytes);
-	err = err ?: bpf_map__set_max_entries(s->skel->maps.stacks,
-					      s->opts.stack_every ? s->opts.max_stacks : 1);
-	err = err ?: bpf_map__set_max_entries(s->skel->maps.stack_counts,
-					      s->opts.stack_every ? s->opts.max_stacks : 1);
+	err = err   ?:
+		      bpf_map__set_max_entries(s->skel->maps.stacks,
+					       s->opts.stack_every ? s->opts.max_stacks : 1);
+	err = err   ?:
+		      bpf_map__set_max_entries(s->skel->maps.stack_counts,
+					       s->opts.stack_every ? s->opts.max_stacks : 1);
 	err = err   ?:
 		      bpf_map__set_max_entries(s->skel->maps.page_stacks,
 					       s->opts.stack_every &&
 							       s->opts.level != PPW_LEVEL_COUNTERS ?
 						       s->opts.max_stacks :
 						       1);
-	err = err ?: bpf_map__set_max_entries(s->skel->maps.scan_events,
-					      s->opts.holders ? s->opts.scan_ringbuf_bytes :
-					      (uint32_t)s->feat.page_size);
+	err = err   ?:
+		      bpf_map__set_max_entries(s->skel->maps.scan_events,
+					       s->opts.holders ? s->opts.scan_ringbuf_bytes :
+								 (uint32_t)s->feat.page_size);
 	if (err)
 		goto fail;
 	configure_rodata(s, buckets);
@@ -353,7 +356,8 @@ static int try_mode(struct session *s, enum attach_mode m)
 fail:
 	bpf_diag_parse(libbpf_log_captured(), err, &s->diag[m]);
 	/* EACCES/EPERM with the capabilities held is the verifier's no */
-	if (s->diag[m].kind == DIAG_PRIVILEGE && (privs_have(CAP_BPF) || privs_have(CAP_SYS_ADMIN))) {
+	if (s->diag[m].kind == DIAG_PRIVILEGE &&
+	    (privs_have(CAP_BPF) || privs_have(CAP_SYS_ADMIN))) {
 		s->diag[m].kind = DIAG_VERIFIER;
 		snprintf(s->diag[m].what, sizeof(s->diag[m].what),
 			 "%s although ppwatch holds CAP_BPF or CAP_SYS_ADMIN", strerror(-err));
@@ -421,12 +425,13 @@ int session_open(struct session *s, const struct session_opts *o)
 		char line[512];
 
 		p_warn("%s programs did not load (%s); using %s programs",
-		       attach_mode_name(tried[0]), bpf_diag_str(&s->diag[tried[0]], line, sizeof(line)),
+		       attach_mode_name(tried[0]),
+		       bpf_diag_str(&s->diag[tried[0]], line, sizeof(line)),
 		       attach_mode_name(s->mode));
 	}
 
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), o->on_event,
-				 o->event_ctx, NULL);
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), o->on_event, o->event_ctx,
+				 NULL);
 	if (!s->rb) {
 		err = -errno;
 		p_err("creating the ring buffer reader for map 'events': %s", strerror(-err));

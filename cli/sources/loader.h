@@ -18,24 +18,24 @@
 
 enum attach_mode {
 	ATTACH_AUTO,
-	ATTACH_TP_BTF,		/* tp_btf/: BTF-typed raw tracepoint */
-	ATTACH_RAW_TP,		/* raw_tp/ */
-	ATTACH_TRACEPOINT,	/* tracepoint/: needs tracefs */
+	ATTACH_TP_BTF,	   /* tp_btf/: BTF-typed raw tracepoint */
+	ATTACH_RAW_TP,	   /* raw_tp/ */
+	ATTACH_TRACEPOINT, /* tracepoint/: needs tracefs */
 };
 
 struct session_opts {
 	enum attach_mode mode;
-	enum ppw_level level; /* what the hot path records */
+	enum ppw_level level;  /* what the hot path records */
 	uint32_t sample_shift; /* sampled level: 1 page in 2^sample_shift */
-	uint64_t max_pages; /* inflight pages the ledger covers */
+	uint64_t max_pages;    /* inflight pages the ledger covers */
 	uint32_t max_pools;
 	uint32_t ringbuf_bytes;
 	ring_buffer_sample_fn on_event;
 	void *event_ctx;
-	bool holders;		/* load the holder-scan iterators */
-	uint32_t stack_every;	/* --stacks: 1 in N events (0: off) */
+	bool holders;	      /* load the holder-scan iterators */
+	uint32_t stack_every; /* --stacks: 1 in N events (0: off) */
 	uint32_t max_stacks;
-	uint32_t max_skbs;	/* holder scan: skbs walked per queue */
+	uint32_t max_skbs; /* holder scan: skbs walked per queue */
 	uint32_t scan_ringbuf_bytes;
 };
 
@@ -46,19 +46,19 @@ struct session {
 	struct ring_buffer *rb;
 	struct features feat;
 	struct mem_layout {
-		uint64_t page_offset;	/* what the scan was told (0: from kallsyms) */
+		uint64_t page_offset; /* what the scan was told (0: from kallsyms) */
 		uint64_t vmemmap;
 		bool from_kallsyms;
 	} layout;
 	struct session_opts opts;
-	enum attach_mode mode;	/* the one that loaded */
+	enum attach_mode mode; /* the one that loaded */
 	int ncpus;
 	/* the page ledger array, mapped read-only */
 	const struct ppw_ledger_slot *ledger;
 	size_t ledger_slots;
 	size_t ledger_map_len;
 	uint64_t ledger_pages; /* pages it is sized for: max_pages, or the sample of them */
-	uint64_t epoch_ns; /* CLOCK_BOOTTIME the ledger's hold times count from */
+	uint64_t epoch_ns;     /* CLOCK_BOOTTIME the ledger's hold times count from */
 	/* why each attach mode that was tried failed (bpf_diag) */
 	struct bpf_diag diag[ATTACH_TRACEPOINT + 1];
 	const char *stage; /* the step that failed last */
@@ -74,7 +74,6 @@ void session_close(struct session *s);
 int session_counters(struct session *s, __u64 *out, int n);
 /* what the kernel charges for a map (its fdinfo "memlock"), or 0 */
 uint64_t session_map_bytes(const struct session *s, const struct bpf_map *map);
-
 
 const char *attach_mode_name(enum attach_mode m);
 int attach_mode_parse(const char *s, enum attach_mode *m);

@@ -19,16 +19,16 @@
 struct monitor_opts {
 	/* the session: attach type and table sizes (0: defaults) */
 	enum attach_mode mode;
-	enum ppw_level level; /* what the hot path records */
+	enum ppw_level level;  /* what the hot path records */
 	uint32_t sample_shift; /* sampled level: 1 page in 2^sample_shift */
 	uint64_t max_pages;
 	uint32_t max_pools;
-	bool no_netlink; /* do not ask the netdev family */
-	bool subscribe; /* netlink page-pool notifications */
-	bool holders; /* load the holder-scan iterators */
-	bool blocks; /* walk the item blocks at each sample (item-block kernels) */
+	bool no_netlink;      /* do not ask the netdev family */
+	bool subscribe;	      /* netlink page-pool notifications */
+	bool holders;	      /* load the holder-scan iterators */
+	bool blocks;	      /* walk the item blocks at each sample (item-block kernels) */
 	uint32_t stack_every; /* --stacks sampling: 1 in N, 0 off */
-	double keep_freed_s; /* freed pools stay listed this long */
+	double keep_freed_s;  /* freed pools stay listed this long */
 	/*
 	 * Every lifecycle event from the ring buffer and every netlink
 	 * page-pool notification, as they arrive; returning true ends the

@@ -27,7 +27,7 @@ struct nl_ns {
 	unsigned long ino;
 	struct ynl_sock *req; /* requests and dumps */
 	struct ynl_sock *ntf; /* page-pool notifications */
-	int ioctl_fd;		/* an AF_INET socket there, for ifindex -> name */
+	int ioctl_fd;	      /* an AF_INET socket there, for ifindex -> name */
 };
 
 /* a netdev socket in the caller's namespace, not inherited by children */

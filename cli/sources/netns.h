@@ -13,13 +13,13 @@
 struct netns {
 	unsigned long ino;
 	int fd;
-	char name[64];		/* iproute2 name, or "pid:N" */
+	char name[64]; /* iproute2 name, or "pid:N" */
 };
 
 struct netns_list {
 	struct netns *v;
 	size_t n, cap;
-	int self_fd;		/* where we started */
+	int self_fd; /* where we started */
 	unsigned long self_ino;
 };
 

@@ -18,7 +18,7 @@ struct page_list {
 	struct page_row *rows;
 	size_t n, cap;
 	size_t unknown_age; /* pages of unknown age left out by older_than */
-	size_t unseen; /* inflight pages neither the ledger nor a holder scan found */
+	size_t unseen;	    /* inflight pages neither the ledger nor a holder scan found */
 };
 
 /*

@@ -20,11 +20,11 @@
 
 struct rec_writer_opts {
 	struct monitor_opts mon; /* attach type, table sizes, netlink */
-	double snapshot_every;	/* seconds */
-	double scan_every;	/* seconds; destroys and stalls scan at once too */
-	uint32_t stack_every;	/* 0: no stacks */
+	double snapshot_every;	 /* seconds */
+	double scan_every;	 /* seconds; destroys and stalls scan at once too */
+	uint32_t stack_every;	 /* 0: no stacks */
 	double stall_after;
-	size_t oldest_pages;	/* per destroyed pool, per scan */
+	size_t oldest_pages; /* per destroyed pool, per scan */
 };
 
 struct rec_writer {

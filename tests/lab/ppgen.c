@@ -141,8 +141,7 @@ static long parse_num(const char *s, const char *what)
 }
 
 /* Send 'count' datagrams of 'size' bytes; returns the number sent. */
-static long send_burst(int fd, const struct sockaddr_in *to, long count, long size,
-		       double deadline)
+static long send_burst(int fd, const struct sockaddr_in *to, long count, long size, double deadline)
 {
 	static char payload[65507];
 	struct mmsghdr msgs[BATCH];
@@ -268,8 +267,8 @@ static int cmd_hold(const char *ns, const char *bind_to, const char *packet, lon
 	return 0;
 }
 
-static int cmd_flood(const char *from, const char *ns, const char *to, long seconds,
-		     long cycles, long count, long size)
+static int cmd_flood(const char *from, const char *ns, const char *to, long seconds, long cycles,
+		     long count, long size)
 {
 	double deadline = now_s() + seconds;
 	long c, sent = 0;
@@ -294,7 +293,7 @@ static int cmd_flood(const char *from, const char *ns, const char *to, long seco
 		rx = bind_sink(&sa, 256 << 20);
 		sent += send_burst(tx, &sa, count, size, deadline);
 		usleep(2000);
-		close(rx);	/* every queued page goes back: release events */
+		close(rx); /* every queued page goes back: release events */
 	}
 	close(tx);
 	printf("%ld cycles %ld datagrams\n", c, sent);
@@ -333,23 +332,50 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
-		case 'n': ns = optarg; break;
-		case 'f': from = optarg; break;
-		case 't': to = optarg; break;
-		case 'b': bind_to = optarg; break;
-		case 'c': count = parse_num(optarg, "count"); break;
-		case 's': size = parse_num(optarg, "size"); break;
-		case 'T': timeout = parse_num(optarg, "timeout"); break;
-		case 'r': rcvbuf = parse_num(optarg, "rcvbuf"); break;
-		case 'R': ready = optarg; break;
-		case 'L': lifetime = parse_num(optarg, "lifetime"); break;
-		case 'S': seconds = parse_num(optarg, "seconds"); break;
-		case 'C': cycles = parse_num(optarg, "cycles"); break;
-		case 'P': packet = optarg; break;
+		case 'n':
+			ns = optarg;
+			break;
+		case 'f':
+			from = optarg;
+			break;
+		case 't':
+			to = optarg;
+			break;
+		case 'b':
+			bind_to = optarg;
+			break;
+		case 'c':
+			count = parse_num(optarg, "count");
+			break;
+		case 's':
+			size = parse_num(optarg, "size");
+			break;
+		case 'T':
+			timeout = parse_num(optarg, "timeout");
+			break;
+		case 'r':
+			rcvbuf = parse_num(optarg, "rcvbuf");
+			break;
+		case 'R':
+			ready = optarg;
+			break;
+		case 'L':
+			lifetime = parse_num(optarg, "lifetime");
+			break;
+		case 'S':
+			seconds = parse_num(optarg, "seconds");
+			break;
+		case 'C':
+			cycles = parse_num(optarg, "cycles");
+			break;
+		case 'P':
+			packet = optarg;
+			break;
 		case 'N':
 			comm = optarg;
 			break;
-		default: usage();
+		default:
+			usage();
 		}
 	}
 	if (size < 1 || size > 65507) {

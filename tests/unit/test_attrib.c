@@ -12,13 +12,13 @@
 #include "lib/json.h"
 #include "output/holder_table.h"
 
-#define SEC 1000000000ULL
-#define NOW (500 * SEC)
+#define SEC    1000000000ULL
+#define NOW    (500 * SEC)
 #define POOL_A 0xffff888100001000ULL
 #define POOL_B 0xffff888100009000ULL
-#define SK1 0xffff888200000100ULL
-#define SK2 0xffff888200000200ULL
-#define PG(n) (0xffffea0004000000ULL + (n) * 64)
+#define SK1    0xffff888200000100ULL
+#define SK2    0xffff888200000200ULL
+#define PG(n)  (0xffffea0004000000ULL + (n)*64)
 
 static struct ppw_rec_sock socks[2];
 static struct ppw_rec_owner owners[3];
@@ -33,8 +33,13 @@ static void page(int i, __u64 holder, __u64 netmem, __u64 pool, __u32 where, boo
 		 double age)
 {
 	pages[i] = (struct ppw_rec_page){
-		.holder = holder, .netmem = netmem, .pool = pool, .where = where,
-		.in_ledger = ledger, .gen = ledger ? 1 : 0, .stack_id = -1,
+		.holder = holder,
+		.netmem = netmem,
+		.pool = pool,
+		.where = where,
+		.in_ledger = ledger,
+		.gen = ledger ? 1 : 0,
+		.stack_id = -1,
 		.hold_ns = ledger ? NOW - (__u64)(age * SEC) : 0,
 	};
 }
@@ -42,28 +47,45 @@ static void page(int i, __u64 holder, __u64 netmem, __u64 pool, __u32 where, boo
 static void setup(void)
 {
 	memset(&scan, 0, sizeof(scan));
-	socks[0] = (struct ppw_rec_sock){ .sk = SK1, .ino = 100, .family = 2, .type = 2,
-					   .protocol = IPPROTO_UDP, .lport = 5001,
-					   .netns_ino = 4026532246U, .skbs = 3 };
+	socks[0] = (struct ppw_rec_sock){ .sk = SK1,
+					  .ino = 100,
+					  .family = 2,
+					  .type = 2,
+					  .protocol = IPPROTO_UDP,
+					  .lport = 5001,
+					  .netns_ino = 4026532246U,
+					  .skbs = 3 };
 	inet_pton(AF_INET, "192.0.2.2", socks[0].laddr);
-	socks[1] = (struct ppw_rec_sock){ .sk = SK2, .ino = 200, .family = 17, .type = 3,
-					   .protocol = 0x0300, .flags = PPW_SF_VIA_FD, .skbs = 2 };
-	owners[0] = (struct ppw_rec_owner){ .sk = SK1, .ino = 100, .pid = 42, .tgid = 42,
-					     .fd = 3, .comm = "ppgen" };
-	owners[1] = (struct ppw_rec_owner){ .sk = SK1, .ino = 100, .pid = 43, .tgid = 43,
-					     .fd = 5, .comm = "dup" };
-	owners[2] = (struct ppw_rec_owner){ .sk = SK2, .ino = 200, .pid = 50, .tgid = 50,
-					     .fd = 4, .comm = "tcpdump" };
+	socks[1] = (struct ppw_rec_sock){ .sk = SK2,
+					  .ino = 200,
+					  .family = 17,
+					  .type = 3,
+					  .protocol = 0x0300,
+					  .flags = PPW_SF_VIA_FD,
+					  .skbs = 2 };
+	owners[0] = (struct ppw_rec_owner){
+		.sk = SK1, .ino = 100, .pid = 42, .tgid = 42, .fd = 3, .comm = "ppgen"
+	};
+	owners[1] = (struct ppw_rec_owner){
+		.sk = SK1, .ino = 100, .pid = 43, .tgid = 43, .fd = 5, .comm = "dup"
+	};
+	owners[2] = (struct ppw_rec_owner){
+		.sk = SK2, .ino = 200, .pid = 50, .tgid = 50, .fd = 4, .comm = "tcpdump"
+	};
 	page(0, SK1, PG(1), POOL_A, PPW_IN_HEAD, true, 4);
 	page(1, SK1, PG(2), POOL_A, PPW_IN_HEAD, false, 0);
 	page(2, SK1, PG(3), POOL_A, PPW_IN_FRAG, true, 2);
-	page(3, SK2, PG(1), POOL_A, PPW_IN_HEAD, true, 4);	/* a clone: counted once */
+	page(3, SK2, PG(1), POOL_A, PPW_IN_HEAD, true, 4); /* a clone: counted once */
 	page(4, SK2, PG(4), POOL_A, PPW_IN_HEAD, true, 1);
-	page(5, 1, PG(5), POOL_A, PPW_IN_DEFER, true, 0.5);	/* cpu 1 */
-	page(6, SK1, PG(6), POOL_B, PPW_IN_HEAD, false, 0);	/* a pool we do not track */
-	pools[0] = (struct ppw_rec_pool){ .pool = POOL_A, .gen = 1, .alloc_count = 3,
-					   .ring_count = 2, .frag_netmem = PG(3), .hold = 100,
-					   .release = 88 };
+	page(5, 1, PG(5), POOL_A, PPW_IN_DEFER, true, 0.5); /* cpu 1 */
+	page(6, SK1, PG(6), POOL_B, PPW_IN_HEAD, false, 0); /* a pool we do not track */
+	pools[0] = (struct ppw_rec_pool){ .pool = POOL_A,
+					  .gen = 1,
+					  .alloc_count = 3,
+					  .ring_count = 2,
+					  .frag_netmem = PG(3),
+					  .hold = 100,
+					  .release = 88 };
 	defer[0] = (struct ppw_rec_defer){ .cpu = 0, .readable = 1 };
 	defer[1] = (struct ppw_rec_defer){ .cpu = 1, .readable = 1, .skbs = 1 };
 	scan.socks = socks;
@@ -120,11 +142,11 @@ static void test_sums(void)
 	CHECK_INT(ph->inflight, 12);
 	for (i = 0; i < ph->n; i++)
 		sum += ph->v[i].pages;
-	CHECK_INT(sum, 12);			/* holders always sum to inflight */
+	CHECK_INT(sum, 12); /* holders always sum to inflight */
 	CHECK_INT(ph->unattributed, 2);
-	CHECK_INT(rep.pages_seen, 6);		/* PG(1) once */
+	CHECK_INT(rep.pages_seen, 6); /* PG(1) once */
 
-	h = &ph->v[0];				/* biggest first */
+	h = &ph->v[0]; /* biggest first */
 	CHECK_INT(h->kind, HK_SOCKET);
 	CHECK_INT(h->pages, 3);
 	CHECK_INT(h->head_pages, 2);
@@ -143,7 +165,7 @@ static void test_sums(void)
 	h = find(ph, HK_DEFER);
 	CHECK(h && h->pages == 1 && h->cpu == 1, "defer list");
 	CHECK_STR(h->desc, "skb defer list, cpu 1");
-	CHECK_INT(ph->v[ph->n - 1].kind, HK_UNATTRIBUTED);	/* last */
+	CHECK_INT(ph->v[ph->n - 1].kind, HK_UNATTRIBUTED); /* last */
 
 	CHECK(attrib_page_holder(&rep, PG(1))->holder == SK1, "first sighting wins");
 	CHECK(attrib_page_holder(&rep, PG(9)) == NULL, "unknown page");
@@ -156,7 +178,7 @@ static void test_frag_page_of_pool(void)
 	struct holders_report rep;
 
 	setup();
-	pools[0].frag_netmem = PG(7);		/* nobody else has it */
+	pools[0].frag_netmem = PG(7); /* nobody else has it */
 	CHECK_INT(attrib_build(&rep, &scan, &snap, &p), 0);
 	CHECK(find(&rep.pools[0], HK_POOL_FRAG) != NULL, "pool frag page");
 	CHECK_INT(rep.pools[0].unattributed, 1);

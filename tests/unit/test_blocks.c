@@ -154,7 +154,8 @@ static void test_golden(void)
 	row.occ_known = true;
 	row.occ = s.pools[0].occ;
 	CAPTURE(buf, f, render_pools_text(f, &snap, true, true));
-	CHECK(strstr(buf, "2+2") && strstr(buf, "407/1016"), "pools -w: BLOCKS 2+2, ITEMS 407/1016");
+	CHECK(strstr(buf, "2+2") && strstr(buf, "407/1016"),
+	      "pools -w: BLOCKS 2+2, ITEMS 407/1016");
 	free(buf);
 	CAPTURE(buf, f, {
 		json_init(&j, f, false);

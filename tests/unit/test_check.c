@@ -324,7 +324,8 @@ static void test_resolve_netns(void)
 	n = parse("rules:\n"
 		  "  - name: a\n    match: { netns: lab-b }\n    min_pools: 1\n"
 		  "  - name: b\n    match: { netns: 12345 }\n    min_pools: 1\n"
-		  "  - name: c\n    match: { netns: nosuch }\n    min_pools: 1\n", &rs, &diag);
+		  "  - name: c\n    match: { netns: nosuch }\n    min_pools: 1\n",
+		  &rs, &diag);
 	CHECK_INT(n, 0);
 	f = open_memstream(&d2, &len);
 	n = rules_resolve_netns(&rs, fake_resolve, f);
@@ -339,39 +340,38 @@ static void test_resolve_netns(void)
 	free(d2);
 }
 
-static const char *rules_text =
-	"rules:\n"
-	"  - name: eth0-bounded\n"
-	"    match: { device: 'eth*' }\n"
-	"    max_inflight: 1000\n"
-	"    max_inflight_bytes: 8M\n"
-	"    max_oldest_age: 10m\n"
-	"    min_pools: 3\n"
-	"  - name: eth0-zombies\n"
-	"    match: { device: eth0 }\n"
-	"    max_zombie_age: 60s\n"
-	"  - name: live-only\n"
-	"    match: { device: eth0, state: live }\n"
-	"    max_zombie_age: 1s\n"
-	"    max_inflight: 2000\n"
-	"  - name: vb-young\n"
-	"    match: { device: vb }\n"
-	"    max_oldest_age: 5s\n"
-	"  - name: vb-old-enough\n"
-	"    match: { pool: 12 }\n"
-	"    max_oldest_age: 1m\n"
-	"  - name: nothing-here\n"
-	"    match: { device: mlx5*, driver: mlx5_core }\n"
-	"    max_inflight: 1\n"
-	"  - name: need-mlx5\n"
-	"    match: { driver: mlx5_core }\n"
-	"    min_pools: 1\n"
-	"  - name: items\n"
-	"    max_item_slow_failed: 0\n"
-	"  - name: complete\n"
-	"    max_losses: 0\n"
-	"  - name: few-losses\n"
-	"    max_losses: 100\n";
+static const char *rules_text = "rules:\n"
+				"  - name: eth0-bounded\n"
+				"    match: { device: 'eth*' }\n"
+				"    max_inflight: 1000\n"
+				"    max_inflight_bytes: 8M\n"
+				"    max_oldest_age: 10m\n"
+				"    min_pools: 3\n"
+				"  - name: eth0-zombies\n"
+				"    match: { device: eth0 }\n"
+				"    max_zombie_age: 60s\n"
+				"  - name: live-only\n"
+				"    match: { device: eth0, state: live }\n"
+				"    max_zombie_age: 1s\n"
+				"    max_inflight: 2000\n"
+				"  - name: vb-young\n"
+				"    match: { device: vb }\n"
+				"    max_oldest_age: 5s\n"
+				"  - name: vb-old-enough\n"
+				"    match: { pool: 12 }\n"
+				"    max_oldest_age: 1m\n"
+				"  - name: nothing-here\n"
+				"    match: { device: mlx5*, driver: mlx5_core }\n"
+				"    max_inflight: 1\n"
+				"  - name: need-mlx5\n"
+				"    match: { driver: mlx5_core }\n"
+				"    min_pools: 1\n"
+				"  - name: items\n"
+				"    max_item_slow_failed: 0\n"
+				"  - name: complete\n"
+				"    max_losses: 0\n"
+				"  - name: few-losses\n"
+				"    max_losses: 100\n";
 
 static void eval_golden(struct check_report *rep)
 {
@@ -407,24 +407,24 @@ static void test_eval(void)
 
 	eval_golden(&rep);
 	CHECK_INT(rep.n, 14);
-#define V(name, key, want)                                                             \
-	do {                                                                           \
-		r = find(&rep, name, key);                                             \
-		CHECK(r && r->v == (want), "%s %s: %s", name, key,                     \
-		      r ? verdict_name(r->v) : "missing");                             \
+#define V(name, key, want)                                         \
+	do {                                                       \
+		r = find(&rep, name, key);                         \
+		CHECK(r && r->v == (want), "%s %s: %s", name, key, \
+		      r ? verdict_name(r->v) : "missing");         \
 	} while (0)
-	V("eth0-bounded", "max_inflight", VERDICT_FAIL);	/* pool 7: 1200 */
+	V("eth0-bounded", "max_inflight", VERDICT_FAIL); /* pool 7: 1200 */
 	V("eth0-bounded", "max_inflight_bytes", VERDICT_PASS);
-	V("eth0-bounded", "max_oldest_age", VERDICT_FAIL);	/* pool 8: 700 s */
-	V("eth0-bounded", "min_pools", VERDICT_PASS);		/* 7, 8, 9; not freed 13 */
-	V("eth0-zombies", "max_zombie_age", VERDICT_FAIL);	/* pool 9: 75 s */
-	V("live-only", "max_zombie_age", VERDICT_PASS);		/* zombies not matched */
+	V("eth0-bounded", "max_oldest_age", VERDICT_FAIL); /* pool 8: 700 s */
+	V("eth0-bounded", "min_pools", VERDICT_PASS);	   /* 7, 8, 9; not freed 13 */
+	V("eth0-zombies", "max_zombie_age", VERDICT_FAIL); /* pool 9: 75 s */
+	V("live-only", "max_zombie_age", VERDICT_PASS);	   /* zombies not matched */
 	V("live-only", "max_inflight", VERDICT_PASS);
-	V("vb-young", "max_oldest_age", VERDICT_FAIL);		/* >12 s: a lower bound */
-	V("vb-old-enough", "max_oldest_age", VERDICT_PASS);	/* >12 s < 1 m: unproven */
+	V("vb-young", "max_oldest_age", VERDICT_FAIL);	    /* >12 s: a lower bound */
+	V("vb-old-enough", "max_oldest_age", VERDICT_PASS); /* >12 s < 1 m: unproven */
 	V("nothing-here", "max_inflight", VERDICT_PASS);
 	V("need-mlx5", "min_pools", VERDICT_FAIL);
-	V("items", "max_item_slow_failed", VERDICT_ERROR);	/* no item stats */
+	V("items", "max_item_slow_failed", VERDICT_ERROR); /* no item stats */
 	V("complete", "max_losses", VERDICT_FAIL);
 	V("few-losses", "max_losses", VERDICT_PASS);
 	r = find(&rep, "eth0-bounded", "max_inflight");
@@ -449,7 +449,8 @@ static void test_item_stats(void)
 		rows[i].item_stats = true;
 	rows[1].item_slow_failed = 3;
 	parse("rules:\n  - name: items\n    max_item_slow_failed: 0\n"
-	      "  - name: some\n    max_item_slow_failed: 5\n", &rs, &diag);
+	      "  - name: some\n    max_item_slow_failed: 5\n",
+	      &rs, &diag);
 	rules_eval(&rs, &s, &rep);
 	CHECK(rep.n == 2 && rep.r[0].v == VERDICT_FAIL && rep.r[1].v == VERDICT_PASS,
 	      "item stats present: fail then pass");
@@ -497,7 +498,7 @@ static void make_run(struct run_report *rep, struct snapshot *fin, struct pool_r
 	r[2].detach_age_s = 300;
 	r[3] = row(10, "eth0", ROW_FREED, 0);
 	r[3].freed_age_s = 7;
-	r[3].zombie_s = 2;		/* destroyed at NOW-9 */
+	r[3].zombie_s = 2; /* destroyed at NOW-9 */
 	r[4] = row(11, "eth1", ROW_LIVE, 10);
 	r[5] = row(12, "eth1", ROW_FREED, 0);
 	r[5].freed_age_s = 8.5;
@@ -533,10 +534,10 @@ static void test_run_report(void)
 
 	make_run(&rep, &fin, r, base);
 	CHECK_INT(run_report_build(&rep, base, 5, &fin, NOW - 10 * SEC, NOW - 8 * SEC, 5), 0);
-	CHECK_INT(rep.ndestroyed, 4);	/* 8, 10, 12, 13 */
-	CHECK_INT(rep.nstuck, 2);	/* 8, 13 */
+	CHECK_INT(rep.ndestroyed, 4); /* 8, 10, 12, 13 */
+	CHECK_INT(rep.nstuck, 2);     /* 8, 13 */
 	CHECK_INT(rep.nfreed, 2);
-	CHECK_INT(rep.ncreated, 2);	/* 11, 12 */
+	CHECK_INT(rep.ncreated, 2); /* 11, 12 */
 	CHECK_INT(rep.npreexisting, 1);
 	CHECK(!run_report_settled(&rep), "pool 8 is still a zombie");
 	CHECK(rep.n >= 2 && rep.pools[0].stuck && rep.pools[1].stuck, "stuck pools first");
@@ -577,11 +578,13 @@ static void test_run_report(void)
 		rep.pools[i].holders = calloc(1, sizeof(struct run_holder));
 		rep.pools[i].nholders = 1;
 		rep.pools[i].holders[0] = (struct run_holder){ 4242, "ppgen",
-			"udp 192.0.2.2:5001 inode 306415", 151 };
+							       "udp 192.0.2.2:5001 inode 306415",
+							       151 };
 	}
 	CAPTURE(buf, f, run_report_text(f, &rep));
 	CHECK(strstr(buf, "  holder: udp 192.0.2.2:5001 inode 306415, pid 4242 (ppgen), "
-			  "151 pages\n") != NULL, "holder line: %s", buf);
+			  "151 pages\n") != NULL,
+	      "holder line: %s", buf);
 	free(buf);
 	run_report_free(&rep);
 }

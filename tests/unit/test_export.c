@@ -52,8 +52,8 @@ static void make_snapshot(struct snapshot *s, bool items)
 	rows[2].dma = DMA_NOT_MAPPED;
 	rows[2].dma_still_mapped = 0;
 	rows[2].dma_unmapped_at_destroy = -1;
-	rows[3] = row(13, "vb", ROW_FREED, 0);	/* freed: not exported */
-	rows[4] = row(0, "old", ROW_LIVE, 3);	/* a kernel without pool ids */
+	rows[3] = row(13, "vb", ROW_FREED, 0); /* freed: not exported */
+	rows[4] = row(0, "old", ROW_LIVE, 3);  /* a kernel without pool ids */
 	rows[4].bpf = false;
 	if (items) {
 		rows[0].item_stats = rows[1].item_stats = true;
@@ -68,9 +68,12 @@ static void make_snapshot(struct snapshot *s, bool items)
 		rows[0].blocks_dyn_free = 4;
 		/* the block walk: it, not the series' counters, gives the block counts */
 		rows[1].occ_known = true;
-		rows[1].occ = (struct block_occupancy){ .items_per_block = 254, .prealloc = 4,
-							.dynamic = 2, .used_prealloc = 1016,
-							.used_dynamic = 484, .sparse = 1 };
+		rows[1].occ = (struct block_occupancy){ .items_per_block = 254,
+							.prealloc = 4,
+							.dynamic = 2,
+							.used_prealloc = 1016,
+							.used_dynamic = 484,
+							.sparse = 1 };
 	}
 	memset(s, 0, sizeof(*s));
 	s->rows = rows;
@@ -158,15 +161,16 @@ static void test_render_structure(void)
 		if (line[0] == '#')
 			continue;
 		CHECK(!strncmp(line, fam, strlen(fam)) &&
-		      (line[strlen(fam)] == '{' || line[strlen(fam)] == ' '),
+			      (line[strlen(fam)] == '{' || line[strlen(fam)] == ' '),
 		      "sample '%s' outside its family '%s'", line, fam);
 	}
 	n = prom_families(&h);
-	CHECK_INT(types, n);	/* with item stats and self stats, every family */
+	CHECK_INT(types, n); /* with item stats and self stats, every family */
 	for (i = 0; i < n; i++) {
 		size_t l = strlen(h[i].name);
 
-		CHECK(!strcmp(h[i].type, "counter") == (l > 6 && !strcmp(h[i].name + l - 6, "_total")),
+		CHECK(!strcmp(h[i].type, "counter") ==
+			      (l > 6 && !strcmp(h[i].name + l - 6, "_total")),
 		      "%s: counters and only counters end in _total", h[i].name);
 		CHECK(!strncmp(h[i].name, "ppwatch_", 8) || !strncmp(h[i].name, "process_", 8),
 		      "%s: namespace", h[i].name);
@@ -187,7 +191,7 @@ static void test_totals_wrap(void)
 	prom_totals_update(&t, &s);
 	x = prom_totals_find(&t, &rows[0]);
 	CHECK(x && x->hold == 0xfffffff0u, "first sight: the kernel's value");
-	rows[0].hold_cnt = 0x10;	/* wrapped: +0x20 */
+	rows[0].hold_cnt = 0x10; /* wrapped: +0x20 */
 	rows[0].release_cnt = 0xffffff10u;
 	prom_totals_update(&t, &s);
 	x = prom_totals_find(&t, &rows[0]);
@@ -215,10 +219,12 @@ static void test_negotiate(void)
 	/* what Prometheus 2.42 sends */
 	CHECK_INT(prom_negotiate("application/openmetrics-text;version=1.0.0,application/"
 				 "openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;"
-				 "q=0.5,*/*;q=0.1"), PROM_OPENMETRICS);
+				 "q=0.5,*/*;q=0.1"),
+		  PROM_OPENMETRICS);
 	CHECK_INT(prom_negotiate("application/openmetrics-text"), PROM_OPENMETRICS);
 	CHECK_INT(prom_negotiate("application/openmetrics-text; version=1.0.0; q=0.2, "
-				 "text/plain; q=0.9"), PROM_TEXT);
+				 "text/plain; q=0.9"),
+		  PROM_TEXT);
 	CHECK_INT(prom_negotiate("application/openmetrics-text;q=0"), PROM_TEXT);
 	CHECK_INT(prom_negotiate("application/openmetrics-text;version=0.0.1"), PROM_TEXT);
 	CHECK_STR(prom_content_type(PROM_TEXT), "text/plain; version=0.0.4; charset=utf-8");

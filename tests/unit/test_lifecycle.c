@@ -10,8 +10,13 @@
 
 static struct ppw_event ev(__u32 type, __u64 t, __s32 inflight, __u64 cnt)
 {
-	struct ppw_event e = { .type = type, .ts_ns = t * SEC, .pool = 0x1000, .gen = 3, .id = 9,
-			       .inflight = inflight, .cnt = cnt };
+	struct ppw_event e = { .type = type,
+			       .ts_ns = t * SEC,
+			       .pool = 0x1000,
+			       .gen = 3,
+			       .id = 9,
+			       .inflight = inflight,
+			       .cnt = cnt };
 
 	e.rec.addr = 0x1000;
 	e.rec.gen = 3;
@@ -47,22 +52,22 @@ static void test_timeline(void)
 		e = ev(PPW_EV_RETRY, 100 + i - 1, 500, i);
 		life_on_bpf(&lc, &e, i - 1, out);
 	}
-	CHECK_INT(out[0].retry, 99);		/* destroy_cnt - 1 */
+	CHECK_INT(out[0].retry, 99); /* destroy_cnt - 1 */
 	p = life_find(&lc, 0x1000, 3);
 	CHECK(p != NULL, "pool");
 	CHECK_INT(p->retries, 99);
-	CHECK_INT(p->nevents, LIFE_MAX_EVENTS);	/* bounded ... */
+	CHECK_INT(p->nevents, LIFE_MAX_EVENTS); /* bounded ... */
 	CHECK_INT(p->dropped_events, 101 - LIFE_MAX_EVENTS);
-	CHECK_INT(p->events[LIFE_MAX_EVENTS - 1].retry, 99);	/* ... keeping the latest */
-	CHECK_INT(p->nsamples, 3);		/* 10, then a flat stretch of 500 */
+	CHECK_INT(p->events[LIFE_MAX_EVENTS - 1].retry, 99); /* ... keeping the latest */
+	CHECK_INT(p->nsamples, 3);			     /* 10, then a flat stretch of 500 */
 
 	now = 150 * SEC;
-	CHECK_INT(life_tick(&lc, now, age_from_100, &now, out, 4), 0);	/* 50 s: not yet */
+	CHECK_INT(life_tick(&lc, now, age_from_100, &now, out, 4), 0); /* 50 s: not yet */
 	now = 161 * SEC;
 	CHECK_INT(life_tick(&lc, now, age_from_100, &now, out, 4), 1);
 	CHECK_INT(out[0].kind, LE_STALLED);
 	CHECK_NEAR(out[0].detach_age_s, 61, 1e-9);
-	CHECK_INT(life_tick(&lc, now, age_from_100, &now, out, 4), 0);	/* once */
+	CHECK_INT(life_tick(&lc, now, age_from_100, &now, out, 4), 0); /* once */
 
 	e = ev(PPW_EV_FREED, 170, 0, 71);
 	CHECK_INT(life_on_bpf(&lc, &e, 70, out), 1);

@@ -35,11 +35,11 @@ static void live_veth(struct pool_obs *o)
 	r->pool_size = 256;
 	r->first_seen_ns = NOW - 10 * SEC;
 	r->base_hold = 1000;
-	r->base_release = 900;		/* 100 out when first seen */
+	r->base_release = 900; /* 100 out when first seen */
 	r->hold_cnt = 1000 + 60;
-	r->release_cnt = 900 + 20;	/* 20 releases since ... */
+	r->release_cnt = 900 + 20; /* 20 releases since ... */
 	r->ledger_holds = 60;
-	r->ledger_releases = 20;	/* ... all of ledger pages */
+	r->ledger_releases = 20; /* ... all of ledger pages */
 	o->ledger_pages = 40;
 	o->oldest_hold_ns = NOW - 4 * SEC;
 }
@@ -57,7 +57,7 @@ static void zombie(struct pool_obs *o)
 	r->ifindex = 3;
 	snprintf(r->ifname, sizeof(r->ifname), "vb");
 	r->netns_ino = 4026532246U;
-	r->order = 1;			/* 8 KiB pages */
+	r->order = 1; /* 8 KiB pages */
 	r->state = PPW_POOL_DETACHED;
 	r->first_seen_ns = NOW - 100 * SEC;
 	r->detach_ns = NOW - 75 * SEC;
@@ -204,8 +204,8 @@ static void test_classify(void)
 	CHECK_INT(pool_classify(&obs[0]), ROW_LIVE);
 	CHECK_INT(pool_classify(&obs[1]), ROW_ZOMBIE);
 	CHECK_INT(pool_classify(&obs[2]), ROW_FREED);
-	CHECK_INT(pool_classify(&obs[3]), ROW_ZOMBIE);	/* netlink detach-time */
-	CHECK_INT(pool_classify(&obs[4]), ROW_ZOMBIE);	/* destroy_cnt */
+	CHECK_INT(pool_classify(&obs[3]), ROW_ZOMBIE); /* netlink detach-time */
+	CHECK_INT(pool_classify(&obs[4]), ROW_ZOMBIE); /* destroy_cnt */
 	CHECK_STR(row_state_name(ROW_ZOMBIE), "zombie");
 }
 
@@ -225,14 +225,14 @@ static void test_counts(void)
 	CHECK_INT(r->ledger_pages, 40);
 	CHECK_INT(r->untracked, 0);
 	CHECK_STR(r->device, "vb");
-	CHECK_NAN(r->hold_per_s);		/* first snapshot: no rate */
+	CHECK_NAN(r->hold_per_s); /* first snapshot: no rate */
 	/* before-start pages are at least as old as first sight */
 	CHECK_NEAR(r->oldest_age_s, 10, 1e-9);
 	CHECK(r->oldest_at_least, "oldest is a lower bound");
 
 	r = row(&s, 8);
 	CHECK_INT(r->inflight, 500);
-	CHECK_INT(r->inflight_bytes, 500 * 8192);	/* order 1 */
+	CHECK_INT(r->inflight_bytes, 500 * 8192); /* order 1 */
 	CHECK_NEAR(r->detach_age_s, 75, 1e-9);
 	CHECK_NEAR(r->oldest_age_s, 90, 1e-9);
 	CHECK(!r->oldest_at_least, "ledger age is exact");
@@ -254,16 +254,16 @@ static void test_counts(void)
 	CHECK(!r->bpf, "netlink-only row");
 	CHECK_INT(r->inflight, 1);
 	CHECK_INT(r->inflight_bytes, 4096);
-	CHECK_NEAR(r->detach_age_s, 100, 1e-9);		/* 1000 s - 900 s */
+	CHECK_NEAR(r->detach_age_s, 100, 1e-9); /* 1000 s - 900 s */
 	CHECK_STR(r->device, "eni0");
 
 	r = row(&s, 12);
-	CHECK_NEAR(r->detach_age_s, 120, 1e-9);		/* ktime_t, ns */
+	CHECK_NEAR(r->detach_age_s, 120, 1e-9); /* ktime_t, ns */
 	CHECK_STR(r->device, "0000:03:00.0");
 	CHECK_INT(r->before_start, 3);
 
 	r = row(&s, 13);
-	CHECK_INT(r->untracked, 10);			/* ledger full */
+	CHECK_INT(r->untracked, 10); /* ledger full */
 	snapshot_free(&s);
 
 	/* the same kernel field in seconds (kernels before 28b225282d44) */
@@ -294,7 +294,7 @@ static void test_rates(void)
 	snapshot_free(&a);
 	a = b;
 	rd.now_ns += SEC;
-	obs[5].rec.hold_cnt = 0x10;	/* wrapped: 0x20 holds */
+	obs[5].rec.hold_cnt = 0x10; /* wrapped: 0x20 holds */
 	CHECK_INT(snapshot_build(&b, &rd, &a), 0);
 	CHECK_NEAR(row(&b, 13)->hold_per_s, 32, 1e-9);
 	snapshot_free(&a);
@@ -316,14 +316,14 @@ static void test_filter_sort_group(void)
 
 	snapshot_build(&s, &rd, NULL);
 	snapshot_filter(&s, f2, 2);
-	CHECK_INT(s.n, 3);	/* pool 11, and both vmxnet3 pools */
+	CHECK_INT(s.n, 3); /* pool 11, and both vmxnet3 pools */
 	snapshot_free(&s);
 
 	snapshot_build(&s, &rd, NULL);
 	CHECK_INT(render_sort_pools(&s, "inflight", false), 0);
-	CHECK_INT(s.rows[0].id, 8);			/* biggest first */
+	CHECK_INT(s.rows[0].id, 8); /* biggest first */
 	CHECK_INT(render_sort_pools(&s, "detach_age_s", false), 0);
-	CHECK_INT(s.rows[0].id, 12);			/* unknowns last */
+	CHECK_INT(s.rows[0].id, 12); /* unknowns last */
 	CHECK_NAN(s.rows[s.n - 1].detach_age_s);
 	CHECK_INT(render_sort_pools(&s, "device", false), 0);
 	CHECK_STR(s.rows[0].device, "0000:03:00.0");
@@ -332,7 +332,7 @@ static void test_filter_sort_group(void)
 	snapshot_drop_freed(&s);
 	CHECK_INT(s.n, 5);
 	CHECK_INT(snapshot_group_by_device(&s, &g, &n), 0);
-	CHECK_INT(n, 4);	/* vb, eni0, 0000:03:00.0, eth0 */
+	CHECK_INT(n, 4); /* vb, eni0, 0000:03:00.0, eth0 */
 	CHECK_INT(render_sort_groups(g, n, "zombie.refs", false), 0);
 	CHECK_STR(g[0].device, "vb");
 	CHECK_INT(g[0].page_pools, 2);
@@ -352,16 +352,16 @@ static void test_dma(void)
 	/* dma_mapped xarray: the first scrub unmapped everything */
 	make_reading(true);
 	rd.regime = UNMAP_XARRAY;
-	obs[1].rec.unmap_ns = 0;				/* a stock kernel: no event */
+	obs[1].rec.unmap_ns = 0; /* a stock kernel: no event */
 	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
-	CHECK_INT(row(&s, 7)->dma, DMA_NOT_MAPPED);		/* veth never maps */
+	CHECK_INT(row(&s, 7)->dma, DMA_NOT_MAPPED); /* veth never maps */
 	r = row(&s, 8);
 	CHECK_INT(r->dma, DMA_UNMAPPED);
 	CHECK_INT(r->dma_unmapped_at_destroy, 620);
 	CHECK_INT(r->dma_still_mapped, 0);
 	CHECK_NEAR(r->dma_unmap_age_s, 75, 1e-9);
 	CHECK(!r->unmap_seen, "no unmap event on a stock kernel");
-	CHECK_INT(row(&s, 11)->dma, DMA_UNKNOWN);		/* netlink only */
+	CHECK_INT(row(&s, 11)->dma, DMA_UNKNOWN); /* netlink only */
 	snapshot_free(&s);
 	/* ... with the xarray series: page_pool_inflight_unmap says how many */
 	obs[1].rec.unmap_ns = NOW - 74 * SEC;
@@ -403,11 +403,11 @@ static void test_dma(void)
 	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
 	CHECK_INT(row(&s, 8)->dma, DMA_UNMAP_PENDING);
 	snapshot_free(&s);
-	obs[1].rec.destroy_cnt = 2;				/* a retry: destroy returned */
+	obs[1].rec.destroy_cnt = 2; /* a retry: destroy returned */
 	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
 	CHECK_INT(row(&s, 8)->dma, DMA_UNMAPPED);
 	snapshot_free(&s);
-	obs[1].rec.unmap_ns = NOW - 74 * SEC;			/* the series' tracepoint */
+	obs[1].rec.unmap_ns = NOW - 74 * SEC; /* the series' tracepoint */
 	obs[1].rec.unmapped_pages = 615;
 	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
 	r = row(&s, 8);
@@ -482,7 +482,7 @@ static void test_levels(void)
 	rd.n = 1;
 	CHECK(!snapshot_build(&s, &rd, NULL), "build");
 	r = row(&s, 7);
-	CHECK_INT(r->inflight, 140); /* exact at every level */
+	CHECK_INT(r->inflight, 140);	/* exact at every level */
 	CHECK_INT(r->ledger_pages, -1); /* no ledger */
 	CHECK_INT(r->before_start, -1);
 	CHECK_INT(r->untracked, -1);

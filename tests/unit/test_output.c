@@ -111,10 +111,19 @@ static void get(const void *p, int c, struct oval *v, void *ctx)
 	const struct r *r = p;
 
 	switch (c) {
-	case 0: OV_STR(v, r->name); break;
-	case 1: OV_U64(v, r->a); break;
-	case 2: OV_U64(v, r->b); v->null = !r->b; break;
-	case 3: OV_BOOL(v, true); break;
+	case 0:
+		OV_STR(v, r->name);
+		break;
+	case 1:
+		OV_U64(v, r->a);
+		break;
+	case 2:
+		OV_U64(v, r->b);
+		v->null = !r->b;
+		break;
+	case 3:
+		OV_BOOL(v, true);
+		break;
 	}
 }
 
@@ -140,8 +149,8 @@ static void test_columns(void)
 		       "{\"name\":\"b\",\"x\":{\"a\":1,\"b\":null},\"hidden\":true}]\n");
 	free(buf);
 	CHECK_INT(ocol_find(&ov, "x.b"), 2);
-	CHECK_INT(ocol_find(&ov, "h"), 3);	/* unique prefix */
-	CHECK_INT(ocol_find(&ov, "x."), -1);	/* ambiguous */
+	CHECK_INT(ocol_find(&ov, "h"), 3);   /* unique prefix */
+	CHECK_INT(ocol_find(&ov, "x."), -1); /* ambiguous */
 	CHECK_INT(out_sort(rows, 2, sizeof(rows[0]), &ov, "x.a", true), 0);
 	CHECK_STR(rows[0].name, "b");
 }

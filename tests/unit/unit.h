@@ -15,31 +15,29 @@
 static int unit_failures, unit_checks;
 static const char *unit_golden_dir = "tests/unit/golden";
 
-#define CHECK(cond, ...)                                                              \
-	do {                                                                          \
-		unit_checks++;                                                        \
-		if (!(cond)) {                                                        \
-			unit_failures++;                                              \
-			printf("not ok - %s:%d: %s: ", __FILE__, __LINE__, #cond);    \
-			printf(__VA_ARGS__);                                          \
-			printf("\n");                                                 \
-		}                                                                     \
+#define CHECK(cond, ...)                                                           \
+	do {                                                                       \
+		unit_checks++;                                                     \
+		if (!(cond)) {                                                     \
+			unit_failures++;                                           \
+			printf("not ok - %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+			printf(__VA_ARGS__);                                       \
+			printf("\n");                                              \
+		}                                                                  \
 	} while (0)
 
-#define CHECK_INT(a, b)                                                               \
-	CHECK((long long)(a) == (long long)(b), "%lld != %lld", (long long)(a),        \
-	      (long long)(b))
+#define CHECK_INT(a, b) \
+	CHECK((long long)(a) == (long long)(b), "%lld != %lld", (long long)(a), (long long)(b))
 #define CHECK_STR(a, b) CHECK(!strcmp((a), (b)), "'%s' != '%s'", (a), (b))
-#define CHECK_NEAR(a, b, eps)                                                         \
-	CHECK(fabs((double)(a) - (double)(b)) <= (eps), "%g != %g", (double)(a),        \
-	      (double)(b))
+#define CHECK_NEAR(a, b, eps) \
+	CHECK(fabs((double)(a) - (double)(b)) <= (eps), "%g != %g", (double)(a), (double)(b))
 #define CHECK_NAN(a) CHECK(isnan(a), "%g is not NaN", (double)(a))
 
-#define TEST(fn)                                                                      \
-	do {                                                                          \
-		int before = unit_failures;                                           \
-		fn();                                                                 \
-		printf("%s - %s\n", unit_failures == before ? "ok" : "not ok", #fn);  \
+#define TEST(fn)                                                                     \
+	do {                                                                         \
+		int before = unit_failures;                                          \
+		fn();                                                                \
+		printf("%s - %s\n", unit_failures == before ? "ok" : "not ok", #fn); \
 	} while (0)
 
 static inline int unit_done(void)
@@ -83,12 +81,12 @@ static inline void check_golden(const char *name, const char *buf)
 }
 
 /* Capture what fn writes to a FILE into a malloc'd string. */
-#define CAPTURE(buf, f, body)                                                         \
-	do {                                                                          \
-		size_t _len;                                                          \
-		FILE *f = open_memstream(&(buf), &_len);                              \
-		body;                                                                 \
-		fclose(f);                                                            \
+#define CAPTURE(buf, f, body)                            \
+	do {                                             \
+		size_t _len;                             \
+		FILE *f = open_memstream(&(buf), &_len); \
+		body;                                    \
+		fclose(f);                               \
 	} while (0)
 
 #endif /* __PPWATCH_UNIT_H */

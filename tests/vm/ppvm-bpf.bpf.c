@@ -84,15 +84,14 @@ static __always_inline int block_ev(__u32 kind, struct page_pool *pool,
 }
 
 SEC("tp_btf/page_pool_item_block_alloc")
-int BPF_PROG(block_alloc, struct page_pool *pool,
-	     struct page_pool_item_block___ppvm *block, u32 dyn)
+int BPF_PROG(block_alloc, struct page_pool *pool, struct page_pool_item_block___ppvm *block,
+	     u32 dyn)
 {
 	return block_ev(PPVM_BLOCK_ALLOC, pool, block, dyn);
 }
 
 SEC("tp_btf/page_pool_item_block_free")
-int BPF_PROG(block_free, struct page_pool *pool,
-	     struct page_pool_item_block___ppvm *block, u32 dyn)
+int BPF_PROG(block_free, struct page_pool *pool, struct page_pool_item_block___ppvm *block, u32 dyn)
 {
 	return block_ev(PPVM_BLOCK_FREE, pool, block, dyn);
 }
@@ -115,8 +114,8 @@ int BPF_PROG(fast_empty, struct page_pool *pool)
 
 /* the item-block series: (pool, inflight, unmapped, blocks, duration_ns) */
 SEC("tp_btf/page_pool_destroy_unmap")
-int BPF_PROG(destroy_unmap5, struct page_pool *pool, s32 inflight, u32 unmapped,
-	     u32 blocks, u64 duration_ns)
+int BPF_PROG(destroy_unmap5, struct page_pool *pool, s32 inflight, u32 unmapped, u32 blocks,
+	     u64 duration_ns)
 {
 	struct page_pool___ppvm *p = (void *)pool;
 	struct ppvm_ev *e = ev_new(PPVM_DESTROY_UNMAP, pool);
@@ -161,10 +160,10 @@ int BPF_PROG(inflight_unmap, struct page_pool *pool, s32 inflight, u32 unmapped)
  *    which is never at the offset of an lentry within an item.
  */
 struct scan_ctx {
-	__u64 items;		/* address of items[0] */
+	__u64 items; /* address of items[0] */
 	__u32 isize;
-	__u32 ioff;		/* offset of items[] in the block */
-	__u32 loff;		/* offset of lentry in an item */
+	__u32 ioff; /* offset of items[] in the block */
+	__u32 loff; /* offset of lentry in an item */
 	__u32 inuse;
 };
 
@@ -218,9 +217,12 @@ int BPF_PROG(release, struct page_pool *pool, s32 inflight, u32 hold, u32 releas
 				inuse -= nitems - cur_idx;
 		} else {
 			struct scan_ctx c = {
-				.items = (__u64)b + bpf_core_field_offset(struct page_pool_item_block___ppvm, items),
+				.items = (__u64)b +
+					 bpf_core_field_offset(struct page_pool_item_block___ppvm,
+							       items),
 				.isize = bpf_core_type_size(struct page_pool_item___ppvm),
-				.ioff = bpf_core_field_offset(struct page_pool_item_block___ppvm, items),
+				.ioff = bpf_core_field_offset(struct page_pool_item_block___ppvm,
+							      items),
 				.loff = bpf_core_field_offset(struct page_pool_item___ppvm, lentry),
 			};
 
@@ -249,7 +251,7 @@ int BPF_PROG(release, struct page_pool *pool, s32 inflight, u32 hold, u32 releas
 	e->v[2] = sum;
 	e->v[3] = BPF_CORE_READ(p, item_blks_prealloc);
 	e->v[4] = BPF_CORE_READ(p, item_blks_dyn);
-	e->v[5] = node == head;	/* the walk saw the whole list */
+	e->v[5] = node == head; /* the walk saw the whole list */
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }

@@ -49,31 +49,31 @@ static int on_ev(void *ctx, void *data, size_t len)
 	case PPVM_BLOCK_ALLOC:
 	case PPVM_BLOCK_FREE:
 		printf("%s id=%u pool=%llx block=%llx pp=%llx flags=%llu ref=%lld prealloc=%llu dyn=%llu arg_dyn=%llu\n",
-		       e->kind == PPVM_BLOCK_ALLOC ? "block_alloc" : "block_free",
-		       e->id, (unsigned long long)e->pool, (unsigned long long)e->block,
-		       v[0], v[1], (long long)(int)v[2], v[3], v[4], v[5]);
+		       e->kind == PPVM_BLOCK_ALLOC ? "block_alloc" : "block_free", e->id,
+		       (unsigned long long)e->pool, (unsigned long long)e->block, v[0], v[1],
+		       (long long)(int)v[2], v[3], v[4], v[5]);
 		break;
 	case PPVM_FAST_EMPTY:
-		printf("fast_empty id=%u pool=%llx inflight=%lld exhausted=%llu dyn=%llu\n",
-		       e->id, (unsigned long long)e->pool, (long long)(int)v[0], v[1], v[4]);
+		printf("fast_empty id=%u pool=%llx inflight=%lld exhausted=%llu dyn=%llu\n", e->id,
+		       (unsigned long long)e->pool, (long long)(int)v[0], v[1], v[4]);
 		break;
 	case PPVM_DESTROY_UNMAP:
-		printf("destroy_unmap id=%u pool=%llx inflight=%lld unmapped=%llu",
-		       e->id, (unsigned long long)e->pool, (long long)(int)v[0], v[1]);
+		printf("destroy_unmap id=%u pool=%llx inflight=%lld unmapped=%llu", e->id,
+		       (unsigned long long)e->pool, (long long)(int)v[0], v[1]);
 		if (e->nargs == 5)
-			printf(" blocks=%llu duration_ns=%llu prealloc=%llu dyn=%llu",
-			       v[2], v[3], v[4], v[5]);
+			printf(" blocks=%llu duration_ns=%llu prealloc=%llu dyn=%llu", v[2], v[3],
+			       v[4], v[5]);
 		printf("\n");
 		break;
 	case PPVM_BLOCK:
 		printf("block id=%u pool=%llx block=%llx flags=%llu ref=%lld inuse=%llu items=%llu\n",
-		       e->id, (unsigned long long)e->pool, (unsigned long long)e->block,
-		       v[0], (long long)(int)v[1], v[2], v[3]);
+		       e->id, (unsigned long long)e->pool, (unsigned long long)e->block, v[0],
+		       (long long)(int)v[1], v[2], v[3]);
 		break;
 	case PPVM_BLOCKS:
 		printf("blocks id=%u pool=%llx inflight=%lld n=%llu inuse=%llu prealloc=%llu dyn=%llu complete=%llu\n",
-		       e->id, (unsigned long long)e->pool, (long long)(int)v[0], v[1], v[2],
-		       v[3], v[4], v[5]);
+		       e->id, (unsigned long long)e->pool, (long long)(int)v[0], v[1], v[2], v[3],
+		       v[4], v[5]);
 		break;
 	}
 	fflush(stdout);
@@ -91,12 +91,12 @@ static int tp_nargs(const struct btf *vmlinux, const char *name)
 	id = btf__find_by_name_kind(vmlinux, tname, BTF_KIND_TYPEDEF);
 	if (id < 0)
 		return -1;
-	t = btf__type_by_id(vmlinux, id);			/* typedef */
-	t = btf__type_by_id(vmlinux, t->type);			/* pointer */
-	t = btf__type_by_id(vmlinux, t->type);			/* func proto */
+	t = btf__type_by_id(vmlinux, id);      /* typedef */
+	t = btf__type_by_id(vmlinux, t->type); /* pointer */
+	t = btf__type_by_id(vmlinux, t->type); /* func proto */
 	if (!t || !btf_is_func_proto(t))
 		return -1;
-	return btf_vlen(t) - 1;				/* less void *__data */
+	return btf_vlen(t) - 1; /* less void *__data */
 }
 
 int main(int argc, char **argv)
@@ -141,11 +141,12 @@ int main(int argc, char **argv)
 		/* the block walk only where pools have item blocks */
 		bool on = have == progs[i].nargs &&
 			  (i != 5 || btf__find_by_name_kind(vmlinux, "page_pool_item_block",
-							     BTF_KIND_STRUCT) > 0);
+							    BTF_KIND_STRUCT) > 0);
 
 		bpf_program__set_autoload(progs[i].prog, on);
 		if (on) {
-			strncat(attached, attached[0] ? "," : "", sizeof(attached) - strlen(attached) - 1);
+			strncat(attached, attached[0] ? "," : "",
+				sizeof(attached) - strlen(attached) - 1);
 			strncat(attached, bpf_program__name(progs[i].prog),
 				sizeof(attached) - strlen(attached) - 1);
 		}

@@ -4,12 +4,12 @@
 #define PPVM_BPF_H
 
 enum ppvm_kind {
-	PPVM_BLOCK_ALLOC = 1,	/* v: block->pp, flags, ref, pool prealloc, pool dyn, arg dyn */
-	PPVM_BLOCK_FREE,	/* same */
-	PPVM_FAST_EMPTY,	/* v: inflight, items_exhausted, -, -, pool dyn */
-	PPVM_DESTROY_UNMAP,	/* v: inflight, unmapped, blocks, duration_ns, prealloc, dyn */
-	PPVM_BLOCK,		/* v: flags, ref, in use, items per block */
-	PPVM_BLOCKS,		/* v: inflight, blocks, in use, prealloc, dyn, complete */
+	PPVM_BLOCK_ALLOC = 1, /* v: block->pp, flags, ref, pool prealloc, pool dyn, arg dyn */
+	PPVM_BLOCK_FREE,      /* same */
+	PPVM_FAST_EMPTY,      /* v: inflight, items_exhausted, -, -, pool dyn */
+	PPVM_DESTROY_UNMAP,   /* v: inflight, unmapped, blocks, duration_ns, prealloc, dyn */
+	PPVM_BLOCK,	      /* v: flags, ref, in use, items per block */
+	PPVM_BLOCKS,	      /* v: inflight, blocks, in use, prealloc, dyn, complete */
 };
 
 struct ppvm_ev {

@@ -30,10 +30,10 @@
 #include <ynl.h>
 #include "netdev-user.h"
 
-#define PUT(name, present, val)						\
-	do {								\
-		if (present)						\
-			printf(" %s=%" PRIu64, name, (uint64_t)(val));	\
+#define PUT(name, present, val)                                        \
+	do {                                                           \
+		if (present)                                           \
+			printf(" %s=%" PRIu64, name, (uint64_t)(val)); \
 	} while (0)
 
 static void put_pool(const char *what, const struct netdev_page_pool_get_rsp *pp)
@@ -47,8 +47,7 @@ static void put_pool(const char *what, const struct netdev_page_pool_get_rsp *pp
 	PUT("detach-time", pp->_present.detach_time, pp->detach_time);
 	PUT("dmabuf", pp->_present.dmabuf, pp->dmabuf);
 #ifdef HAVE_NETDEV_A_PAGE_POOL_ITEM_MEM_PREALLOC
-	PUT("item-mem-prealloc", pp->_present.item_mem_prealloc,
-	    pp->item_mem_prealloc);
+	PUT("item-mem-prealloc", pp->_present.item_mem_prealloc, pp->item_mem_prealloc);
 	PUT("item-mem-dyn", pp->_present.item_mem_dyn, pp->item_mem_dyn);
 #endif
 	printf("\n");
@@ -87,13 +86,10 @@ static int dump_stats(struct ynl_sock *ys)
 		PUT("alloc-empty", s->_present.alloc_empty, s->alloc_empty);
 		PUT("alloc-refill", s->_present.alloc_refill, s->alloc_refill);
 		PUT("alloc-waive", s->_present.alloc_waive, s->alloc_waive);
-		PUT("recycle-cached", s->_present.recycle_cached,
-		    s->recycle_cached);
-		PUT("recycle-cache-full", s->_present.recycle_cache_full,
-		    s->recycle_cache_full);
+		PUT("recycle-cached", s->_present.recycle_cached, s->recycle_cached);
+		PUT("recycle-cache-full", s->_present.recycle_cache_full, s->recycle_cache_full);
 		PUT("recycle-ring", s->_present.recycle_ring, s->recycle_ring);
-		PUT("recycle-ring-full", s->_present.recycle_ring_full,
-		    s->recycle_ring_full);
+		PUT("recycle-ring-full", s->_present.recycle_ring_full, s->recycle_ring_full);
 		PUT("recycle-released-refcnt", s->_present.recycle_released_refcnt,
 		    s->recycle_released_refcnt);
 #ifdef HAVE_NETDEV_A_PAGE_POOL_STATS_ALLOC_DMA_INDEX_FAILED

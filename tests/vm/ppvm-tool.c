@@ -242,20 +242,19 @@ static int cmd_send(const char *addr, int port, long count, long size, bool pace
 	while (sent < count) {
 		/* bursts of 16, then 2 ms: keeps rx rings from overflowing */
 		for (int i = 0; i < 16 && sent < count; i++, sent++)
-			if (sendto(fd, payload, size, 0, (struct sockaddr *)&sin,
-				   sizeof(sin)) < 0)
+			if (sendto(fd, payload, size, 0, (struct sockaddr *)&sin, sizeof(sin)) < 0)
 				fail++;
 		if (paced)
 			nanosleep(&gap, NULL);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (paced)
-		printf("sent %ld datagrams of %ld bytes to %s:%d (%ld send errors)\n",
-		       sent - fail, size, addr, port, fail);
+		printf("sent %ld datagrams of %ld bytes to %s:%d (%ld send errors)\n", sent - fail,
+		       size, addr, port, fail);
 	else
 		printf("flood sent=%ld errors=%ld ns=%lld\n", sent - fail, fail,
 		       (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
-		       (t1.tv_nsec - t0.tv_nsec));
+			       (t1.tv_nsec - t0.tv_nsec));
 	close(fd);
 	return fail == count;
 }
@@ -473,10 +472,9 @@ int main(int argc, char **argv)
 		return cmd_send(argv[2], atoi(argv[3]), atol(argv[4]), atol(argv[5]), true);
 	if (!strcmp(cmd, "flood") && argc == 6)
 		return cmd_send(argv[2], atoi(argv[3]), atol(argv[4]), atol(argv[5]), false);
-	fprintf(stderr,
-		"usage: ppvm-tool xdp-attach IF | xdp-detach IF | sink ADDR PORT |\n"
-		"                 send|flood ADDR PORT COUNT SIZE |\n"
-		"                 live PORT COUNT HOLD_S [DRAIN_MS SECS] |\n"
-		"                 live-tx IFNAME COUNT\n");
+	fprintf(stderr, "usage: ppvm-tool xdp-attach IF | xdp-detach IF | sink ADDR PORT |\n"
+			"                 send|flood ADDR PORT COUNT SIZE |\n"
+			"                 live PORT COUNT HOLD_S [DRAIN_MS SECS] |\n"
+			"                 live-tx IFNAME COUNT\n");
 	return 2;
 }
