@@ -131,9 +131,14 @@ $(SAN_OUT)/tests $(addprefix $(SAN_OUT)/cli/,$(PURE_DIRS)) $(addprefix $(FUZZ_OU
 	$(Q)mkdir -p $@
 
 # --- BPF ---------------------------------------------------------------------
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX) | $(OUTPUT)/bpf
+# Each object depends on the headers it includes (clang -MMD), not on all of
+# bpf/; an object without its .d file (built before it had one) is rebuilt.
+# (named, so make does not take them for intermediate files it may skip)
+BPF_DEPS := $(BPF_OBJS:.o=.d)
+$(BPF_DEPS): ;
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/bpf/%.bpf.d $(VMLINUX) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPFCFLAGS) -c $< -o $(@:.bpf.o=.tmp.bpf.o)
+	$(Q)$(CLANG) $(BPFCFLAGS) -MMD -MP -MT $@ -MF $(@:.bpf.o=.bpf.d) -c $< -o $(@:.bpf.o=.tmp.bpf.o)
 	$(Q)$(LLVM_STRIP) -g $(@:.bpf.o=.tmp.bpf.o)
 	$(Q)cp $(@:.bpf.o=.tmp.bpf.o) $@
 
@@ -397,7 +402,8 @@ help:
 
 .DELETE_ON_ERROR:
 
--include $(wildcard $(OUTPUT)/cli/*/*.d $(OUTPUT)/cli/*.d $(SAN_OUT)/cli/*/*.d $(FUZZ_OUT)/cli/*/*.d)
+-include $(wildcard $(OUTPUT)/cli/*/*.d $(OUTPUT)/cli/*.d $(SAN_OUT)/cli/*/*.d $(FUZZ_OUT)/cli/*/*.d \
+	$(OUTPUT)/bpf/*.bpf.d)
 
 # the kernel series' build-and-boot rig (issue: patches/ and the VM tests)
 -include kernel/kernel.mk
