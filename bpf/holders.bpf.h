@@ -207,6 +207,8 @@ static __always_inline void scan_skb(struct pp_walk *w, struct sk_buff *skb)
 	if (fl.cur) {
 		fl.w = w;
 		bpf_loop(PPW_MAX_FRAGLIST, fraglist_cb, &fl, 0);
+		if (fl.cur) /* longer than the bound: its pages stay unattributed */
+			cnt_inc(PPW_CNT_SCAN_TRUNC);
 	}
 }
 
@@ -384,6 +386,8 @@ static long defer_cpu_cb(__u64 cpu, void *data)
 		d->w.cur = defer_list_head(cpu, node, &d->readable);
 		if (d->w.cur)
 			bpf_loop(cfg_max_skbs, defer_skb_cb, &d->w, 0);
+		if (d->w.cur) /* more skbs than cfg_max_skbs */
+			cnt_inc(PPW_CNT_SCAN_TRUNC);
 	}
 	r = bpf_map_lookup_elem(&scan_scratch, &zero);
 	if (!r)
@@ -404,6 +408,8 @@ static __noinline int scan_defer_lists(struct seq_file *seq)
 	d.w.seq = seq;
 	d.w.where = PPW_IN_DEFER;
 	bpf_loop(PPW_MAX_CPUS, defer_cpu_cb, &d, 0);
+	if (cfg_nr_cpus > PPW_MAX_CPUS) /* the CPUs past the bound are not walked */
+		cnt_add(PPW_CNT_SCAN_TRUNC, cfg_nr_cpus - PPW_MAX_CPUS);
 	return 0;
 }
 

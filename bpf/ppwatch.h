@@ -18,6 +18,37 @@
 #define PPW_DEVNAMSIZ 32
 #define PPW_DRVNAMSIZ 16
 
+/*
+ * ---- walk bounds -----------------------------------------------------------
+ * Every bound of a BPF walk (bpf_loop counts and loop limits), in one place:
+ * what a walk stops at is counted (PPW_CNT_DISCOVERY_TRUNC,
+ * PPW_CNT_SCAN_TRUNC) or reported as truncated, never silent.
+ */
+
+/* discovery (discover.bpf.c) */
+#define PPW_MAX_NETNS	    1024  /* network namespaces */
+#define PPW_MAX_DEVS	    4096  /* net_devices per namespace */
+#define PPW_MAX_DEV_POOLS   256	  /* pools on one dev->page_pools list */
+#define PPW_MAX_VETH_RQ	    64	  /* veth rx queues per device */
+#define PPW_MAX_MEM_BUCKETS 65536 /* buckets of the XDP memory-model table */
+#define PPW_MAX_MEM_CHAIN   64	  /* entries in one of its buckets */
+/* children of a pool's p.dev searched for its net_device (pool.bpf.h) */
+#define PPW_MAX_DEV_CHILDREN 16
+
+/* clearing a freed pool from every CPU's slots (lifecycle.bpf.c) */
+#define PPW_MAX_CPU_SLOTS 4096
+
+/* holder scan (holders.bpf.h) */
+#define PPW_MAX_FRAGS	 48   /* CONFIG_MAX_SKB_FRAGS is at most 45 */
+#define PPW_MAX_FRAGLIST 1024 /* skbs on one frag_list */
+#define PPW_MAX_CPUS	 1024 /* per-CPU defer lists */
+#define PPW_MAX_NODES	 8    /* defer lists per CPU (one per NUMA node) */
+#define PPW_RB_DEPTH	 64   /* rbtree height (TCP out-of-order queue) */
+
+/* item blocks (blocks.bpf.c) */
+#define PPW_MAX_BLOCKS	   65536 /* blocks walked per pool (16M items) */
+#define PPW_MAX_BLOCK_RECS 1024	 /* block records per pool: the iterator's 32 KiB */
+
 /* Default sizes; user space overrides them before load. */
 #define PPW_DEF_MAX_POOLS    4096
 #define PPW_DEF_MAX_PAGES    (1U << 20)
@@ -93,8 +124,8 @@ struct ppw_pool {
 
 	/* Destroy and retry, from the page_pool_release tracepoint. */
 	__u64 detach_ns;	  /* first page_pool_release (destroy) seen */
-	__u64 kernel_detach_time; /* raw pool->user.detach_time (units: see ppw_rodata) */
-	__u64 last_release_ns;	  /* time of the latest page_pool_release */
+	__u64 kernel_detach_time; /* raw pool->user.detach_time (units: kfeatures.c's detach_time_is_ns) */
+	__u64 last_release_ns; /* time of the latest page_pool_release */
 	__u64 freed_ns;
 	__u64 destroy_cnt;    /* pool->destroy_cnt */
 	__u32 release_events; /* page_pool_release calls seen: 1 + retries */
@@ -311,9 +342,6 @@ enum ppw_blk_type {
 	PPW_BLK_BLOCK = 2,
 };
 
-#define PPW_MAX_BLOCKS	   65536 /* blocks walked per pool (16M items) */
-#define PPW_MAX_BLOCK_RECS 1024	 /* block records per pool: the iterator's 32 KiB */
-
 struct ppw_blk_rec {
 	__u32 type; /* enum ppw_blk_type */
 	__u32 gen;
@@ -353,19 +381,18 @@ enum ppw_event_type {
 	PPW_EV_SLOW_FAILED = 10, /* no dynamic item block: a page allocation failed */
 };
 
+/*
+ * A lifecycle event: the pool's record as the event left it (its address,
+ * generation, id, counters, NUMA node, destroy count) and the inflight
+ * count the event reported (page_pool_release's, the unmap's).
+ */
 struct ppw_event {
 	__u32 type; /* enum ppw_event_type */
 	__u32 cpu;
 	__u64 ts_ns; /* CLOCK_BOOTTIME */
-	__u64 pool;
-	__u32 gen;
-	__u32 id;
 	__s32 inflight;
-	__u32 hold;
-	__u32 release;
-	__s32 nid;
-	__u64 cnt;	     /* destroy_cnt for release events */
-	struct ppw_pool rec; /* the record after the event */
+	__u32 pad;
+	struct ppw_pool rec;
 };
 
 /* Sampled stacks (--stacks): counts per pool, event kind and stack. */
@@ -404,6 +431,7 @@ enum ppw_counter {
 	PPW_CNT_SCAN_DROP,	 /* holder scan: page record dropped, ring full (loss) */
 	PPW_CNT_LEDGER_SPILL,	 /* holds that found their ledger bucket full */
 	PPW_CNT_PCPU_EVICT,	 /* per-CPU pool slots given back to a busier pool */
+	PPW_CNT_SCAN_TRUNC, /* holder scan: a walk stopped at its bound (frag_list, defer list, CPUs) */
 	PPW_CNT_MAX,
 };
 
@@ -431,8 +459,8 @@ PPW_ABI_SIZE(ppw_rec_check, 24);
 PPW_ABI_SIZE(ppw_rec_defer, 16);
 PPW_ABI_SIZE(ppw_scan_rec, 96);
 PPW_ABI_OFF(ppw_scan_rec, sock, 8);
-PPW_ABI_SIZE(ppw_event, 368);
-PPW_ABI_OFF(ppw_event, rec, 56);
+PPW_ABI_SIZE(ppw_event, 336);
+PPW_ABI_OFF(ppw_event, rec, 24);
 PPW_ABI_SIZE(ppw_stack_key, 24);
 PPW_ABI_SIZE(ppw_blk_rec, 48);
 PPW_ABI_OFF(ppw_blk_rec, tot, 16);

@@ -134,6 +134,7 @@ static int record_run(int argc, char **argv)
 	f = strcmp(opts.out, "-") ? open_output(opts.out) : stdout;
 	if (!f)
 		return EXIT_ERROR;
+	opts.rec.path = opts.out;
 	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true };
 	err = rec_writer_open(&w, f, &opts.rec);
 	if (!err) {
@@ -141,13 +142,11 @@ static int record_run(int argc, char **argv)
 		err = rec_writer_run(&w, opts.duration);
 		err = rec_writer_close(&w) ?: err;
 	}
-	if (f != stdout && fclose(f) && !err)
+	if (f != stdout && fclose(f) && !err) {
 		err = -errno;
-	if (err) {
-		p_err("record: %s", strerror(-err));
-		return EXIT_ERROR;
+		p_err("record: closing %s: %s", opts.out, strerror(-err));
 	}
-	return EXIT_OK;
+	return err ? EXIT_ERROR : EXIT_OK; /* a failure is reported where it happened */
 }
 
 const struct command cmd_record = {

@@ -303,24 +303,26 @@ static int add_pool_holder(struct pool_holders *ph, enum holder_kind kind, __s64
 	return 0;
 }
 
-int attrib_build(struct holders_report *rep, const struct scan_result *scan,
-		 const struct snapshot *snap, const struct attrib_params *p)
+/* the scan's records, sorted for lookups */
+static int index_scan(struct holders_report *rep, const struct scan_result *scan)
 {
-	size_t i, j;
-	int err;
-
-	memset(rep, 0, sizeof(*rep));
-	rep->scan = scan;
 	if (INDEX(rep, page_idx, scan->pages, scan->npages, page_cmp) ||
 	    INDEX(rep, sock_idx, scan->socks, scan->nsocks, sock_cmp) ||
 	    INDEX(rep, owner_idx, scan->owners, scan->nowners, owner_cmp))
 		return -ENOMEM;
 	rep->npage_idx = scan->npages;
+	return 0;
+}
+
+/* the pools the scan saw, with their snapshot identity (pools it does not have are left out) */
+static int add_scanned_pools(struct holders_report *rep, const struct scan_result *scan,
+			     const struct snapshot *snap, const struct attrib_params *p)
+{
+	size_t i, j;
+
 	rep->pools = calloc(scan->npools ? scan->npools : 1, sizeof(*rep->pools));
 	if (!rep->pools)
 		return -ENOMEM;
-
-	/* pools the scan saw, with their snapshot identity */
 	for (i = 0; i < scan->npools; i++) {
 		const struct ppw_rec_pool *rp = &scan->pools[i];
 
@@ -334,6 +336,13 @@ int attrib_build(struct holders_report *rep, const struct scan_result *scan,
 		rep->pools[rep->n].page_bytes = (__u64)p->page_size << snap->rows[j].order;
 		rep->n++;
 	}
+	return 0;
+}
+
+/* what the scan walked: sockets, skbs, other pages, cut queues, defer lists */
+static void count_scan(struct holders_report *rep, const struct scan_result *scan)
+{
+	size_t i;
 
 	for (i = 0; i < scan->nsocks; i++) {
 		rep->sockets++;
@@ -346,14 +355,18 @@ int attrib_build(struct holders_report *rep, const struct scan_result *scan,
 		rep->defer_readable |= scan->defer[i].readable;
 		rep->defer_skbs += scan->defer[i].skbs;
 	}
+}
 
-	/* every page once, to the first holder that has it */
+/* every page once, to the first holder that has it, with its age */
+static int attribute_pages(struct holders_report *rep, const struct attrib_params *p)
+{
+	size_t i;
+
 	for (i = 0; i < rep->npage_idx; i++) {
 		const struct ppw_rec_page *pg = rep->page_idx[i];
 		struct pool_holders *ph;
 		struct holder *h;
-		__u64 pbytes;
-		double age;
+		bool exact;
 
 		if (i && rep->page_idx[i - 1]->netmem == pg->netmem)
 			continue;
@@ -372,27 +385,32 @@ int attrib_build(struct holders_report *rep, const struct scan_result *scan,
 		}
 		if (!h)
 			return -ENOMEM;
-		pbytes = (__u64)p->page_size << ph->row->order;
 		h->pages++;
-		h->bytes += pbytes;
+		h->bytes += (__u64)p->page_size << ph->row->order;
 		if (pg->where == PPW_IN_HEAD)
 			h->head_pages++;
 		else
 			h->frag_pages++;
-		if (pg->in_ledger && pg->gen == ph->row->gen && pg->hold_ns &&
-		    p->now_ns >= pg->hold_ns)
-			age = (p->now_ns - pg->hold_ns) / 1e9;
-		else
-			age = ph->row->seen_age_s; /* held before we looked */
-		age_into(h, age, !(pg->in_ledger && pg->gen == ph->row->gen));
+		exact = pg->in_ledger && pg->gen == ph->row->gen && pg->hold_ns &&
+			p->now_ns >= pg->hold_ns;
+		/* a page held before we looked is at least as old as our first sight of the pool */
+		age_into(h, exact ? (p->now_ns - pg->hold_ns) / 1e9 : ph->row->seen_age_s,
+			 !(pg->in_ledger && pg->gen == ph->row->gen));
 	}
+	return 0;
+}
 
-	/* the pool's own pages, then whatever nobody explains */
+/* each pool's own pages (cache, ring, frag), then whatever nobody explains; biggest first */
+static int add_pool_pages(struct holders_report *rep, const struct scan_result *scan,
+			  const struct attrib_params *p)
+{
+	size_t i, k;
+	int err;
+
 	for (i = 0; i < scan->npools; i++) {
 		const struct ppw_rec_pool *rp = &scan->pools[i];
 		struct pool_holders *ph = pool_of(rep, rp->pool);
 		__u64 pbytes;
-		size_t k;
 
 		if (!ph)
 			continue;
@@ -421,6 +439,22 @@ int attrib_build(struct holders_report *rep, const struct scan_result *scan,
 		}
 	}
 	return 0;
+}
+
+int attrib_build(struct holders_report *rep, const struct scan_result *scan,
+		 const struct snapshot *snap, const struct attrib_params *p)
+{
+	int err;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->scan = scan;
+	err = index_scan(rep, scan);
+	err = err ?: add_scanned_pools(rep, scan, snap, p);
+	if (err)
+		return err;
+	count_scan(rep, scan);
+	err = attribute_pages(rep, p);
+	return err ?: add_pool_pages(rep, scan, p);
 }
 
 void attrib_free(struct holders_report *rep)

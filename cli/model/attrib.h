@@ -29,7 +29,8 @@ struct scan_result {
 	bool layout_from_kallsyms;
 	unsigned int netns_scanned;
 	unsigned int netns_failed;
-	__u64 drops; /* page records lost: scan ring full */
+	__u64 drops;	 /* page records lost: scan ring full */
+	__u64 walks_cut; /* walks that stopped at a bound (frag_list, defer list, CPUs) */
 	double elapsed_s;
 };
 

@@ -64,7 +64,7 @@ struct iter_arg {
 	const char *what;
 };
 
-/* Read one iterator to the end, draining the page ring as it goes. */
+/* Read one iterator to the end, draining the page ring as it goes; its caller reports. */
 static int read_iter(void *p)
 {
 	struct iter_arg *a = p;
@@ -91,8 +91,6 @@ static int read_iter(void *p)
 		err = -errno;
 	ring_buffer__consume(a->rb);
 	close(fd);
-	if (err)
-		p_warn("holder scan: reading the %s iterator: %s", a->what, strerror(-err));
 	return err;
 }
 
@@ -138,10 +136,15 @@ int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
 	a.link = s->skel->links.scan_fds;
 	a.what = "task_file";
 	err = read_iter(&a);
+	if (err) {
+		p_err("holder scan: reading the process fd iterator (prog 'scan_fds'): %s",
+		      strerror(-err));
+		goto out;
+	}
+	/* the protocol iterators list the sockets of the namespace they are created in */
+	err = netns_scan(nsl);
 	if (err)
 		goto out;
-	/* the protocol iterators list the sockets of the namespace they are created in */
-	netns_scan(nsl);
 	for (i = 0; i < nsl->n; i++) {
 		for (k = 0; k < 3; k++) {
 			a.link = net_links[k];
@@ -150,8 +153,9 @@ int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
 			if (err)
 				break;
 		}
-		if (err) {
-			p_dbg("holder scan: netns %s: %s", nsl->v[i].name, strerror(-err));
+		if (err) { /* counted and shown (netns_failed) */
+			p_dbg("holder scan: netns %s, %s iterator: %s", nsl->v[i].name, a.what,
+			      strerror(-err));
 			out->netns_failed++;
 			err = 0;
 		} else {
@@ -162,9 +166,13 @@ int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
 	a.link = s->skel->links.scan_pools;
 	a.what = "pool";
 	err = read_iter(&a);
+	if (err)
+		p_err("holder scan: reading the pool iterator (prog 'scan_pools'): %s",
+		      strerror(-err));
 out:
 	session_counters(s, after, PPW_CNT_MAX);
 	out->drops = after[PPW_CNT_SCAN_DROP] - before[PPW_CNT_SCAN_DROP];
+	out->walks_cut = after[PPW_CNT_SCAN_TRUNC] - before[PPW_CNT_SCAN_TRUNC];
 	out->elapsed_s = (now_mono_ns() - t0) / 1e9;
 	ring_buffer__free(a.rb);
 	return err;

@@ -207,7 +207,11 @@ int rec_writer_run(struct rec_writer *w, double duration)
 			w->scan_now = false;
 			next_scan = now + w->o.scan_every;
 		}
-		fflush(w->f);
+		if (!err && (fflush(w->f) || ferror(w->f))) {
+			err = -(errno ? errno : EIO);
+			p_err("record: writing %s: %s", w->o.path ? w->o.path : "the recording",
+			      strerror(-err));
+		}
 	}
 	return err;
 }
