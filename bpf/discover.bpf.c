@@ -80,18 +80,32 @@ static __always_inline bool is_veth(struct net_device *nd)
 	return k[0] == 'v' && k[1] == 'e' && k[2] == 't' && k[3] == 'h';
 }
 
+struct rq_walk {
+	__u64 nd;
+	__u32 n;
+};
+
+static long rq_cb(__u64 i, void *data)
+{
+	struct rq_walk *w = data;
+
+	if (i >= w->n)
+		return 1;
+	discover_pool(veth_rq_pool((struct net_device *)w->nd, i));
+	return 0;
+}
+
 /* veth's per-queue pools (core_fixes.bpf.h: veth_rq_pool()) */
 __noinline int discover_veth(__u64 addr)
 {
 	struct net_device *nd = (void *)addr;
-	__u32 n, i;
+	struct rq_walk w = { .nd = addr };
 
 	if (!nd || !veth_has_pools())
 		return 0;
-	n = BPF_CORE_READ(nd, real_num_rx_queues);
-	for (i = 0; i < PPW_MAX_VETH_RQ && i < n; i++)
-		discover_pool(veth_rq_pool(nd, i));
-	if (n > PPW_MAX_VETH_RQ)
+	w.n = BPF_CORE_READ(nd, real_num_rx_queues);
+	bpf_loop(PPW_MAX_VETH_RQ, rq_cb, &w, 0);
+	if (w.n > PPW_MAX_VETH_RQ)
 		cnt_inc(PPW_CNT_DISCOVERY_TRUNC);
 	return 0;
 }

@@ -244,7 +244,12 @@ static __always_inline struct ppw_pool *pool_get(struct page_pool *pool, enum pp
 		return NULL;
 	}
 	rec = bpf_map_lookup_elem(&pools, &key);
-	if (rec)
+	/*
+	 * What discovery creates reaches user space through the table itself
+	 * (collector_discovered()): one scan finds every pool of the host at
+	 * once, thousands of them, more than the ring holds.
+	 */
+	if (rec && how != PPW_SEEN_DISCOVERY)
 		emit(PPW_EV_POOL_NEW, rec, rec->last_inflight);
 	return rec;
 }

@@ -25,18 +25,23 @@
  * PPW_CNT_SCAN_TRUNC) or reported as truncated, never silent.
  */
 
-/* discovery (discover.bpf.c) */
-#define PPW_MAX_NETNS	    1024  /* network namespaces */
-#define PPW_MAX_DEVS	    4096  /* net_devices per namespace */
-#define PPW_MAX_DEV_POOLS   256	  /* pools on one dev->page_pools list */
-#define PPW_MAX_VETH_RQ	    64	  /* veth rx queues per device */
-#define PPW_MAX_MEM_BUCKETS 65536 /* buckets of the XDP memory-model table */
-#define PPW_MAX_MEM_CHAIN   64	  /* entries in one of its buckets */
+/*
+ * discovery (discover.bpf.c): every bound is a bpf_loop count, verified
+ * once whatever its size, so each is set far above what a host has (a
+ * Kubernetes node's pods, a NIC's queues); what still stops at one is
+ * counted as discovery_truncated.
+ */
+#define PPW_MAX_NETNS	    65536     /* network namespaces */
+#define PPW_MAX_DEVS	    (1 << 20) /* net_devices per namespace */
+#define PPW_MAX_DEV_POOLS   65536     /* pools on one dev->page_pools list (zombies too) */
+#define PPW_MAX_VETH_RQ	    4096      /* veth rx queues per device: rtnetlink's limit */
+#define PPW_MAX_MEM_BUCKETS (1 << 20) /* buckets of the XDP memory-model table */
+#define PPW_MAX_MEM_CHAIN   64	      /* entries in one of its buckets */
 /* children of a pool's p.dev searched for its net_device (pool.bpf.h) */
 #define PPW_MAX_DEV_CHILDREN 16
 
-/* clearing a freed pool from every CPU's slots (lifecycle.bpf.c) */
-#define PPW_MAX_CPU_SLOTS 4096
+/* clearing a freed pool from every CPU's slots (lifecycle.bpf.c): NR_CPUS is at most 8192 */
+#define PPW_MAX_CPU_SLOTS 8192
 
 /* holder scan (holders.bpf.h) */
 #define PPW_MAX_FRAGS	 48   /* CONFIG_MAX_SKB_FRAGS is at most 45 */
@@ -50,7 +55,7 @@
 #define PPW_MAX_BLOCK_RECS 1024	 /* block records per pool: the iterator's 32 KiB */
 
 /* Default sizes; user space overrides them before load. */
-#define PPW_DEF_MAX_POOLS    4096
+#define PPW_DEF_MAX_POOLS    16384
 #define PPW_DEF_MAX_PAGES    (1U << 20)
 #define PPW_DEF_SAMPLE_SHIFT 4 /* the sampled level: 1 page in 16 */
 #define PPW_DEF_RINGBUF	     (256 * 1024)

@@ -32,6 +32,8 @@ struct collector {
 	__u64 *pkeys; /* pool table batch buffers */
 	struct ppw_pool *pvals;
 	__u32 pcap;
+	__u64 seen_seq;		     /* pool_seq when collector_discovered() last looked */
+	__u32 disc_gen;		     /* the newest generation it handed on */
 	struct ppw_pcpu_pool *slots; /* one key of the per-CPU slots, every CPU */
 	struct gen_addr *gens;	     /* the pools by generation, for the ledger's slots */
 	size_t ngens, capgens;
@@ -41,6 +43,14 @@ struct collector {
 int collector_init(struct collector *c, struct session *s, double keep_freed_s);
 /* a PPW_EV_POOL_RETIRED event: the record of a pool whose address was reused */
 int collector_retired(struct collector *c, const struct ppw_event *e);
+/*
+ * The pools the discovery scan found since the last call, oldest first, as
+ * PPW_EV_POOL_NEW events to fn (the ring buffer's callback): discovery
+ * writes records without events, so a host's thousands of pools never
+ * overflow the ring. fn's non-zero return (reported) ends it.
+ */
+int collector_discovered(struct collector *c, int (*fn)(void *ctx, void *data, size_t size),
+			 void *ctx);
 /* read the maps now into rd (its pools: sorted by address and generation) */
 int collector_collect(struct collector *c, struct reading *rd);
 void collector_free(struct collector *c);

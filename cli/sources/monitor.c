@@ -168,7 +168,9 @@ int monitor_sample(struct monitor *m)
 	int err;
 
 	session_discover(&m->s); /* what it could not walk it says, once */
-	err = drain_events(m);
+	/* what it found first, then what the ring holds (a destroy after the find) */
+	err = collector_discovered(&m->col, on_event, m);
+	err = err ?: drain_events(m);
 	err = err ?: ask_netlink(m, &nlv, &nn);
 	if (!err && m->walk_blocks) {
 		/* a walk that fails (reported) leaves the occupancy unknown from now on */
