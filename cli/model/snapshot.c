@@ -85,20 +85,45 @@ static double detach_age(const struct reading *rd, const struct pool_obs *o)
 	return a;
 }
 
-static const struct pool_row *find_prev(const struct snapshot *prev, __u64 addr, __u32 gen,
-					__u32 id)
+/* a pool's identity across snapshots: (address, generation), or the id of a netlink-only pool */
+static int row_key_cmp(const void *a, const void *b)
 {
+	const struct pool_row *x = *(const struct pool_row *const *)a;
+	const struct pool_row *y = *(const struct pool_row *const *)b;
+	__u32 kx = x->addr ? x->gen : x->id, ky = y->addr ? y->gen : y->id;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return kx < ky ? -1 : kx > ky;
+}
+
+/* the previous snapshot's rows by identity, for find_prev(): n log n, not n^2 */
+static const struct pool_row **index_prev(const struct snapshot *prev)
+{
+	const struct pool_row **v;
 	size_t i;
 
-	if (!prev)
+	if (!prev || !prev->n)
 		return NULL;
-	for (i = 0; i < prev->n; i++) {
-		const struct pool_row *p = &prev->rows[i];
+	v = malloc(prev->n * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (i = 0; i < prev->n; i++)
+		v[i] = &prev->rows[i];
+	qsort(v, prev->n, sizeof(*v), row_key_cmp);
+	return v;
+}
 
-		if (addr ? (p->addr == addr && p->gen == gen) : (!p->addr && p->id == id))
-			return p;
-	}
-	return NULL;
+static const struct pool_row *find_prev(const struct pool_row **idx, size_t n, __u64 addr,
+					__u32 gen, __u32 id)
+{
+	struct pool_row k = { .addr = addr, .gen = gen, .id = id };
+	const struct pool_row *kp = &k, **p;
+
+	if (!idx)
+		return NULL;
+	p = bsearch(&kp, idx, n, sizeof(*idx), row_key_cmp);
+	return p ? *p : NULL;
 }
 
 void pool_row_name(struct pool_row *w, __u32 xdp_mem_id)
@@ -325,6 +350,7 @@ static void fill_dma(struct pool_row *w, const struct reading *rd, const struct 
 
 int snapshot_build(struct snapshot *out, const struct reading *rd, const struct snapshot *prev)
 {
+	const struct pool_row **idx;
 	double dt = 0;
 	size_t i;
 
@@ -342,18 +368,25 @@ int snapshot_build(struct snapshot *out, const struct reading *rd, const struct 
 	if (!rd->n)
 		return 0;
 	out->rows = calloc(rd->n, sizeof(*out->rows));
-	if (!out->rows)
+	idx = index_prev(prev);
+	if (!out->rows || (prev && prev->n && !idx)) {
+		free(idx);
+		free(out->rows);
+		out->rows = NULL;
 		return -ENOMEM;
+	}
 	for (i = 0; i < rd->n; i++) {
 		const struct pool_obs *o = &rd->pools[i];
 		struct pool_row *w = &out->rows[out->n++];
 
 		w->state = pool_classify(o);
 		fill_identity(w, o);
-		fill_counts(w, rd, o, find_prev(prev, o->rec.addr, o->rec.gen, w->id), dt);
+		fill_counts(w, rd, o,
+			    find_prev(idx, prev ? prev->n : 0, o->rec.addr, o->rec.gen, w->id), dt);
 		fill_ages(w, rd, o);
 		fill_dma(w, rd, o);
 	}
+	free(idx);
 	return 0;
 }
 
@@ -496,48 +529,90 @@ static double nan_max(double a, double b)
 	return a > b ? a : b;
 }
 
-/* ynltool's 'group-by device': one row per (netns, device). */
+struct dev_of {
+	const struct pool_row *r;
+	size_t i; /* the row's place: groups keep the order of their first row */
+};
+
+static int dev_cmp(const void *a, const void *b)
+{
+	const struct dev_of *x = a, *y = b;
+	int c;
+
+	if (x->r->netns_ino != y->r->netns_ino)
+		return x->r->netns_ino < y->r->netns_ino ? -1 : 1;
+	if (x->r->ifindex != y->r->ifindex)
+		return x->r->ifindex < y->r->ifindex ? -1 : 1;
+	c = strcmp(x->r->device, y->r->device);
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int first_cmp(const void *a, const void *b)
+{
+	const struct group_row *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static void group_add(struct group_row *row, const struct pool_row *r)
+{
+	row->page_pools++;
+	if (r->state == ROW_ZOMBIE) {
+		row->zombies++;
+		row->zombie_refs += r->inflight;
+		row->zombie_bytes += r->inflight_bytes;
+	} else {
+		row->live_refs += r->inflight;
+		row->live_bytes += r->inflight_bytes;
+	}
+	row->hold_per_s = nan_add(row->hold_per_s, r->hold_per_s);
+	row->release_per_s = nan_add(row->release_per_s, r->release_per_s);
+	row->oldest_age_s = nan_max(row->oldest_age_s, r->oldest_age_s);
+}
+
+/*
+ * ynltool's 'group-by device': one row per (netns, device), in the order
+ * of each device's first pool. Sorted, not searched: a node with a veth
+ * per pod has as many devices as pools.
+ */
 int snapshot_group_by_device(const struct snapshot *s, struct group_row **out, size_t *n)
 {
-	struct group_row *g = NULL, *row;
-	size_t i, j, ng = 0;
+	struct group_row *g = NULL, *row = NULL;
+	struct dev_of *v = NULL;
+	size_t i, nv = 0, ng = 0;
 
 	if (s->n) {
 		g = calloc(s->n, sizeof(*g));
-		if (!g)
+		v = calloc(s->n, sizeof(*v));
+		if (!g || !v) {
+			free(g);
+			free(v);
 			return -ENOMEM;
+		}
 	}
-	for (i = 0; i < s->n; i++) {
-		const struct pool_row *r = &s->rows[i];
+	for (i = 0; i < s->n; i++)
+		if (s->rows[i].state != ROW_FREED)
+			v[nv++] = (struct dev_of){ &s->rows[i], i };
+	if (nv)
+		qsort(v, nv, sizeof(*v), dev_cmp);
+	for (i = 0; i < nv; i++) {
+		const struct pool_row *r = v[i].r;
 
-		if (r->state == ROW_FREED)
-			continue;
-		for (j = 0; j < ng; j++)
-			if (g[j].netns_ino == r->netns_ino && g[j].ifindex == r->ifindex &&
-			    !strcmp(g[j].device, r->device))
-				break;
-		row = &g[j];
-		if (j == ng) {
-			ng++;
+		if (!row || row->netns_ino != r->netns_ino || row->ifindex != r->ifindex ||
+		    strcmp(row->device, r->device)) {
+			row = &g[ng++];
 			snprintf(row->device, sizeof(row->device), "%s", r->device);
 			memcpy(row->ifname, r->ifname, sizeof(row->ifname));
 			row->ifindex = r->ifindex;
 			row->netns_ino = r->netns_ino;
 			row->hold_per_s = row->release_per_s = row->oldest_age_s = NAN;
+			row->first = v[i].i;
 		}
-		row->page_pools++;
-		if (r->state == ROW_ZOMBIE) {
-			row->zombies++;
-			row->zombie_refs += r->inflight;
-			row->zombie_bytes += r->inflight_bytes;
-		} else {
-			row->live_refs += r->inflight;
-			row->live_bytes += r->inflight_bytes;
-		}
-		row->hold_per_s = nan_add(row->hold_per_s, r->hold_per_s);
-		row->release_per_s = nan_add(row->release_per_s, r->release_per_s);
-		row->oldest_age_s = nan_max(row->oldest_age_s, r->oldest_age_s);
+		group_add(row, r);
 	}
+	free(v);
+	if (ng)
+		qsort(g, ng, sizeof(*g), first_cmp);
 	*out = g;
 	*n = ng;
 	return 0;

@@ -203,6 +203,7 @@ struct group_row {
 	double hold_per_s;
 	double release_per_s;
 	double oldest_age_s;
+	size_t first; /* the row of its first pool: groups come in that order */
 };
 
 enum row_state pool_classify(const struct pool_obs *o);
