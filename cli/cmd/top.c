@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,8 +168,25 @@ static void print_header(const struct monitor *m, const struct snapshot *s)
 		printf("netlink: %s\n", m->nl.why);
 }
 
+/*
+ * On a terminal, the rows that fit under the header (like top(1)): a host
+ * with thousands of pools would scroll the header away, and printing rows
+ * nobody sees is most of a refresh's cost. The rest is counted on the last
+ * line.
+ */
+static size_t screen_rows(const struct monitor *m)
+{
+	struct winsize ws;
+	size_t head = 4 + (!m->nl.available && !env.no_netlink);
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || ws.ws_row <= head + 1)
+		return SIZE_MAX;
+	return ws.ws_row - head - 1;
+}
+
 static int show(struct monitor *m, bool interactive)
 {
+	size_t fit = interactive ? screen_rows(m) : SIZE_MAX, more = 0;
 	struct group_row *groups = NULL;
 	struct snapshot view;
 	size_t ngroups = 0;
@@ -191,7 +209,17 @@ static int show(struct monitor *m, bool interactive)
 	if (interactive)
 		fputs("\033[H\033[2J", stdout);
 	print_header(m, &view);
+	if (opts.view.group_by_device && ngroups > fit) {
+		more = ngroups - fit;
+		ngroups = fit;
+	} else if (!opts.view.group_by_device && view.n > fit) {
+		more = view.n - fit; /* the copy's rows: freed whole below */
+		view.n = fit;
+	}
 	view_print_text(stdout, &opts.view, &view, groups, ngroups, env.wide, true);
+	if (more)
+		printf("... %zu more %s (sort %s)", more,
+		       opts.view.group_by_device ? "devices" : "pools", opts.view.sort);
 	if (!interactive)
 		putchar('\n');
 	fflush(stdout);
