@@ -29,3 +29,36 @@ void *vec_grow(void *v, size_t *cap, size_t need, size_t elem)
 	*cap = c;
 	return nv;
 }
+
+static int by_pointee(const void *a, const void *b, void *cmp)
+{
+	const void *x = *(const void *const *)a, *y = *(const void *const *)b;
+	int r = ((int (*)(const void *, const void *))cmp)(x, y);
+
+	/* ties keep their order: the pointers are into one array */
+	return r ? r : (uintptr_t)x < (uintptr_t)y ? -1 : (uintptr_t)x > (uintptr_t)y;
+}
+
+void vec_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char **p, *tmp;
+	size_t i;
+
+	if (n < 2)
+		return;
+	p = size > 2 * sizeof(void *) ? malloc(n * sizeof(*p)) : NULL;
+	tmp = p ? malloc(n * size) : NULL;
+	if (!tmp) {
+		free(p);
+		qsort(base, n, size, cmp);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		p[i] = (char *)base + i * size;
+	qsort_r(p, n, sizeof(*p), by_pointee, (void *)cmp);
+	for (i = 0; i < n; i++)
+		memcpy(tmp + i * size, p[i], size);
+	memcpy(base, tmp, n * size);
+	free(tmp);
+	free(p);
+}

@@ -453,7 +453,7 @@ int collector_collect(struct collector *c, struct reading *rd)
 	if (err)
 		return err;
 	if (rd->n)
-		qsort(rd->pools, rd->n, sizeof(*rd->pools), obs_cmp);
+		vec_sort(rd->pools, rd->n, sizeof(*rd->pools), obs_cmp);
 	err = fold_slots(c, rd);
 	err = err ?: index_gens(c, rd);
 	err = err ?: walk_ledger(c, count_page, rd);
