@@ -7,6 +7,7 @@
  * then one getopt_long pass runs over global and command options together.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,6 +324,15 @@ int main(int argc, char **argv)
 
 	env.prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	setlinebuf(stdout);
+#ifdef M_MMAP_THRESHOLD
+	/*
+	 * A refresh allocates and frees the same few buffers of megabytes
+	 * (10,000 pools): from the heap, kept, not mmap'd and faulted in anew
+	 * each time (a tenth of top's refresh at that size).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 << 20);
+	mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
 	libbpf_log_setup();
 	if (argc > 1 && !strcmp(argv[1], "__complete"))
 		return complete(argc - 2, argv + 2);
