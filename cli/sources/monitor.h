@@ -52,8 +52,10 @@ struct monitor {
 	struct monitor_opts o;
 	struct pollfd *pfd; /* monitor_wait()'s poll set */
 	size_t npfd, cappfd;
-	bool woken;	  /* a handler asked to end the wait */
-	bool walk_blocks; /* walk the item blocks at each sample (o.blocks, where they exist) */
+	bool woken;	    /* a handler asked to end the wait */
+	bool walk_blocks;   /* walk the item blocks at each sample (o.blocks, where they exist) */
+	double discovery_s; /* the last discovery scan took this long */
+	double next_discovery; /* now_mono_s() of the next one */
 };
 
 /*
