@@ -45,11 +45,15 @@ static struct {
 	uint64_t max_clients;
 	bool once;
 	enum prom_format once_format;
+	const char *series; /* auto, pool, device */
+	uint64_t top_pools;
 } opts = {
 	.listen = DEFAULT_LISTEN,
 	.interval = 1,
 	.timeout = 5,
 	.max_clients = 32,
+	.series = "auto",
+	.top_pools = PROM_TOP_POOLS,
 };
 
 enum {
@@ -60,6 +64,8 @@ enum {
 	OPT_ONCE,
 	OPT_OM,
 	OPT_USER,
+	OPT_SERIES,
+	OPT_TOP_POOLS,
 };
 
 static const struct option export_lopts[] = {
@@ -70,6 +76,8 @@ static const struct option export_lopts[] = {
 	{ "once", no_argument, NULL, OPT_ONCE },
 	{ "openmetrics", no_argument, NULL, OPT_OM },
 	{ "user", required_argument, NULL, OPT_USER },
+	{ "series", required_argument, NULL, OPT_SERIES },
+	{ "top-pools", required_argument, NULL, OPT_TOP_POOLS },
 	{ 0 },
 };
 
@@ -108,6 +116,19 @@ static int export_opt(int o, const char *arg)
 	case OPT_USER:
 		opts.user = arg;
 		return 0;
+	case OPT_SERIES:
+		if (strcmp(arg, "auto") && strcmp(arg, "pool") && strcmp(arg, "device")) {
+			usage_error("--series '%s': expected auto, pool or device", arg);
+			return -EINVAL;
+		}
+		opts.series = arg;
+		return 0;
+	case OPT_TOP_POOLS:
+		if (parse_u64(arg, 0, 100000, &opts.top_pools)) {
+			usage_error("--top-pools '%s': expected 0..100000", arg);
+			return -EINVAL;
+		}
+		return 0;
 	}
 	return -ENOENT;
 }
@@ -132,11 +153,20 @@ static void export_help(void)
 	       "                      observing for --interval, at least 1.2s (node_exporter's\n"
 	       "                      textfile collector, promtool)\n"
 	       "  --openmetrics       with --once: OpenMetrics instead of text 0.0.4\n"
+	       "  --series WHICH      pool: every pool its ppwatch_pool_* series; device:\n"
+	       "                      only pools that carry information (zombies, DMA\n"
+	       "                      hazards, pages out for a minute, item failures, the\n"
+	       "                      --top-pools with most pages out); auto (default):\n"
+	       "                      device above %d pools. Every device gets its\n"
+	       "                      ppwatch_device_* sums either way\n"
+	       "  --top-pools N       with --series device: the N pools with most pages out\n"
+	       "                      keep their series (default %d)\n"
 	       "\n"
 	       "Endpoints: /metrics (OpenMetrics 1.0.0 when the Accept header asks for\n"
 	       "application/openmetrics-text, else text 0.0.4), / (a pointer to /metrics).\n\n"
-	       "METRICS (pool = %s):\n",
-	       DEFAULT_LISTEN, prom_pool_labels);
+	       "METRICS (pool = %s; device = %s):\n",
+	       DEFAULT_LISTEN, PROM_AUTO_POOLS, PROM_TOP_POOLS, prom_pool_labels,
+	       prom_device_labels);
 	n = prom_families(&h);
 	for (i = 0; i < n; i++) {
 		printf("  %s %s {%s}\n      ", h[i].name, h[i].type, h[i].labels);
@@ -193,6 +223,13 @@ static int sample(void)
 	self.collect_seconds_total += dt;
 	self.collects_total++;
 	if (!err) {
+		struct snapshot_totals tot;
+
+		snapshot_totals(&mon.cur, &tot);
+		self.per_device =
+			!strcmp(opts.series, "device") ||
+			(!strcmp(opts.series, "auto") && tot.live + tot.zombies > PROM_AUTO_POOLS);
+		self.top_pools = opts.top_pools;
 		err = prom_totals_update(&totals, &mon.cur);
 		if (err)
 			p_err("export: the totals of %zu pools: %s", mon.cur.n, strerror(-err));
@@ -443,8 +480,9 @@ out_listen:
 const struct command cmd_export = {
 	.name = "export",
 	.level = PPW_LEVEL_SAMPLED,
-	.synopsis = "[--listen ADDR:PORT] [--interval DUR] [--timeout DUR] [--max-clients N] "
-		    "[--user USER] [--once [--openmetrics]]",
+	.synopsis =
+		"[--listen ADDR:PORT] [--interval DUR] [--timeout DUR] [--max-clients N] "
+		"[--user USER] [--series auto|pool|device] [--top-pools N] [--once [--openmetrics]]",
 	.summary = "serve per-pool metrics to Prometheus (OpenMetrics or text 0.0.4)",
 	.lopts = export_lopts,
 	.sopts = NULL,

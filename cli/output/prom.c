@@ -51,8 +51,25 @@ enum fam {
 	F_ITEM_BLOCK_ITEMS,
 	F_ITEM_BLOCKS_SPARSE,
 	F_LAST_POOL_FAMILY = F_ITEM_BLOCKS_SPARSE,
+	/* per device: the pools' sums */
+	F_DEV_POOLS,
+	F_DEV_INFLIGHT_PAGES,
+	F_DEV_INFLIGHT_BYTES,
+	F_DEV_HELD,
+	F_DEV_RELEASED,
+	F_DEV_OLDEST_AGE,
+	F_DEV_LEDGER,
+	F_DEV_BEFORE_START,
+	F_DEV_UNTRACKED,
+	F_DEV_RETRIES,
+	F_DEV_ITEM_FAST_EMPTY,
+	F_DEV_ITEM_SLOW_FAILED,
+	F_DEV_ITEM_BLOCKS,
+	F_DEV_ITEM_BLOCKS_ALLOC,
+	F_DEV_ITEM_BLOCKS_FREE,
 	/* ppwatch and the host */
 	F_POOLS,
+	F_POOLS_SHOWN,
 	F_LEDGER_USED,
 	F_LEDGER_CAP,
 	F_EVENTS,
@@ -82,6 +99,7 @@ struct family {
 };
 
 #define POOL "pool"
+#define DEV  "device"
 
 static const struct family fams[F_NR] = {
 	[F_INFLIGHT_PAGES] = { "ppwatch_pool_inflight_pages", MT_GAUGE, NULL, POOL,
@@ -133,8 +151,41 @@ static const struct family fams[F_NR] = {
 				 "Items of the pool's item blocks, state=used (tracking a page) or idle (kernels with item blocks)." },
 	[F_ITEM_BLOCKS_SPARSE] = { "ppwatch_pool_item_blocks_sparse", MT_GAUGE, NULL, POOL,
 				   "Dynamic item blocks held for under a quarter of their items (kernels with item blocks)." },
+	[F_DEV_POOLS] = { "ppwatch_device_pools", MT_GAUGE, NULL, DEV ", state",
+			  "The device's page pools by state (live, zombie)." },
+	[F_DEV_INFLIGHT_PAGES] = { "ppwatch_device_inflight_pages", MT_GAUGE, NULL, DEV,
+				   "Pages the device's pools have out (the sum of ppwatch_pool_inflight_pages)." },
+	[F_DEV_INFLIGHT_BYTES] = { "ppwatch_device_inflight_bytes", MT_GAUGE, "bytes", DEV,
+				   "Bytes of the device's inflight pages." },
+	[F_DEV_HELD] = { "ppwatch_device_pages_held_total", MT_COUNTER, NULL, DEV,
+			 "Pages the device's pools took from the page allocator, freed pools included." },
+	[F_DEV_RELEASED] = { "ppwatch_device_pages_released_total", MT_COUNTER, NULL, DEV,
+			     "Pages the device's pools gave back, freed pools included." },
+	[F_DEV_OLDEST_AGE] = { "ppwatch_device_oldest_page_age_seconds", MT_GAUGE, "seconds", DEV,
+			       "Age of the oldest inflight page of any of the device's pools." },
+	[F_DEV_LEDGER] = { "ppwatch_device_ledger_pages", MT_GAUGE, NULL, DEV,
+			   "The device's inflight pages in ppwatch's page ledger." },
+	[F_DEV_BEFORE_START] = { "ppwatch_device_before_start_pages", MT_GAUGE, NULL, DEV,
+				 "The device's inflight pages held since before ppwatch saw their pool." },
+	[F_DEV_UNTRACKED] = { "ppwatch_device_untracked_pages", MT_GAUGE, NULL, DEV,
+			      "The device's inflight pages ppwatch could not record." },
+	[F_DEV_RETRIES] = { "ppwatch_device_release_retries_total", MT_COUNTER, NULL, DEV,
+			    "Release retries of the device's destroyed pools." },
+	[F_DEV_ITEM_FAST_EMPTY] = { "ppwatch_device_item_fast_empty_total", MT_COUNTER, NULL, DEV,
+				    "The device's pools' ppwatch_pool_item_fast_empty_total, summed." },
+	[F_DEV_ITEM_SLOW_FAILED] = { "ppwatch_device_item_slow_failed_total", MT_COUNTER, NULL, DEV,
+				     "The device's pools' ppwatch_pool_item_slow_failed_total, summed." },
+	[F_DEV_ITEM_BLOCKS] = { "ppwatch_device_item_blocks", MT_GAUGE, NULL, DEV ", kind",
+				"Item blocks of the device's pools, kind=prealloc or dynamic." },
+	[F_DEV_ITEM_BLOCKS_ALLOC] = { "ppwatch_device_item_blocks_dynamic_allocated_total",
+				      MT_COUNTER, NULL, DEV,
+				      "Dynamic item blocks the device's pools allocated." },
+	[F_DEV_ITEM_BLOCKS_FREE] = { "ppwatch_device_item_blocks_dynamic_freed_total", MT_COUNTER,
+				     NULL, DEV, "Dynamic item blocks the device's pools freed." },
 	[F_POOLS] = { "ppwatch_pools", MT_GAUGE, NULL, "state",
 		      "Page pools by state (live, zombie); freed pools are not counted." },
+	[F_POOLS_SHOWN] = { "ppwatch_pools_exported", MT_GAUGE, NULL, "",
+			    "Pools with ppwatch_pool_* series of their own: all (--series pool), or zombies, DMA hazards, pages out for a minute, item failures and the --top-pools with most pages out (--series device)." },
 	[F_LEDGER_USED] = { "ppwatch_ledger_used_pages", MT_GAUGE, NULL, "",
 			    "Entries in use in ppwatch's page ledger." },
 	[F_LEDGER_CAP] = { "ppwatch_ledger_capacity_pages", MT_GAUGE, NULL, "",
@@ -171,6 +222,7 @@ static const struct family fams[F_NR] = {
 };
 
 const char *const prom_pool_labels = "pool_id, device, ifindex, netns, napi_id, driver";
+const char *const prom_device_labels = "device, ifindex, netns, driver";
 
 size_t prom_families(const struct prom_family_help **out)
 {
@@ -187,126 +239,53 @@ size_t prom_families(const struct prom_family_help **out)
 	return F_NR;
 }
 
-/* ---- negotiation ------------------------------------------------------------ */
-
-/* RFC 9110 qvalue: "0" or "1", up to three decimals, nothing more (-1 when not one) */
-static double qvalue(const char *q)
-{
-	size_t n = 1;
-
-	if (q[0] != '0' && q[0] != '1')
-		return -1;
-	if (q[1] == '.')
-		for (n = 2; n < 5 && q[n] >= '0' && q[n] <= '9'; n++)
-			if (q[0] == '1' && q[n] != '0')
-				return -1;
-	if (q[n] && !strchr("; \t,", q[n]))
-		return -1;
-	return strtod(q, NULL);
-}
-
-/* the q parameter of a media range (1 without one; 0 for one that is not a qvalue) */
-static double media_q(const char *params)
-{
-	const char *q = params;
-	double v;
-
-	while ((q = strchr(q, ';'))) {
-		q++;
-		while (*q == ' ' || *q == '\t')
-			q++;
-		if ((q[0] == 'q' || q[0] == 'Q') && q[1] == '=') {
-			v = qvalue(q + 2);
-			return v < 0 ? 0 : v;
-		}
-	}
-	return 1;
-}
-
-/* version parameter of a media range, into buf ("" if none) */
-static void media_version(const char *params, char *buf, size_t len)
-{
-	const char *v = params, *end;
-
-	buf[0] = 0;
-	while ((v = strchr(v, ';'))) {
-		v++;
-		while (*v == ' ' || *v == '\t')
-			v++;
-		if (!strncasecmp(v, "version=", 8)) {
-			v += 8;
-			end = v + strcspn(v, "; \t");
-			snprintf(buf, len, "%.*s", (int)(end - v), v);
-			return;
-		}
-	}
-}
-
-enum prom_format prom_negotiate(const char *accept)
-{
-	double om = 0, text = 0, q;
-	char range[256], ver[32];
-	const char *p = accept, *end;
-	size_t n;
-
-	if (!accept)
-		return PROM_TEXT;
-	while (*p) {
-		end = p + strcspn(p, ",");
-		n = end - p < (long)sizeof(range) - 1 ? (size_t)(end - p) : sizeof(range) - 1;
-		memcpy(range, p, n);
-		range[n] = 0;
-		p = *end ? end + 1 : end;
-		while (*range && (range[0] == ' ' || range[0] == '\t'))
-			memmove(range, range + 1, strlen(range));
-		q = media_q(range);
-		media_version(range, ver, sizeof(ver));
-		if (!strncasecmp(range, "application/openmetrics-text", 28)) {
-			/* 1.0.0, or unversioned; 0.0.1 is a different grammar */
-			if ((!ver[0] || !strcmp(ver, "1.0.0")) && q > om)
-				om = q;
-		} else if (!strncasecmp(range, "text/plain", 10) || !strncmp(range, "*/*", 3) ||
-			   !strncasecmp(range, "text/*", 6)) {
-			if (q > text)
-				text = q;
-		}
-	}
-	return om > 0 && om >= text ? PROM_OPENMETRICS : PROM_TEXT;
-}
-
-const char *prom_content_type(enum prom_format f)
-{
-	return f == PROM_OPENMETRICS ?
-		       "application/openmetrics-text; version=1.0.0; charset=utf-8" :
-		       "text/plain; version=0.0.4; charset=utf-8";
-}
-
 /* ---- 64-bit totals ----------------------------------------------------------------- */
 
-static struct prom_total *totals_lookup(const struct prom_totals *t, const struct pool_row *r)
+static int total_cmp(const void *a, const void *b)
 {
-	size_t i;
+	const struct prom_total *x = a, *y = b;
+	__u32 kx = x->addr ? x->gen : x->id, ky = y->addr ? y->gen : y->id;
 
-	for (i = 0; i < t->n; i++) {
-		struct prom_total *x = &t->t[i];
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return kx < ky ? -1 : kx > ky;
+}
 
-		if (r->addr ? (x->addr == r->addr && x->gen == r->gen) :
-			      (!x->addr && x->id == r->id))
-			return x;
-	}
-	return NULL;
+static struct prom_total *totals_in(const struct prom_total *v, size_t n, const struct pool_row *r)
+{
+	struct prom_total key = { .addr = r->addr, .gen = r->gen, .id = r->id };
+
+	return n ? bsearch(&key, v, n, sizeof(*v), total_cmp) : NULL;
 }
 
 const struct prom_total *prom_totals_find(const struct prom_totals *t, const struct pool_row *r)
 {
-	return totals_lookup(t, r);
+	return totals_in(t->t, t->n, r);
+}
+
+/* a pool's counts the device sums take: 64-bit, never wrapping */
+static void pool_counts(const struct prom_total *x, const struct pool_row *r, __u64 *c)
+{
+	c[PD_HELD] = x->hold;
+	c[PD_RELEASED] = x->release;
+	c[PD_RETRIES] = r->retries;
+	c[PD_ITEM_FAST_EMPTY] = r->item_fast_empty;
+	c[PD_ITEM_SLOW_FAILED] = r->item_slow_failed;
+	c[PD_BLOCKS_ALLOC] = r->blocks_dyn_alloc;
+	c[PD_BLOCKS_FREE] = r->blocks_dyn_free;
 }
 
 int prom_totals_update(struct prom_totals *t, const struct snapshot *s)
 {
+	size_t i, n = 0, nold = t->n;
 	struct prom_total *x;
-	size_t i, n = 0;
+	struct prom_dev *d;
+	__u64 c[PD_NR];
+	int k, err;
 
+	err = prom_devs_index(&t->devs, s);
+	if (err)
+		return err;
 	for (i = 0; i < t->n; i++)
 		t->t[i].seen = false;
 	for (i = 0; i < s->n; i++) {
@@ -314,33 +293,44 @@ int prom_totals_update(struct prom_totals *t, const struct snapshot *s)
 
 		if (!r->has_record)
 			continue;
-		x = totals_lookup(t, r);
+		x = totals_in(t->t, nold, r); /* the new ones are sorted in below */
 		if (!x) {
 			x = VEC_PUSH(t->t, t->n, t->cap);
 			if (!x)
 				return -ENOMEM;
-			*x = (struct prom_total){ r->addr,	  r->gen,
-						  r->id,	  r->hold_cnt,
-						  r->release_cnt, r->hold_cnt,
-						  r->release_cnt, true };
-			continue;
+			*x = (struct prom_total){ r->addr,	 r->gen,	 r->id,
+						  r->hold_cnt,	 r->release_cnt, r->hold_cnt,
+						  r->release_cnt };
+		} else {
+			/* modulo 2^32: a wrap is a step forward, never back */
+			x->hold += (__u32)(r->hold_cnt - x->last_hold);
+			x->release += (__u32)(r->release_cnt - x->last_release);
+			x->last_hold = r->hold_cnt;
+			x->last_release = r->release_cnt;
 		}
-		/* modulo 2^32: a wrap is a step forward, never back */
-		x->hold += (__u32)(r->hold_cnt - x->last_hold);
-		x->release += (__u32)(r->release_cnt - x->last_release);
-		x->last_hold = r->hold_cnt;
-		x->last_release = r->release_cnt;
 		x->seen = true;
+		/* the device takes what grew (a new pool: all of it; a reset: the new count) */
+		pool_counts(x, r, c);
+		d = r->state == ROW_FREED ? NULL : prom_devs_find(&t->devs, r);
+		for (k = 0; k < PD_NR; k++) {
+			if (d)
+				d->c[k] += c[k] >= x->last_c[k] ? c[k] - x->last_c[k] : c[k];
+			x->last_c[k] = c[k];
+		}
 	}
 	for (i = 0; i < t->n; i++)
 		if (t->t[i].seen)
 			t->t[n++] = t->t[i];
 	t->n = n;
+	if (n)
+		qsort(t->t, n, sizeof(*t->t), total_cmp);
+	prom_devs_gauges(&t->devs, s);
 	return 0;
 }
 
 void prom_totals_free(struct prom_totals *t)
 {
+	prom_devs_free(&t->devs);
 	free(t->t);
 	memset(t, 0, sizeof(*t));
 }
@@ -544,9 +534,12 @@ static bool pool_value(int fam, const struct pool_row *r, const struct prom_tota
 	return false;
 }
 
-static void render_pools(struct out *o, const struct snapshot *s, const struct prom_totals *t)
+/* the pools with series of their own: how many */
+static size_t render_pools(struct out *o, const struct snapshot *s, const struct prom_totals *t,
+			   const struct prom_self *self)
 {
 	const struct pool_row **rows;
+	bool *shown = NULL;
 	char **labels;
 	size_t i, n = 0;
 	int fam;
@@ -556,8 +549,13 @@ static void render_pools(struct out *o, const struct snapshot *s, const struct p
 	labels = calloc(s->n ? s->n : 1, sizeof(*labels));
 	if (!rows || !labels)
 		goto out;
+	if (self && self->per_device) {
+		shown = calloc(s->n ? s->n : 1, sizeof(*shown));
+		if (!shown || prom_pools_shown(s, self->top_pools, shown))
+			goto out;
+	}
 	for (i = 0; i < s->n; i++) {
-		if (s->rows[i].state == ROW_FREED)
+		if (s->rows[i].state == ROW_FREED || (shown && !shown[i]))
 			continue; /* freed pools leave the output */
 		rows[n] = &s->rows[i];
 		labels[n] = pool_labels(rows[n]);
@@ -608,6 +606,116 @@ out:
 		free(labels[i]);
 	free(labels);
 	free(rows);
+	free(shown);
+	return n;
+}
+
+static char *dev_labels(const struct prom_dev *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fputs("device=\"", f);
+	put_label_value(f, d->device);
+	fputs("\",ifindex=\"", f);
+	if (d->ifindex > 0)
+		fprintf(f, "%d", d->ifindex);
+	fputs("\",netns=\"", f);
+	if (d->netns_ino)
+		fprintf(f, "%u", d->netns_ino);
+	fputs("\",driver=\"", f);
+	put_label_value(f, d->driver);
+	fputc('"', f);
+	fclose(f);
+	return buf;
+}
+
+/* the value of a per-device family; false: this device has none */
+static bool dev_value(int fam, const struct prom_dev *d, double *v)
+{
+	switch (fam) {
+	case F_DEV_INFLIGHT_PAGES:
+		*v = d->inflight;
+		return true;
+	case F_DEV_INFLIGHT_BYTES:
+		*v = d->bytes;
+		return true;
+	case F_DEV_HELD:
+		*v = d->c[PD_HELD];
+		return true;
+	case F_DEV_RELEASED:
+		*v = d->c[PD_RELEASED];
+		return true;
+	case F_DEV_OLDEST_AGE:
+		*v = d->oldest_s;
+		return isfinite(d->oldest_s);
+	case F_DEV_LEDGER:
+		*v = d->ledger;
+		return d->ledger >= 0;
+	case F_DEV_BEFORE_START:
+		*v = d->before_start;
+		return d->before_start >= 0;
+	case F_DEV_UNTRACKED:
+		*v = d->untracked;
+		return d->untracked >= 0;
+	case F_DEV_RETRIES:
+		*v = d->c[PD_RETRIES];
+		return true;
+	case F_DEV_ITEM_FAST_EMPTY:
+		*v = d->c[PD_ITEM_FAST_EMPTY];
+		return d->item_stats;
+	case F_DEV_ITEM_SLOW_FAILED:
+		*v = d->c[PD_ITEM_SLOW_FAILED];
+		return d->item_stats;
+	case F_DEV_ITEM_BLOCKS_ALLOC:
+		*v = d->c[PD_BLOCKS_ALLOC];
+		return d->item_blocks;
+	case F_DEV_ITEM_BLOCKS_FREE:
+		*v = d->c[PD_BLOCKS_FREE];
+		return d->item_blocks;
+	}
+	return false;
+}
+
+/* every device's sums (t may be NULL: none) */
+static void render_devices(struct out *o, const struct prom_totals *t)
+{
+	char **labels;
+	size_t i;
+	int fam;
+	double v;
+
+	if (!t || !t->devs.n)
+		return;
+	labels = calloc(t->devs.n, sizeof(*labels));
+	if (!labels)
+		return;
+	for (i = 0; i < t->devs.n; i++)
+		if (!(labels[i] = dev_labels(&t->devs.v[i])))
+			goto out;
+	for (fam = F_DEV_POOLS; fam <= F_DEV_ITEM_BLOCKS_FREE; fam++)
+		for (i = 0; i < t->devs.n; i++) {
+			const struct prom_dev *d = &t->devs.v[i];
+
+			if (fam == F_DEV_POOLS) {
+				sample(o, fam, labels[i], "state", "live", d->live);
+				sample(o, fam, labels[i], "state", "zombie", d->zombies);
+			} else if (fam == F_DEV_ITEM_BLOCKS) {
+				if (!d->item_blocks)
+					continue;
+				sample(o, fam, labels[i], "kind", "prealloc", d->blocks_prealloc);
+				sample(o, fam, labels[i], "kind", "dynamic", d->blocks_dyn);
+			} else if (dev_value(fam, d, &v)) {
+				sample(o, fam, labels[i], NULL, NULL, v);
+			}
+		}
+out:
+	for (i = 0; i < t->devs.n; i++)
+		free(labels[i]);
+	free(labels);
 }
 
 void prom_render(FILE *f, enum prom_format fmt, const struct snapshot *s,
@@ -617,13 +725,15 @@ void prom_render(FILE *f, enum prom_format fmt, const struct snapshot *s,
 	struct snapshot_totals tot;
 	const char *name;
 	char code[8];
-	size_t i;
+	size_t i, shown;
 	int idx;
 
-	render_pools(&o, s, t);
+	shown = render_pools(&o, s, t, self);
+	render_devices(&o, t);
 	snapshot_totals(s, &tot);
 	sample(&o, F_POOLS, NULL, "state", "live", tot.live);
 	sample(&o, F_POOLS, NULL, "state", "zombie", tot.zombies);
+	sample(&o, F_POOLS_SHOWN, NULL, NULL, NULL, shown);
 	sample(&o, F_LEDGER_USED, NULL, NULL, NULL, s->pages_used);
 	sample(&o, F_LEDGER_CAP, NULL, NULL, NULL, s->max_pages);
 	sample(&o, F_EVENTS, NULL, "event", "hold", s->counters[PPW_CNT_HOLD]);

@@ -15,15 +15,8 @@
 #include <stdio.h>
 
 #include "model/snapshot.h"
-
-enum prom_format {
-	PROM_TEXT,	  /* text/plain; version=0.0.4 */
-	PROM_OPENMETRICS, /* application/openmetrics-text; version=1.0.0 */
-};
-
-/* From an Accept header (NULL: none): OpenMetrics only when asked for. */
-enum prom_format prom_negotiate(const char *accept);
-const char *prom_content_type(enum prom_format f);
+#include "output/prom_device.h"
+#include "output/prom_negotiate.h"
 
 /*
  * The kernel's hold and release counters are 32 bits and wrap; the
@@ -39,14 +32,17 @@ struct prom_total {
 	__u32 last_release;
 	__u64 hold;
 	__u64 release;
+	__u64 last_c[PD_NR]; /* its counts the device sums took, last time */
 	bool seen;
 };
 
 struct prom_totals {
-	struct prom_total *t;
+	struct prom_total *t; /* sorted by (addr, gen), netlink-only pools by id */
 	size_t n, cap;
+	struct prom_devs devs; /* the per-device sums, counters kept across pools */
 };
 
+/* after each collection: the pools' totals and the devices' sums of s, which is rendered next */
 int prom_totals_update(struct prom_totals *t, const struct snapshot *s);
 const struct prom_total *prom_totals_find(const struct prom_totals *t, const struct pool_row *r);
 void prom_totals_free(struct prom_totals *t);
@@ -69,11 +65,19 @@ struct prom_self {
 	double cpu_seconds; /* process user + system */
 	__u64 rss_bytes;
 	double start_time; /* Unix time the process started */
+	/*
+	 * Which pools get series of their own (--series): every pool, or
+	 * (per device) the informative ones and the top_pools with most
+	 * pages out; every device gets its sums either way.
+	 */
+	bool per_device;
+	size_t top_pools;
 };
 
 /*
  * Render every metric for the pools of s that are not freed (freed pools
- * leave the output), ppwatch's own losses and costs. Families without a
+ * leave the output; with self->per_device only those prom_pools_shown()
+ * picks), their devices' sums, ppwatch's own losses and costs. Families without a
  * sample are left out (item stats on kernels without them).
  */
 void prom_render(FILE *f, enum prom_format fmt, const struct snapshot *s,
@@ -87,7 +91,8 @@ struct prom_family_help {
 	const char *help;
 };
 size_t prom_families(const struct prom_family_help **out);
-/* the labels every per-pool sample has */
+/* the labels every per-pool sample has, and every per-device sample */
 extern const char *const prom_pool_labels;
+extern const char *const prom_device_labels;
 
 #endif /* __PPWATCH_OUTPUT_PROM_H */

@@ -15,6 +15,7 @@ ALL_TESTS="
 	http_robustness
 	export_errors
 	prometheus_end_to_end
+	prometheus_series_device
 "
 
 # shellcheck source=lib.sh
@@ -328,7 +329,17 @@ prom_start() {	# prom_start CONFIG DIR: sets PROM_PORT, PROM_PID
 	return 1
 }
 
+# the dashboard and the rules, read the same with either --series (docs/ppwatch-export.rst)
 prometheus_end_to_end() {
+	prometheus_with --series pool
+}
+
+# per device, and no top pools: only the lab's zombie keeps series of its own
+prometheus_series_device() {
+	prometheus_with --series device --top-pools 0
+}
+
+prometheus_with() {
 	require_kernel
 	if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
 		skip "prometheus/promtool not installed (make deps installs deps/prometheus.txt)"
@@ -347,7 +358,7 @@ prometheus_end_to_end() {
 	lab_xdp_on || fail "XDP back on"
 	lab_hold 300 1000 5002 >/dev/null || fail "holder 2"
 	# --level all: the untracked-pages panel needs the full ledger (dashboards/README.md)
-	export_start --level all --interval 0.5 -v -v	# -v -v logs each request's format
+	export_start --level all --interval 0.5 -v -v "$@" # -v -v logs each request's format
 
 	# the alert rules under test: the real ones, with the stalled-pool
 	# alert's threshold and 'for' cut so it fires within seconds
@@ -387,11 +398,12 @@ prometheus_end_to_end() {
 	sleep 4	# enough samples for rate() over 10s
 
 	known=$(known_metrics)
-	items=$(scrape | grep -c '^ppwatch_pool_item_')
+	items=$(scrape | grep -c '^ppwatch_\(pool\|device\)_item_')
+	log "$* : $(scrape | grep -c '^ppwatch_pool_inflight_pages{') pools with series of their own"
 	# every query of the dashboard returns data
 	while IFS= read -r e; do
 		[ -n "$e" ] || continue
-		if [ "$items" -eq 0 ] && grep -q 'ppwatch_pool_item_' <<<"$e"; then
+		if [ "$items" -eq 0 ] && grep -Eq 'ppwatch_(pool|device)_item_' <<<"$e"; then
 			skipped="$skipped
       $e"
 			continue
@@ -414,7 +426,7 @@ prometheus_end_to_end() {
       not valid: $e"
 		for m in $(used_metrics <<<"$e") up; do
 			grep -q "\b$m\b" <<<"$e" || continue
-			if [ "$items" -eq 0 ] && [[ $m == ppwatch_pool_item_* ]]; then
+			if [ "$items" -eq 0 ] && [[ $m == ppwatch_pool_item_* || $m == ppwatch_device_item_* ]]; then
 				log "SKIP alert input $m: no pool reports item stats on this kernel"
 				continue
 			fi

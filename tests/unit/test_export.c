@@ -210,6 +210,48 @@ static void test_totals_wrap(void)
 	prom_totals_free(&t);
 }
 
+/* --series device: the informative pools and the top ones keep their series; devices sum */
+static void test_series_device(void)
+{
+	struct prom_totals t = { 0 };
+	struct prom_self self = self_stats();
+	char *buf;
+	struct snapshot s;
+
+	make_snapshot(&s, false);
+	self.per_device = true;
+	self.top_pools = 1;
+	rows[1].oldest_age_s = 4.5; /* a zombie keeps its series for being one */
+	CHECK_INT(prom_totals_update(&t, &s), 0);
+	CAPTURE(buf, f, prom_render(f, PROM_TEXT, &s, &t, &self));
+	CHECK(strstr(buf, "ppwatch_pool_zombie{pool_id=\"9\"") != NULL, "zombie shown");
+	CHECK(strstr(buf, "ppwatch_pool_inflight_pages{pool_id=\"7\"") != NULL,
+	      "the top pool by inflight shown");
+	CHECK(!strstr(buf, "pool_id=\"12\""), "an idle live pool has no series of its own");
+	CHECK(!strstr(buf, "pool_id=\"\""), "nor the next by inflight (top 1)");
+	CHECK(strstr(buf, "\nppwatch_pools_exported 2\n") != NULL, "two pools exported");
+	CHECK(strstr(buf, "ppwatch_device_inflight_pages{device=\"eth0\",ifindex=\"3\","
+			  "netns=\"4026532246\",driver=\"mlx5_core\"} 1700\n") != NULL,
+	      "eth0's two pools summed");
+	CHECK(strstr(buf, "ppwatch_device_pools{device=\"eth0\",ifindex=\"3\",netns=\"4026532246\","
+			  "driver=\"mlx5_core\",state=\"zombie\"} 1\n") != NULL,
+	      "eth0's zombie counted");
+	free(buf);
+	/* the zombie is freed: eth0's counters keep what it held, and grow with pool 7 */
+	rows[0].hold_cnt += 10;
+	rows[1].state = ROW_FREED;
+	CHECK_INT(prom_totals_update(&t, &s), 0);
+	CAPTURE(buf, f, prom_render(f, PROM_TEXT, &s, &t, &self));
+	CHECK(strstr(buf, "ppwatch_device_pages_held_total{device=\"eth0\",ifindex=\"3\","
+			  "netns=\"4026532246\",driver=\"mlx5_core\"} 3710\n") != NULL,
+	      "device counter only goes up: 2200 + 1500 + 10");
+	CHECK(strstr(buf, "ppwatch_device_inflight_pages{device=\"eth0\",ifindex=\"3\","
+			  "netns=\"4026532246\",driver=\"mlx5_core\"} 1200\n") != NULL,
+	      "gauges: the pools there now");
+	free(buf);
+	prom_totals_free(&t);
+}
+
 static void test_negotiate(void)
 {
 	CHECK_INT(prom_negotiate(NULL), PROM_TEXT);
@@ -310,6 +352,7 @@ int main(void)
 	TEST(test_render_golden);
 	TEST(test_render_structure);
 	TEST(test_totals_wrap);
+	TEST(test_series_device);
 	TEST(test_negotiate);
 	TEST(test_negotiate_hostile);
 	TEST(test_negotiate_cut);

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/vec.h"
+#include "output/prom_device.h"
+
+static int key_cmp(__u32 ns, __s32 ifindex, const char *dev, const struct prom_dev *y)
+{
+	if (ns != y->netns_ino)
+		return ns < y->netns_ino ? -1 : 1;
+	if (ifindex != y->ifindex)
+		return ifindex < y->ifindex ? -1 : 1;
+	return strcmp(dev, y->device);
+}
+
+static int dev_cmp(const void *a, const void *b)
+{
+	const struct prom_dev *x = a;
+
+	return key_cmp(x->netns_ino, x->ifindex, x->device, b);
+}
+
+static struct prom_dev *find_in(const struct prom_dev *v, size_t n, const struct pool_row *r)
+{
+	size_t lo = 0, hi = n, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = key_cmp(r->netns_ino, r->ifindex, r->device, &v[mid]);
+		if (!c)
+			return (struct prom_dev *)&v[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+struct prom_dev *prom_devs_find(const struct prom_devs *d, const struct pool_row *r)
+{
+	return find_in(d->v, d->n, r);
+}
+
+int prom_devs_index(struct prom_devs *d, const struct snapshot *s)
+{
+	size_t i, nold = d->n, n = 0;
+	struct prom_dev *x;
+
+	for (i = 0; i < d->n; i++)
+		d->v[i].seen = false;
+	for (i = 0; i < s->n; i++) {
+		const struct pool_row *r = &s->rows[i];
+
+		if (r->state == ROW_FREED)
+			continue;
+		x = find_in(d->v, nold, r);
+		if (!x) /* new this time: appended, sorted in below */
+			for (x = d->v + nold; x < d->v + d->n; x++)
+				if (!key_cmp(r->netns_ino, r->ifindex, r->device, x))
+					break;
+		if (x == d->v + d->n) {
+			x = VEC_PUSH(d->v, d->n, d->cap);
+			if (!x)
+				return -ENOMEM;
+			x->netns_ino = r->netns_ino;
+			x->ifindex = r->ifindex;
+			snprintf(x->device, sizeof(x->device), "%s", r->device);
+			memcpy(x->driver, r->driver, sizeof(x->driver));
+		}
+		x->seen = true;
+	}
+	for (i = 0; i < d->n; i++)
+		if (d->v[i].seen)
+			d->v[n++] = d->v[i];
+	d->n = n;
+	if (n)
+		qsort(d->v, n, sizeof(*d->v), dev_cmp);
+	return 0;
+}
+
+static __s64 add_known(__s64 sum, __s64 v)
+{
+	if (v < 0)
+		return sum;
+	return sum < 0 ? v : sum + v;
+}
+
+void prom_devs_gauges(struct prom_devs *d, const struct snapshot *s)
+{
+	struct prom_dev *x;
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		x = &d->v[i];
+		x->live = x->zombies = x->bytes = x->blocks_prealloc = x->blocks_dyn = 0;
+		x->inflight = 0;
+		x->oldest_s = NAN;
+		x->ledger = x->before_start = x->untracked = -1;
+		x->item_stats = x->item_blocks = false;
+	}
+	for (i = 0; i < s->n; i++) {
+		const struct pool_row *r = &s->rows[i];
+
+		if (r->state == ROW_FREED || !(x = prom_devs_find(d, r)))
+			continue;
+		x->live += r->state == ROW_LIVE;
+		x->zombies += r->state == ROW_ZOMBIE;
+		x->inflight += r->inflight > 0 ? r->inflight : 0;
+		x->bytes += r->inflight_bytes;
+		if (isfinite(r->oldest_age_s) && !(r->oldest_age_s <= x->oldest_s))
+			x->oldest_s = r->oldest_age_s;
+		if (r->has_record) {
+			x->ledger = add_known(x->ledger, r->ledger_pages);
+			x->before_start = add_known(x->before_start, r->before_start);
+			x->untracked = add_known(x->untracked, r->untracked);
+		}
+		x->item_stats |= r->item_stats;
+		if (r->occ_known || r->item_blocks) {
+			x->item_blocks = true;
+			x->blocks_prealloc += r->occ_known ? r->occ.prealloc : r->blocks_prealloc;
+			x->blocks_dyn += r->occ_known ? r->occ.dynamic : r->blocks_dyn;
+		}
+	}
+}
+
+void prom_devs_free(struct prom_devs *d)
+{
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}
+
+static bool informative(const struct pool_row *r)
+{
+	return r->state == ROW_ZOMBIE || r->dma == DMA_HAZARD ||
+	       (isfinite(r->oldest_age_s) && r->oldest_age_s >= PROM_OLD_PAGE_S) ||
+	       (r->item_stats && r->item_slow_failed);
+}
+
+struct by_inflight {
+	__s64 inflight;
+	size_t i;
+};
+
+static int inflight_cmp(const void *a, const void *b)
+{
+	const struct by_inflight *x = a, *y = b;
+
+	if (x->inflight != y->inflight)
+		return x->inflight > y->inflight ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+int prom_pools_shown(const struct snapshot *s, size_t top, bool *shown)
+{
+	struct by_inflight *v;
+	size_t i, n = 0;
+
+	v = calloc(s->n ? s->n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < s->n; i++) {
+		const struct pool_row *r = &s->rows[i];
+
+		shown[i] = r->state != ROW_FREED && informative(r);
+		if (r->state != ROW_FREED && !shown[i] && r->inflight > 0)
+			v[n++] = (struct by_inflight){ r->inflight, i };
+	}
+	qsort(v, n, sizeof(*v), inflight_cmp);
+	for (i = 0; i < n && i < top; i++)
+		shown[v[i].i] = true;
+	free(v);
+	return 0;
+}
