@@ -44,6 +44,7 @@ int reading_add_netlink(struct reading *rd, const struct nl_pool *v, size_t n)
 {
 	struct by_id *idx = NULL, key, *hit;
 	size_t nidx = 0, i, have = rd->n;
+	int only = 0;
 	struct pool_obs *o;
 
 	if (!n)
@@ -76,9 +77,10 @@ int reading_add_netlink(struct reading *rd, const struct nl_pool *v, size_t n)
 		o = hit ? &rd->pools[hit->idx] : VEC_PUSH(rd->pools, rd->n, rd->cap);
 		o->has_nl = true;
 		o->nl = v[i];
+		only += !hit;
 	}
 	free(idx);
-	return 0;
+	return only;
 }
 
 void reading_add_blocks(struct reading *rd, const struct blocks_scan *bs)

@@ -18,7 +18,8 @@ void reading_free(struct reading *rd);
 /*
  * Netlink's pools into the reading: a pool netlink lists under the id of
  * a BPF record that is not freed gains netlink's view; the others join as
- * pools known from netlink only. 0 or -ENOMEM (the reading keeps what it had).
+ * pools known from netlink only: how many, or -ENOMEM (the reading keeps
+ * what it had).
  */
 int reading_add_netlink(struct reading *rd, const struct nl_pool *v, size_t n);
 struct blocks_scan;

@@ -150,7 +150,9 @@ static int ask_netlink(struct monitor *m, struct nl_pool **v, size_t *n)
 		return 0;
 	err = netns_scan(&m->nsl);
 	err = err ?: nl_client_sync(&m->nl, &m->nsl);
-	return err ?: nl_client_dump(&m->nl, v, n);
+	/* a notification marks its namespace for a new dump */
+	nl_client_drain(&m->nl, on_ntf, m);
+	return err ?: nl_client_dump(&m->nl, m->nl_only > 0, v, n);
 }
 
 /*
@@ -201,8 +203,10 @@ int monitor_sample(struct monitor *m)
 	err = err ?: collector_collect(&m->col, &m->rd);
 	if (!err && nn) {
 		err = reading_add_netlink(&m->rd, nlv, nn);
-		if (err)
+		if (err < 0)
 			p_err("adding netlink's %zu pools to the reading: %s", nn, strerror(-err));
+		m->nl_only = err > 0 ? err : 0;
+		err = err < 0 ? err : 0;
 	}
 	if (!err && have_blocks)
 		reading_add_blocks(&m->rd, &bs);

@@ -56,6 +56,7 @@ struct monitor {
 	bool walk_blocks;   /* walk the item blocks at each sample (o.blocks, where they exist) */
 	double discovery_s; /* the last discovery scan took this long */
 	double next_discovery; /* now_mono_s() of the next one */
+	int nl_only;	       /* pools only netlink lists: each dump anew, for their inflight */
 };
 
 /*

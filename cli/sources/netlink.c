@@ -18,10 +18,19 @@
 #include <ynl.h>
 
 #include "lib/log.h"
+#include "lib/util.h"
 #include "lib/vec.h"
 #include "sources/netlink.h"
 
 #define NETDEV_MCGRP_PAGE_POOL "page-pool"
+
+/*
+ * A dump takes rtnl_lock for as long as it walks the namespace's pools:
+ * one is reused while the namespace's notification socket says nothing
+ * changed (page-pool add, del and change: a pool listed, destroyed,
+ * re-parented or gone), for NL_REDUMP_S at most.
+ */
+#define NL_REDUMP_S 30
 
 struct nl_ns {
 	unsigned long ino;
@@ -29,6 +38,11 @@ struct nl_ns {
 	struct ynl_sock *ntf; /* page-pool notifications */
 	int ioctl_fd;	      /* an AF_INET socket there, for ifindex -> name */
 	bool dump_warned;     /* a failed dump here was reported */
+	bool dirty;	      /* a notification since the last dump */
+	bool dumped;	      /* cache holds its last dump */
+	double dumped_at;     /* now_mono_s() of it */
+	struct nl_pool *cache;
+	size_t ncache, capcache;
 };
 
 /* a netdev socket in the caller's namespace, not inherited by children */
@@ -104,6 +118,7 @@ static int open_in_ns(void *p)
 
 static void ns_close(struct nl_ns *ns)
 {
+	free(ns->cache);
 	if (ns->req)
 		ynl_sock_destroy(ns->req);
 	if (ns->ntf)
@@ -198,47 +213,90 @@ static void to_pool(const struct netdev_page_pool_get_rsp *r, const struct nl_ns
 		snprintf(p->ifname, sizeof(p->ifname), "%s", ifr.ifr_name);
 }
 
-int nl_client_dump(struct nl_client *c, struct nl_pool **out, size_t *n)
+/* one namespace's page-pool-get dump into its cache: 0, or -ENOMEM (reported) */
+static int dump_ns(struct nl_ns *ns)
 {
 	struct netdev_page_pool_get_list *l;
-	struct nl_pool *v = NULL, *p;
-	size_t nv = 0, cap = 0, i;
+	struct nl_pool *p;
+
+	ns->ncache = 0;
+	ns->dumped = false;
+	l = netdev_page_pool_get_dump(ns->req);
+	if (!l) {
+		/* EOPNOTSUPP: the family without page-pool-get (6.3 to 6.7) */
+		if (ns->req->err.code == EOPNOTSUPP || ns->dump_warned)
+			p_dbg("netlink: page-pool-get dump in netns %lu: %s", ns->ino,
+			      ynl_why(&ns->req->err));
+		else
+			p_warn("netlink: page-pool-get dump in netns %lu: %s; its pools are "
+			       "listed from BPF only",
+			       ns->ino, ynl_why(&ns->req->err));
+		ns->dump_warned = true;
+		return 0;
+	}
+	ynl_dump_foreach(l, pp) {
+		if (!pp->_present.id || !pp->id)
+			continue;
+		p = VEC_NEXT(ns->cache, ns->ncache, ns->capcache);
+		if (!p) {
+			p_err("netlink: page-pool-get dump in netns %lu: %s", ns->ino,
+			      strerror(ENOMEM));
+			netdev_page_pool_get_list_free(l);
+			ns->ncache = 0;
+			return -ENOMEM;
+		}
+		to_pool(pp, ns, p);
+		ns->ncache++;
+	}
+	netdev_page_pool_get_list_free(l);
+	ns->dumped = true;
+	ns->dirty = false;
+	ns->dumped_at = now_mono_s();
+	return 0;
+}
+
+int nl_client_dump(struct nl_client *c, bool fresh, struct nl_pool **out, size_t *n)
+{
+	struct nl_pool *v = NULL;
+	size_t nv = 0, i, dumped = 0;
+	double t0 = now_mono_s();
+	struct nl_ns *ns;
+	int err;
 
 	*out = NULL;
 	*n = 0;
 	if (!c->available)
 		return 0;
 	for (i = 0; i < c->n; i++) {
-		l = netdev_page_pool_get_dump(c->v[i].req);
-		if (!l) {
-			struct nl_ns *ns = &c->v[i];
-
-			/* EOPNOTSUPP: the family without page-pool-get (6.3 to 6.7) */
-			if (ns->req->err.code == EOPNOTSUPP || ns->dump_warned)
-				p_dbg("netlink: page-pool-get dump in netns %lu: %s", ns->ino,
-				      ynl_why(&ns->req->err));
-			else
-				p_warn("netlink: page-pool-get dump in netns %lu: %s; its pools are "
-				       "listed from BPF only",
-				       ns->ino, ynl_why(&ns->req->err));
-			ns->dump_warned = true;
-			continue;
-		}
-		ynl_dump_foreach(l, pp) {
-			if (!pp->_present.id || !pp->id)
-				continue;
-			p = VEC_NEXT(v, nv, cap);
-			if (!p) {
-				p_err("netlink: page-pool-get dump in netns %lu: %s", c->v[i].ino,
-				      strerror(ENOMEM));
-				netdev_page_pool_get_list_free(l);
+		ns = &c->v[i];
+		/* without a notification socket nothing says when a dump is stale */
+		if (fresh || !ns->dumped || ns->dirty || !ns->ntf ||
+		    now_mono_s() - ns->dumped_at >= NL_REDUMP_S) {
+			err = dump_ns(ns);
+			if (err) {
 				free(v);
-				return -ENOMEM;
+				return err;
 			}
-			to_pool(pp, &c->v[i], p);
-			nv++;
+			dumped++;
 		}
-		netdev_page_pool_get_list_free(l);
+		nv += ns->ncache;
+	}
+	c->dump_s = now_mono_s() - t0;
+	c->dumped_ns = dumped;
+	if (dumped)
+		p_dbg("netlink: dumped %zu of %zu namespaces in %.3f ms", dumped, c->n,
+		      c->dump_s * 1e3);
+	if (!nv)
+		return 0;
+	v = malloc(nv * sizeof(*v));
+	if (!v) {
+		p_err("netlink: the pools of %zu namespaces: %s", c->n, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (i = 0, nv = 0; i < c->n; i++) {
+		if (c->v[i].ncache)
+			memcpy(v + nv, c->v[i].cache, c->v[i].ncache * sizeof(*v));
+		nv += c->v[i].ncache;
 	}
 	*out = v;
 	*n = nv;
@@ -255,11 +313,15 @@ int nl_client_drain(struct nl_client *c, nl_ntf_fn cb, void *arg)
 	for (i = 0; i < c->n; i++) {
 		if (!c->v[i].ntf)
 			continue;
-		if (ynl_ntf_check(c->v[i].ntf) < 0)
+		if (ynl_ntf_check(c->v[i].ntf) < 0) {
+			/* ENOBUFS: some were lost, so the cached dump may be stale */
+			c->v[i].dirty = true;
 			p_dbg("netlink: notifications in netns %lu: %s", c->v[i].ino,
 			      ynl_why(&c->v[i].ntf->err));
+		}
 		/* the page-pool group carries page-pool-{add,del,change}-ntf only */
 		while ((ntf = (void *)ynl_ntf_dequeue(c->v[i].ntf))) {
+			c->v[i].dirty = true; /* the next dump asks again */
 			to_pool(&ntf->obj, &c->v[i], &p);
 			cb(ntf->cmd, &p, arg);
 			netdev_page_pool_get_ntf_free(ntf);

@@ -22,7 +22,9 @@ struct nl_client {
 	size_t n, cap;
 	bool subscribe;
 	bool available;
-	char why[160]; /* when not available */
+	char why[160];	  /* when not available */
+	double dump_s;	  /* the last nl_client_dump() took this long */
+	size_t dumped_ns; /* namespaces it asked the kernel for */
 };
 
 /* cmd: NETDEV_CMD_PAGE_POOL_{ADD,DEL,CHANGE}_NTF */
@@ -36,8 +38,13 @@ typedef void (*nl_ntf_fn)(int cmd, const struct nl_pool *p, void *arg);
 int nl_client_init(struct nl_client *c, bool subscribe);
 /* open sockets in namespaces not visited yet */
 int nl_client_sync(struct nl_client *c, const struct netns_list *l);
-/* page-pool-get dump in every namespace */
-int nl_client_dump(struct nl_client *c, struct nl_pool **out, size_t *n);
+/*
+ * Every namespace's pools (*out malloc'd): a namespace is dumped again only
+ * when a notification came since its last dump, when it has no
+ * notification socket, after NL_REDUMP_S, or when 'fresh' asks (pools only
+ * netlink lists: their inflight comes from the dump); else its last dump.
+ */
+int nl_client_dump(struct nl_client *c, bool fresh, struct nl_pool **out, size_t *n);
 /* notification sockets as POLLIN entries of a poll set; returns how many written */
 size_t nl_client_pollfds(const struct nl_client *c, struct pollfd *pfd, size_t max);
 /* read pending notifications without blocking */
