@@ -40,7 +40,7 @@ struct prom_dev {
 	__u64 live, zombies;
 	__s64 inflight;
 	__u64 bytes;
-	double oldest_s; /* NAN: no pool knows one */
+	double oldest_s;		       /* NAN: no pool knows one */
 	__s64 ledger, before_start, untracked; /* -1: no pool knows */
 	bool item_stats, item_blocks;
 	__u64 blocks_prealloc, blocks_dyn;

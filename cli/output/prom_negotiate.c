@@ -101,4 +101,3 @@ const char *prom_content_type(enum prom_format f)
 		       "application/openmetrics-text; version=1.0.0; charset=utf-8" :
 		       "text/plain; version=0.0.4; charset=utf-8";
 }
-
