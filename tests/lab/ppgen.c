@@ -8,6 +8,7 @@
  *               [--name BYTES]
  *   ppgen flood --from NS --netns NS --to ADDR:PORT [--seconds S] [--cycles C]
  *               [--count N] [--size BYTES]
+ *   ppgen crowd --netns NS --count N [--ready FILE] [--lifetime SEC]
  *
  * 'hold' binds a UDP socket in NS and never reads it: every datagram that
  * arrives through a veth with XDP keeps its page_pool page in the receive
@@ -18,7 +19,10 @@
  * the holder renames itself (prctl PR_SET_NAME, as any process may) to
  * the given bytes, UTF-8 or not, for the tests of untrusted names. 'flood'
  * repeats fill-then-close cycles to make hold and release events for
- * benchmarks. Every loop is bounded in count and time.
+ * benchmarks. 'crowd' opens N UDP sockets bound to 127.0.0.1 (any port)
+ * and holds them: the sockets of a busy host among which the holder scan
+ * must find the one that holds pages; it writes "pid N" to FILE. Every
+ * loop is bounded in count and time.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,8 +39,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,7 +78,8 @@ static void usage(void)
 		"       ppgen hold  --netns NS --packet IFNAME [--rcvbuf BYTES] [--ready FILE] [--lifetime SEC]\n"
 		"                   [--name BYTES]\n"
 		"       ppgen flood --from NS --netns NS --to ADDR:PORT [--seconds S] [--cycles C]\n"
-		"                   [--count N] [--size BYTES]\n");
+		"                   [--count N] [--size BYTES]\n"
+		"       ppgen crowd --netns NS --count N [--ready FILE] [--lifetime SEC]\n");
 	exit(2);
 }
 
@@ -300,6 +307,99 @@ static int cmd_flood(const char *from, const char *ns, const char *to, long seco
 	return 0;
 }
 
+static void write_ready(const char *ready, const char *line)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", ready);
+	f = fopen(tmp, "w");
+	if (!f)
+		die(tmp);
+	fputs(line, f);
+	fclose(f);
+	if (rename(tmp, ready))
+		die("rename");
+}
+
+/* open and bind sockets [from, to) of the crowd, then wait to be stopped */
+static void crowd_hold(long from, long to, int ready_fd, double deadline)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	long i;
+	int fd;
+
+	for (i = from; i < to; i++) {
+		/* 20,000 a loopback address: the ephemeral ports are 28,232 */
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK + i / 20000);
+		fd = udp_socket();
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			die("bind 127.0.0.x:0");
+	}
+	if (write(ready_fd, "x", 1) != 1)
+		die("write");
+	while (!stop && now_s() < deadline)
+		usleep(20000);
+}
+
+/*
+ * A process may hold RLIMIT_NOFILE's hard limit of descriptors (root
+ * without CAP_SYS_RESOURCE cannot raise it): the crowd is as many
+ * processes as that takes, each holding its share until stopped.
+ */
+static int cmd_crowd(const char *ns, long count, const char *ready, long lifetime)
+{
+	double deadline = now_s() + lifetime;
+	long per, from, nproc = 0, i;
+	pid_t pids[256];
+	struct rlimit rl;
+	char line[64], c;
+	int pfd[2];
+
+	if (count < 1 || count > 1000000)
+		usage();
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		die("getrlimit(RLIMIT_NOFILE)");
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("setrlimit(RLIMIT_NOFILE)");
+	per = rl.rlim_cur > 1064 ? (long)rl.rlim_cur - 64 : 1000;
+	if (count / per >= 256) {
+		fprintf(stderr, "ppgen: %ld sockets at %ld a process: too many processes\n", count,
+			per);
+		return 2;
+	}
+	enter_netns(ns);
+	if (pipe(pfd))
+		die("pipe");
+	for (from = 0; from < count; from += per) {
+		pids[nproc] = fork();
+		if (pids[nproc] < 0)
+			die("fork");
+		if (!pids[nproc]) {
+			close(pfd[0]);
+			crowd_hold(from, from + per < count ? from + per : count, pfd[1], deadline);
+			_exit(0);
+		}
+		nproc++;
+	}
+	close(pfd[1]);
+	for (i = 0; i < nproc; i++)
+		if (read(pfd[0], &c, 1) != 1)
+			die("a crowd process died before its sockets were open");
+	if (ready) {
+		snprintf(line, sizeof(line), "%d %ld\n", getpid(), count);
+		write_ready(ready, line);
+	}
+	while (!stop && now_s() < deadline)
+		usleep(20000);
+	for (i = 0; i < nproc; i++)
+		kill(pids[i], SIGTERM);
+	for (i = 0; i < nproc; i++)
+		waitpid(pids[i], NULL, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -393,6 +493,8 @@ int main(int argc, char **argv)
 		return cmd_hold(ns, bind_to, packet, rcvbuf, ready, lifetime);
 	if (!strcmp(cmd, "flood"))
 		return cmd_flood(from, ns, to, seconds, cycles, count, size);
+	if (!strcmp(cmd, "crowd"))
+		return cmd_crowd(ns, count, ready, lifetime);
 	usage();
 	return 2;
 }
