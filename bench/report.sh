@@ -80,6 +80,40 @@ memory_table() {
 	end' "$in"
 }
 
+# scale: per command, the median over rounds at each pool count (and socket count)
+scale_table() {
+	jq -rs "$stats"'
+	def ms: . * 1000 | round;
+	def mib: . / 1024 * 10 | round / 10;
+	[.[] | select(.label | startswith("scale "))] as $s |
+	if ($s | length) == 0 then empty else
+	([$s[] | select(.sockets == 0 and .pools != null) | .pools] | unique) as $sizes |
+	def v($l; $p; f): [$s[] | select(.label == "scale " + $l and .pools == $p) | f] | stats | .med;
+	def refresh($l; $p): [$s[] | select(.label == "scale " + $l + "-11" and .pools == $p)] as $a |
+		[$s[] | select(.label == "scale " + $l + "-1" and .pools == $p)] as $b |
+		[range(0; [$a, $b] | map(length) | min) as $i | ($a[$i].cpu_s - $b[$i].cpu_s) / 10] | stats | .med;
+	def rcs($l; $p): [$s[] | select(.label == "scale " + $l and .pools == $p) | .rc] | unique |
+		if . == [0] then "" else " (exit \(map(tostring) | join(",")))" end;
+	"| command (idle pools) | " + ($sizes | map("\(.) pools") | join(" | ")) + " | goal |",
+	"|---|" + ($sizes | map("---|") | join("")) + "---|",
+	"| `top` on a terminal: CPU per refresh (at 1 s: % of a core) | " + ($sizes | map(. as $p | "\(refresh("top-tty"; $p) | ms) ms (\(refresh("top-tty"; $p) * 100 | r1) %)") | join(" | ")) + " | ≤ 1 % at 10,000 |",
+	"| `top -b` (every row): CPU per refresh | " + ($sizes | map(. as $p | "\(refresh("top-b"; $p) | ms) ms") | join(" | ")) + " | |",
+	"| `top` start to first screen: wall, RSS | " + ($sizes | map(. as $p | "\(v("top-tty-1"; $p; .wall_s) | r2) s, \(v("top-tty-1"; $p; .rss_kib) | mib) MiB") | join(" | ")) + " | |",
+	"| `pools` (1.2 s window): wall, CPU, RSS | " + ($sizes | map(. as $p | "\(v("pools"; $p; .wall_s) | r2) s, \(v("pools"; $p; .cpu_s) | ms) ms, \(v("pools"; $p; .rss_kib) | mib) MiB") | join(" | ")) + " | |",
+	"| `pools --window 0`: wall, CPU | " + ($sizes | map(. as $p | "\(v("pools-window0"; $p; .wall_s) | r2) s, \(v("pools-window0"; $p; .cpu_s) | ms) ms") | join(" | ")) + " | ≤ 1 s at 10,000 |",
+	"| `export --once --series pool`: series, bytes, CPU | " + ($sizes | map(. as $p | "\(v("series-pool"; $p; .series)), \(v("series-pool"; $p; .bytes) / 1024 | round) KiB, \(v("export-pool"; $p; .cpu_s) | ms) ms") | join(" | ")) + " | |",
+	"| `export --once` (auto): series, bytes, CPU | " + ($sizes | map(. as $p | "\(v("series-auto"; $p; .series)), \(v("series-auto"; $p; .bytes) / 1024 | round) KiB, \(v("export-auto"; $p; .cpu_s) | ms) ms") | join(" | ")) + " | |",
+	"| `holders`: wall, CPU, RSS | " + ($sizes | map(. as $p | "\(v("holders"; $p; .wall_s) | r2) s, \(v("holders"; $p; .cpu_s) | ms) ms, \(v("holders"; $p; .rss_kib) | mib) MiB\(rcs("holders"; $p))") | join(" | ")) + " | ≤ 2 s at 10,000 |",
+	"| losses (every counter) | " + ($sizes | map(. as $p | [$s[] | select(.label == "scale losses" and .pools == $p) | .losses | to_entries[] | .value] | add // 0 | tostring) | join(" | ")) + " | 0 |",
+	"",
+	([$s[] | select(.label == "scale holders-sockets")] as $h | if ($h | length) == 0 then empty else
+	 ([$h[].sockets] | unique) as $n |
+	 "| `holders` among (UDP sockets, 2 pools) | " + ($n | map("\(.) sockets") | join(" | ")) + " | goal |",
+	 "|---|" + ($n | map("---|") | join("")) + "---|",
+	 "| wall, CPU, RSS | " + ($n | map(. as $k | ([$h[] | select(.sockets == $k)]) as $x | "\([$x[].wall_s] | stats | .med | r2) s, \([$x[].cpu_s] | stats | .med | ms) ms, \([$x[].rss_kib] | stats | .med | mib) MiB\(if ([$x[].rc] | unique) == [0] then "" else " (exit \([$x[].rc] | unique | map(tostring) | join(",")))" end)") | join(" | ")) + " | ≤ 2 s at 100,000 |" end)
+	end' "$in"
+}
+
 {
 	echo "Measured on $machine (\`make bench\`, \`$(basename "$in")\`)."
 	echo
@@ -100,6 +134,14 @@ memory_table() {
 	memory_table
 	echo
 	echo "![ns per event at each level](results/$(basename "$svg"))"
+	if jq -e 'select(.label | startswith("scale "))' "$in" >/dev/null 2>&1; then
+		echo
+		echo "### Scale: idle pools (tests/lab/scale.sh) and sockets (ppgen crowd)"
+		echo
+		scale_table
+		echo
+		echo "![CPU per top refresh and per pools run against the pool count](results/$(basename "$base")-scale.svg)"
+	fi
 } >"$md"
 
 # the chart: median ns/event per level, hold and release, and the baseline
@@ -126,6 +168,27 @@ set yrange [0:*]
 set key top left
 set grid ytics
 plot "$dat" using 2:xtic(1) title "hold", "" using 3 title "release", "" using 4 with linespoints lw 2 title "counting-only baseline"
+EOF
+	fi
+	rm -f "$dat"
+	# the scale chart: CPU (ms) per top refresh and per pools/export run, against pools
+	dat=$(mktemp)
+	jq -rs "$stats"'
+	[.[] | select(.label | startswith("scale "))] as $s |
+	def med($l; $p): [$s[] | select(.label == "scale " + $l and .pools == $p) | .cpu_s] | stats | .med;
+	([$s[] | select(.sockets == 0 and .pools != null) | .pools] | unique)[] as $p |
+	"\($p) \((med("top-tty-11"; $p) - med("top-tty-1"; $p)) / 10 * 1000) \((med("top-b-11"; $p) - med("top-b-1"; $p)) / 10 * 1000) \(med("pools-window0"; $p) * 1000) \(med("export-auto"; $p) * 1000)"' "$in" >"$dat" 2>/dev/null || true
+	if [ -s "$dat" ]; then
+		gnuplot <<EOF
+set terminal svg size 640,400 dynamic font "sans,11"
+set output "$base-scale.svg"
+set title "ppwatch CPU against idle pools (median of $(jq -rs '[.[] | select(.label == "machine")][0].rounds' "$in") rounds)"
+set xlabel "idle page pools"
+set ylabel "CPU ms"
+set logscale xy
+set key top left
+set grid
+plot "$dat" using 1:2 with linespoints lw 2 title "top refresh (terminal)", "" using 1:3 with linespoints title "top -b refresh (every row)", "" using 1:4 with linespoints title "pools --window 0 (whole run)", "" using 1:5 with linespoints title "export --once (whole run)", 10 with lines dt 2 title "1 % of a core at 1 s"
 EOF
 	fi
 	rm -f "$dat"

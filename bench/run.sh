@@ -3,7 +3,7 @@
 #
 # What ppwatch costs, measured (make bench; root):
 #
-#   bench/run.sh [PARTS...]      PARTS: cost pps contention memory (default: all four)
+#   bench/run.sh [PARTS...]      PARTS: cost pps contention memory scale (default: all)
 #
 #   cost        per-event run time of ppwatch's hot-path programs at each
 #               --level, from the kernel's bpf_stats, as a ratio to a
@@ -15,6 +15,10 @@
 #               in per-CPU slots, with one CPU and with both CPUs flooding
 #   memory      the ledger's map memory at each level for the default
 #               --max-pages (1M pages), from the kernel's fdinfo
+#   scale       CPU, wall and RSS of top (per refresh, on a terminal and
+#               -b), pools, export (series, bytes) and holders with
+#               SCALE_SIZES idle pools (tests/lab/scale.sh), and of
+#               holders with HOLDER_SOCKETS sockets (ppgen crowd)
 #
 # Knobs: SECONDS_PER_ROUND (default 3), ROUNDS (default 3).
 # Results: bench/results/<time>.jsonl (one JSON line per measurement),
@@ -25,11 +29,17 @@ here=$(dirname "$(readlink -f "$0")")
 export OUTPUT=${OUTPUT:-$here/../.output}
 SECONDS_PER_ROUND=${SECONDS_PER_ROUND:-3}
 ROUNDS=${ROUNDS:-3}
-PARTS=${*:-cost pps contention memory}
+PARTS=${*:-cost pps contention memory scale}
+# pools as veth pairs x queues: 10x10, 20x50, 40x250
+SCALE_SIZES=${SCALE_SIZES:-10x10 20x50 40x250}
+HOLDER_SOCKETS=${HOLDER_SOCKETS:-1000 10000 100000}
 LEVELS="counters sampled all"
 export LAB=ppwbench LAB_QUIET=1
 # shellcheck source=../tests/lab/lab.sh
 . "$here/../tests/lab/lab.sh"
+# shellcheck source=../tests/lab/scale.sh
+. "$here/../tests/lab/scale.sh"
+export SCALE_NS=ppwbench-s
 results=$here/results
 mkdir -p "$results"
 stamp=$(date +%Y%m%d-%H%M%S)
@@ -46,6 +56,8 @@ ppw=
 cleanup() {
 	if [ -n "$ppw" ]; then kill "$ppw" 2>/dev/null || true; wait "$ppw" 2>/dev/null || true; fi
 	lab2 lab_down 2>/dev/null || true
+	scale_down 2>/dev/null || true
+	[ -z "${crowd:-}" ] || kill "$crowd" 2>/dev/null || true
 	lab_down
 }
 
@@ -150,12 +162,71 @@ memory() {
 	done
 }
 
+# timed LABEL POOLS SOCKETS CMD...: CPU, wall and RSS of CMD (its output to /dev/null,
+# stderr to a file), as a JSON line with its exit status
+timed() {
+	local label=$1 pools=$2 socks=$3 t=/tmp/ppwbench.$$.time rc=0
+	shift 3
+	/usr/bin/time -o "$t" -f '%e %U %S %M' "$@" >/dev/null 2>/tmp/ppwbench.$$.err || rc=$?
+	read -r wall user sys rss <"$t"
+	put "{\"label\":\"scale $label\",\"pools\":$pools,\"sockets\":$socks,\"wall_s\":$wall,\"cpu_s\":$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }'),\"rss_kib\":$rss,\"rc\":$rc}"
+	[ "$rc" -eq 0 ] || echo "   $label: exit $rc: $(head -c 300 /tmp/ppwbench.$$.err)"
+	rm -f "$t" /tmp/ppwbench.$$.err
+}
+
+scale() {
+	local r size pools doc n s f
+	for r in $(seq "$ROUNDS"); do
+		for size in $SCALE_SIZES; do
+			SCALE_DEVS=${size%x*} SCALE_QUEUES=${size#*x}
+			export SCALE_DEVS SCALE_QUEUES
+			pools=$((SCALE_DEVS * SCALE_QUEUES))
+			scale_down 2>/dev/null
+			LAB_QUIET=1 scale_up || exit 1
+			echo "-- scale: round $r, $pools idle pools"
+			# on a terminal of 50 rows (the screenful), and -b (every row): 1 and 11 refreshes
+			timed "top-tty-1" "$pools" 0 script -qec "stty rows 50 cols 160; $PPW top 1 1" /dev/null
+			timed "top-tty-11" "$pools" 0 script -qec "stty rows 50 cols 160; $PPW top 1 11" /dev/null
+			timed "top-b-1" "$pools" 0 "$PPW" top -b 1 1
+			timed "top-b-11" "$pools" 0 "$PPW" top -b 1 11
+			timed "pools" "$pools" 0 "$PPW" -j pools
+			timed "pools-window0" "$pools" 0 "$PPW" -j pools --window 0
+			timed "holders" "$pools" 0 "$PPW" -j holders
+			for s in pool auto; do
+				f=/tmp/ppwbench.$$.prom
+				timed "export-$s" "$pools" 0 sh -c "'$PPW' export --once --series $s >$f"
+				n=$(grep -vc '^#' "$f" || true)
+				put "{\"label\":\"scale series-$s\",\"pools\":$pools,\"series\":$n,\"bytes\":$(wc -c <"$f")}"
+				rm -f "$f"
+			done
+			doc=$("$PPW" -j pools --window 0)
+			put "$(jq -c --argjson p "$pools" '{label: "scale losses", pools: $p, listed: (.pools | length), losses: .losses}' <<<"$doc")"
+		done
+		scale_down
+		# the holder scan among many sockets, 100 pools (tests/lab/lab.sh's lab + ppgen crowd)
+		for n in $HOLDER_SOCKETS; do
+			fresh_lab
+			rm -f "$LAB_DIR/crowd"
+			"$PPGEN" crowd --netns "$LAB_B" --count "$n" --ready "$LAB_DIR/crowd" --lifetime 300 \
+				</dev/null >/dev/null 2>&1 &
+			crowd=$!
+			for _ in $(seq 600); do [ -s "$LAB_DIR/crowd" ] && break; sleep 0.05; done
+			lab_hold 100 3000 >/dev/null
+			echo "-- scale: round $r, holders among $n sockets"
+			timed "holders-sockets" 2 "$n" "$PPW" -j holders
+			kill "$crowd"
+			wait "$crowd" 2>/dev/null || true
+			crowd=
+		done
+	done
+}
+
 echo "kernel $(uname -r), $(nproc) CPUs, ${SECONDS_PER_ROUND}s x $ROUNDS rounds: $PARTS"
 put "{\"label\":\"machine\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"seconds\":$SECONDS_PER_ROUND,\"rounds\":$ROUNDS,\"time\":\"$(date -u +%FT%TZ)\"}"
 for part in $PARTS; do
 	case $part in
-	cost|pps|contention|memory) $part ;;
-	*) echo "bench: unknown part '$part' (cost pps contention memory)" >&2; exit 2 ;;
+	cost|pps|contention|memory|scale) $part ;;
+	*) echo "bench: unknown part '$part' (cost pps contention memory scale)" >&2; exit 2 ;;
 	esac
 done
 echo "results: $out"
