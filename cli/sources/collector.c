@@ -226,34 +226,6 @@ static int read_pools(struct collector *c, struct reading *rd)
 	return 0;
 }
 
-/* the freed pools kept: listed for keep_freed_s, unless the table still has them */
-static int list_grave(struct collector *c, struct reading *rd)
-{
-	__u64 now = rd->now_ns;
-	__u64 keep = (__u64)(c->keep_freed_s * NSEC_PER_SEC);
-	size_t i, n = 0, j;
-	struct pool_obs *o;
-
-	for (i = 0; i < c->ngrave; i++) {
-		struct ppw_pool *g = &c->grave[i];
-
-		if (g->freed_ns + keep < now)
-			continue; /* expired */
-		c->grave[n++] = *g;
-		for (j = 0; j < rd->n; j++)
-			if (rd->pools[j].rec.addr == g->addr && rd->pools[j].rec.gen == g->gen)
-				break;
-		if (j < rd->n)
-			continue;
-		o = obs_add(rd);
-		if (!o)
-			return -ENOMEM;
-		o->rec = *g;
-	}
-	c->ngrave = n;
-	return 0;
-}
-
 static int obs_cmp(const void *a, const void *b)
 {
 	const struct pool_obs *x = a, *y = b;
@@ -261,6 +233,39 @@ static int obs_cmp(const void *a, const void *b)
 	if (x->rec.addr != y->rec.addr)
 		return x->rec.addr < y->rec.addr ? -1 : 1;
 	return x->rec.gen < y->rec.gen ? -1 : x->rec.gen > y->rec.gen;
+}
+
+/*
+ * The freed pools kept: listed for keep_freed_s, unless the table still
+ * has them (rd's pools are sorted: found by bsearch, then sorted again
+ * with what joined).
+ */
+static int list_grave(struct collector *c, struct reading *rd)
+{
+	__u64 now = rd->now_ns;
+	__u64 keep = (__u64)(c->keep_freed_s * NSEC_PER_SEC);
+	size_t i, n = 0, have = rd->n;
+	struct pool_obs *o, key;
+
+	for (i = 0; i < c->ngrave; i++) {
+		struct ppw_pool *g = &c->grave[i];
+
+		if (g->freed_ns + keep < now)
+			continue; /* expired */
+		c->grave[n++] = *g;
+		key.rec.addr = g->addr;
+		key.rec.gen = g->gen;
+		if (have && bsearch(&key, rd->pools, have, sizeof(*rd->pools), obs_cmp))
+			continue;
+		o = obs_add(rd);
+		if (!o)
+			return -ENOMEM;
+		o->rec = *g;
+	}
+	c->ngrave = n;
+	if (rd->n > have)
+		vec_sort(rd->pools, rd->n, sizeof(*rd->pools), obs_cmp);
+	return 0;
 }
 
 static struct pool_obs *obs_find(const struct reading *rd, __u64 addr, __u32 gen)
@@ -449,12 +454,12 @@ int collector_collect(struct collector *c, struct reading *rd)
 	reading_reset(rd);
 	rd->now_ns = now_boot_ns();
 	err = read_pools(c, rd);
-	err = err ?: list_grave(c, rd);
 	if (err)
 		return err;
 	if (rd->n)
 		vec_sort(rd->pools, rd->n, sizeof(*rd->pools), obs_cmp);
-	err = fold_slots(c, rd);
+	err = list_grave(c, rd);
+	err = err ?: fold_slots(c, rd);
 	err = err ?: index_gens(c, rd);
 	err = err ?: walk_ledger(c, count_page, rd);
 	err = err ?: session_counters(c->s, rd->counters, PPW_CNT_MAX);
