@@ -89,15 +89,13 @@ scale_table() {
 	if ($s | length) == 0 then empty else
 	([$s[] | select(.sockets == 0 and .pools != null) | .pools] | unique) as $sizes |
 	def v($l; $p; f): [$s[] | select(.label == "scale " + $l and .pools == $p) | f] | stats | .med;
-	def refresh($l; $p): [$s[] | select(.label == "scale " + $l + "-11" and .pools == $p)] as $a |
-		[$s[] | select(.label == "scale " + $l + "-1" and .pools == $p)] as $b |
-		[range(0; [$a, $b] | map(length) | min) as $i | ($a[$i].cpu_s - $b[$i].cpu_s) / 10] | stats | .med;
+	def pct($l; $p): [$s[] | select(.label == "scale " + $l and .pools == $p) | .core_pct] | stats;
 	def rcs($l; $p): [$s[] | select(.label == "scale " + $l and .pools == $p) | .rc] | unique |
 		if . == [0] then "" else " (exit \(map(tostring) | join(",")))" end;
 	"| command (idle pools) | " + ($sizes | map("\(.) pools") | join(" | ")) + " | goal |",
 	"|---|" + ($sizes | map("---|") | join("")) + "---|",
-	"| `top` on a terminal: CPU per refresh (at 1 s: % of a core) | " + ($sizes | map(. as $p | "\(refresh("top-tty"; $p) | ms) ms (\(refresh("top-tty"; $p) * 100 | r1) %)") | join(" | ")) + " | ≤ 1 % at 10,000 |",
-	"| `top -b` (every row): CPU per refresh | " + ($sizes | map(. as $p | "\(refresh("top-b"; $p) | ms) ms") | join(" | ")) + " | |",
+	"| `top` on a terminal, 1 s refresh: % of a core (median, min–max) | " + ($sizes | map(. as $p | pct("top-tty"; $p) as $x | "**\($x.med | r2) %** (\($x.min | r2)–\($x.max | r2))") | join(" | ")) + " | ≤ 1 % at 10,000 |",
+	"| `top -b` (every row), 1 s refresh: % of a core | " + ($sizes | map(. as $p | pct("top-b"; $p) as $x | "\($x.med | r2) % (\($x.min | r2)–\($x.max | r2))") | join(" | ")) + " | |",
 	"| `top` start to first screen: wall, RSS | " + ($sizes | map(. as $p | "\(v("top-tty-1"; $p; .wall_s) | r2) s, \(v("top-tty-1"; $p; .rss_kib) | mib) MiB") | join(" | ")) + " | |",
 	"| `pools` (1.2 s window): wall, CPU, RSS | " + ($sizes | map(. as $p | "\(v("pools"; $p; .wall_s) | r2) s, \(v("pools"; $p; .cpu_s) | ms) ms, \(v("pools"; $p; .rss_kib) | mib) MiB") | join(" | ")) + " | |",
 	"| `pools --window 0`: wall, CPU | " + ($sizes | map(. as $p | "\(v("pools-window0"; $p; .wall_s) | r2) s, \(v("pools-window0"; $p; .cpu_s) | ms) ms") | join(" | ")) + " | ≤ 1 s at 10,000 |",
@@ -134,14 +132,23 @@ scale_table() {
 	memory_table
 	echo
 	echo "![ns per event at each level](results/$(basename "$svg"))"
-	if jq -e 'select(.label | startswith("scale "))' "$in" >/dev/null 2>&1; then
-		echo
-		echo "### Scale: idle pools (tests/lab/scale.sh) and sockets (ppgen crowd)"
+} >"$md.main"
+has() { jq -e "select(.label | startswith(\"$1\"))" "$in" >/dev/null 2>&1; }
+if has "scale "; then
+	{
+		echo "Measured on $machine (\`bench/run.sh scale\`, \`$(basename "$in")\`)."
 		echo
 		scale_table
 		echo
 		echo "![CPU per top refresh and per pools run against the pool count](results/$(basename "$base")-scale.svg)"
+	} >"$md.scale"
+fi
+# the run's report: the parts it ran
+{
+	if has "cost " || has "pps " || has "contention " || has "memory "; then
+		cat "$md.main"
 	fi
+	[ ! -f "$md.scale" ] || { echo; echo "### Scale"; echo; cat "$md.scale"; }
 } >"$md"
 
 # the chart: median ns/event per level, hold and release, and the baseline
@@ -175,9 +182,9 @@ EOF
 	dat=$(mktemp)
 	jq -rs "$stats"'
 	[.[] | select(.label | startswith("scale "))] as $s |
-	def med($l; $p): [$s[] | select(.label == "scale " + $l and .pools == $p) | .cpu_s] | stats | .med;
+	def med($l; $p; f): [$s[] | select(.label == "scale " + $l and .pools == $p) | f] | stats | .med;
 	([$s[] | select(.sockets == 0 and .pools != null) | .pools] | unique)[] as $p |
-	"\($p) \((med("top-tty-11"; $p) - med("top-tty-1"; $p)) / 10 * 1000) \((med("top-b-11"; $p) - med("top-b-1"; $p)) / 10 * 1000) \(med("pools-window0"; $p) * 1000) \(med("export-auto"; $p) * 1000)"' "$in" >"$dat" 2>/dev/null || true
+	"\($p) \(med("top-tty"; $p; .core_pct) * 10) \(med("top-b"; $p; .core_pct) * 10) \(med("pools-window0"; $p; .cpu_s) * 1000) \(med("export-auto"; $p; .cpu_s) * 1000)"' "$in" >"$dat" 2>/dev/null || true
 	if [ -s "$dat" ]; then
 		gnuplot <<EOF
 set terminal svg size 640,400 dynamic font "sans,11"
@@ -188,7 +195,7 @@ set ylabel "CPU ms"
 set logscale xy
 set key top left
 set grid
-plot "$dat" using 1:2 with linespoints lw 2 title "top refresh (terminal)", "" using 1:3 with linespoints title "top -b refresh (every row)", "" using 1:4 with linespoints title "pools --window 0 (whole run)", "" using 1:5 with linespoints title "export --once (whole run)", 10 with lines dt 2 title "1 % of a core at 1 s"
+plot "$dat" using 1:2 with linespoints lw 2 title "top, 1 s refresh (terminal): CPU ms a second", "" using 1:3 with linespoints title "top -b (every row): CPU ms a second", "" using 1:4 with linespoints title "pools --window 0 (whole run)", "" using 1:5 with linespoints title "export --once (whole run)", 10 with lines dt 2 title "1 % of a core at 1 s"
 EOF
 	fi
 	rm -f "$dat"
@@ -196,12 +203,18 @@ else
 	echo "report: gnuplot missing (make deps): no chart" >&2
 fi
 
-# the README's results section
+# the README's results sections, each from a run that measured it
 readme=$here/README.md
-if grep -q '<!-- bench:results:begin -->' "$readme"; then
-	awk -v md="$md" '
-	/<!-- bench:results:begin -->/ { print; while ((getline l < md) > 0) print l; skip = 1; next }
-	/<!-- bench:results:end -->/ { skip = 0 }
+splice() {	# marker file
+	grep -q "<!-- bench:$1:begin -->" "$readme" || return 0
+	awk -v md="$2" -v b="<!-- bench:$1:begin -->" -v e="<!-- bench:$1:end -->" '
+	$0 == b { print; while ((getline l < md) > 0) print l; skip = 1; next }
+	$0 == e { skip = 0 }
 	!skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
+}
+if has "cost " || has "pps " || has "contention " || has "memory "; then
+	splice results "$md.main"
 fi
+[ ! -f "$md.scale" ] || splice scale "$md.scale"
+rm -f "$md.main" "$md.scale"
 echo "report: $md${svg:+, $svg}, bench/README.md"

@@ -15,8 +15,8 @@
 #               in per-CPU slots, with one CPU and with both CPUs flooding
 #   memory      the ledger's map memory at each level for the default
 #               --max-pages (1M pages), from the kernel's fdinfo
-#   scale       CPU, wall and RSS of top (per refresh, on a terminal and
-#               -b), pools, export (series, bytes) and holders with
+#   scale       CPU, wall and RSS of top (steady % of a core, on a
+#               terminal and -b), pools, export (series, bytes) and holders with
 #               SCALE_SIZES idle pools (tests/lab/scale.sh), and of
 #               holders with HOLDER_SOCKETS sockets (ppgen crowd)
 #
@@ -174,6 +174,39 @@ timed() {
 	rm -f "$t" /tmp/ppwbench.$$.err
 }
 
+# steady LABEL POOLS TTY: CPU of a running 'top 1' from its 3rd to its 13th
+# second (/proc/PID/stat, clock ticks), as % of a core: startup left out.
+# TTY=1: on a 50-row terminal (script(1)); 0: -b, every row.
+steady() {
+	local label=$1 pools=$2 tty=$3 runner pid a b hz t0
+	hz=$(getconf CLK_TCK)
+	if [ "$tty" = 1 ]; then
+		script -qec "stty rows 50 cols 160; exec $PPW top 1" /dev/null </dev/null >/dev/null 2>&1 &
+	else
+		"$PPW" top -b 1 >/dev/null 2>&1 &
+	fi
+	runner=$!
+	pid=
+	# script(1)'s child is the shell that execs ppwatch
+	for _ in $(seq 50); do
+		pid=$runner
+		[ "$tty" = 0 ] || pid=$(pgrep -P "$runner" 2>/dev/null | head -1)
+		[ -n "$pid" ] && [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f "$PPW")" ] && break
+		pid=
+		sleep 0.1
+	done
+	[ -n "$pid" ] || { echo "   $label: no ppwatch process under $runner"; kill "$runner"; return 0; }
+	sleep 3
+	a=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	t0=$(date +%s.%N)
+	sleep 10
+	b=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+	put "{\"label\":\"scale $label\",\"pools\":$pools,\"sockets\":0,\"core_pct\":$(awk -v a="$a" -v b="$b" -v hz="$hz" -v t0="$t0" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.2f", (b - a) / hz / (t1 - t0) * 100 }'),\"rss_kib\":$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status")}"
+	kill "$pid" 2>/dev/null || true
+	kill "$runner" 2>/dev/null || true
+	wait "$runner" 2>/dev/null || true
+}
+
 scale() {
 	local r size pools doc n s f
 	for r in $(seq "$ROUNDS"); do
@@ -184,11 +217,11 @@ scale() {
 			scale_down 2>/dev/null
 			LAB_QUIET=1 scale_up || exit 1
 			echo "-- scale: round $r, $pools idle pools"
-			# on a terminal of 50 rows (the screenful), and -b (every row): 1 and 11 refreshes
+			# start to the first screen; then the steady CPU on a terminal of 50
+			# rows (the screenful) and with -b (every row)
 			timed "top-tty-1" "$pools" 0 script -qec "stty rows 50 cols 160; $PPW top 1 1" /dev/null
-			timed "top-tty-11" "$pools" 0 script -qec "stty rows 50 cols 160; $PPW top 1 11" /dev/null
-			timed "top-b-1" "$pools" 0 "$PPW" top -b 1 1
-			timed "top-b-11" "$pools" 0 "$PPW" top -b 1 11
+			steady "top-tty" "$pools" 1
+			steady "top-b" "$pools" 0
 			timed "pools" "$pools" 0 "$PPW" -j pools
 			timed "pools-window0" "$pools" 0 "$PPW" -j pools --window 0
 			timed "holders" "$pools" 0 "$PPW" -j holders

@@ -75,8 +75,8 @@ scale_down() {
 	t0=$(scale_now_ms)
 	ip netns del "$SCALE_NS" 2>/dev/null || true
 	rm -f "$SCALE_PIN"
-	mountpoint -q "$SCALE_BPFFS" && umount "$SCALE_BPFFS"
-	rmdir "$SCALE_BPFFS" 2>/dev/null
+	if mountpoint -q "$SCALE_BPFFS"; then umount "$SCALE_BPFFS" || true; fi
+	rmdir "$SCALE_BPFFS" 2>/dev/null || true
 	scale_log "down in $(($(scale_now_ms) - t0)) ms"
 	return 0
 }
