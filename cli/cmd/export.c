@@ -435,7 +435,9 @@ static int export_run(int argc, char **argv)
 		if (lfd < 0)
 			return EXIT_ERROR;
 	}
-	if (monitor_open(&mon, &(struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true }))
+	/* notifications: a namespace's netlink dump is taken again only when one says so */
+	if (monitor_open(&mon, &(struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true,
+						       .subscribe = !opts.once }))
 		goto out_listen;
 	self.attach = mon.kernel.attach;
 	self.netlink = mon.kernel.netlink;
