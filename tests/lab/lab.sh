@@ -25,6 +25,9 @@ _lab_here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 OUTPUT=${OUTPUT:-$_lab_here/../../.output}
 PPGEN=${PPGEN:-$OUTPUT/lab/ppgen}
 XDP_OBJ=${XDP_OBJ:-$OUTPUT/lab/xdp_pass.bpf.o}
+# iproute2 keeps its BPF objects under the first bpffs it finds in
+# /proc/mounts: the system's, not one another lab may have mounted
+export TC_BPF_MNT=${TC_BPF_MNT:-/sys/fs/bpf}
 
 lab_log() { [ -n "${LAB_QUIET:-}" ] || echo "lab: $*" >&2; }
 
