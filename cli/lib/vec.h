@@ -46,6 +46,13 @@ void *vec_grow(void *v, size_t *cap, size_t need, size_t elem);
 	})
 
 /*
+ * Reorder n elements of 'size' bytes in place so that element i becomes
+ * the one at src[i] (a permutation), each moved once: 0, or -ENOMEM
+ * (nothing moved).
+ */
+int vec_permute(void *base, size_t n, size_t size, const size_t *src);
+
+/*
  * qsort(), stable, moving each element once: elements of hundreds of bytes
  * are sorted through pointers (qsort's merge sort moves them log n times;
  * at 10,000 pools that was a fifth of a refresh). Without the memory for

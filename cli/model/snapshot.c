@@ -110,7 +110,11 @@ static const struct pool_row **index_prev(const struct snapshot *prev)
 		return NULL;
 	for (i = 0; i < prev->n; i++)
 		v[i] = &prev->rows[i];
-	qsort(v, prev->n, sizeof(*v), row_key_cmp);
+	/* the rows come in the reading's order, already sorted unless netlink added some */
+	for (i = 1; i < prev->n && row_key_cmp(&v[i - 1], &v[i]) <= 0; i++)
+		;
+	if (i < prev->n)
+		qsort(v, prev->n, sizeof(*v), row_key_cmp);
 	return v;
 }
 

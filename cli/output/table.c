@@ -7,6 +7,7 @@
 
 #include "lib/escape.h"
 #include "lib/util.h"
+#include "lib/vec.h"
 #include "output/table.h"
 
 const char *ocell_text(const struct ocol *c, const struct oval *v, char *buf, size_t len)
@@ -342,8 +343,7 @@ int out_sort(void *rows, size_t n, size_t row_size, const struct oview *ov, cons
 {
 	struct sort_ctx c = { ov, ocol_find(ov, key), reverse };
 	struct sort_key *k, **kp;
-	char *tmp;
-	size_t i;
+	size_t i, *src;
 
 	if (c.col < 0)
 		return -ENOENT;
@@ -351,11 +351,11 @@ int out_sort(void *rows, size_t n, size_t row_size, const struct oview *ov, cons
 		return 0;
 	k = calloc(n, sizeof(*k));
 	kp = malloc(n * sizeof(*kp));
-	tmp = malloc(n * row_size);
-	if (!k || !kp || !tmp) {
+	src = malloc(n * sizeof(*src));
+	if (!k || !kp || !src) {
 		free(k);
 		free(kp);
-		free(tmp);
+		free(src);
 		qsort_r(rows, n, row_size, row_cmp, &c);
 		return 0;
 	}
@@ -367,9 +367,10 @@ int out_sort(void *rows, size_t n, size_t row_size, const struct oview *ov, cons
 	}
 	qsort_r(kp, n, sizeof(*kp), key_cmp, &reverse);
 	for (i = 0; i < n; i++)
-		memcpy(tmp + i * row_size, (char *)rows + kp[i]->i * row_size, row_size);
-	memcpy(rows, tmp, n * row_size);
-	free(tmp);
+		src[i] = kp[i]->i;
+	if (vec_permute(rows, n, row_size, src))
+		qsort_r(rows, n, row_size, row_cmp, &c);
+	free(src);
 	free(kp);
 	free(k);
 	return 0;

@@ -40,6 +40,7 @@ void collector_free(struct collector *c)
 	free(c->vals);
 	free(c->pkeys);
 	free(c->pvals);
+	free(c->rkeys);
 	free(c->slots);
 	free(c->gens);
 	memset(c, 0, sizeof(*c));
@@ -169,17 +170,41 @@ int collector_discovered(struct collector *c, int (*fn)(void *ctx, void *data, s
 	return 0;
 }
 
+/* a freed record past its grace: the collector keeps it, the table drops it */
+static bool trimmed(const struct ppw_pool *rec, __u64 now)
+{
+	return rec->state == PPW_POOL_FREED && now > rec->freed_ns + FREED_GRACE_NS;
+}
+
+struct rec_key {
+	__u64 addr;
+	__u32 gen;
+	__u32 i;
+};
+
+static int rec_key_cmp(const void *a, const void *b)
+{
+	const struct rec_key *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
+}
+
 /*
  * Read the pool table in batches, then trim it. Deleting while walking with
  * bpf_map_get_next_key() restarts the walk at the first key when the
- * current one is gone, which listed every pool before it twice.
+ * current one is gone, which listed every pool before it twice. The
+ * records join the reading sorted by (address, generation): small keys
+ * are sorted, each record copied once.
  */
 static int read_pools(struct collector *c, struct reading *rd)
 {
 	__u64 now = rd->now_ns;
 	int fd = bpf_map__fd(c->s->skel->maps.pools), err;
 	__u64 in_batch = 0, out_batch = 0;
-	size_t i, ntrim = 0;
+	size_t i, total = 0, nkeys = 0, ntrim = 0;
+	struct rec_key *k;
 	bool first = true;
 	__u32 n;
 
@@ -187,35 +212,54 @@ static int read_pools(struct collector *c, struct reading *rd)
 	if (err)
 		return err;
 	do {
-		n = c->pcap - ntrim;
+		n = c->pcap - total;
 		err = bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch,
-					   c->pkeys + ntrim, c->pvals + ntrim, &n, NULL);
+					   c->pkeys + total, c->pvals + total, &n, NULL);
 		if (err && errno != ENOENT) {
 			err = -errno;
 			p_err("reading the pool table (map 'pools'): %s", strerror(-err));
 			return err;
 		}
-		for (i = ntrim; i < ntrim + n; i++) {
-			const struct ppw_pool *rec = &c->pvals[i];
-			struct pool_obs *o;
-
-			if (rec->state == PPW_POOL_FREED && now > rec->freed_ns + FREED_GRACE_NS) {
-				/* keep it here, drop it from the kernel-side table below */
-				err = grave_keep(c, rec);
-				if (err)
-					return err;
-				c->pkeys[ntrim] = c->pkeys[i];
-				c->pvals[ntrim++] = *rec;
-				continue;
-			}
-			o = obs_add(rd);
-			if (!o)
-				return -ENOMEM;
-			o->rec = *rec;
-		}
+		total += n;
 		in_batch = out_batch;
 		first = false;
-	} while (!err && ntrim < c->pcap);
+	} while (!err && total < c->pcap);
+	if (total > c->capkeys) {
+		k = vec_grow(c->rkeys, &c->capkeys, total, sizeof(*k));
+		if (!k) {
+			p_err("sorting the %zu pools read: %s", total, strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		c->rkeys = k;
+	}
+	k = c->rkeys;
+	for (i = 0; i < total; i++) {
+		const struct ppw_pool *rec = &c->pvals[i];
+
+		if (trimmed(rec, now)) {
+			/* keep it here, drop it from the kernel-side table below */
+			err = grave_keep(c, rec);
+			if (err)
+				return err;
+			continue;
+		}
+		k[nkeys++] = (struct rec_key){ rec->addr, rec->gen, (__u32)i };
+	}
+	if (nkeys)
+		qsort(k, nkeys, sizeof(*k), rec_key_cmp);
+	for (i = 0; i < nkeys; i++) {
+		struct pool_obs *o = obs_add(rd);
+
+		if (!o)
+			return -ENOMEM;
+		o->rec = c->pvals[k[i].i];
+	}
+	/* the trimmed ones to the front (the others are copied out now) */
+	for (i = 0; i < total; i++)
+		if (trimmed(&c->pvals[i], now)) {
+			c->pkeys[ntrim] = c->pkeys[i];
+			c->pvals[ntrim++] = c->pvals[i];
+		}
 	for (i = 0; i < ntrim; i++) {
 		struct ppw_pool again;
 
@@ -453,11 +497,9 @@ int collector_collect(struct collector *c, struct reading *rd)
 
 	reading_reset(rd);
 	rd->now_ns = now_boot_ns();
-	err = read_pools(c, rd);
+	err = read_pools(c, rd); /* sorted */
 	if (err)
 		return err;
-	if (rd->n)
-		vec_sort(rd->pools, rd->n, sizeof(*rd->pools), obs_cmp);
 	err = list_grave(c, rd);
 	err = err ?: fold_slots(c, rd);
 	err = err ?: index_gens(c, rd);

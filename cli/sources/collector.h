@@ -15,6 +15,8 @@
 #include "model/snapshot.h"
 #include "sources/loader.h"
 
+struct rec_key;
+
 struct gen_addr {
 	__u32 gen;
 	__u64 addr;
@@ -32,6 +34,8 @@ struct collector {
 	__u64 *pkeys; /* pool table batch buffers */
 	struct ppw_pool *pvals;
 	__u32 pcap;
+	struct rec_key *rkeys; /* the records read, sorted */
+	size_t capkeys;
 	__u64 seen_seq;		     /* pool_seq when collector_discovered() last looked */
 	__u32 disc_gen;		     /* the newest generation it handed on */
 	struct ppw_pcpu_pool *slots; /* one key of the per-CPU slots, every CPU */

@@ -11,6 +11,8 @@
 
 #include "unit.h"
 
+#include "lib/vec.h"
+
 #include "model/attrib.h"
 #include "output/block_table.h"
 #include "output/event_table.h"
@@ -289,6 +291,39 @@ static void test_sort_events(void)
 	check_view("events", &ov, rows, sizeof(rows[0]));
 }
 
+struct big {
+	int key;
+	int was; /* its place before the sort */
+	char pad[300];
+};
+
+static int big_cmp(const void *a, const void *b)
+{
+	const struct big *x = a, *y = b;
+
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+/* vec_permute: cycles of every length, fixed points; vec_sort on top of it, stable */
+static void test_vec_permute(void)
+{
+	size_t src[7] = { 3, 1, 0, 5, 6, 2, 4 }, i; /* cycles (0 3 5 2) (4 6), 1 fixed */
+	int v[7] = { 10, 11, 12, 13, 14, 15, 16 };
+	struct big b[64];
+
+	CHECK_INT(vec_permute(v, 7, sizeof(*v), src), 0);
+	for (i = 0; i < 7; i++)
+		CHECK(v[i] == 10 + (int)src[i], "element %zu is the one from %zu: %d", i, src[i],
+		      v[i]);
+	for (i = 0; i < 64; i++)
+		b[i] = (struct big){ .key = (int)((i * 37) % 16), .was = (int)i };
+	vec_sort(b, 64, sizeof(*b), big_cmp);
+	for (i = 1; i < 64; i++)
+		CHECK(b[i - 1].key < b[i].key ||
+			      (b[i - 1].key == b[i].key && b[i - 1].was < b[i].was),
+		      "sorted and stable at %zu", i);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);
@@ -298,5 +333,6 @@ int main(void)
 	TEST(test_sort_pages);
 	TEST(test_sort_blocks);
 	TEST(test_sort_events);
+	TEST(test_vec_permute);
 	return unit_done();
 }
