@@ -215,7 +215,9 @@ scale() {
 			export SCALE_DEVS SCALE_QUEUES
 			pools=$((SCALE_DEVS * SCALE_QUEUES))
 			scale_down 2>/dev/null
+			sleep 5 # the kernel frees the last size's pools in the background
 			LAB_QUIET=1 scale_up || exit 1
+			sleep 2
 			echo "-- scale: round $r, $pools idle pools"
 			# start to the first screen; then the steady CPU on a terminal of 50
 			# rows (the screenful) and with -b (every row)
@@ -236,6 +238,7 @@ scale() {
 			put "$(jq -c --argjson p "$pools" '{label: "scale losses", pools: $p, listed: (.pools | length), losses: .losses}' <<<"$doc")"
 		done
 		scale_down
+		sleep 5
 		# the holder scan among many sockets, 100 pools (tests/lab/lab.sh's lab + ppgen crowd)
 		for n in $HOLDER_SOCKETS; do
 			fresh_lab
