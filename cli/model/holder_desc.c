@@ -278,7 +278,7 @@ static void describe_qdisc(struct holder *h)
 		 up ? " (under " : "", up ? pn : "", up ? ")" : "", q->dev, q->netns_ino);
 	fmt_bytes(bb, sizeof(bb), q->backlog);
 	if (up && up->rate_bytes_ps)
-		snprintf(rate, sizeof(rate), " at %s's %llu kbit/s", pn,
+		snprintf(rate, sizeof(rate), " at %llu kbit/s",
 			 (unsigned long long)(up->rate_bytes_ps * 8 / 1000));
 	else if (q->rate_bytes_ps)
 		snprintf(rate, sizeof(rate), " at %llu kbit/s",

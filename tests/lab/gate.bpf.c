@@ -14,7 +14,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
-volatile __u8 hole; /* 0: none */
+volatile __u8 hole;    /* 0: none */
 volatile __u32 closed; /* drop everything */
 
 SEC("xdp")

@@ -24,6 +24,7 @@ LAB_QUEUES=${LAB_QUEUES:-1}
 _lab_here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 OUTPUT=${OUTPUT:-$_lab_here/../../.output}
 PPGEN=${PPGEN:-$OUTPUT/lab/ppgen}
+PPKINDS=${PPKINDS:-$OUTPUT/lab/ppkinds}
 XDP_OBJ=${XDP_OBJ:-$OUTPUT/lab/xdp_pass.bpf.o}
 # iproute2 keeps its BPF objects under the first bpffs it finds in
 # /proc/mounts: the system's, not one another lab may have mounted
@@ -117,6 +118,28 @@ lab_release() {
 		while kill -0 "$pid" 2>/dev/null; do sleep 0.02; done
 		rm -f "$f"
 	done
+}
+
+# Start one of ppkinds' holders (tcp-reset, tcp-orphan, scm) in B, fed from
+# A, bound to B's PORT, and wait until it is set up: ARGS go to ppkinds.
+# Prints what it wrote ("pid inode port [carrier-inode]"); lab_release PORT
+# and lab_down stop it.
+lab_kind() {	# kind port args...
+	local kind=$1 port=$2 ready=$LAB_DIR/holder.$2
+	shift 2
+	rm -f "$ready"
+	"$PPKINDS" "$kind" --netns "$LAB_B" --from "$LAB_A" --bind "$LAB_IP_B:$port" \
+		--ready "$ready" --lifetime "${LAB_HOLD_LIFETIME:-600}" "$@" \
+		</dev/null >/dev/null 2>"$LAB_DIR/kind.$port.err" &
+	for _ in $(seq 200); do
+		[ -s "$ready" ] && break
+		kill -0 $! 2>/dev/null || break
+		sleep 0.05
+	done
+	[ -s "$ready" ] ||
+		lab_fail "ppkinds $kind did not set up: $(cat "$LAB_DIR/kind.$port.err")" ||
+		return 1
+	cat "$ready"
 }
 
 # A third namespace, C, behind B: B forwards A's packets to 198.51.100.0/24

@@ -96,7 +96,6 @@ static inline long parse_num(const char *s, const char *what)
 	return v;
 }
 
-
 /* write "LINE" to FILE atomically (tmp + rename): a test polls for it */
 static inline void write_ready(const char *file, const char *line)
 {

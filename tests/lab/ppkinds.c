@@ -145,7 +145,8 @@ static void send_fill(int fd, long bytes, int fill)
 
 	memset(buf, fill, sizeof(buf));
 	while (done < bytes) {
-		n = send(fd, buf, bytes - done < (long)sizeof(buf) ? (size_t)(bytes - done) : sizeof(buf),
+		n = send(fd, buf,
+			 bytes - done < (long)sizeof(buf) ? (size_t)(bytes - done) : sizeof(buf),
 			 0);
 		if (n < 0)
 			die("send");
@@ -187,8 +188,8 @@ static void wait_state(int fd, int want, const char *what)
 	}
 }
 
-static int cmd_tcp_reset(const char *ns, const char *from, const struct sockaddr_in *at,
-			 long bytes, const char *ready, long lifetime)
+static int cmd_tcp_reset(const char *ns, const char *from, const struct sockaddr_in *at, long bytes,
+			 const char *ready, long lifetime)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 	int lfd, cfd, afd, i;
@@ -380,7 +381,7 @@ static int cmd_frags(const char *from, const char *to, long count, long size, lo
 		ip->protocol = IPPROTO_UDP;
 		ip->daddr = dst.sin_addr.s_addr;
 		ip->check = 0; /* the kernel fills saddr and the checksum (IP_HDRINCL) */
-		if (!i) { /* the UDP header, in the first fragment */
+		if (!i) {      /* the UDP header, in the first fragment */
 			unsigned short *udp = (void *)(pkt + sizeof(*ip));
 
 			udp[0] = htons(40000);
@@ -389,7 +390,8 @@ static int cmd_frags(const char *from, const char *to, long count, long size, lo
 			udp[3] = 0;
 		}
 		ip->check = csum(ip, sizeof(*ip));
-		if (sendto(fd, pkt, sizeof(*ip) + chunk, 0, (struct sockaddr *)&dst, sizeof(dst)) < 0)
+		if (sendto(fd, pkt, sizeof(*ip) + chunk, 0, (struct sockaddr *)&dst, sizeof(dst)) <
+		    0)
 			die("sendto");
 	}
 	close(fd);
