@@ -311,23 +311,29 @@ int scan_queues(struct bpf_iter__task *ctx)
 }
 
 /*
- * ...then walked, one entry of the list per run: user space sets
- * qobj_cursor and reads a fresh iterator for each. In a loop here, the
+ * ...then walked, the next entry of the list in each element (each task) of
+ * a run, until the page ring is half full: user space drains it and reads
+ * a fresh iterator while qobj_next < queue_n. In a loop in one element, the
  * queue walks would be one call frame too deep for the verifier, and
  * iter/bpf_map_elem is refused on some kernels (EPERM on this build host).
  */
-__u32 qobj_cursor;
+__u32 qobj_next;
 
 SEC("iter/task")
 int scan_qobj(struct bpf_iter__task *ctx)
 {
-	__u32 i = qobj_cursor;
+	__u32 i = qobj_next;
 	struct ppw_qobj *o;
+	__u64 used;
 
-	if (!ctx->task || ctx->meta->seq_num > 0 || i >= queue_n)
+	if (!ctx->task || i >= queue_n)
 		return 0;
+	used = bpf_ringbuf_query(&scan_events, BPF_RB_AVAIL_DATA);
+	if (used && used > bpf_ringbuf_query(&scan_events, BPF_RB_RING_SIZE) / 2)
+		return 0; /* the next run goes on, after user space drained the ring */
 	o = bpf_map_lookup_elem(&queue_objs, &i);
 	if (o)
 		scan_qobj_one(o);
+	qobj_next = i + 1;
 	return 0;
 }

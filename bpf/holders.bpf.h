@@ -227,12 +227,15 @@ static long frag_cb(__u64 i, void *data)
  * several callbacks, and the verifier allows 8 frames and 512 bytes of
  * stack for all of them.
  */
-static __noinline __u64 scan_one_skb(struct pp_walk *w, struct sk_buff *skb, __u32 where)
+__noinline __u64 scan_one_skb(struct pp_walk *w, __u64 skb_addr, __u32 where)
 {
+	struct sk_buff *skb = (void *)skb_addr;
 	struct frag_walk f = {};
 	__u64 head, shinfo;
 	__u8 nr = 0;
 
+	if (!w)
+		return 0;
 	w->skbs++;
 	if (!where) /* not a frag_list member: its len counts those already */
 		w->bytes += BPF_CORE_READ(skb, len);
@@ -265,7 +268,7 @@ static long fraglist_cb(__u64 i, void *data)
 
 	if (!skb)
 		return 1;
-	scan_one_skb(fl->w, skb, PPW_IN_FRAGLIST);
+	scan_one_skb(fl->w, (__u64)skb, PPW_IN_FRAGLIST);
 	fl->cur = BPF_CORE_READ(skb, next);
 	return 0;
 }
@@ -276,7 +279,9 @@ static __always_inline void scan_skb(struct pp_walk *w, struct sk_buff *skb)
 	struct fraglist_walk fl = {};
 	__u64 shinfo;
 
-	shinfo = scan_one_skb(w, skb, 0);
+	shinfo = scan_one_skb(w, (__u64)skb, 0);
+	if (!shinfo)
+		return;
 	bpf_probe_read_kernel(&fl.cur, sizeof(fl.cur),
 			      (void *)shinfo +
 				      bpf_core_field_offset(struct skb_shared_info, frag_list));

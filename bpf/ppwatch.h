@@ -50,7 +50,7 @@
 /* qdiscs (queues.bpf.h): a device's qdisc_hash buckets (2^4), qdiscs per bucket,
  * fq_codel flows, the bands of pfifo_fast */
 #define PPW_MAX_QDISC_BUCKETS 16
-#define PPW_MAX_QDISC_CHAIN   1024
+#define PPW_MAX_QDISC_CHAIN   65536 /* htb's default leaves all hash to one bucket */
 #define PPW_MAX_FQ_FLOWS      65536
 #define PPW_PFIFO_FAST_BANDS  3
 /* qdiscs and reassembly queues a scan lists, then walks */

@@ -193,7 +193,7 @@ PPW_SUBPROG __u64 tbf_rate(__u64 priv)
 
 /* one qdisc: its record, and the pages of the skbs it holds */
 /* a frame of its own: the walk's state is not on qobj_cb's stack (512 bytes for all frames) */
-static __noinline int scan_qdisc(__u64 addr, __u64 dev, __u32 netns_ino, __u32 root)
+__noinline int scan_qdisc(__u64 addr, __u64 dev, __u32 netns_ino, __u32 root)
 {
 	struct Qdisc *qd = (void *)addr;
 	struct net_device *nd = (void *)dev;
@@ -245,25 +245,39 @@ static __noinline int scan_qdisc(__u64 addr, __u64 dev, __u32 netns_ino, __u32 r
 struct qhash_walk {
 	__u64 dev;
 	__u64 buckets; /* &dev->qdisc_hash[0] */
+	struct hlist_node *n;
 	__u32 netns_ino;
 	__u32 cut;
 };
 
+static long qhash_chain_cb(__u64 i, void *data)
+{
+	struct qhash_walk *h = data;
+	struct hlist_node *n = h->n;
+
+	if (!n)
+		return 1;
+	qobj_add((__u64)n - bpf_core_field_offset(struct Qdisc, hash), h->dev, h->netns_ino,
+		 QO_QDISC);
+	h->n = BPF_CORE_READ(n, next);
+	return 0;
+}
+
+/*
+ * One bucket of dev->qdisc_hash. Every leaf an htb class creates by default
+ * has handle 0, so all of them share one bucket: a chain is as long as the
+ * classes (at most 65535 per htb), and the list bounds the walk.
+ */
 static long qhash_bucket_cb(__u64 i, void *data)
 {
 	struct qhash_walk *h = data;
-	struct hlist_node *n = NULL;
-	int k;
 
 	if (i >= PPW_MAX_QDISC_BUCKETS)
 		return 1;
-	bpf_probe_read_kernel(&n, sizeof(n), (void *)(h->buckets + i * sizeof(void *)));
-	for (k = 0; k < PPW_MAX_QDISC_CHAIN && n; k++) {
-		qobj_add((__u64)n - bpf_core_field_offset(struct Qdisc, hash), h->dev, h->netns_ino,
-			 QO_QDISC);
-		n = BPF_CORE_READ(n, next);
-	}
-	if (n)
+	h->n = NULL;
+	bpf_probe_read_kernel(&h->n, sizeof(h->n), (void *)(h->buckets + i * sizeof(void *)));
+	bpf_loop(PPW_MAX_QDISC_CHAIN, qhash_chain_cb, h, 0);
+	if (h->n)
 		h->cut = 1;
 	return 0;
 }
@@ -327,7 +341,7 @@ static long frag_node_cb(__u64 i, void *data)
 }
 
 /* one reassembly queue: its record, and its fragments' pages */
-static __noinline int scan_fragq(__u64 addr, __u32 netns_ino, __u32 family)
+__noinline int scan_fragq(__u64 addr, __u32 netns_ino, __u32 family)
 {
 	struct inet_frag_queue *q = (void *)addr;
 	struct frag_walk_q f = {};

@@ -168,13 +168,20 @@ static int read_one(struct iter_arg *a, struct bpf_link *link, const char *what,
 /* each qdisc and reassembly queue scan_queues listed: one run of scan_qobj each */
 static int read_queues(struct session *s, struct iter_arg *a)
 {
-	__u32 i, n = s->skel->bss->queue_n;
+	__u32 n = s->skel->bss->queue_n, last;
 	int err = 0;
 
-	for (i = 0; i < n && !err; i++) {
-		s->skel->bss->qobj_cursor = i;
+	s->skel->bss->qobj_next = 0;
+	while (!err && s->skel->bss->qobj_next < n) {
+		last = s->skel->bss->qobj_next;
 		err = read_one(a, s->skel->links.scan_qobj, "qdisc and fragment queue",
 			       "scan_qobj");
+		if (!err && s->skel->bss->qobj_next == last) {
+			p_err("holder scan: the qdisc and fragment queue iterator (prog 'scan_qobj') "
+			      "made no progress at entry %u of %u",
+			      last, n);
+			err = -EIO;
+		}
 	}
 	return err;
 }

@@ -16,6 +16,7 @@ ALL_TESTS="
 	qdisc_tbf
 	qdisc_pfifo_under_tbf
 	qdisc_htb_classes
+	qdisc_htb_thousands_of_classes
 	fragment_queue
 "
 
@@ -182,6 +183,34 @@ qdisc_htb_classes() {
 		'.pages >= 100 and .qdisc.under == "htb 1:"' >/dev/null
 	jget "$b" '.pages >= 60 and .qdisc.under == "htb 1:"' >/dev/null ||
 		fail "the default leaf of class 1:20 holds no pages: $b"
+}
+
+# An ISP-style shaper: 1,500 htb classes, each with htb's default leaf. The
+# leaves all have handle 0, so they share one bucket of the device's qdisc
+# hash; the first class's leaf, which holds the packets, is the last of the
+# chain. Every one is listed and walked, and no walk stops at a bound.
+qdisc_htb_thousands_of_classes() {
+	require_kernel
+	lab_begin
+	lab_forward_up || fail "forward"
+	local doc h batch=$LAB_DIR/htb.batch i
+	{
+		echo "qdisc add dev bq root handle 1: htb default 10"
+		echo "class add dev bq parent 1: classid 1:1 htb rate 100mbit"
+		for i in $(seq 16 1515); do
+			printf 'class add dev bq parent 1:1 classid 1:%x htb rate 8kbit ceil 8kbit\n' "$i"
+		done
+	} >"$batch"
+	tc -n "$LAB_B" -batch "$batch" 2>/dev/null || skip "tc cannot build 1,500 htb classes"
+	forward_through 300 1400 6000	# class 1:10, the first made
+	doc=$(settled_holders)
+	log "scan: $(jq -c '.scan | {qdiscs, qdisc_packets_walked, walks_truncated, elapsed_s}' <<<"$doc")"
+	check "every leaf listed" jget "$doc" '.scan.qdiscs >= 1501' >/dev/null
+	check "no walk cut short" jget "$doc" '.scan.walks_truncated == 0' >/dev/null
+	right_holder "$doc" '.kind == "qdisc"' 100
+	h=$RH
+	check "the first class's leaf" jget "$h" '.qdisc.parent == "1:10" and .qdisc.under == "htb 1:"' \
+		>/dev/null
 }
 
 fragment_queue() {
