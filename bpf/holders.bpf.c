@@ -140,6 +140,8 @@ static __always_inline void sock_identity(struct ppw_rec_sock *s, struct sock *s
 	if (s->family != PPW_AF_INET && s->family != PPW_AF_INET6)
 		return;
 	s->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	if (!s->lport) /* unhashed (a reset TCP socket): the bound port is still here */
+		s->lport = bpf_ntohs(BPF_CORE_READ((struct inet_sock *)sk, inet_sport));
 	s->rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
 	if (s->family == PPW_AF_INET) {
 		bpf_probe_read_kernel(
@@ -196,6 +198,7 @@ static __noinline int walk_sock(struct seq_file *seq, struct sock *sk, __u32 fla
 		r->sock.flags |= PPW_SF_DEAD;
 	r->sock.skbs = w.skbs;
 	r->sock.nonpp_pages = w.nonpp;
+	r->sock.unread = w.bytes;
 	if (flags & PPW_SF_IN_FLIGHT) /* scan_inflight walks them all in one element */
 		emit_rec(r);
 	else
@@ -204,6 +207,15 @@ static __noinline int walk_sock(struct seq_file *seq, struct sock *sk, __u32 fla
 }
 
 /* ---- each pool's own pages -------------------------------------------------- */
+
+/* discover.bpf.c: record a pool found some other way than its events */
+extern int discover_pool(__u64 addr);
+
+static long unknown_pool_cb(struct bpf_map *map, __u64 *key, __u8 *v, void *data)
+{
+	discover_pool(*key);
+	return 0;
+}
 
 static long pool_cb(struct bpf_map *map, __u64 *key, struct ppw_pool *rec, void *data)
 {
@@ -240,6 +252,7 @@ int scan_pools(struct bpf_iter__task *ctx)
 	if (!ctx->task || ctx->meta->seq_num > 0)
 		return 0;
 	used_vmemmap = layout_vmemmap();
+	bpf_for_each_map_elem(&unknown_pools, unknown_pool_cb, NULL, 0);
 	bpf_for_each_map_elem(&pools, pool_cb, NULL, 0);
 	scan_defer_lists(ctx->meta->seq);
 	return 0;
@@ -285,13 +298,42 @@ int scan_inflight(struct bpf_iter__task *ctx)
 
 /*
  * Queues outside sockets (queues.bpf.h): every namespace's qdiscs and
- * fragment reassembly queues, in one element, through the ring.
+ * fragment reassembly queues, listed in one element...
  */
 SEC("iter/task")
 int scan_queues(struct bpf_iter__task *ctx)
 {
 	if (!ctx->task || ctx->meta->seq_num > 0)
 		return 0;
-	scan_all_queues();
+	queue_n = 0;
+	list_all_queues();
+	return 0;
+}
+
+/*
+ * ...then walked, the next entry of the list in each element (each task) of
+ * a run, until the page ring is half full: user space drains it and reads
+ * a fresh iterator while qobj_next < queue_n. In a loop in one element, the
+ * queue walks would be one call frame too deep for the verifier, and
+ * iter/bpf_map_elem is refused on some kernels (EPERM on this build host).
+ */
+__u32 qobj_next;
+
+SEC("iter/task")
+int scan_qobj(struct bpf_iter__task *ctx)
+{
+	__u32 i = qobj_next;
+	struct ppw_qobj *o;
+	__u64 used;
+
+	if (!ctx->task || i >= queue_n)
+		return 0;
+	used = bpf_ringbuf_query(&scan_events, BPF_RB_AVAIL_DATA);
+	if (used && used > bpf_ringbuf_query(&scan_events, BPF_RB_RING_SIZE) / 2)
+		return 0; /* the next run goes on, after user space drained the ring */
+	o = bpf_map_lookup_elem(&queue_objs, &i);
+	if (o)
+		scan_qobj_one(o);
+	qobj_next = i + 1;
 	return 0;
 }

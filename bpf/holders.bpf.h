@@ -33,7 +33,8 @@ struct pp_walk {
 	__u32 skbs;
 	__u32 nonpp;
 	__u32 truncated;
-	__u32 scm; /* skbs may carry files (a unix socket's receive queue) */
+	__u32 scm;   /* skbs may carry files (a unix socket's receive queue) */
+	__u32 bytes; /* skb->len of the skbs walked */
 };
 
 struct {
@@ -42,6 +43,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ppw_scan_rec);
 } scan_scratch SEC(".maps");
+
+/* a page's ledger entry, looked up off the stack (the walks' frames share 512 bytes) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ppw_page);
+} page_scratch SEC(".maps");
 
 /* page records: a socket can hold more than one seq_file buffer's worth */
 struct {
@@ -140,13 +149,23 @@ static __always_inline __u64 netmem_pool(__u64 netmem, __u64 *key)
 	return page_pool_of(pg, ~((1ULL << cfg_page_shift) - 1));
 }
 
-/* discover.bpf.c: record a pool found some other way than its events */
-extern int discover_pool(__u64 addr);
+/*
+ * Pools the scan met through their pages that the pool table does not have
+ * (a destroyed pool no device lists any more): scan_pools records them
+ * (discover.bpf.c's discover_pool()) before it walks the table. Recording
+ * them here would be one call frame too deep for the queue walks.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u8);
+} unknown_pools SEC(".maps");
 
 static __always_inline void emit_netmem(struct pp_walk *w, __u64 netmem, __u32 where)
 {
 	struct ppw_scan_rec *r;
-	struct ppw_page l;
+	struct ppw_page *l;
 	__u32 zero = 0;
 	__u64 key = 0, pool;
 
@@ -156,10 +175,14 @@ static __always_inline void emit_netmem(struct pp_walk *w, __u64 netmem, __u32 w
 		return;
 	}
 	/* a destroyed pool without a netdev is listed nowhere: its pages lead to it */
-	if (!bpf_map_lookup_elem(&pools, &pool))
-		discover_pool(pool);
+	if (!bpf_map_lookup_elem(&pools, &pool)) {
+		__u8 one = 1;
+
+		bpf_map_update_elem(&unknown_pools, &pool, &one, BPF_NOEXIST);
+	}
 	r = bpf_map_lookup_elem(&scan_scratch, &zero);
-	if (!r)
+	l = bpf_map_lookup_elem(&page_scratch, &zero);
+	if (!r || !l)
 		return;
 	__builtin_memset(r, 0, sizeof(*r));
 	r->type = PPW_REC_PAGE;
@@ -168,11 +191,11 @@ static __always_inline void emit_netmem(struct pp_walk *w, __u64 netmem, __u32 w
 	r->page.pool = pool;
 	r->page.where = w->where ?: where;
 	r->page.stack_id = -1;
-	if (ledger_lookup(key, &l)) {
+	if (ledger_lookup(key, l)) {
 		r->page.in_ledger = 1;
-		r->page.hold_ns = l.hold_ns;
-		r->page.gen = l.gen;
-		r->page.stack_id = l.stack_id;
+		r->page.hold_ns = l->hold_ns;
+		r->page.gen = l->gen;
+		r->page.stack_id = l->stack_id;
 	}
 	if (bpf_ringbuf_output(&scan_events, r, sizeof(*r), 0))
 		cnt_inc(PPW_CNT_SCAN_DROP);
@@ -198,14 +221,24 @@ static long frag_cb(__u64 i, void *data)
 	return 0;
 }
 
-/* head page and frags of one skb; returns its shinfo address */
-static __always_inline __u64 scan_one_skb(struct pp_walk *w, struct sk_buff *skb, __u32 where)
+/*
+ * Head page and frags of one skb; returns its shinfo address. A frame of its
+ * own, not inlined into each walk's callbacks: the walks reach here through
+ * several callbacks, and the verifier allows 8 frames and 512 bytes of
+ * stack for all of them.
+ */
+__noinline __u64 scan_one_skb(struct pp_walk *w, __u64 skb_addr, __u32 where)
 {
+	struct sk_buff *skb = (void *)skb_addr;
 	struct frag_walk f = {};
 	__u64 head, shinfo;
 	__u8 nr = 0;
 
+	if (!w)
+		return 0;
 	w->skbs++;
+	if (!where) /* not a frag_list member: its len counts those already */
+		w->bytes += BPF_CORE_READ(skb, len);
 	head = (__u64)BPF_CORE_READ(skb, head);
 	shinfo = head + BPF_CORE_READ(skb, end);
 	if (BPF_CORE_READ_BITFIELD_PROBED(skb, head_frag))
@@ -235,17 +268,20 @@ static long fraglist_cb(__u64 i, void *data)
 
 	if (!skb)
 		return 1;
-	scan_one_skb(fl->w, skb, PPW_IN_FRAGLIST);
+	scan_one_skb(fl->w, (__u64)skb, PPW_IN_FRAGLIST);
 	fl->cur = BPF_CORE_READ(skb, next);
 	return 0;
 }
 
+/* an skb and the skbs on its frag_list (GRO's, one level) */
 static __always_inline void scan_skb(struct pp_walk *w, struct sk_buff *skb)
 {
 	struct fraglist_walk fl = {};
 	__u64 shinfo;
 
-	shinfo = scan_one_skb(w, skb, 0);
+	shinfo = scan_one_skb(w, (__u64)skb, 0);
+	if (!shinfo)
+		return;
 	bpf_probe_read_kernel(&fl.cur, sizeof(fl.cur),
 			      (void *)shinfo +
 				      bpf_core_field_offset(struct skb_shared_info, frag_list));

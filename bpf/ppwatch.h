@@ -45,7 +45,7 @@
 
 /* holder scan (holders.bpf.h) */
 #define PPW_MAX_FRAGS	 48   /* CONFIG_MAX_SKB_FRAGS is at most 45 */
-#define PPW_MAX_FRAGLIST 1024 /* skbs on one frag_list */
+#define PPW_MAX_FRAGLIST 64   /* skbs on one frag_list (GRO makes at most ~45) */
 #define PPW_MAX_CPUS	 1024 /* per-CPU defer lists */
 #define PPW_MAX_NODES	 8    /* defer lists per CPU (one per NUMA node) */
 #define PPW_RB_DEPTH	 64   /* rbtree height (TCP out-of-order queue) */
@@ -55,7 +55,7 @@
 /* qdiscs (queues.bpf.h): a device's qdisc_hash buckets (2^4), qdiscs per bucket,
  * fq_codel flows, the bands of pfifo_fast */
 #define PPW_MAX_QDISC_BUCKETS 16
-#define PPW_MAX_QDISC_CHAIN   1024
+#define PPW_MAX_QDISC_CHAIN   65536 /* htb's default leaves all hash to one bucket */
 #define PPW_MAX_FQ_FLOWS      65536
 #define PPW_PFIFO_FAST_BANDS  3
 /* qdiscs and reassembly queues a scan lists, then walks */
@@ -300,7 +300,7 @@ struct ppw_rec_sock {
 	__u32 skbs;
 	__u32 rmem;	   /* sk_rmem_alloc */
 	__u32 nonpp_pages; /* pages that are not page_pool's */
-	__u32 pad;
+	__u32 unread;	   /* bytes in the skbs of its receive queues */
 };
 
 struct ppw_rec_page {
@@ -374,6 +374,7 @@ struct ppw_rec_qdisc {
 	__u32 flags;   /* enum ppw_qdisc_flags */
 	char kind[16];
 	char dev[16];
+	__u64 rate_bytes_ps; /* a shaper's rate (tbf), 0 if none or unknown */
 };
 
 struct ppw_rec_fragq {
@@ -535,7 +536,7 @@ PPW_ABI_SIZE(ppw_rec_pool, 40);
 PPW_ABI_SIZE(ppw_rec_check, 24);
 PPW_ABI_SIZE(ppw_rec_defer, 16);
 PPW_ABI_SIZE(ppw_rec_inflight, 24);
-PPW_ABI_SIZE(ppw_rec_qdisc, 72);
+PPW_ABI_SIZE(ppw_rec_qdisc, 80);
 PPW_ABI_SIZE(ppw_rec_fragq, 72);
 PPW_ABI_SIZE(ppw_scan_rec, 96);
 PPW_ABI_OFF(ppw_scan_rec, sock, 8);

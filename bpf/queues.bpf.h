@@ -16,12 +16,11 @@
  * inet_frag_queue; a queue's fragments are an rbtree of runs of skbs
  * (FRAG_CB(skb)->next_frag).
  *
- * Everything here happens in one iterator element (scan_queues), so every
- * record goes through the scan_events ring. It runs in two passes, to stay
- * within the verifier's 8 call frames: the namespaces, devices and hash
- * buckets are walked first and every qdisc and reassembly queue found is
- * put in a list (queue_objs); then each one on the list is walked. Only
- * holders.bpf.c includes it.
+ * Two iterators, to stay within the verifier's 8 call frames: scan_queues
+ * (one element) walks the namespaces, devices and hash buckets and puts
+ * every qdisc and reassembly queue it finds on a list (queue_objs);
+ * scan_qobj then walks one entry of the list per run. Their records go
+ * through the scan_events ring. Only holders.bpf.c includes it.
  */
 #ifndef __PPWATCH_QUEUES_BPF_H
 #define __PPWATCH_QUEUES_BPF_H
@@ -135,12 +134,11 @@ static long pfifo_band_cb(__u64 i, void *data)
 	return 0;
 }
 
-/* pfifo_fast's private data: its bands (type in BTF: sch_generic.c) */
-PPW_SUBPROG int walk_pfifo_fast(struct qdisc_walk *q)
+/* pfifo_fast's private data: its bands (sch_generic.c, always built in: no guard) */
+static __always_inline void walk_pfifo_fast(struct qdisc_walk *q)
 {
 	q->priv += bpf_core_field_offset(struct pfifo_fast_priv, q);
 	bpf_loop(PPW_PFIFO_FAST_BANDS, pfifo_band_cb, q, 0);
-	return 0;
 }
 
 static long fq_flow_cb(__u64 i, void *data)
@@ -158,18 +156,23 @@ static long fq_flow_cb(__u64 i, void *data)
 	return 0;
 }
 
-PPW_SUBPROG int walk_fq_codel(struct qdisc_walk *q)
+/*
+ * Inlined, against the rule of core_fixes.bpf.h (one frame less: the
+ * queue walks are at the verifier's 8): fq_codel's types may be absent
+ * (a module not loaded), and the guard in scan_qdisc() is checked by
+ * loading on such a kernel (this build host's has no fq_codel).
+ */
+static __always_inline void walk_fq_codel(struct qdisc_walk *q)
 {
 	struct fq_codel_sched_data___ppw *fq = (void *)q->priv;
 
 	q->flows = (__u64)BPF_CORE_READ(fq, flows);
 	q->nflows = BPF_CORE_READ(fq, flows_cnt);
 	if (!q->flows)
-		return 0;
+		return;
 	if (bpf_loop(PPW_MAX_FQ_FLOWS, fq_flow_cb, q, 0) >= PPW_MAX_FQ_FLOWS &&
 	    q->nflows > PPW_MAX_FQ_FLOWS)
 		q->w.truncated = 1;
-	return 0;
 }
 
 PPW_SUBPROG int walk_htb_direct(struct qdisc_walk *q)
@@ -180,8 +183,17 @@ PPW_SUBPROG int walk_htb_direct(struct qdisc_walk *q)
 	return 0;
 }
 
+/* tbf's rate: in a module on most kernels, so read where its type resolves */
+PPW_SUBPROG __u64 tbf_rate(__u64 priv)
+{
+	struct tbf_sched_data *t = (void *)priv;
+
+	return BPF_CORE_READ(t, rate.rate_bytes_ps);
+}
+
 /* one qdisc: its record, and the pages of the skbs it holds */
-static __always_inline int scan_qdisc(__u64 addr, __u64 dev, __u32 netns_ino, __u32 root)
+/* a frame of its own: the walk's state is not on qobj_cb's stack (512 bytes for all frames) */
+__noinline int scan_qdisc(__u64 addr, __u64 dev, __u32 netns_ino, __u32 root)
 {
 	struct Qdisc *qd = (void *)addr;
 	struct net_device *nd = (void *)dev;
@@ -196,8 +208,7 @@ static __always_inline int scan_qdisc(__u64 addr, __u64 dev, __u32 netns_ino, __
 	q.w.holder = addr;
 	q.priv = addr + bpf_core_field_offset(struct Qdisc, privdata);
 	walk_list(&q.w, BPF_CORE_READ(qd, q.head), PPW_IN_QDISC);
-	walk_queue(&q.w, (void *)addr + bpf_core_field_offset(struct Qdisc, gso_skb),
-		   PPW_IN_QDISC);
+	walk_queue(&q.w, (void *)addr + bpf_core_field_offset(struct Qdisc, gso_skb), PPW_IN_QDISC);
 	walk_queue(&q.w, (void *)addr + bpf_core_field_offset(struct Qdisc, skb_bad_txq),
 		   PPW_IN_QDISC);
 	if (kind_is(kind, "pfifo_fast", 11) && bpf_core_type_exists(struct pfifo_fast_priv))
@@ -218,7 +229,10 @@ static __always_inline int scan_qdisc(__u64 addr, __u64 dev, __u32 netns_ino, __
 	r->qdisc.ifindex = BPF_CORE_READ(nd, ifindex);
 	r->qdisc.handle = BPF_CORE_READ(qd, handle);
 	r->qdisc.parent = BPF_CORE_READ(qd, parent);
-	r->qdisc.qlen = BPF_CORE_READ(qd, q.qlen) + BPF_CORE_READ(qd, qstats.qlen);
+	/* a lockless qdisc (pfifo_fast) counts per CPU: its skbs walked say it then */
+	r->qdisc.qlen = BPF_CORE_READ(qd, q.qlen);
+	if (kind_is(kind, "tbf", 4) && bpf_core_type_exists(struct tbf_sched_data))
+		r->qdisc.rate_bytes_ps = tbf_rate(q.priv);
 	r->qdisc.backlog = BPF_CORE_READ(qd, qstats.backlog);
 	r->qdisc.skbs = q.w.skbs;
 	r->qdisc.flags = flags | PPW_QF_WALKED | (q.w.truncated ? PPW_QF_TRUNCATED : 0);
@@ -231,25 +245,39 @@ static __always_inline int scan_qdisc(__u64 addr, __u64 dev, __u32 netns_ino, __
 struct qhash_walk {
 	__u64 dev;
 	__u64 buckets; /* &dev->qdisc_hash[0] */
+	struct hlist_node *n;
 	__u32 netns_ino;
 	__u32 cut;
 };
 
+static long qhash_chain_cb(__u64 i, void *data)
+{
+	struct qhash_walk *h = data;
+	struct hlist_node *n = h->n;
+
+	if (!n)
+		return 1;
+	qobj_add((__u64)n - bpf_core_field_offset(struct Qdisc, hash), h->dev, h->netns_ino,
+		 QO_QDISC);
+	h->n = BPF_CORE_READ(n, next);
+	return 0;
+}
+
+/*
+ * One bucket of dev->qdisc_hash. Every leaf an htb class creates by default
+ * has handle 0, so all of them share one bucket: a chain is as long as the
+ * classes (at most 65535 per htb), and the list bounds the walk.
+ */
 static long qhash_bucket_cb(__u64 i, void *data)
 {
 	struct qhash_walk *h = data;
-	struct hlist_node *n = NULL;
-	int k;
 
 	if (i >= PPW_MAX_QDISC_BUCKETS)
 		return 1;
-	bpf_probe_read_kernel(&n, sizeof(n), (void *)(h->buckets + i * sizeof(void *)));
-	for (k = 0; k < PPW_MAX_QDISC_CHAIN && n; k++) {
-		qobj_add((__u64)n - bpf_core_field_offset(struct Qdisc, hash), h->dev, h->netns_ino,
-			 QO_QDISC);
-		n = BPF_CORE_READ(n, next);
-	}
-	if (n)
+	h->n = NULL;
+	bpf_probe_read_kernel(&h->n, sizeof(h->n), (void *)(h->buckets + i * sizeof(void *)));
+	bpf_loop(PPW_MAX_QDISC_CHAIN, qhash_chain_cb, h, 0);
+	if (h->n)
 		h->cut = 1;
 	return 0;
 }
@@ -313,7 +341,7 @@ static long frag_node_cb(__u64 i, void *data)
 }
 
 /* one reassembly queue: its record, and its fragments' pages */
-static __always_inline int scan_fragq(__u64 addr, __u32 netns_ino, __u32 family)
+__noinline int scan_fragq(__u64 addr, __u32 netns_ino, __u32 family)
 {
 	struct inet_frag_queue *q = (void *)addr;
 	struct frag_walk_q f = {};
@@ -336,21 +364,21 @@ static __always_inline int scan_fragq(__u64 addr, __u32 netns_ino, __u32 family)
 	r->fragq.netns_ino = netns_ino;
 	r->fragq.family = family;
 	if (family == PPW_AF_INET) {
-		bpf_probe_read_kernel(
-			r->fragq.saddr, 4,
-			(void *)addr + bpf_core_field_offset(struct inet_frag_queue, key.v4.saddr));
-		bpf_probe_read_kernel(
-			r->fragq.daddr, 4,
-			(void *)addr + bpf_core_field_offset(struct inet_frag_queue, key.v4.daddr));
+		bpf_probe_read_kernel(r->fragq.saddr, 4,
+				      (void *)addr + bpf_core_field_offset(struct inet_frag_queue,
+									   key.v4.saddr));
+		bpf_probe_read_kernel(r->fragq.daddr, 4,
+				      (void *)addr + bpf_core_field_offset(struct inet_frag_queue,
+									   key.v4.daddr));
 		r->fragq.id = bpf_ntohs(BPF_CORE_READ(q, key.v4.id));
 		r->fragq.protocol = BPF_CORE_READ(q, key.v4.protocol);
 	} else {
-		bpf_probe_read_kernel(
-			r->fragq.saddr, 16,
-			(void *)addr + bpf_core_field_offset(struct inet_frag_queue, key.v6.saddr));
-		bpf_probe_read_kernel(
-			r->fragq.daddr, 16,
-			(void *)addr + bpf_core_field_offset(struct inet_frag_queue, key.v6.daddr));
+		bpf_probe_read_kernel(r->fragq.saddr, 16,
+				      (void *)addr + bpf_core_field_offset(struct inet_frag_queue,
+									   key.v6.saddr));
+		bpf_probe_read_kernel(r->fragq.daddr, 16,
+				      (void *)addr + bpf_core_field_offset(struct inet_frag_queue,
+									   key.v6.daddr));
 		r->fragq.id = bpf_ntohl(BPF_CORE_READ(q, key.v6.id));
 	}
 	r->fragq.len = BPF_CORE_READ(q, len);
@@ -383,8 +411,8 @@ static long frag_bucket_cb(__u64 i, void *data)
 	for (k = 0; k < PPW_MAX_FRAG_CHAIN; k++) {
 		if (!head || (head & 1)) /* empty, or the nulls marker */
 			return 0;
-		qobj_add(head - bpf_core_field_offset(struct inet_frag_queue, node), 0, b->netns_ino,
-			 b->family == PPW_AF_INET6 ? QO_FRAGQ_V6 : QO_FRAGQ_V4);
+		qobj_add(head - bpf_core_field_offset(struct inet_frag_queue, node), 0,
+			 b->netns_ino, b->family == PPW_AF_INET6 ? QO_FRAGQ_V6 : QO_FRAGQ_V4);
 		head = (__u64)BPF_CORE_READ((struct rhash_head *)head, next);
 	}
 	b->cut = 1;
@@ -469,32 +497,13 @@ static long qnet_cb(__u64 i, void *data)
 	return 0;
 }
 
-static long qobj_cb(__u64 i, void *data)
-{
-	struct ppw_qobj *o;
-	__u32 k = i;
-
-	if (i >= queue_n)
-		return 1;
-	o = bpf_map_lookup_elem(&queue_objs, &k);
-	if (!o)
-		return 1;
-	if (o->kind == QO_QDISC || o->kind == QO_QDISC_ROOT)
-		scan_qdisc(o->addr, o->dev, o->netns_ino, o->kind == QO_QDISC_ROOT);
-	else
-		scan_fragq(o->addr, o->netns_ino,
-			   o->kind == QO_FRAGQ_V6 ? PPW_AF_INET6 : PPW_AF_INET);
-	return 0;
-}
-
-/* every namespace from the reader's own: list its queues, then walk each one */
-static __always_inline void scan_all_queues(void)
+/* every namespace from the reader's own: list its queues */
+static __always_inline void list_all_queues(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct qnet_walk w = {};
 	struct net *net;
 
-	queue_n = 0;
 	net = BPF_CORE_READ(task, nsproxy, net_ns);
 	if (!net)
 		return;
@@ -503,7 +512,16 @@ static __always_inline void scan_all_queues(void)
 	w.ns_ops = BPF_CORE_READ(net, ns.ops);
 	if (bpf_loop(PPW_MAX_NETNS, qnet_cb, &w, 0) >= PPW_MAX_NETNS)
 		cnt_inc(PPW_CNT_SCAN_TRUNC);
-	bpf_loop(PPW_MAX_QUEUE_OBJS, qobj_cb, NULL, 0);
+}
+
+/* one queue of the list: its record and its pages */
+static __always_inline void scan_qobj_one(const struct ppw_qobj *o)
+{
+	if (o->kind == QO_QDISC || o->kind == QO_QDISC_ROOT)
+		scan_qdisc(o->addr, o->dev, o->netns_ino, o->kind == QO_QDISC_ROOT);
+	else if (o->kind == QO_FRAGQ_V4 || o->kind == QO_FRAGQ_V6)
+		scan_fragq(o->addr, o->netns_ino,
+			   o->kind == QO_FRAGQ_V6 ? PPW_AF_INET6 : PPW_AF_INET);
 }
 
 #endif /* __PPWATCH_QUEUES_BPF_H */

@@ -125,6 +125,24 @@ const struct ppw_rec_page *attrib_page_holder(const struct holders_report *rep, 
 
 /* ---- filling a holder from its records ------------------------------------------ */
 
+/* the qdisc whose class q hangs under (same device, its handle's major), or NULL at the root */
+static const struct ppw_rec_qdisc *qdisc_parent(const struct holders_report *rep,
+						const struct ppw_rec_qdisc *q)
+{
+	size_t i;
+
+	if (q->parent == 0xffffffff || !q->parent) /* TC_H_ROOT, unspecified */
+		return NULL;
+	for (i = 0; i < rep->scan->nqdiscs; i++) {
+		const struct ppw_rec_qdisc *p = &rep->scan->qdiscs[i];
+
+		if (p != q && p->netns_ino == q->netns_ino && p->ifindex == q->ifindex &&
+		    p->handle >> 16 == q->parent >> 16)
+			return p;
+	}
+	return NULL;
+}
+
 static void fill_owners(struct holder_owner *out, __u32 *n, __u32 max,
 			const struct holders_report *rep, __u64 sk)
 {
@@ -161,6 +179,7 @@ static void holder_fill(struct holder *h, const struct holders_report *rep)
 		break;
 	case HK_QDISC:
 		h->qdisc = attrib_qdisc(rep, h->key);
+		h->qdisc_parent = h->qdisc ? qdisc_parent(rep, h->qdisc) : NULL;
 		break;
 	case HK_FRAGQ:
 		h->fragq = attrib_fragq(rep, h->key);
@@ -336,12 +355,13 @@ static void count_scan(struct holders_report *rep, const struct scan_result *sca
 		rep->nonpp_pages += scan->socks[i].nonpp_pages;
 		if (scan->socks[i].flags & PPW_SF_TRUNCATED)
 			rep->truncated_sockets++;
-		if (scan->socks[i].flags & PPW_SF_IN_FLIGHT) {
-			rep->inflight_sockets++;
-			continue;
-		}
 		attrib_owners(rep, scan->socks[i].sk, &n);
-		if (!n && sock_is_orphan(&scan->socks[i]))
+		if (n)
+			continue;
+		/* no process holds it: an SCM_RIGHTS message in flight does, or none */
+		if (attrib_inflight(rep, scan->socks[i].sk))
+			rep->inflight_sockets++;
+		else if (sock_is_orphan(&scan->socks[i]))
 			rep->orphans++;
 	}
 	for (i = 0; i < scan->ndefer; i++) {

@@ -83,9 +83,10 @@ struct holder {
 	const struct ppw_rec_sock *carrier;
 	struct holder_owner carrier_owner; /* who holds the carrier (carrier_owners > 0) */
 	__u32 carrier_owners;
-	const struct ppw_rec_qdisc *qdisc; /* HK_QDISC */
-	const struct ppw_rec_fragq *fragq; /* HK_FRAGQ */
-	__u32 cpu;			   /* HK_DEFER */
+	const struct ppw_rec_qdisc *qdisc;	  /* HK_QDISC */
+	const struct ppw_rec_qdisc *qdisc_parent; /* the classful qdisc above it, if any */
+	const struct ppw_rec_fragq *fragq;	  /* HK_FRAGQ */
+	__u32 cpu;				  /* HK_DEFER */
 	struct holder_owner owners[HOLDER_MAX_OWNERS];
 	__u32 nowners; /* may exceed HOLDER_MAX_OWNERS */
 	__s64 pages;

@@ -83,12 +83,12 @@ const char *sock_proto_name(const struct ppw_rec_sock *s)
 const char *sock_state_name(const struct ppw_rec_sock *s)
 {
 	static const char *const names[] = {
-		[TCP_ESTABLISHED_] = "ESTAB",	  [TCP_SYN_SENT_] = "SYN-SENT",
-		[TCP_SYN_RECV_] = "SYN-RECV",	  [TCP_FIN_WAIT1_] = "FIN-WAIT-1",
-		[TCP_FIN_WAIT2_] = "FIN-WAIT-2",  [TCP_TIME_WAIT_] = "TIME-WAIT",
-		[TCP_CLOSE_] = "UNCONN",	  [TCP_CLOSE_WAIT_] = "CLOSE-WAIT",
-		[TCP_LAST_ACK_] = "LAST-ACK",	  [TCP_LISTEN_] = "LISTEN",
-		[TCP_CLOSING_] = "CLOSING",	  [TCP_NEW_SYN_RECV_] = "NEW-SYN-RECV",
+		[TCP_ESTABLISHED_] = "ESTAB",	 [TCP_SYN_SENT_] = "SYN-SENT",
+		[TCP_SYN_RECV_] = "SYN-RECV",	 [TCP_FIN_WAIT1_] = "FIN-WAIT-1",
+		[TCP_FIN_WAIT2_] = "FIN-WAIT-2", [TCP_TIME_WAIT_] = "TIME-WAIT",
+		[TCP_CLOSE_] = "UNCONN",	 [TCP_CLOSE_WAIT_] = "CLOSE-WAIT",
+		[TCP_LAST_ACK_] = "LAST-ACK",	 [TCP_LISTEN_] = "LISTEN",
+		[TCP_CLOSING_] = "CLOSING",	 [TCP_NEW_SYN_RECV_] = "NEW-SYN-RECV",
 	};
 
 	if (is_tcp(s) && s->state == TCP_CLOSE_)
@@ -144,8 +144,8 @@ const char *qdisc_name(char *buf, size_t len, const struct ppw_rec_qdisc *q)
 static bool qdisc_classful(const char *kind)
 {
 	static const char *const classful[] = {
-		"mq", "mqprio", "prio", "multiq", "tbf", "htb", "hfsc", "drr", "qfq",
-		"ets", "red", "cbs", "taprio", "atm", "cbq", "dsmark", "ingress", "clsact",
+		"mq",  "mqprio", "prio", "multiq", "tbf", "htb", "hfsc",   "drr",     "qfq",
+		"ets", "red",	 "cbs",	 "taprio", "atm", "cbq", "dsmark", "ingress", "clsact",
 	};
 	size_t i;
 
@@ -168,9 +168,9 @@ __u32 qdisc_unwalked(const struct ppw_rec_qdisc *q)
 
 /* ---- descriptions and remedies --------------------------------------------------- */
 
-#define ADD(buf, len, ...)                                                            \
-	do {                                                                          \
-		if ((len) < sizeof(buf))                                              \
+#define ADD(buf, len, ...)                                                                  \
+	do {                                                                                \
+		if ((len) < sizeof(buf))                                                    \
 			(len) += snprintf((buf) + (len), sizeof(buf) - (len), __VA_ARGS__); \
 	} while (0)
 
@@ -188,7 +188,8 @@ static void describe_socket(struct holder *h)
 	size_t n = 0;
 
 	if (!s) {
-		snprintf(h->desc, sizeof(h->desc), "socket %#llx (gone)", (unsigned long long)h->key);
+		snprintf(h->desc, sizeof(h->desc), "socket %#llx (gone)",
+			 (unsigned long long)h->key);
 		snprintf(h->remedy, sizeof(h->remedy), "the socket went away during the scan");
 		return;
 	}
@@ -202,27 +203,30 @@ static void describe_socket(struct holder *h)
 	if (h->nowners > 1)
 		ADD(h->desc, n, " (+%u more)", h->nowners - 1);
 	if (!h->nowners)
-		ADD(h->desc, n, "%s", h->carrier	    ? " (in flight)" :
-				      sock_is_orphan(s) ? " (orphan)" :
-							  " (no process)");
+		ADD(h->desc, n, "%s",
+		    h->carrier	      ? " (in flight)" :
+		    sock_is_orphan(s) ? " (orphan)" :
+					" (no process)");
 	mark_cut(h->desc, sizeof(h->desc), n);
 
 	n = 0;
-	fmt_bytes(ub, sizeof(ub), s->rmem);
+	fmt_bytes(ub, sizeof(ub), s->unread);
 	if (h->nowners) {
 		ADD(h->remedy, n, "pid %u (%s) fd %u", h->owners[0].pid, h->owners[0].comm,
 		    h->owners[0].fd);
 		if (h->nowners > 1)
 			ADD(h->remedy, n, " (and %u more)", h->nowners - 1);
-		if (s->rmem)
+		if (s->unread)
 			ADD(h->remedy, n, " has not read %s", ub);
 		else
 			ADD(h->remedy, n, " holds them unread");
 		if (is_tcp(s) && s->state == TCP_CLOSE_)
-			ADD(h->remedy, n, "; the socket is CLOSE (reset or closed by the peer): read "
-					  "or close it; ss -K cannot kill a CLOSE socket");
+			ADD(h->remedy, n,
+			    "; the socket is CLOSE (reset or closed by the peer): read "
+			    "or close it; ss -K cannot kill a CLOSE socket");
 		else if (is_tcp(s) && s->state == TCP_CLOSE_WAIT_)
-			ADD(h->remedy, n, "; the peer closed (CLOSE-WAIT): read the rest and close it");
+			ADD(h->remedy, n,
+			    "; the peer closed (CLOSE-WAIT): read the rest and close it");
 		else
 			ADD(h->remedy, n, "; the socket is %s: read from it or close it",
 			    sock_state_name(s));
@@ -231,10 +235,12 @@ static void describe_socket(struct holder *h)
 		    "its only reference is an SCM_RIGHTS message waiting on unix socket ino %u",
 		    h->carrier->ino);
 		if (h->carrier_owners)
-			ADD(h->remedy, n, " of pid %u (%s) fd %u: that process must receive or close it",
+			ADD(h->remedy, n,
+			    " of pid %u (%s) fd %u: that process must receive or close it",
 			    h->carrier_owner.pid, h->carrier_owner.comm, h->carrier_owner.fd);
 		else
-			ADD(h->remedy, n, ", itself held by no process (a garbage cycle for unix_gc)");
+			ADD(h->remedy, n,
+			    ", itself held by no process (a garbage cycle for unix_gc)");
 	} else if (sock_is_orphan(s)) {
 		ADD(h->remedy, n,
 		    "orphan (closed by its process), %s: TCP frees it when the connection ends or "
@@ -242,36 +248,47 @@ static void describe_socket(struct holder *h)
 		    "now",
 		    sock_state_name(s), la[0] ? "src " : "", la);
 	} else if (is_tcp(s) && s->state == TCP_ESTABLISHED_) {
-		ADD(h->remedy, n, "not accepted yet: it waits in a listener's accept queue for "
-				  "the server to accept() it");
+		ADD(h->remedy, n,
+		    "not accepted yet: it waits in a listener's accept queue for "
+		    "the server to accept() it");
 	} else {
-		ADD(h->remedy, n, "no process holds it (a kernel socket?): it frees them when it "
-				  "reads or closes");
+		ADD(h->remedy, n,
+		    "no process holds it (a kernel socket?): it frees them when it "
+		    "reads or closes");
 	}
 	mark_cut(h->remedy, sizeof(h->remedy), n);
 }
 
 static void describe_qdisc(struct holder *h)
 {
-	const struct ppw_rec_qdisc *q = h->qdisc;
-	char qn[40], bb[16];
+	const struct ppw_rec_qdisc *q = h->qdisc, *up = h->qdisc_parent;
+	char qn[40], pn[40], bb[16], rate[96] = "";
 	size_t n;
 
 	if (!q) {
-		snprintf(h->desc, sizeof(h->desc), "qdisc %#llx (gone)", (unsigned long long)h->key);
+		snprintf(h->desc, sizeof(h->desc), "qdisc %#llx (gone)",
+			 (unsigned long long)h->key);
 		snprintf(h->remedy, sizeof(h->remedy), "the qdisc went away during the scan");
 		return;
 	}
 	qdisc_name(qn, sizeof(qn), q);
-	snprintf(h->desc, sizeof(h->desc), "qdisc %s on %.16s (netns %u)", qn, q->dev,
-		 q->netns_ino);
+	if (up)
+		qdisc_name(pn, sizeof(pn), up);
+	snprintf(h->desc, sizeof(h->desc), "qdisc %s%s%s%s on %.16s (netns %u)", qn,
+		 up ? " (under " : "", up ? pn : "", up ? ")" : "", q->dev, q->netns_ino);
 	fmt_bytes(bb, sizeof(bb), q->backlog);
+	if (up && up->rate_bytes_ps)
+		snprintf(rate, sizeof(rate), " at %llu kbit/s",
+			 (unsigned long long)(up->rate_bytes_ps * 8 / 1000));
+	else if (q->rate_bytes_ps)
+		snprintf(rate, sizeof(rate), " at %llu kbit/s",
+			 (unsigned long long)(q->rate_bytes_ps * 8 / 1000));
 	n = 0;
 	ADD(h->remedy, n,
-	    "qdisc %s on %.16s holds %u packets (%s): they leave as it sends them; a slow "
+	    "qdisc %s on %.16s holds %u packets (%s)%s: they leave as it sends them; a slow "
 	    "shaper or a stopped queue keeps them (tc -s qdisc show dev %.16s); deleting the "
 	    "qdisc frees them",
-	    qn, q->dev, q->qlen > q->skbs ? q->qlen : q->skbs, bb, q->dev);
+	    up ? pn : qn, q->dev, q->qlen > q->skbs ? q->qlen : q->skbs, bb, rate, q->dev);
 	mark_cut(h->remedy, sizeof(h->remedy), n);
 }
 
@@ -284,7 +301,8 @@ static void describe_fragq(struct holder *h)
 	if (!q) {
 		snprintf(h->desc, sizeof(h->desc), "fragment queue %#llx (gone)",
 			 (unsigned long long)h->key);
-		snprintf(h->remedy, sizeof(h->remedy), "the datagram completed or expired meanwhile");
+		snprintf(h->remedy, sizeof(h->remedy),
+			 "the datagram completed or expired meanwhile");
 		return;
 	}
 	af = q->family == AF_INET6_ ? AF_INET6 : AF_INET;
@@ -293,10 +311,10 @@ static void describe_fragq(struct holder *h)
 	snprintf(h->desc, sizeof(h->desc), "%s fragments %s -> %s id %u (netns %u)",
 		 af == AF_INET6 ? "ipv6" : "ipv4", sa, da, q->id, q->netns_ino);
 	snprintf(h->remedy, sizeof(h->remedy),
-		 "%u fragments (%u bytes so far) of a datagram wait for the rest: freed when "
-		 "reassembly times out (net.%s.%s, 30 s by default)",
-		 q->skbs, q->meat, af == AF_INET6 ? "ipv6" : "ipv4",
-		 af == AF_INET6 ? "ip6frag_time" : "ipfrag_time");
+		 "%u fragment%s (%u bytes so far) of a datagram wait%s for the rest: freed "
+		 "when reassembly times out (net.%s.%s, 30 s by default)",
+		 q->skbs, q->skbs == 1 ? "" : "s", q->meat, q->skbs == 1 ? "s" : "",
+		 af == AF_INET6 ? "ipv6" : "ipv4", af == AF_INET6 ? "ip6frag_time" : "ipfrag_time");
 }
 
 void holder_describe(struct holder *h, const struct pool_row *pool, const char *unwalked)
@@ -317,15 +335,17 @@ void holder_describe(struct holder *h, const struct pool_row *pool, const char *
 		return;
 	case HK_DEFER:
 		snprintf(h->desc, sizeof(h->desc), "skb defer list, cpu %u", h->cpu);
-		snprintf(h->remedy, sizeof(h->remedy),
-			 "freed by cpu %u at its next NET_RX softirq (at most net.core.skb_defer_max "
-			 "skbs wait there)",
-			 h->cpu);
+		snprintf(
+			h->remedy, sizeof(h->remedy),
+			"freed by cpu %u at its next NET_RX softirq (at most net.core.skb_defer_max "
+			"skbs wait there)",
+			h->cpu);
 		return;
 	case HK_UNATTRIBUTED:
 		snprintf(h->desc, sizeof(h->desc), "unattributed (driver rings, skbs in flight)");
-		ADD(h->remedy, n, "in no socket, queue or cache the scan reaches: the driver's "
-				  "RX/TX rings, skbs between layers");
+		ADD(h->remedy, n,
+		    "in no socket, queue or cache the scan reaches: the driver's "
+		    "RX/TX rings, skbs between layers");
 		if (unwalked && unwalked[0])
 			ADD(h->remedy, n, "; not walked: %s", unwalked);
 		mark_cut(h->remedy, sizeof(h->remedy), n);

@@ -194,6 +194,13 @@ static void holder_extra(struct json *j, const void *p, void *ctx)
 		json_kv_u64(j, "qlen", q->qlen);
 		json_kv_u64(j, "backlog_bytes", q->backlog);
 		json_kv_u64(j, "skbs_walked", q->skbs);
+		json_key(j, "rate_bits_per_s");
+		q->rate_bytes_ps ? json_u64(j, q->rate_bytes_ps * 8) : json_put_null(j);
+		json_key(j, "under");
+		if (h->qdisc_parent)
+			json_str(j, qdisc_name(a, sizeof(a), h->qdisc_parent));
+		else
+			json_put_null(j);
 		json_obj_close(j);
 	}
 	if (h->kind == HK_FRAGQ && h->fragq) {
@@ -217,20 +224,35 @@ struct oview holder_oview(void)
 	return (struct oview){ holder_cols, HC_MAX, holder_cell, NULL, holder_extra };
 }
 
-/* what to do about each holder, biggest first, under the pool's table */
+/*
+ * What to do about each holder, biggest first, under the pool's table. Holders
+ * that share a remedy (the pool's ring, cache and frag page) share one line
+ * with their pages summed.
+ */
 static void remedies_text(FILE *f, const struct pool_holders *ph)
 {
 	char buf[4 * sizeof(ph->v->remedy)];
-	size_t k;
+	size_t k, j;
+	long long pages;
 
 	if (!ph->n)
 		return;
 	fprintf(f, "  what to do:\n");
-	for (k = 0; k < ph->n; k++)
-		if (ph->v[k].remedy[0])
-			fprintf(f, "  %7lld %s: %s\n", (long long)ph->v[k].pages,
-				ph->v[k].pages == 1 ? "page " : "pages",
-				esc_str(ph->v[k].remedy, buf, sizeof(buf)));
+	for (k = 0; k < ph->n; k++) {
+		if (!ph->v[k].remedy[0])
+			continue;
+		for (j = 0; j < k; j++)
+			if (!strcmp(ph->v[j].remedy, ph->v[k].remedy))
+				break;
+		if (j < k)
+			continue; /* printed with the first holder that has it */
+		pages = 0;
+		for (j = k; j < ph->n; j++)
+			if (!strcmp(ph->v[j].remedy, ph->v[k].remedy))
+				pages += ph->v[j].pages;
+		fprintf(f, "  %7lld page%s: %s\n", pages, pages == 1 ? "" : "s",
+			esc_str(ph->v[k].remedy, buf, sizeof(buf)));
+	}
 }
 
 static void pool_title(FILE *f, const struct pool_holders *ph)

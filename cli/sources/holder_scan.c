@@ -163,6 +163,29 @@ static __u32 read_u32_file(const char *path)
 	return v;
 }
 
+static int read_one(struct iter_arg *a, struct bpf_link *link, const char *what, const char *prog);
+
+/* each qdisc and reassembly queue scan_queues listed: one run of scan_qobj each */
+static int read_queues(struct session *s, struct iter_arg *a)
+{
+	__u32 n = s->skel->bss->queue_n, last;
+	int err = 0;
+
+	s->skel->bss->qobj_next = 0;
+	while (!err && s->skel->bss->qobj_next < n) {
+		last = s->skel->bss->qobj_next;
+		err = read_one(a, s->skel->links.scan_qobj, "qdisc and fragment queue",
+			       "scan_qobj");
+		if (!err && s->skel->bss->qobj_next == last) {
+			p_err("holder scan: the qdisc and fragment queue iterator (prog 'scan_qobj') "
+			      "made no progress at entry %u of %u",
+			      last, n);
+			err = -EIO;
+		}
+	}
+	return err;
+}
+
 /* one iterator of the scan's own (every pool, the sockets in flight, the queues) */
 static int read_one(struct iter_arg *a, struct bpf_link *link, const char *what, const char *prog)
 {
@@ -192,7 +215,8 @@ int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
 	out->layout_ok = -1;
 	out->layout_from_kallsyms = s->layout.from_kallsyms;
 	if (!s->skel->links.scan_pools || !s->skel->links.scan_fds ||
-	    !s->skel->links.scan_inflight || !s->skel->links.scan_queues) {
+	    !s->skel->links.scan_inflight || !s->skel->links.scan_queues ||
+	    !s->skel->links.scan_qobj) {
 		p_err("holder scan: the iterators are not loaded");
 		return -ENOENT;
 	}
@@ -246,8 +270,9 @@ int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
 	/* sockets whose only reference is an skb carrying their file, then the queues */
 	err = read_one(&a, s->skel->links.scan_inflight, "in-flight socket", "scan_inflight");
 	err = err   ?:
-		      read_one(&a, s->skel->links.scan_queues, "qdisc and fragment queue",
+		      read_one(&a, s->skel->links.scan_queues, "qdisc and fragment queue list",
 			       "scan_queues");
+	err = err ?: read_queues(s, &a);
 	/* last: pools found through their pages during the walk are in the table now */
 	err = err ?: read_one(&a, s->skel->links.scan_pools, "pool", "scan_pools");
 out:

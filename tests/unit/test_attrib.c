@@ -249,7 +249,8 @@ static void test_every_kind(void)
 				       .state = 7,
 				       .lport = 5001,
 				       .rport = 40000,
-				       .rmem = 409600 };
+				       .rmem = 409600,
+				       .unread = 409600 };
 	ks[1] = (struct ppw_rec_sock){ .sk = 0xa2,
 				       .ino = 0,
 				       .family = 2,
@@ -357,7 +358,7 @@ static void test_every_kind(void)
 		}
 		if (h->kind == HK_QDISC) {
 			CHECK_INT(h->pages, 3);
-			CHECK_STR(h->desc, "qdisc pfifo 10: on bq (netns 0)");
+			CHECK_STR(h->desc, "qdisc pfifo 10: (under tbf 8004:) on bq (netns 0)");
 			CHECK(strstr(h->remedy, "holds 3 packets (4.4KiB)") != NULL, "%s",
 			      h->remedy);
 		}
