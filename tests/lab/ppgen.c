@@ -225,21 +225,6 @@ static int cmd_flood(const char *from, const char *ns, const char *to, long seco
 	return 0;
 }
 
-static void write_ready(const char *ready, const char *line)
-{
-	char tmp[PATH_MAX];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", ready);
-	f = fopen(tmp, "w");
-	if (!f)
-		die(tmp);
-	fputs(line, f);
-	fclose(f);
-	if (rename(tmp, ready))
-		die("rename");
-}
-
 /* open and bind sockets [from, to) of the crowd, then wait to be stopped */
 static void crowd_hold(long from, long to, int ready_fd, double deadline)
 {
