@@ -97,11 +97,13 @@ unmap_regime_matches_btf() {
 postmortem_live_names_holder() {
 	require_kernel
 	lab_begin
-	local pid doc p
+	local pid doc p rc
 	read -r pid _ _ < <(lab_hold 250 3000) || fail "holder"
 	lab_xdp_off
 	sleep 1.5
-	doc=$("$PPWATCH" -j postmortem --stall-after 1s) || fail "postmortem failed"
+	doc=$("$PPWATCH" -j postmortem --stall-after 1s)
+	rc=$?
+	check "a stalled pool: exit 1 ($rc)" [ $rc -eq 1 ]
 	p=$(jq -ec --arg ns "$(lab_netns_ino)" '[.pools[] | select((.netns|tostring) == $ns)] | first' \
 		<<<"$doc") || fail "no pool of the lab in: $doc"
 	log "$(jq -c '{id, state, stalled, inflight, retries, h: [.holders.holders[] | .holder]}' <<<"$p")"
@@ -129,10 +131,12 @@ record_then_postmortem_same_report() {
 	lab_hold 300 3000 >/dev/null || fail "holder"
 	lab_xdp_off
 	sleep 3
-	a=$("$PPWATCH" -j postmortem --stall-after 2s) || fail "live postmortem failed"
+	a=$("$PPWATCH" -j postmortem --stall-after 2s)
+	[ $? -eq 1 ] || fail "live postmortem of a stalled pool: not exit 1"
 	kill -INT $rpid
 	wait $rpid || fail "record failed: $(cat "$rec.err")"
-	b=$("$PPWATCH" -j postmortem "$rec") || fail "postmortem of the file failed"
+	b=$("$PPWATCH" -j postmortem "$rec")
+	[ $? -eq 1 ] || fail "postmortem of the file, a stalled pool: not exit 1"
 	ra=$(pm_essence <<<"$a")
 	rb=$(pm_essence <<<"$b")
 	log "live:     $ra"
@@ -158,7 +162,7 @@ record_then_postmortem_same_report() {
 
 postmortem_yaml_and_bad_files() {
 	require_kernel
-	local rec=/tmp/ppwt$BASHPID.rec err rc
+	local rec=/tmp/ppwt$BASHPID.rec err rc out
 	"$PPWATCH" record -o "$rec" 1 2>/dev/null || fail "record failed"
 	if python3 -c 'import yaml' 2>/dev/null; then
 		"$PPWATCH" postmortem --yaml "$rec" | python3 -c '
@@ -168,15 +172,20 @@ assert "pools" in d and "kernel" in d, d' || fail "--yaml is not YAML with pools
 	else
 		log "python3-yaml missing: YAML parse check skipped"
 	fi
+	# a damaged line: skipped, counted, named in the report
 	printf '{"type":"header"}\n{"type":"event", nope}\n' >"$rec"
+	out=$("$PPWATCH" postmortem "$rec" 2>&1)
+	rc=$?
+	log "rc=$rc: $(grep damaged <<<"$out")"
+	check "a damaged line: a report, exit 0" [ $rc -eq 0 ]
+	check "names file and line" grep -q "^1 damaged line skipped: $rec:2 (column " <<<"$out"
+	# nothing readable: exit 2, and why
+	echo '{"a":1}' >"$rec"
 	err=$("$PPWATCH" postmortem "$rec" 2>&1 >/dev/null)
 	rc=$?
 	log "rc=$rc: $err"
-	check "bad file exits 2" [ $rc -eq 2 ]
-	check "names file and line" grep -q "$rec:2:" <<<"$err"
-	echo '{"a":1}' >"$rec"
-	"$PPWATCH" postmortem "$rec" >/dev/null 2>&1
-	check "not a record file exits 2" [ $? -eq 2 ]
+	check "not a record file exits 2" [ $rc -eq 2 ]
+	check "says why" grep -q "nothing readable in $rec ($rec:1: not a ppwatch record" <<<"$err"
 	rm -f "$rec"
 }
 
