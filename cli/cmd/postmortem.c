@@ -3,12 +3,14 @@
  * ppwatch postmortem [FILE] [--yaml] [--window DUR] [...]
  *
  * A report on every stalled, destroyed-but-out or recently freed pool,
- * from a recording or live: live, it records a short window into memory
- * (sources/rec_writer.c) and reads it back exactly like a file
+ * from a recording or live: live, it records a short window into a memory
+ * file (sources/rec_writer.c) and reads it back exactly like a file
  * (model/rec_reader.c), so both reports come from the same code
  * (model/postmortem.c, output/postmortem_fmt.c).
  */
 #include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "args.h"
 #include "lib/escape.h"
 #include "lib/log.h"
+#include "lib/rotfile.h"
 #include "main.h"
 #include "model/postmortem.h"
 #include "model/rec_reader.h"
@@ -69,24 +72,36 @@ static void pm_help(void)
 	       "  -S, --stacks[=N]     live: sample stacks while observing\n\n");
 }
 
-/* record --window into memory */
-static int live_records(char **buf)
+/* record --window into a memory file: the stream to read it back, or NULL (reported) */
+static FILE *live_records(void)
 {
 	struct rec_writer w;
-	size_t len;
-	FILE *mem = open_memstream(buf, &len);
-	int err;
+	struct rotfile out;
+	int fd, err;
+	FILE *f;
 
-	if (!mem)
-		return -errno;
+	fd = memfd_create("ppwatch-postmortem", MFD_CLOEXEC);
+	if (fd < 0) {
+		p_err("postmortem: a memory file for the live record: %s", strerror(errno));
+		return NULL;
+	}
+	rotfile_open_fd(&out, fd, "the live record");
 	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true };
-	err = rec_writer_open(&w, mem, &opts.rec);
+	err = rec_writer_open(&w, &out, &opts.rec);
 	if (!err) {
 		err = rec_writer_run(&w, opts.window);
 		err = rec_writer_close(&w) ?: err;
 	}
-	fclose(mem);
-	return err;
+	if (!err && lseek(fd, 0, SEEK_SET)) {
+		err = -errno;
+		p_err("postmortem: reading the live record back: %s", strerror(errno));
+	}
+	f = err ? NULL : fdopen(fd, "r");
+	if (!err && !f)
+		p_err("postmortem: reading the live record back: %s", strerror(errno));
+	if (!f)
+		close(fd);
+	return f;
 }
 
 /* the first reason a line of the set was not read, for the message */
@@ -174,7 +189,6 @@ static int pm_run(int argc, char **argv)
 	struct rec_reader r = { 0 };
 	json_t *rep = NULL, *input = NULL;
 	struct pm *a = NULL;
-	char *buf = NULL;
 	FILE *f = NULL;
 	int err = 0;
 
@@ -191,13 +205,10 @@ static int pm_run(int argc, char **argv)
 		if (err)
 			p_err("postmortem: %s", strerror(-err));
 	} else {
-		err = live_records(&buf); /* reports its failure */
-		if (!err) {
-			f = fmemopen(buf, strlen(buf), "r");
-			err = f ? rec_open_stream(&r, f, "(live)") : -errno;
-			if (err)
-				p_err("reading the live record: %s", strerror(-err));
-		}
+		f = live_records(); /* reports its failure */
+		err = f ? rec_open_stream(&r, f, "(live)") : -EIO;
+		if (f && err)
+			p_err("postmortem: %s", strerror(-err));
 	}
 	if (!err && !(a = pm_new())) {
 		p_err("postmortem: %s", strerror(ENOMEM));
@@ -230,7 +241,6 @@ static int pm_run(int argc, char **argv)
 	if (!err && any_stalled(rep))
 		err = 1;
 	json_decref(rep);
-	free(buf);
 	return err == 1 ? EXIT_FAILED : err ? EXIT_ERROR : EXIT_OK;
 }
 

@@ -43,6 +43,9 @@ struct pm {
 	json_t *index; /* key -> position in v */
 	json_t *header;
 	double end_time;
+	/* records the recorder could not write (a full disk): its gap and end records say */
+	double lost_gaps, lost_end;
+	json_t *lost_why;
 	bool nomem;
 };
 
@@ -181,6 +184,7 @@ static void add_event(struct pm *a, struct pool_acc *p, json_t *ev)
 	const char *e = rec_str(ev, "event", "");
 	double t = rec_num(ev, "time", NAN);
 	bool life = lifecycle_kind(e);
+	json_t *kept;
 
 	p->freed |= !strcmp(e, "freed");
 	p->stalled |= !strcmp(e, "stalled");
@@ -203,7 +207,10 @@ static void add_event(struct pm *a, struct pool_acc *p, json_t *ev)
 		return;
 	}
 	p->minor += !life;
-	if (json_array_append(p->events, ev))
+	/* what the timeline shows of it, no more: a pool's events may be many */
+	kept = json_pack("{s:o,s:s,s:o,s:s}", "time", num(t), "event", e, "inflight",
+			 num(rec_num(ev, "inflight", NAN)), "detail", rec_str(ev, "detail", ""));
+	if (!kept || json_array_append_new(p->events, kept))
 		a->nomem = true;
 }
 
@@ -233,6 +240,11 @@ int pm_feed(struct pm *a, json_t *rec)
 		p = acc_get(a, ev);
 		if (p)
 			add_event(a, p, ev);
+	} else if (!strcmp(type, "gap")) {
+		a->lost_gaps += rec_num(rec, "lost_records", 0);
+		keep(&a->lost_why, json_object_get(rec, "why"));
+	} else if (!strcmp(type, "end")) {
+		a->lost_end = rec_num(rec, "lost_records", 0);
 	}
 	return a->nomem ? -ENOMEM : 0;
 }
@@ -463,6 +475,7 @@ void pm_free(struct pm *a)
 	free(a->v);
 	json_decref(a->index);
 	json_decref(a->header);
+	json_decref(a->lost_why);
 	free(a);
 }
 
@@ -485,6 +498,8 @@ json_t *pm_report(struct pm *a, const char *source, json_t *input)
 	copy(a, rep, "hostname", json_object_get(a->header, "hostname"));
 	copy(a, rep, "kernel", json_object_get(a->header, "kernel"));
 	put(a, rep, "stall_after_s", num(stall_after));
+	put(a, rep, "lost_records", num(a->lost_gaps > a->lost_end ? a->lost_gaps : a->lost_end));
+	copy(a, rep, "lost_why", a->lost_why);
 	put(a, rep, "pools", pools);
 	for (i = 0; i < a->n; i++) {
 		p = &a->v[i];

@@ -261,6 +261,12 @@ void postmortem_text(FILE *f, const json_t *rep)
 		clock_str(a, sizeof(a), rec_num(rep, "time", NAN)),
 		count_str(b, sizeof(b), rec_num(rep, "stall_after_s", 60)), n, n == 1 ? "" : "s");
 	text_input(f, json_object_get(rep, "input"));
+	if (rec_num(rep, "lost_records", 0) > 0) {
+		fprintf(f, "the recorder could not write %s records (",
+			count_str(a, sizeof(a), rec_num(rep, "lost_records", 0)));
+		put_str(f, rep, "lost_why", "?");
+		fprintf(f, "): the recording has gaps\n");
+	}
 	if (!n) {
 		fprintf(f, "no destroyed pool with pages out, none freed in the recording\n");
 		return;

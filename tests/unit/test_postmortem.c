@@ -557,6 +557,28 @@ static void test_postmortem_bounded(void)
 	free(text);
 }
 
+/* records a full disk kept out: the gap records say how many, the report says so */
+static void test_postmortem_gaps(void)
+{
+	json_t *recs, *rep;
+	char *buf;
+
+	recs = read_str(
+		"{\"type\":\"header\",\"time\":0}\n"
+		"{\"type\":\"gap\",\"time\":5,\"lost_records\":7,\"why\":\"No space left on device\"}\n"
+		"{\"type\":\"gap\",\"time\":9,\"lost_records\":2,\"why\":\"Disk quota exceeded\"}\n",
+		NULL);
+	rep = postmortem_build(recs, "gaps");
+	CHECK_NEAR(rec_num(rep, "lost_records", 0), 9, 0);
+	CAPTURE(buf, f, postmortem_text(f, rep));
+	CHECK(strstr(buf, "the recorder could not write 9 records (Disk quota exceeded): the "
+			  "recording has gaps\n") != NULL,
+	      "%s", buf);
+	free(buf);
+	json_decref(rep);
+	json_decref(recs);
+}
+
 int main(void)
 {
 	TEST(test_postmortem);
@@ -566,6 +588,7 @@ int main(void)
 	TEST(test_rec_reader_cuts);
 	TEST(test_rec_reader_rotated);
 	TEST(test_postmortem_bounded);
+	TEST(test_postmortem_gaps);
 	TEST(test_postmortem_no_limits);
 	TEST(test_postmortem_odd_values);
 	return unit_done();
