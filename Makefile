@@ -56,13 +56,13 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 ALL_CPPFLAGS = -I$(OUTPUT) -Ibpf -Icli $(YNL_CPPFLAGS) $(CPPFLAGS)
 # The libraries, by pkg-config name: the dynamic link takes their --libs,
 # 'make static' their --static --libs (what each .a needs in turn).
-LIB_PKGS := libbpf libelf zlib yaml-0.1 jansson libmicrohttpd
+LIB_PKGS := libbpf libelf zlib yaml-0.1 jansson libmicrohttpd gnutls libcrypt
 ALL_LDLIBS = $(call pkg_libs,) -lm $(LDLIBS)
 pkg_libs = $(shell $(PKG_CONFIG) $(1) --libs $(LIB_PKGS))
 PKG_CONFIG ?= pkg-config
 PYTHON ?= python3
 # the libraries the pure folders use (unit tests and fuzz targets link these only)
-PURE_LDLIBS := -lyaml -ljansson -lmicrohttpd -lm
+PURE_LDLIBS := -lyaml -ljansson -lmicrohttpd -lgnutls -lcrypt -lm
 
 # ledger.bpf.c defines the shared maps: the linker wants it first
 BPF_FAMILIES := ledger lifecycle discover holders items blocks

@@ -69,6 +69,7 @@ struct prom_self {
 	double cpu_seconds; /* process user + system */
 	__u64 rss_bytes;
 	double start_time; /* Unix time the process started */
+	bool no_process; /* no process_* families: node_exporter's textfile collector has its own */
 };
 
 /*
