@@ -13,6 +13,9 @@
 OUTPUT ?= .output
 prefix ?= /usr/local
 DESTDIR ?=
+sysconfdir ?= /etc
+systemdunitdir ?= $(prefix)/lib/systemd/system
+sysusersdir ?= $(prefix)/lib/sysusers.d
 CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= bpftool
@@ -366,6 +369,18 @@ install: all man
 	$(Q)install -m 0644 $(MAN_PAGES) $(DESTDIR)$(prefix)/share/man/man8/
 	$(Q)install -D -m 0644 bash-completion/ppwatch \
 		$(DESTDIR)$(prefix)/share/bash-completion/completions/ppwatch
+	$(Q)install -d $(DESTDIR)$(systemdunitdir)
+	$(Q)for u in ppwatch-export ppwatch-record; do \
+		sed 's|@SBINDIR@|$(prefix)/sbin|g' systemd/$$u.service > $(DESTDIR)$(systemdunitdir)/$$u.service && \
+		chmod 0644 $(DESTDIR)$(systemdunitdir)/$$u.service || exit; done
+	$(Q)install -D -m 0644 systemd/ppwatch.sysusers $(DESTDIR)$(sysusersdir)/ppwatch.conf
+	$(Q)# the options file is the admin's once there: never overwritten
+	$(Q)test -e $(DESTDIR)$(sysconfdir)/default/ppwatch || \
+		install -D -m 0644 systemd/ppwatch.default $(DESTDIR)$(sysconfdir)/default/ppwatch
+	$(Q)install -D -m 0644 systemd/web-config.yml \
+		$(DESTDIR)$(prefix)/share/doc/ppwatch/examples/web-config.yml
+	@echo "  the services: systemd-sysusers (the ppwatch user), systemctl daemon-reload,"
+	@echo "  systemctl enable --now ppwatch-export [ppwatch-record]; options in $(sysconfdir)/default/ppwatch"
 
 .PHONY: vmlinux
 vmlinux:
@@ -393,7 +408,7 @@ help:
 	@echo '  make static     one statically linked ppwatch: $(STATIC_BIN)'
 	@echo '  make deb        a Debian package (lintian-clean): $(OUTPUT)/deb/'
 	@echo '  make compdb     compile_commands.json for editors (clangd)'
-	@echo '  make install    install ppwatch, man pages, bash completion (DESTDIR=, prefix=$(prefix))'
+	@echo '  make install    install ppwatch, man pages, bash completion, systemd units (DESTDIR=, prefix=$(prefix))'
 	@echo '  make vmlinux    regenerate $(VMLINUX) from /sys/kernel/btf/vmlinux'
 	@echo '  make clean      remove $(OUTPUT)'
 	@echo
