@@ -35,7 +35,8 @@ static struct {
 	uint64_t max_size, max_files;
 	bool max_size_set, max_files_set;
 } opts = {
-	.rec = { .snapshot_every = 5, .scan_every = 30, .stall_after = 60, .oldest_pages = 10 },
+	/* an always-on recorder's: ppwatch-record(8) DISK says what they cost */
+	.rec = { .snapshot_every = 15, .scan_every = 60, .stall_after = 60, .oldest_pages = 10 },
 	.max_size = DEFAULT_MAX_SIZE,
 	.max_files = DEFAULT_MAX_FILES,
 };
@@ -109,8 +110,8 @@ static void record_help(void)
 	       "                       one file, no limit)\n"
 	       "  --max-files N        keep FILE and N-1 rotations, the oldest dropped\n"
 	       "                       (default 8: at most 512M on disk)\n"
-	       "  --snapshot-every DUR every pool's state this often (default 5s)\n"
-	       "  --scan-every DUR     a holder scan this often (default 30s); a destroy, a\n"
+	       "  --snapshot-every DUR every pool's state this often (default 15s)\n"
+	       "  --scan-every DUR     a holder scan this often (default 60s); a destroy, a\n"
 	       "                       stall and a free scan at once as well\n"
 	       "  --oldest-pages N     oldest pages kept per destroyed pool and scan (10)\n"
 	       "  --stall-after DUR    a destroyed pool is stalled after this (default 60s)\n"

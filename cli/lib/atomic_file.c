@@ -8,8 +8,7 @@
 
 #include "lib/atomic_file.h"
 
-int atomic_file_write(const char *path, const void *buf, size_t len, mode_t mode,
-		      const char **what)
+int atomic_file_write(const char *path, const void *buf, size_t len, mode_t mode, const char **what)
 {
 	const char *p = buf;
 	size_t done = 0;

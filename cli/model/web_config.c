@@ -168,8 +168,9 @@ static void unknown_key(struct wctx *w, const yaml_node_t *k, const char *where,
 	}
 	key = diag_echo(key, k->data.scalar.length, e);
 	if (best)
-		werr(w, node_pos(k), "unknown key '%s' in %s; did you mean '%s'? (expected one of: %s)",
-		     key, where, best, list);
+		werr(w, node_pos(k),
+		     "unknown key '%s' in %s; did you mean '%s'? (expected one of: %s)", key, where,
+		     best, list);
 	else
 		werr(w, node_pos(k), "unknown key '%s' in %s; expected one of: %s", key, where,
 		     list);
@@ -224,8 +225,7 @@ static char *read_small(const char *path, int *err)
 	return buf;
 }
 
-static void set_file(struct wctx *w, const yaml_node_t *v, const char *key, char **path,
-		     char **pem)
+static void set_file(struct wctx *w, const yaml_node_t *v, const char *key, char **path, char **pem)
 {
 	char e[DIAG_ECHO_MAX + 4], e2[DIAG_ECHO_MAX + 4];
 	const char *s = scalar(w, v, key, "a file name");
@@ -308,8 +308,8 @@ static bool bcrypt_hash(const char *h)
 		"./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 	int cost;
 
-	if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' || !strchr("aby", h[2]) ||
-	    h[3] != '$' || h[6] != '$' || h[4] < '0' || h[4] > '3' || h[5] < '0' || h[5] > '9')
+	if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' || !strchr("aby", h[2]) || h[3] != '$' ||
+	    h[6] != '$' || h[4] < '0' || h[4] > '3' || h[5] < '0' || h[5] > '9')
 		return false;
 	cost = (h[4] - '0') * 10 + (h[5] - '0');
 	return cost >= 4 && cost <= 31 && strspn(h + 7, b64) == 53;
@@ -371,8 +371,7 @@ static void users(struct wctx *w, yaml_node_t *map)
 }
 
 /* one key of a section: 0, or the key's id */
-static int lookup(struct wctx *w, const yaml_node_t *k, const char *where,
-		  const struct wkey *keys)
+static int lookup(struct wctx *w, const yaml_node_t *k, const char *where, const struct wkey *keys)
 {
 	char e[DIAG_ECHO_MAX + 4];
 	const struct wkey *kd;
@@ -474,8 +473,7 @@ static void check_tls(struct wctx *w)
 		     "client_ca_file without a client_auth_type that asks for certificates; "
 		     "expected client_auth_type: RequireAndVerifyClientCert");
 	if (c->client_auth != WEB_NO_CLIENT_CERT && !w->pos[K_CA_FILE].line)
-		werr(w, w->pos[K_CLIENT_AUTH],
-		     "client_auth_type %s needs client_ca_file: %s",
+		werr(w, w->pos[K_CLIENT_AUTH], "client_auth_type %s needs client_ca_file: %s",
 		     web_client_auth_name(c->client_auth),
 		     web_client_cert_verified(c->client_auth) ?
 			     "the CAs to verify client certificates against" :
@@ -514,7 +512,8 @@ static bool prescan(struct wctx *w, const char *buf, size_t len)
 				     WEB_MAX_DEPTH);
 				ok = false;
 			}
-		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT ||
+			   ev.type == YAML_MAPPING_END_EVENT) {
 			depth--;
 		} else if (ev.type == YAML_ALIAS_EVENT) {
 			werr(w, mark_pos(ev.start_mark),
@@ -597,7 +596,7 @@ int web_config_load(struct web_config *c, const char *path, FILE *diag)
 	if (!buf && err != ENODATA) {
 		if (diag)
 			fprintf(diag, "%s: error: cannot read the web config: %s\n", path,
-				err == EFBIG	? "more than 1 MiB, or a NUL byte: not YAML" :
+				err == EFBIG   ? "more than 1 MiB, or a NUL byte: not YAML" :
 				err == ENOTSUP ? "not a regular file" :
 						 strerror(err));
 		return 1;

@@ -56,7 +56,7 @@ struct web_user {
 
 struct web_config {
 	char *file;
-	bool tls;	   /* tls_server_config says anything */
+	bool tls; /* tls_server_config says anything */
 	struct rpos tls_pos;
 	char *cert_file, *key_file, *client_ca_file; /* resolved */
 	char *cert_pem, *key_pem, *ca_pem;	     /* their contents */

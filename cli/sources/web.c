@@ -99,4 +99,3 @@ struct web_state *web_state_load(const char *path)
 	}
 	return w;
 }
-
