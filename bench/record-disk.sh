@@ -10,8 +10,10 @@
 #
 #   bench/record-disk.sh [QUEUES [SECONDS]]      (default 16 180)
 #
-# Prints one line of JSON: pools, seconds, bytes, bytes_per_day, and the
-# bytes per record type.
+# Prints one line of JSON: pools, seconds, bytes, bytes_per_day (all of
+# it), steady_bytes_per_day (the records after the first 120 s: without
+# the start's discovery and a new zombie's first minute of retries), and
+# the bytes per record type.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUTPUT=${OUTPUT:-$PWD/.output}
@@ -31,7 +33,10 @@ bytes=$(cat "$dir"/rec* | wc -c)
 pools=$(jq -s '[.[] | select(.type == "snapshot")] | last | .pools | length' "$dir/rec")
 jq -s -c --argjson bytes "$bytes" --argjson secs "$secs" --argjson pools "$pools" \
 	--arg zombie "${ZOMBIE:-0}" '
+	(.[0].time + 120) as $from | (map(select(.time > $from and .type != "end"))) as $steady |
 	{pools: $pools, zombies: ($zombie == "1"), seconds: $secs, bytes: $bytes,
 	 bytes_per_day: ($bytes / $secs * 86400 | floor),
+	 steady_bytes_per_day: (if $secs > 180 then ($steady | map(tojson | length + 1) | add) /
+	   ($secs - 120) * 86400 | floor else null end),
 	 by_type: (group_by(.type) | map({(.[0].type): (map(tojson | length + 1) | add)}) | add)}' \
 	"$dir"/rec

@@ -101,7 +101,8 @@ static void test_bounds(void)
 			      size_of(name));
 			total += size_of(name);
 			s = slurp(name);
-			CHECK(!strncmp(s, HEADER, strlen(HEADER)), "%s starts with its header", name);
+			CHECK(!strncmp(s, HEADER, strlen(HEADER)), "%s starts with its header",
+			      name);
 			CHECK((strlen(s) - strlen(HEADER)) % strlen(RECORD) == 0,
 			      "%s: whole records", name);
 			free(s);
