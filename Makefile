@@ -120,7 +120,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(wildcard tests/fuzz/fuzz_
 FUZZ_PROBE = printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
 	$(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null
 
-LAB_BINS := $(OUTPUT)/lab/ppgen $(OUTPUT)/lab/xdp_pass.bpf.o
+LAB_BINS := $(OUTPUT)/lab/ppgen $(OUTPUT)/lab/ppkinds $(OUTPUT)/lab/xdp_pass.bpf.o
 
 MAN_SRCS := $(wildcard docs/*.rst)
 MAN_PAGES := $(patsubst docs/%.rst,$(OUTPUT)/man/%.8,$(filter-out docs/common_options.rst,$(MAN_SRCS)))
@@ -257,9 +257,21 @@ deb: man | $(YNL_GEN_HDRS)
 	$(Q)scripts/mkdeb.sh $(DEB_BUILD)/ppwatch $(OUTPUT)/man $(VERSION) $(DEB)
 
 # --- lab (tests/lab) ----------------------------------------------------------
-$(OUTPUT)/lab/ppgen: tests/lab/ppgen.c | $(OUTPUT)/lab
+$(OUTPUT)/lab/ppgen: tests/lab/ppgen.c tests/lab/labutil.h | $(OUTPUT)/lab
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -o $@
+
+$(OUTPUT)/lab/gate.bpf.o: tests/lab/gate.bpf.c $(VMLINUX) | $(OUTPUT)/lab
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPFCFLAGS) -c $< -o $@
+
+$(OUTPUT)/lab/gate.skel.h: $(OUTPUT)/lab/gate.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name gate_bpf > $@
+
+$(OUTPUT)/lab/ppkinds: tests/lab/ppkinds.c tests/lab/labutil.h $(OUTPUT)/lab/gate.skel.h | $(OUTPUT)/lab
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/lab $(ALL_LDFLAGS) $< -lbpf -lelf -lz -o $@
 
 $(OUTPUT)/lab/xdp_pass.bpf.o: tests/lab/xdp_pass.bpf.c | $(OUTPUT)/lab
 	$(call msg,BPF,$@)

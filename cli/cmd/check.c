@@ -254,6 +254,7 @@ static void run_find_holders(struct monitor *m, struct run_report *rep)
 				 ph->v[h].nowners ? ph->v[h].owners[0].comm : "");
 			snprintf(rh->what, sizeof(rh->what), "%.*s", (int)sizeof(rh->what) - 1,
 				 ph->v[h].desc);
+			snprintf(rh->remedy, sizeof(rh->remedy), "%s", ph->v[h].remedy);
 			rh->pages = ph->v[h].pages;
 		}
 	}

@@ -100,7 +100,8 @@ int httpd_listen(struct httpd_addr *a)
 	snprintf(port, sizeof(port), "%u", a->port);
 	err = getaddrinfo(a->host, port, &hints, &res);
 	if (err) {
-		p_err("cannot listen on %s: %s%s", spelled(a, where, sizeof(where)), gai_strerror(err),
+		p_err("cannot listen on %s: %s%s", spelled(a, where, sizeof(where)),
+		      gai_strerror(err),
 		      err == EAI_NONAME ? " (a numeric address always works)" : "");
 		return -EINVAL;
 	}

@@ -164,4 +164,3 @@ size_t rules_schema(const struct rules_key_help **out)
 	*out = h;
 	return n;
 }
-

@@ -136,10 +136,12 @@ static void put_stuck_pool(FILE *f, const struct run_pool *p)
 			p->holders_note ? p->holders_note : "", p->holders_note ? ")" : "");
 	for (i = 0; i < p->nholders; i++) {
 		const struct run_holder *h = &p->holders[i];
+		char pid[24];
 
 		fputs("  holder: ", f);
 		put_name(f, h->what, "?");
-		if (h->pid) {
+		snprintf(pid, sizeof(pid), "pid %d ", h->pid);
+		if (h->pid && !strstr(h->what, pid)) { /* unless the holder names it */
 			fprintf(f, ", pid %d (", h->pid);
 			put_name(f, h->comm, "?");
 			fputc(')', f);
@@ -148,6 +150,11 @@ static void put_stuck_pool(FILE *f, const struct run_pool *p)
 			fprintf(f, ", %lld %s", (long long)h->pages,
 				h->pages == 1 ? "page" : "pages");
 		fputc('\n', f);
+		if (h->remedy[0]) {
+			fputs("    what to do: ", f);
+			put_name(f, h->remedy, "");
+			fputc('\n', f);
+		}
 	}
 }
 
@@ -351,6 +358,11 @@ void run_report_json(struct json *j, const struct run_report *rep)
 				json_key(j, "pages");
 				if (x->pages >= 0)
 					json_s64(j, x->pages);
+				else
+					json_put_null(j);
+				json_key(j, "remedy");
+				if (x->remedy[0])
+					json_str(j, x->remedy);
 				else
 					json_put_null(j);
 				json_obj_close(j);

@@ -220,6 +220,9 @@ static int size_maps(struct session *s, __u32 *buckets)
 			{ s->skel->maps.page_stacks, o->level != PPW_LEVEL_COUNTERS ? stacks : 1 },
 			{ s->skel->maps.scan_events,
 			  o->holders ? o->scan_ringbuf_bytes : (__u32)s->feat.page_size },
+			/* the holder scan's lists: one entry while it is not loaded */
+			{ s->skel->maps.queue_objs, o->holders ? PPW_MAX_QUEUE_OBJS : 1 },
+			{ s->skel->maps.inflight_socks, o->holders ? PPW_MAX_INFLIGHT : 1 },
 		};
 
 		for (i = 0; i < ARRAY_SIZE(sizes); i++) {

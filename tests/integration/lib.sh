@@ -19,7 +19,7 @@ export OUTPUT
 
 log() { echo "    $*"; }
 fail() {
-	echo "    FAIL: $*"
+	echo "    FAIL: $*" >&2	# to stderr: a check's output may go to /dev/null
 	exit 1
 }
 skip() {
@@ -80,7 +80,7 @@ BG_PIDS=()
 # Per-case lab with a unique name; torn down on exit.
 lab_begin() {
 	export LAB=ppwt$BASHPID
-	export LAB_A=$LAB-a LAB_B=$LAB-b
+	export LAB_A=$LAB-a LAB_B=$LAB-b LAB_C=$LAB-c
 	export LAB_DIR=/run/ppwatch-lab/$LAB
 	LAB_QUIET=1
 	at_exit lab_end

@@ -255,12 +255,8 @@ run_socket_holds_pages_fails() {
 	check "post-mortem: where" grep -qE "^        device vb, ifindex [0-9]+, netns $(lab_netns_ino), " <<<"$OUT"
 	check "post-mortem: destroyed when, retries" grep -qE '^        destroyed [0-9.]+m?s after the command started, [0-9.]+s ago; [0-9]+ retr' <<<"$OUT"
 	check "post-mortem: oldest page and the ledger split" grep -qE '^        oldest page >?[0-9.]+m?s; [0-9]+ in the ledger \(ages known\), [0-9]+ held before ppwatch started, [0-9]+ untracked$' <<<"$OUT"
-	if grep -q '^        holder: ' <<<"$OUT"; then
-		check "names the holder: the socket's process" grep -qE "^        holder: .*pid $pid\b" <<<"$OUT"
-	else
-		check "holders section present" grep -q '^        holders: not known' <<<"$OUT"
-		log "holder attribution is not in check --run yet: $(grep '^        holders:' <<<"$OUT" | sed 's/^ *//')"
-	fi
+	check "names the holder: the socket's process" grep -qE "^        holder: udp 192.0.2.2:[0-9]+ .*pid $pid\b.*, [0-9]+ pages$" <<<"$OUT"
+	check "and what to do about it" grep -qE "^          what to do: pid $pid \(ppgen\) fd [0-9]+ .*read from it or close it$" <<<"$OUT"
 	check "still a zombie afterwards" jget "$(vb_pool "$doc")" '.state == "zombie"' >/dev/null
 }
 

@@ -575,17 +575,45 @@ static void test_run_report(void)
 	for (i = 0; i < rep.n; i++) {
 		if (rep.pools[i].row.id != 8)
 			continue;
-		rep.pools[i].holders = calloc(1, sizeof(struct run_holder));
-		rep.pools[i].nholders = 1;
-		rep.pools[i].holders[0] = (struct run_holder){ 4242, "ppgen",
-							       "udp 192.0.2.2:5001 inode 306415",
-							       151 };
+		rep.pools[i].holders = calloc(2, sizeof(struct run_holder));
+		rep.pools[i].nholders = 2;
+		rep.pools[i].holders[0] = (struct run_holder){
+			.pid = 4242,
+			.comm = "ppgen",
+			.what = "udp 192.0.2.2:5001 inode 306415",
+			.remedy = "read from it or close it",
+			.pages = 151,
+		};
+		rep.pools[i].holders[1] = (struct run_holder){
+			.pid = 77,
+			.comm = "nc",
+			.what = "tcp 192.0.2.2:80 ino 9 pid 77 nc fd 3",
+			.pages = 2,
+		};
 	}
 	CAPTURE(buf, f, run_report_text(f, &rep));
 	CHECK(strstr(buf, "  holder: udp 192.0.2.2:5001 inode 306415, pid 4242 (ppgen), "
 			  "151 pages\n") != NULL,
 	      "holder line: %s", buf);
+	CHECK(strstr(buf, "151 pages\n    what to do: read from it or close it\n") != NULL,
+	      "remedy line: %s", buf);
+	CHECK(strstr(buf, "  holder: tcp 192.0.2.2:80 ino 9 pid 77 nc fd 3, 2 pages\n") != NULL,
+	      "a holder that names its process names it once: %s", buf);
 	free(buf);
+	CAPTURE(buf, f, {
+		struct json j;
+
+		json_init(&j, f, false);
+		json_obj_open(&j);
+		run_report_json(&j, &rep);
+		json_obj_close(&j);
+		json_end(&j);
+	});
+	{
+		CHECK(strstr(buf, "\"remedy\":\"read from it or close it\"") != NULL, "%s", buf);
+		CHECK(strstr(buf, "\"remedy\":null") != NULL, "%s", buf);
+		free(buf);
+	}
 	run_report_free(&rep);
 }
 

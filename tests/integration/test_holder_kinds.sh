@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# One lab case per kind of holder a non-reading UDP socket is not: a TCP
+# socket reset by its peer with its fd still open (CLOSE), an orphan in
+# FIN-WAIT-1, a socket whose only reference is an SCM_RIGHTS message, packets
+# in a tbf, in a pfifo under tbf, in htb classes, and an IPv4 fragment queue.
+# Each case asserts that the right holder has at least 99% of the pages the
+# pool lent outside itself, that unattributed is at most 1% of inflight, and
+# that the remedy says what to do.
+
+ALL_TESTS="
+	tcp_reset_socket
+	tcp_orphan
+	scm_rights_in_flight
+	qdisc_tbf
+	qdisc_pfifo_under_tbf
+	qdisc_htb_classes
+	qdisc_htb_thousands_of_classes
+	fragment_queue
+"
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# The live vb pool of the lab in a holders -j document.
+lab_pool() {	# doc
+	jq -ec --arg ns "$(lab_netns_ino)" '[.pools[] | select(.device == "vb" and
+		(.netns|tostring) == $ns and .state == "live")] | first' <<<"$1"
+}
+
+# holders -j until the pool's non-internal pages stop changing (packets in
+# flight between A and B settle), at most 3 s; prints the last document.
+settled_holders() {
+	local doc prev=-1 cur
+	for _ in $(seq 15); do
+		doc=$("$PPWATCH" -j holders) || fail "ppwatch holders failed"
+		cur=$(lab_pool "$doc" | jq '[.holders[] | select(.kind | startswith("pool_") | not) | .pages] | add // 0')
+		[ "$cur" = "$prev" ] && break
+		prev=$cur
+		sleep 0.2
+	done
+	echo "$doc"
+}
+
+# right_holder DOC JQ-SELECT MIN: the holders of the lab's pool that SELECT
+# picks have >= 99% of the pages outside the pool's own (and at least MIN),
+# unattributed <= 1% of inflight; the first picked holder goes to RH.
+right_holder() {	# doc select min
+	local pool right other h
+	pool=$(lab_pool "$1") || fail "no live vb pool: $1"
+	right=$(jq "[.holders[] | select($2) | .pages] | add // 0" <<<"$pool")
+	other=$(jq '[.holders[] | select(.kind | startswith("pool_") | not) | .pages] | add // 0' <<<"$pool")
+	log "pool $(jq -c '{id, inflight, unattributed, h: [.holders[] | [.kind, .pages, .holder]]}' <<<"$pool")"
+	log "right holder: $right of $other pages outside the pool"
+	check "at least $3 pages held" num "$right >= $3"
+	check "the right holder has >= 99% of them" num "$right * 100 >= $other * 99"
+	check "unattributed <= 1% of inflight" jget "$pool" '.unattributed * 100 <= .inflight' >/dev/null
+	RH=$(jq -ec "[.holders[] | select($2)] | first" <<<"$pool") || fail "no holder"
+}
+
+tcp_reset_socket() {
+	require_kernel
+	lab_begin
+	local pid ino port h doc
+	read -r pid ino port < <(lab_kind tcp-reset 5101 --bytes 400000) || fail "tcp-reset"
+	doc=$(settled_holders)
+	right_holder "$doc" '.kind == "socket" and .local == "192.0.2.2:5101"' 200
+	h=$RH
+	log "$(jq -c '{state, holder, remedy}' <<<"$h")"
+	check "state CLOSE" jget "$h" '.state == "CLOSE" and .proto == "tcp"' >/dev/null
+	check "the process and fd that keep it" jget "$h" \
+		".inode == $ino and .owners[0].pid == $pid and .owners[0].comm == \"ppkinds\"" >/dev/null
+	check "the remedy: read or close, ss -K cannot" jget "$h" \
+		'(.remedy | test("has not read [0-9.]+KiB")) and (.remedy | test("ss -K cannot kill"))' \
+		>/dev/null
+	lab_release 5101
+	doc=$("$PPWATCH" -j holders) || fail "ppwatch holders failed"
+	check "closing it returns them" jget "$(lab_pool "$doc")" \
+		'[.holders[] | select(.kind == "socket")] | length == 0' >/dev/null
+}
+
+tcp_orphan() {
+	require_kernel
+	lab_begin
+	local h doc
+	lab_kind tcp-orphan 5102 --segments 40 --dev vb >/dev/null || fail "tcp-orphan"
+	doc=$(settled_holders)
+	right_holder "$doc" '.kind == "socket" and .local == "192.0.2.2:5102"' 1
+	h=$RH
+	log "$(jq -c '{state, holder, orphan, remedy}' <<<"$h")"
+	check "an orphan in FIN-WAIT-1" jget "$h" \
+		'.orphan and .state == "FIN-WAIT-1" and (.owners | length) == 0' >/dev/null
+	check "the remedy names ss -K for it" jget "$h" \
+		'.remedy | test("ss -K src 192.0.2.2:5102")' >/dev/null
+	check "doc counts it" jget "$doc" '.scan.orphans >= 1' >/dev/null
+}
+
+scm_rights_in_flight() {
+	require_kernel
+	lab_begin
+	local pid ino port carrier h doc
+	read -r pid ino port carrier < <(lab_kind scm 5103 --count 150 --size 3000) || fail "scm"
+	doc=$(settled_holders)
+	right_holder "$doc" '.kind == "socket" and .local == "192.0.2.2:5103"' 140
+	h=$RH
+	log "$(jq -c '{holder, in_flight_on, remedy}' <<<"$h")"
+	check "in flight on the carrier" jget "$h" \
+		".inode == $ino and .in_flight_on.inode == $carrier and .in_flight_on.pid == $pid" >/dev/null
+	check "the remedy names SCM_RIGHTS" jget "$h" '.remedy | test("SCM_RIGHTS")' >/dev/null
+	check "doc counts it" jget "$doc" '.scan.in_flight_sockets >= 1' >/dev/null
+}
+
+# forward N packets of SIZE from A through B out of bq to C, where QDISC
+# (set up by the caller) holds them
+forward_through() {	# n size port
+	"$PPGEN" send --netns "$LAB_A" --to "$LAB_IP_CQ:$3" --count "$1" --size "$2" \
+		>/dev/null || fail "send"
+}
+
+qdisc_tbf() {
+	require_kernel
+	lab_begin
+	lab_forward_up || fail "forward"
+	local h doc
+	tc -n "$LAB_B" qdisc add dev bq root handle 8004: tbf rate 8kbit burst 1600 limit 2mb ||
+		skip "tc cannot add tbf (sch_tbf)"
+	forward_through 500 1400 6000
+	doc=$(settled_holders)
+	right_holder "$doc" '.kind == "qdisc"' 200
+	h=$RH
+	log "$(jq -c '{holder, qdisc, remedy}' <<<"$h")"
+	check "tbf's child under tbf 8004:" jget "$h" \
+		'.qdisc.under == "tbf 8004:" and .qdisc.dev == "bq" and .qdisc.skbs_walked >= 490' >/dev/null
+	check "the remedy names the tbf and its rate" jget "$h" \
+		'.remedy | test("qdisc tbf 8004: on bq holds [0-9]+ packets .* at 8 kbit/s")' >/dev/null
+	tc -n "$LAB_B" qdisc del dev bq root
+	doc=$("$PPWATCH" -j holders) || fail "ppwatch holders failed"
+	check "deleting the qdisc returns them" jget "$(lab_pool "$doc")" \
+		'[.holders[] | select(.kind == "qdisc")] | length == 0' >/dev/null
+}
+
+qdisc_pfifo_under_tbf() {
+	require_kernel
+	lab_begin
+	lab_forward_up || fail "forward"
+	local h doc
+	tc -n "$LAB_B" qdisc add dev bq root handle 1: tbf rate 8kbit burst 1600 limit 2mb &&
+		tc -n "$LAB_B" qdisc add dev bq parent 1:1 handle 10: pfifo limit 1000 ||
+		skip "tc cannot add tbf with a pfifo child"
+	forward_through 400 1400 6000
+	doc=$(settled_holders)
+	right_holder "$doc" '.kind == "qdisc" and .qdisc.kind == "pfifo"' 150
+	h=$RH
+	log "$(jq -c '{holder, qdisc}' <<<"$h")"
+	check "pfifo 10: under tbf 1:" jget "$h" \
+		'.qdisc.handle == "10:0" and .qdisc.under == "tbf 1:" and .qdisc.parent == "1:1"' >/dev/null
+}
+
+qdisc_htb_classes() {
+	require_kernel
+	lab_begin
+	lab_forward_up || fail "forward"
+	local doc pool a b
+	{
+		tc -n "$LAB_B" qdisc add dev bq root handle 1: htb default 10 &&
+			tc -n "$LAB_B" class add dev bq parent 1: classid 1:1 htb rate 16kbit &&
+			tc -n "$LAB_B" class add dev bq parent 1:1 classid 1:10 htb rate 8kbit ceil 8kbit &&
+			tc -n "$LAB_B" class add dev bq parent 1:1 classid 1:20 htb rate 8kbit ceil 8kbit &&
+			tc -n "$LAB_B" qdisc add dev bq parent 1:10 handle 10: pfifo limit 1000 &&
+			tc -n "$LAB_B" filter add dev bq parent 1: protocol ip u32 \
+				match ip dport 6001 0xffff flowid 1:20
+	} 2>/dev/null || skip "tc cannot build htb classes with a u32 filter"
+	forward_through 300 1400 6000	# class 1:10, its pfifo 10:
+	forward_through 200 1400 6001	# class 1:20, htb's own default leaf
+	doc=$(settled_holders)
+	right_holder "$doc" '.kind == "qdisc"' 150
+	pool=$(lab_pool "$doc")
+	a=$(jq -c '[.holders[] | select(.kind == "qdisc" and .qdisc.handle == "10:0")] | first' <<<"$pool")
+	b=$(jq -c '[.holders[] | select(.kind == "qdisc" and .qdisc.parent == "1:20")] | first' <<<"$pool")
+	log "1:10 $(jq -c '{holder, pages}' <<<"$a"); 1:20 $(jq -c '{holder, pages}' <<<"$b")"
+	check "each class's leaf holds its packets" jget "$a" \
+		'.pages >= 100 and .qdisc.under == "htb 1:"' >/dev/null
+	jget "$b" '.pages >= 60 and .qdisc.under == "htb 1:"' >/dev/null ||
+		fail "the default leaf of class 1:20 holds no pages: $b"
+}
+
+# An ISP-style shaper: 1,500 htb classes, each with htb's default leaf. The
+# leaves all have handle 0, so they share one bucket of the device's qdisc
+# hash; the first class's leaf, which holds the packets, is the last of the
+# chain. Every one is listed and walked, and no walk stops at a bound.
+qdisc_htb_thousands_of_classes() {
+	require_kernel
+	lab_begin
+	lab_forward_up || fail "forward"
+	local doc h batch=$LAB_DIR/htb.batch i
+	{
+		echo "qdisc add dev bq root handle 1: htb default 10"
+		echo "class add dev bq parent 1: classid 1:1 htb rate 100mbit"
+		for i in $(seq 16 1515); do
+			printf 'class add dev bq parent 1:1 classid 1:%x htb rate 8kbit ceil 8kbit\n' "$i"
+		done
+	} >"$batch"
+	tc -n "$LAB_B" -batch "$batch" 2>/dev/null || skip "tc cannot build 1,500 htb classes"
+	forward_through 300 1400 6000	# class 1:10, the first made
+	doc=$(settled_holders)
+	log "scan: $(jq -c '.scan | {qdiscs, qdisc_packets_walked, walks_truncated, elapsed_s}' <<<"$doc")"
+	check "every leaf listed" jget "$doc" '.scan.qdiscs >= 1501' >/dev/null
+	check "no walk cut short" jget "$doc" '.scan.walks_truncated == 0' >/dev/null
+	right_holder "$doc" '.kind == "qdisc"' 100
+	h=$RH
+	check "the first class's leaf" jget "$h" '.qdisc.parent == "1:10" and .qdisc.under == "htb 1:"' \
+		>/dev/null
+}
+
+fragment_queue() {
+	require_kernel
+	lab_begin
+	local h doc
+	"$PPKINDS" frags --from "$LAB_A" --to "$LAB_IP_B" --count 20 --size 1400 --id 4242 \
+		>/dev/null || fail "frags"
+	doc=$(settled_holders)
+	right_holder "$doc" '.kind == "frag_queue"' 5
+	h=$RH
+	log "$(jq -c '{holder, frag_queue, remedy}' <<<"$h")"
+	check "the datagram's queue" jget "$h" \
+		'.holder | test("^ipv4 fragments 192.0.2.1 -> 192.0.2.2 id 4242 ")' >/dev/null
+	check "the remedy names ipfrag_time" jget "$h" \
+		'.remedy | test("20 fragments .*net.ipv4.ipfrag_time")' >/dev/null
+}
+
+run_tests
