@@ -46,7 +46,7 @@ prom_query() {	# prom_query EXPR: the /api/v1/query JSON
 }
 
 prom_start() {	# prom_start CONFIG DIR: sets PROM_PORT, PROM_PID
-	local cfg=$1 dir=$2 i
+	local cfg=$1 dir=$2
 	for _ in 1 2 3 4 5; do	# five ports to try
 		PROM_PORT=$((20000 + RANDOM % 30000))
 		ss -ltn "sport = :$PROM_PORT" | grep -q LISTEN && continue
@@ -55,7 +55,7 @@ prom_start() {	# prom_start CONFIG DIR: sets PROM_PORT, PROM_PID
 			--storage.tsdb.retention.time=1h --log.level=warn >"$dir/prometheus.log" 2>&1 &
 		PROM_PID=$!
 		at_exit "kill $PROM_PID 2>/dev/null; wait $PROM_PID 2>/dev/null"
-		for i in $(seq 100); do
+		for _ in $(seq 100); do
 			prom_api /-/ready >/dev/null 2>&1 && return 0
 			kill -0 "$PROM_PID" 2>/dev/null || break
 			sleep 0.2

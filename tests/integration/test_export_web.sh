@@ -40,7 +40,7 @@ need_tools() {
 # and one it did not; a bcrypt hash of the test password, as htpasswd makes it
 make_pki() {
 	local d=$WORK
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+	if ! { openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
 		-subj "/CN=ppwatch test CA" -keyout "$d/ca.key" -out "$d/ca.crt" 2>/dev/null &&
 	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=127.0.0.1" \
 		-keyout "$d/server.key" -out "$d/server.csr" 2>/dev/null &&
@@ -52,8 +52,9 @@ make_pki() {
 	openssl x509 -req -in "$d/client.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial \
 		-days 1 -out "$d/client.crt" 2>/dev/null &&
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
-		-subj "/CN=stranger" -keyout "$d/stranger.key" -out "$d/stranger.crt" 2>/dev/null ||
+		-subj "/CN=stranger" -keyout "$d/stranger.key" -out "$d/stranger.crt" 2>/dev/null; }; then
 		fail "openssl could not make the test certificates"
+	fi
 	HASH=$(htpasswd -nbBC 10 prometheus "$PASS_WORD" | cut -d: -f2) || fail "htpasswd -B"
 	[ -n "$HASH" ] || fail "no bcrypt hash from htpasswd"
 }
