@@ -494,6 +494,11 @@ static int check_opts(void)
 			    "format; the textfile collector reads text 0.0.4)");
 		return -EINVAL;
 	}
+	if (opts.once && !opts.textfile && (opts.listen_set || opts.web_config)) {
+		usage_error("--once prints one exposition and serves none: --listen and "
+			    "--web-config do not apply");
+		return -EINVAL;
+	}
 	if (opts.textfile && (opts.listen_set || opts.web_config)) {
 		usage_error("--textfile writes a file instead of serving: --listen and "
 			    "--web-config do not apply");

@@ -123,6 +123,7 @@ static int record_run(int argc, char **argv)
 {
 	struct rec_writer w;
 	struct rotfile out;
+	char size[32];
 	int err;
 
 	if (argc > 1 || (argc == 1 && parse_duration(argv[0], &opts.duration))) {
@@ -156,9 +157,9 @@ static int record_run(int argc, char **argv)
 	err = rec_writer_open(&w, &out, &opts.rec);
 	if (!err) {
 		if (opts.max_size && out.path)
-			p_info("recording to %s (rotated past %llu bytes, %llu files at most); "
-			       "Ctrl-C to stop",
-			       opts.out, (unsigned long long)opts.max_size,
+			p_info("recording to %s (rotated past %s, %llu files at most); Ctrl-C to "
+			       "stop",
+			       opts.out, fmt_bytes(size, sizeof(size), opts.max_size),
 			       (unsigned long long)opts.max_files);
 		else
 			p_info("recording to %s; Ctrl-C to stop", opts.out);

@@ -143,8 +143,13 @@ int rotfile_open(struct rotfile *r, const char *path, uint64_t max_size, unsigne
 	r->fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
 	if (r->fd < 0) {
 		err = errno;
-		err = failed(r, err, "opening %s for writing%s", path,
-			     err == ELOOP ? " (a symlink: give the file itself)" : "");
+		if (err == ELOOP) {
+			failed(r, 0, "opening %s for writing: %s (a symlink: give the file itself)",
+			       path, strerror(err));
+			err = -err;
+		} else {
+			err = failed(r, err, "opening %s for writing", path);
+		}
 		goto fail;
 	}
 	why = fstat(r->fd, &st)	       ? strerror(errno) :

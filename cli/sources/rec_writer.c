@@ -29,11 +29,9 @@ static void begin_record(struct rec_writer *w)
 	w->buf = NULL;
 	w->len = 0;
 	w->mem = open_memstream(&w->buf, &w->len);
-	if (!w->mem) {
+	if (!w->mem)
 		w->err = -ENOMEM;
-		w->mem = fopencookie(NULL, "w", (cookie_io_functions_t){ .write = discard });
-	}
-	json_init(&w->j, w->mem, false);
+	json_init(&w->j, w->mem ? w->mem : w->sink, false);
 }
 
 static void begin(struct rec_writer *w, const char *type)
@@ -51,7 +49,7 @@ static int built(struct rec_writer *w, char **buf, size_t *len)
 
 	json_end(&w->j);
 	if (w->mem && fclose(w->mem) && !err)
-		err = -ENOMEM;
+		err = -ENOMEM; /* the sink stays open */
 	w->mem = NULL;
 	w->err = 0;
 	*buf = w->buf;
@@ -355,11 +353,17 @@ int rec_writer_open(struct rec_writer *w, struct rotfile *out, const struct rec_
 	memset(w, 0, sizeof(*w));
 	w->out = out;
 	w->o = *o;
+	w->sink = fopencookie(NULL, "w", (cookie_io_functions_t){ .write = discard });
+	if (!w->sink) {
+		p_err("record: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	life_feed_init(&w->feed, o->stall_after, write_event, w);
 	w->have_ksyms = !ksyms_load(&w->k, NULL);
 	if (o->stack_every && !w->have_ksyms) {
 		p_err("reading /proc/kallsyms for stacks: run as root");
 		life_feed_free(&w->feed);
+		fclose(w->sink);
 		return -EPERM;
 	}
 	mo.subscribe = true;
@@ -373,6 +377,7 @@ int rec_writer_open(struct rec_writer *w, struct rotfile *out, const struct rec_
 	if (err) {
 		ksyms_free(&w->k);
 		life_feed_free(&w->feed);
+		fclose(w->sink);
 		return err;
 	}
 	life_feed_start(&w->feed, &w->m);
@@ -435,5 +440,6 @@ int rec_writer_close(struct rec_writer *w)
 	life_feed_free(&w->feed);
 	ksyms_free(&w->k);
 	free(w->retries);
+	fclose(w->sink);
 	return err;
 }

@@ -53,7 +53,8 @@ struct rec_writer_opts {
 struct rec_writer {
 	struct rotfile *out;
 	struct json j;
-	FILE *mem; /* the record being built */
+	FILE *mem;  /* the record being built */
+	FILE *sink; /* where it goes when there is no memory for it */
 	char *buf;
 	size_t len;
 	int err;   /* building it failed (memory) */

@@ -124,7 +124,7 @@ pm_essence() {
 record_then_postmortem_same_report() {
 	require_kernel
 	lab_begin
-	local rec=/tmp/ppwt$BASHPID.rec a b ra rb
+	local rec=/tmp/ppwt$BASHPID.rec a b ra rb rc
 	"$PPWATCH" -v record -o "$rec" --stall-after 2s --snapshot-every 1s --stacks=16 2>"$rec.err" &
 	local rpid=$!
 	wait_attached "$rec.err" $rpid
@@ -145,19 +145,24 @@ record_then_postmortem_same_report() {
 	check "same report, live or from the file" [ "$ra" = "$rb" ]
 	check "same destroy time" num "($(jq '[.pools[] | .destroyed_at][0]' <<<"$a") - $(jq '[.pools[] | .destroyed_at][0]' <<<"$b")) | fabs < 1"
 	check "the recording has the retries" jq -e '[.pools[] | .retries] | max >= 2' <<<"$b" >/dev/null
-	# and after the holder closes, the recording shows the pool freed, and who freed it
+	# and after the holder closes, the recording shows the pool freed, and who
+	# freed it; the first recording is rec.1 now, and the report reads both
 	"$PPWATCH" -v record -o "$rec" --stacks=16 4 2>"$rec.err" &
 	rpid=$!
 	wait_attached "$rec.err" $rpid
 	lab_release
 	wait $rpid || fail "record failed: $(cat "$rec.err")"
-	b=$("$PPWATCH" -j postmortem "$rec") || fail "postmortem failed"
+	check "the first recording kept as rec.1" [ -s "$rec.1" ]
+	b=$("$PPWATCH" -j postmortem "$rec")
+	rc=$?
+	check "postmortem of both: the pool stalled in the first, exit 1 ($rc)" [ $rc -eq 1 ]
+	check "both files read" jq -e '.input.files | length == 2' <<<"$b" >/dev/null
 	log "after release: $(jq -c '[.pools[] | {id, state, t: [.timeline[].event], stacks: (.release_stacks | length)}]' <<<"$b")"
 	check "freed in the timeline" jq -e 'any(.pools[].timeline[]; .event == "freed")' <<<"$b" >/dev/null
 	check "the stacks that released the last pages" jq -e \
 		'any(.pools[]; (.release_stacks | length) > 0 and any(.release_stacks[].frames[]; test("destruct|skb_release|page_pool")))' \
 		<<<"$b" >/dev/null
-	rm -f "$rec" "$rec.err"
+	rm -f "$rec" "$rec".* "$rec.err"
 }
 
 postmortem_yaml_and_bad_files() {
