@@ -9,11 +9,12 @@
 # recording before it; a recording cut at every byte of its last record
 # or in the middle, with damaged and non-UTF-8 lines, is read as far as
 # it goes, said so and exit by its report; a big recording is read in
-# bounded memory. About 40 s in all.
+# bounded memory; what matters is synced (strace). About 40 s in all.
 
 ALL_TESTS="
 	rotation_bounds_under_fast_snapshots
 	sigkill_during_an_incident
+	what_matters_is_synced
 	restart_keeps_the_last_recording
 	full_disk_loses_records_and_says
 	cut_and_damaged_recordings
@@ -105,6 +106,47 @@ sigkill_during_an_incident() {
 	check "the destroy recorded" jq -e 'any(.timeline[]; .event == "destroy" and (.derived | not))' <<<"$pm" >/dev/null
 }
 
+# the destroy event, and the holder scan it starts, are on disk before the
+# recorder goes on: an fdatasync right after each (strace(1) sees the calls)
+what_matters_is_synced() {
+	require_kernel
+	workdir
+	command -v strace >/dev/null || skip "no strace (deps/debian.txt)"
+	local rpid ppid log=$WORK/strace d h
+	lab_begin
+	lab_hold 100 1000 >/dev/null || fail "holder"
+	strace -f -qq -s 100 -e trace=write,fdatasync -o "$log" \
+		"$PPWATCH" -v record -o "$WORK/rec" --snapshot-every 0.5 2>"$WORK/err" &
+	rpid=$!
+	for _ in $(seq 300); do
+		grep -q 'loaded and attached' "$WORK/err" && break
+		sleep 0.1
+	done
+	# ppwatch's own pid: strace does not pass SIGINT on to the program it runs
+	ppid=$(sed -n 's/.*loaded and attached .*(pid \([0-9]*\)).*/\1/p' "$WORK/err")
+	[ -n "$ppid" ] || { kill $rpid; fail "record did not start: $(cat "$WORK/err")"; }
+	at_exit "kill $ppid 2>/dev/null"
+	lab_xdp_off
+	for _ in $(seq 50); do
+		grep -q '"type":"holders"' "$WORK/rec" && grep -q '"event":"destroy"' "$WORK/rec" && break
+		sleep 0.1
+	done
+	sleep 0.5
+	kill -INT "$ppid"
+	wait $rpid
+	# the writes to the recording and the syncs, in order
+	grep -E 'write\([0-9]+, "\{\\"type|fdatasync' "$log" | sed -E 's/^[0-9]+ +//' >"$log.seq"
+	d=$(grep -n '\\"event\\":\\"destroy\\"' "$log.seq" | head -1 | cut -d: -f1)
+	[ -n "$d" ] || fail "no destroy record written: $(head -c 300 "$log.seq")"
+	log "after the destroy record: $(sed -n "$((d + 1)),$((d + 3))p" "$log.seq" | cut -c1-60 | tr '\n' '|')"
+	check "an fdatasync right after the destroy record" sed -n "$((d + 1))p" "$log.seq" | grep -q '^fdatasync('
+	h=$(tail -n +"$d" "$log.seq" | grep -n 'type\\":\\"holders' | head -1 | cut -d: -f1)
+	[ -n "$h" ] || fail "no holder scan after the destroy"
+	check "and after the holder scan it started (with its pages records)" \
+		bash -c "tail -n +$((d + h)) '$log.seq' | grep -m1 -v 'type\\\\\":\\\\\"pages' | grep -q '^fdatasync('"
+	check "snapshots are not synced" [ "$(awk 'prev && /^fdatasync/ { n++ } { prev = /type\\":\\"snapshot/ } END { print n + 0 }' "$log.seq")" -eq 0 ]
+}
+
 restart_keeps_the_last_recording() {
 	require_kernel
 	workdir
@@ -127,10 +169,11 @@ full_disk_loses_records_and_says() {
 	require_kernel
 	workdir
 	command -v unshare >/dev/null || skip "no unshare(1) for a private tmpfs"
-	# a private 256 KiB tmpfs, nearly full; room comes back after a second
+	lab_begin # a pool, so that snapshots are not tiny
+	# a private 256 KiB tmpfs with 16 KiB free; room comes back after a second
 	unshare -m bash -c '
 		mount -t tmpfs -o size=256k ppwatch-full "$1" || exit 4
-		head -c 200000 /dev/zero >"$1/filler"
+		head -c 245760 /dev/zero >"$1/filler"
 		"$2" -v record -o "$1/rec" --max-size 0 --snapshot-every 0.01 3 2>"$1/err" &
 		sleep 1.2
 		rm "$1/filler"
