@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "lib/log.h"
@@ -23,9 +24,17 @@ const struct netns *netns_find(const struct netns_list *l, unsigned long ino)
 	return NULL;
 }
 
+#define NSFS_MAGIC_ 0x6e736673 /* linux/magic.h's NSFS_MAGIC */
+
+/*
+ * A file that is not a namespace is left out: /run/netns keeps the empty
+ * file of a namespace whose bind mount is gone (a failed 'ip netns add' or
+ * 'ip netns del' midway), and setns() on it fails with EINVAL.
+ */
 static int add(struct netns_list *l, const char *path, const char *name)
 {
 	struct netns *ns;
+	struct statfs sf;
 	struct stat st;
 	int fd;
 
@@ -36,6 +45,10 @@ static int add(struct netns_list *l, const char *path, const char *name)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (fstatfs(fd, &sf) || sf.f_type != NSFS_MAGIC_) {
+		close(fd);
+		return 0;
+	}
 	ns = VEC_PUSH(l->v, l->n, l->cap);
 	if (!ns) {
 		close(fd);

@@ -145,9 +145,10 @@ qdisc_pfifo_under_tbf() {
 	lab_begin
 	lab_forward_up || fail "forward"
 	local h doc
-	tc -n "$LAB_B" qdisc add dev bq root handle 1: tbf rate 8kbit burst 1600 limit 2mb &&
-		tc -n "$LAB_B" qdisc add dev bq parent 1:1 handle 10: pfifo limit 1000 ||
+	if ! tc -n "$LAB_B" qdisc add dev bq root handle 1: tbf rate 8kbit burst 1600 limit 2mb ||
+		! tc -n "$LAB_B" qdisc add dev bq parent 1:1 handle 10: pfifo limit 1000; then
 		skip "tc cannot add tbf with a pfifo child"
+	fi
 	forward_through 400 1400 6000
 	doc=$(settled_holders)
 	right_holder "$doc" '.kind == "qdisc" and .qdisc.kind == "pfifo"' 150
