@@ -13,6 +13,9 @@
 OUTPUT ?= .output
 prefix ?= /usr/local
 DESTDIR ?=
+sysconfdir ?= /etc
+systemdunitdir ?= $(prefix)/lib/systemd/system
+sysusersdir ?= $(prefix)/lib/sysusers.d
 CLANG ?= clang
 LLVM_STRIP ?= llvm-strip
 BPFTOOL ?= bpftool
@@ -56,13 +59,13 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 ALL_CPPFLAGS = -I$(OUTPUT) -Ibpf -Icli $(YNL_CPPFLAGS) $(CPPFLAGS)
 # The libraries, by pkg-config name: the dynamic link takes their --libs,
 # 'make static' their --static --libs (what each .a needs in turn).
-LIB_PKGS := libbpf libelf zlib yaml-0.1 jansson libmicrohttpd
+LIB_PKGS := libbpf libelf zlib yaml-0.1 jansson libmicrohttpd gnutls libcrypt
 ALL_LDLIBS = $(call pkg_libs,) -lm $(LDLIBS)
 pkg_libs = $(shell $(PKG_CONFIG) $(1) --libs $(LIB_PKGS))
 PKG_CONFIG ?= pkg-config
 PYTHON ?= python3
 # the libraries the pure folders use (unit tests and fuzz targets link these only)
-PURE_LDLIBS := -lyaml -ljansson -lmicrohttpd -lm
+PURE_LDLIBS := -lyaml -ljansson -lmicrohttpd -lgnutls -lcrypt -lm
 
 # ledger.bpf.c defines the shared maps: the linker wants it first
 BPF_FAMILIES := ledger lifecycle discover holders items blocks
@@ -378,6 +381,18 @@ install: all man
 	$(Q)install -m 0644 $(MAN_PAGES) $(DESTDIR)$(prefix)/share/man/man8/
 	$(Q)install -D -m 0644 bash-completion/ppwatch \
 		$(DESTDIR)$(prefix)/share/bash-completion/completions/ppwatch
+	$(Q)install -d $(DESTDIR)$(systemdunitdir)
+	$(Q)for u in ppwatch-export ppwatch-record; do \
+		sed 's|@SBINDIR@|$(prefix)/sbin|g' systemd/$$u.service > $(DESTDIR)$(systemdunitdir)/$$u.service && \
+		chmod 0644 $(DESTDIR)$(systemdunitdir)/$$u.service || exit; done
+	$(Q)install -D -m 0644 systemd/ppwatch.sysusers $(DESTDIR)$(sysusersdir)/ppwatch.conf
+	$(Q)# the options file is the admin's once there: never overwritten
+	$(Q)test -e $(DESTDIR)$(sysconfdir)/default/ppwatch || \
+		install -D -m 0644 systemd/ppwatch.default $(DESTDIR)$(sysconfdir)/default/ppwatch
+	$(Q)install -D -m 0644 systemd/web-config.yml \
+		$(DESTDIR)$(prefix)/share/doc/ppwatch/examples/web-config.yml
+	@echo "  the services: systemd-sysusers (the ppwatch user), systemctl daemon-reload,"
+	@echo "  systemctl enable --now ppwatch-export [ppwatch-record]; options in $(sysconfdir)/default/ppwatch"
 
 .PHONY: vmlinux
 vmlinux:
@@ -405,7 +420,7 @@ help:
 	@echo '  make static     one statically linked ppwatch: $(STATIC_BIN)'
 	@echo '  make deb        a Debian package (lintian-clean): $(OUTPUT)/deb/'
 	@echo '  make compdb     compile_commands.json for editors (clangd)'
-	@echo '  make install    install ppwatch, man pages, bash completion (DESTDIR=, prefix=$(prefix))'
+	@echo '  make install    install ppwatch, man pages, bash completion, systemd units (DESTDIR=, prefix=$(prefix))'
 	@echo '  make vmlinux    regenerate $(VMLINUX) from /sys/kernel/btf/vmlinux'
 	@echo '  make clean      remove $(OUTPUT)'
 	@echo

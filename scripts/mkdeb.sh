@@ -28,7 +28,8 @@ doc=$stage/usr/share/doc/$pkg
 rm -rf "$stage" "$deb"
 install -d -m 0755 "$stage/DEBIAN" "$stage/usr/sbin" "$stage/usr/share/man/man8" \
 	"$stage/usr/share/bash-completion/completions" "$doc/examples" \
-	"$stage/usr/share/$pkg/dashboards"
+	"$stage/usr/share/$pkg/dashboards" "$stage/lib/systemd/system" "$stage/etc/default" \
+	"$stage/usr/lib/sysusers.d" "$stage/etc/init.d"
 
 # the binary, stripped as dh_strip does
 install -m 0755 "$bin" "$stage/usr/sbin/$pkg"
@@ -39,7 +40,17 @@ for m in "$mandir"/*.8; do
 	gzip -9n <"$m" >"$gz"
 done
 install -m 0644 bash-completion/ppwatch "$stage/usr/share/bash-completion/completions/$pkg"
-install -m 0644 examples/*.yaml "$doc/examples/"
+install -m 0644 examples/*.yaml systemd/web-config.yml "$doc/examples/"
+# the services (systemd/): the exporter enabled, the recorder not (postinst)
+for u in ppwatch-export ppwatch-record; do
+	sed 's|@SBINDIR@|/usr/sbin|g' "systemd/$u.service" >"$stage/lib/systemd/system/$u.service"
+	sed 's|@SBINDIR@|/usr/sbin|g' "systemd/$u.init" >"$stage/etc/init.d/$u"
+done
+install -m 0644 systemd/ppwatch.default "$stage/etc/default/$pkg"
+install -m 0644 systemd/ppwatch.sysusers "$stage/usr/lib/sysusers.d/$pkg.conf"
+install -m 0755 systemd/postinst systemd/prerm systemd/postrm "$stage/DEBIAN/"
+printf '%s\n' "/etc/default/$pkg" /etc/init.d/ppwatch-export /etc/init.d/ppwatch-record \
+	>"$stage/DEBIAN/conffiles"
 install -m 0644 dashboards/ppwatch.json dashboards/ppwatch-alerts.yml \
 	"$stage/usr/share/$pkg/dashboards/"
 gzip -9n <README.md >"$doc/README.md.gz"
@@ -164,7 +175,8 @@ Version: $version
 Architecture: $arch
 Maintainer: $maint
 Installed-Size: $(du -sk --exclude=DEBIAN "$stage" | cut -f1)
-Depends: $depends
+Pre-Depends: init-system-helpers (>= 1.54~)
+Depends: $depends, adduser
 Section: net
 Priority: optional
 Description: page_pool inflight pages of the Linux kernel, live
@@ -177,12 +189,19 @@ Description: page_pool inflight pages of the Linux kernel, live
  style of bpftool: pools, top, holders, pages, stacks, watch, record,
  postmortem, check (CI assertions) and export (a Prometheus endpoint, with
  a Grafana dashboard and alert rules in /usr/share/ppwatch/dashboards).
+ .
+ Two services: ppwatch-export (enabled: metrics on 127.0.0.1:9478, TLS and
+ basic auth by an exporter-toolkit web config) and ppwatch-record (not
+ enabled: a bounded flight recorder into /var/lib/ppwatch for postmortem).
 EOF
 
 find "$stage" -type d -exec chmod 0755 {} +
-find "$stage" -type f ! -path "$stage/usr/sbin/*" -exec chmod 0644 {} +
-(cd "$stage" && find usr -type f | LC_ALL=C sort | xargs md5sum) >"$stage/DEBIAN/md5sums"
-chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
+find "$stage" -type f ! -path "$stage/usr/sbin/*" ! -path "$stage/DEBIAN/*" -exec chmod 0644 {} +
+# conffiles are not in md5sums (dpkg keeps their sums itself)
+(cd "$stage" && find usr lib -type f | LC_ALL=C sort | xargs md5sum) >"$stage/DEBIAN/md5sums"
+chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums" "$stage/DEBIAN/conffiles"
+chmod 0755 "$stage/DEBIAN/postinst" "$stage/DEBIAN/prerm" "$stage/DEBIAN/postrm" \
+	"$stage"/etc/init.d/*
 find "$stage" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null

@@ -8,6 +8,13 @@
  * side never waits for a client. HTTP is libmicrohttpd's, on that loop
  * (lib/httpd.c: connection limits, deadlines, keep-alive, HEAD); what a
  * request gets is lib/http.c's route and prom_negotiate().
+ *
+ * --web-config FILE secures it as exporter-toolkit's exporters are
+ * (model/web_config.c: TLS by libmicrohttpd's GnuTLS, client
+ * certificates, bcrypt basic auth by libcrypt, lib/basic_auth.c), re-read
+ * on SIGHUP. --textfile PATH writes the exposition for node_exporter's
+ * textfile collector instead of serving it: a temporary file renamed over
+ * PATH, every --interval, or once with --once.
  */
 #include <errno.h>
 #include <linux/capability.h>
@@ -25,6 +32,7 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
+#include "lib/atomic_file.h"
 #include "lib/http.h"
 #include "lib/httpd.h"
 #include "lib/listen.h"
@@ -34,16 +42,20 @@
 #include "output/prom.h"
 #include "sources/monitor.h"
 #include "sources/privs.h"
+#include "sources/web.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9478"
 
 static struct {
 	const char *listen;
 	const char *user;
+	const char *web_config;
+	const char *textfile;
 	double interval;
 	double timeout;
 	uint64_t max_clients;
 	bool once;
+	bool listen_set;
 	enum prom_format once_format;
 	const char *series; /* auto, pool, device */
 	uint64_t top_pools;
@@ -66,6 +78,8 @@ enum {
 	OPT_USER,
 	OPT_SERIES,
 	OPT_TOP_POOLS,
+	OPT_WEB_CONFIG,
+	OPT_TEXTFILE,
 };
 
 static const struct option export_lopts[] = {
@@ -78,6 +92,8 @@ static const struct option export_lopts[] = {
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "series", required_argument, NULL, OPT_SERIES },
 	{ "top-pools", required_argument, NULL, OPT_TOP_POOLS },
+	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },
+	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 	{ 0 },
 };
 
@@ -86,6 +102,7 @@ static int export_opt(int o, const char *arg)
 	switch (o) {
 	case OPT_LISTEN:
 		opts.listen = arg;
+		opts.listen_set = true;
 		return 0;
 	case OPT_INTERVAL:
 		if (parse_duration(arg, &opts.interval) || opts.interval < 0.1 ||
@@ -129,6 +146,12 @@ static int export_opt(int o, const char *arg)
 			return -EINVAL;
 		}
 		return 0;
+	case OPT_WEB_CONFIG:
+		opts.web_config = arg;
+		return 0;
+	case OPT_TEXTFILE:
+		opts.textfile = arg;
+		return 0;
 	}
 	return -ENOENT;
 }
@@ -149,9 +172,14 @@ static void export_help(void)
 	       "  --user USER         once loaded, serve as USER (name or number), keeping\n"
 	       "                      only the capabilities still needed (see PRIVILEGES\n"
 	       "                      in ppwatch-export(8))\n"
-	       "  --once              print one exposition to stdout and exit, after\n"
-	       "                      observing for --interval, at least 1.2s (node_exporter's\n"
-	       "                      textfile collector, promtool)\n"
+	       "  --web-config FILE   TLS and basic auth, in the Prometheus exporter-toolkit's\n"
+	       "                      web config format (tls_server_config, basic_auth_users);\n"
+	       "                      re-read on SIGHUP\n"
+	       "  --textfile PATH     write the exposition to PATH every --interval for\n"
+	       "                      node_exporter's textfile collector (PATH ends in .prom;\n"
+	       "                      a temporary file renamed over it), instead of serving\n"
+	       "  --once              print one exposition to stdout (or write --textfile once)\n"
+	       "                      and exit, after observing for --interval, at least 1.2s\n"
 	       "  --openmetrics       with --once: OpenMetrics instead of text 0.0.4\n"
 	       "  --series WHICH      pool: every pool its ppwatch_pool_* series; device:\n"
 	       "                      only pools that carry information (zombies, DMA\n"
@@ -307,6 +335,97 @@ static void handle(void *arg, const struct httpd_request *req, struct httpd_answ
 	      fmt == PROM_OPENMETRICS ? "openmetrics" : "text 0.0.4");
 }
 
+/* ---- the web config --------------------------------------------------------------- */
+
+static struct web_state *web; /* in force; NULL: plain HTTP, nobody to authenticate */
+
+static struct httpd_opts server_opts(const struct web_state *w)
+{
+	return (struct httpd_opts){
+		.max_clients = opts.max_clients,
+		.timeout = opts.timeout,
+		.handle = handle,
+		.count = count_response,
+		.tls = w && w->c.tls ? &w->tls : NULL,
+		.auth = w && w->auth ? web_authorize : NULL,
+		.arg = (void *)w,
+		.realm = "ppwatch",
+	};
+}
+
+static const char *scheme(void)
+{
+	return web && web->c.tls ? "https" : "http";
+}
+
+/* SIGHUP: the web config again; what is wrong with it keeps the one in force */
+static void reload(void)
+{
+	struct httpd_opts o;
+	struct web_state *w;
+
+	hangup = 0;
+	if (!opts.web_config || opts.textfile) {
+		p_info("export: SIGHUP: no --web-config to re-read");
+		return;
+	}
+	w = web_state_load(opts.web_config);
+	o = server_opts(w);
+	if (!w || httpd_restart(httpd, &o)) {
+		p_warn("export: SIGHUP: %s not taken; serving as before", opts.web_config);
+		web_state_free(w);
+		return;
+	}
+	web_state_free(web);
+	web = w;
+	p_info("export: SIGHUP: %s re-read: %s, %zu basic auth users", opts.web_config,
+	       w->c.tls ? "HTTPS" : "HTTP", w->c.nusers);
+}
+
+/* ---- the textfile ---------------------------------------------------------------- */
+
+/* the exposition over PATH, atomically: a temporary file beside it, renamed: 0 or -errno */
+static int write_textfile(void)
+{
+	char *body = NULL;
+	const char *what;
+	size_t len = 0;
+	int err;
+
+	err = render(PROM_TEXT, &body, &len);
+	if (err) {
+		p_err("export: rendering the exposition: %s", strerror(-err));
+		return err;
+	}
+	err = atomic_file_write(opts.textfile, body, len, 0644, &what);
+	if (err)
+		p_err("export: --textfile %s: %s: %s", opts.textfile, what, strerror(-err));
+	free(body);
+	return err;
+}
+
+/* sample and write every --interval; a failed write is said and tried again next time */
+static int textfile_loop(void)
+{
+	double next = now_mono_s() + opts.interval, now;
+	int err;
+
+	while (!exiting) {
+		err = monitor_wait(&mon, next, NULL, 0);
+		if (err < 0) /* reported */
+			return err;
+		if (hangup)
+			reload();
+		now = now_mono_s();
+		if (exiting || now < next)
+			continue;
+		if (!sample())
+			write_textfile();
+		next += opts.interval * ceil((now - next + 1e-9) / opts.interval);
+	}
+	return 0;
+}
+
 /* ---- listening --------------------------------------------------------------------- */
 
 /* --listen's socket, before BPF is loaded (a port in use is said first): fd, or -errno */
@@ -323,12 +442,16 @@ static int open_listener(const char *spec, char *shown, size_t shown_len)
 	if (fd < 0)
 		return fd;
 	snprintf(shown, shown_len, "%s", a.shown);
-	if (!a.loopback)
+	if (!a.loopback && !web)
 		p_warn("export: listening on %s, beyond loopback: whoever reaches this host "
 		       "reads every pool's state, the devices and namespaces, without "
-		       "authentication or TLS; keep it to a trusted network, or listen on "
-		       "127.0.0.1 behind a proxy",
+		       "authentication or TLS; keep it to a trusted network, or give "
+		       "--web-config (TLS, basic auth)",
 		       shown);
+	else if (!a.loopback && !web->c.tls)
+		p_warn("export: listening on %s, beyond loopback, without TLS: basic auth "
+		       "passwords cross the network in the clear; add tls_server_config to %s",
+		       shown, opts.web_config);
 	return fd;
 }
 
@@ -367,18 +490,13 @@ static int drop_privileges(void)
 
 static int serve(int lfd)
 {
+	struct httpd_opts o = server_opts(web);
 	struct pollfd pfd[HTTPD_POLLFDS];
 	double next, now, until;
 	size_t n;
 	int r, err;
 
-	err = httpd_start(&httpd, lfd,
-			  &(struct httpd_opts){
-				  .max_clients = opts.max_clients,
-				  .timeout = opts.timeout,
-				  .handle = handle,
-				  .count = count_response,
-			  });
+	err = httpd_start(&httpd, lfd, &o);
 	if (err)
 		return err;
 	next = now_mono_s() + opts.interval;
@@ -397,9 +515,65 @@ static int serve(int lfd)
 			break;
 		}
 		httpd_run(httpd, pfd, n);
+		if (hangup)
+			reload();
 	}
 	httpd_stop(httpd);
 	httpd = NULL;
+	return err;
+}
+
+/* the options that do not go together */
+static int check_opts(void)
+{
+	if (opts.once_format == PROM_OPENMETRICS && (!opts.once || opts.textfile)) {
+		usage_error("--openmetrics goes with --once to stdout (a scrape asks for its "
+			    "format; the textfile collector reads text 0.0.4)");
+		return -EINVAL;
+	}
+	if (opts.once && !opts.textfile && (opts.listen_set || opts.web_config)) {
+		usage_error("--once prints one exposition and serves none: --listen and "
+			    "--web-config do not apply");
+		return -EINVAL;
+	}
+	if (opts.textfile && (opts.listen_set || opts.web_config)) {
+		usage_error("--textfile writes a file instead of serving: --listen and "
+			    "--web-config do not apply");
+		return -EINVAL;
+	}
+	if (opts.textfile && (!*opts.textfile || opts.textfile[strlen(opts.textfile) - 1] == '/')) {
+		usage_error("--textfile '%s': expected a file (node_exporter reads *.prom)",
+			    opts.textfile);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --once: one exposition to stdout or the textfile, after watching a moment */
+static int once(void)
+{
+	char *body = NULL;
+	size_t len = 0;
+	int err;
+
+	/*
+	 * At least 1.2 s: a destroyed pool no device lists any more shows
+	 * up at its next once-a-second retry.
+	 */
+	err = monitor_wait(&mon, now_mono_s() + (opts.interval > 1.2 ? opts.interval : 1.2), NULL,
+			   0);
+	err = err ?: sample();
+	if (err || exiting)
+		return err ?: -EINTR;
+	if (opts.textfile)
+		return write_textfile();
+	err = render(opts.once_format, &body, &len);
+	if (err)
+		p_err("export: rendering the exposition: %s", strerror(-err));
+	else if (fwrite(body, 1, len, stdout) != len || fflush(stdout))
+		p_err("export: writing the exposition to stdout: %s",
+		      strerror(-(err = errno ? -errno : -EIO)));
+	free(body);
 	return err;
 }
 
@@ -407,8 +581,6 @@ static int export_run(int argc, char **argv)
 {
 	int err, lfd = -1, ret = EXIT_ERROR;
 	char shown[96] = "";
-	char *body = NULL;
-	size_t len = 0;
 
 	if (argc > 0) {
 		usage_error("unexpected argument '%s'", argv[0]);
@@ -418,22 +590,25 @@ static int export_run(int argc, char **argv)
 		usage_error("export speaks the Prometheus text formats; -j does not apply");
 		return EXIT_ERROR;
 	}
-	if (opts.once_format == PROM_OPENMETRICS && !opts.once) {
-		usage_error("--openmetrics goes with --once (a scrape asks for its format)");
+	if (check_opts())
 		return EXIT_ERROR;
-	}
 	self.start_time = now_real_s();
 	self.version = PPWATCH_VERSION;
 	self.interval_s = opts.interval;
 	self.scrape_duration_s = NAN;
+	self.no_process = opts.textfile != NULL;
 	if (opts.user && privs_user(opts.user, &user_uid, &user_gid))
 		return EXIT_ERROR;
+	/* the web config first: what is wrong with it is said before BPF is loaded */
+	if (opts.web_config && !opts.once && !(web = web_state_load(opts.web_config)))
+		return EXIT_ERROR;
 	signal(SIGPIPE, SIG_IGN);
-	if (!opts.once) {
+	stop_on_hangup();
+	if (!opts.once && !opts.textfile) {
 		/* listen first: a port in use is reported before BPF is loaded */
 		lfd = open_listener(opts.listen, shown, sizeof(shown));
 		if (lfd < 0)
-			return EXIT_ERROR;
+			goto out_web;
 	}
 	/* notifications: a namespace's netlink dump is taken again only when one says so */
 	if (monitor_open(&mon, &(struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true,
@@ -445,28 +620,22 @@ static int export_run(int argc, char **argv)
 		goto out_monitor;
 	err = sample();
 	if (opts.once) {
-		/*
-		 * At least 1.2 s: a destroyed pool no device lists any more shows
-		 * up at its next once-a-second retry.
-		 */
-		err = monitor_wait(&mon, now_mono_s() + (opts.interval > 1.2 ? opts.interval : 1.2),
-				   NULL, 0);
-		err = err ?: sample();
-		if (!err && !exiting) {
-			err = render(opts.once_format, &body, &len);
-			if (err)
-				p_err("export: rendering the exposition: %s", strerror(-err));
-			else if (fwrite(body, 1, len, stdout) != len || fflush(stdout))
-				p_err("export: writing the exposition to stdout: %s",
-				      strerror(err = errno ? errno : EIO));
-			free(body);
-		}
-		ret = err || exiting ? EXIT_ERROR : EXIT_OK;
+		ret = once() ? EXIT_ERROR : EXIT_OK;
 		goto out_monitor;
 	}
-	p_info("export: serving http://%s/metrics, sampling every %.3gs", shown, opts.interval);
+	if (opts.textfile) {
+		/* a first file at once: a path that cannot be written is said now, exit 2 */
+		err = err ?: write_textfile();
+		if (err)
+			goto out_monitor;
+		p_info("export: writing %s every %.3gs", opts.textfile, opts.interval);
+		ret = textfile_loop() ? EXIT_ERROR : EXIT_OK;
+		goto out_monitor;
+	}
+	p_info("export: serving %s://%s/metrics, sampling every %.3gs%s", scheme(), shown,
+	       opts.interval, web && web->auth ? ", basic auth" : "");
 	/* the address for scripts, whatever the log level (port 0 picks one) */
-	fprintf(stderr, "ppwatch export: listening on http://%s/metrics\n", shown);
+	fprintf(stderr, "ppwatch export: listening on %s://%s/metrics\n", scheme(), shown);
 	err = serve(lfd);
 	lfd = -1; /* the server closed it */
 	ret = err ? EXIT_ERROR : EXIT_OK;
@@ -476,15 +645,18 @@ out_listen:
 	if (lfd >= 0)
 		close(lfd);
 	prom_totals_free(&totals);
+out_web:
+	web_state_free(web);
+	web = NULL;
 	return ret;
 }
 
 const struct command cmd_export = {
 	.name = "export",
 	.level = PPW_LEVEL_SAMPLED,
-	.synopsis =
-		"[--listen ADDR:PORT] [--interval DUR] [--timeout DUR] [--max-clients N] "
-		"[--user USER] [--series auto|pool|device] [--top-pools N] [--once [--openmetrics]]",
+	.synopsis = "[--listen ADDR:PORT] [--web-config FILE] [--textfile PATH] [--interval DUR] "
+		    "[--timeout DUR] [--max-clients N] [--user USER] [--series auto|pool|device] "
+		    "[--top-pools N] [--once [--openmetrics]]",
 	.summary = "serve per-pool metrics to Prometheus (OpenMetrics or text 0.0.4)",
 	.lopts = export_lopts,
 	.sopts = NULL,

@@ -3,18 +3,22 @@
  * ppwatch postmortem [FILE] [--yaml] [--window DUR] [...]
  *
  * A report on every stalled, destroyed-but-out or recently freed pool,
- * from a recording or live: live, it records a short window into memory
- * (sources/rec_writer.c) and reads it back exactly like a file
+ * from a recording or live: live, it records a short window into a memory
+ * file (sources/rec_writer.c) and reads it back exactly like a file
  * (model/rec_reader.c), so both reports come from the same code
  * (model/postmortem.c, output/postmortem_fmt.c).
  */
 #include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
+#include "lib/escape.h"
 #include "lib/log.h"
+#include "lib/rotfile.h"
 #include "main.h"
 #include "model/postmortem.h"
 #include "model/rec_reader.h"
@@ -68,31 +72,123 @@ static void pm_help(void)
 	       "  -S, --stacks[=N]     live: sample stacks while observing\n\n");
 }
 
-/* record --window into memory */
-static int live_records(char **buf)
+/* record --window into a memory file: the stream to read it back, or NULL (reported) */
+static FILE *live_records(void)
 {
 	struct rec_writer w;
-	size_t len;
-	FILE *mem = open_memstream(buf, &len);
-	int err;
+	struct rotfile out;
+	int fd, err;
+	FILE *f;
 
-	if (!mem)
-		return -errno;
+	fd = memfd_create("ppwatch-postmortem", MFD_CLOEXEC);
+	if (fd < 0) {
+		p_err("postmortem: a memory file for the live record: %s", strerror(errno));
+		return NULL;
+	}
+	rotfile_open_fd(&out, fd, "the live record");
 	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true };
-	err = rec_writer_open(&w, mem, &opts.rec);
+	err = rec_writer_open(&w, &out, &opts.rec);
 	if (!err) {
 		err = rec_writer_run(&w, opts.window);
 		err = rec_writer_close(&w) ?: err;
 	}
-	fclose(mem);
-	return err;
+	if (!err && lseek(fd, 0, SEEK_SET)) {
+		err = -errno;
+		p_err("postmortem: reading the live record back: %s", strerror(errno));
+	}
+	f = err ? NULL : fdopen(fd, "r");
+	if (!err && !f)
+		p_err("postmortem: reading the live record back: %s", strerror(errno));
+	if (!f)
+		close(fd);
+	return f;
+}
+
+/* the first reason a line of the set was not read, for the message */
+static void first_damage(const struct rec_reader *r, char *buf, size_t len)
+{
+	size_t i;
+
+	snprintf(buf, len, "no lines");
+	for (i = 0; i < r->n; i++) {
+		const struct rec_file *f = &r->files[i];
+		char name[256];
+
+		esc_buf(name, sizeof(name), f->name, strlen(f->name));
+		if (f->damaged) {
+			snprintf(buf, len, "%s:%llu: %s", name,
+				 (unsigned long long)f->damage[0].line, f->damage[0].why);
+			return;
+		}
+		if (f->cut) {
+			snprintf(buf, len, "%s is cut at byte %llu inside its first record", name,
+				 (unsigned long long)f->bytes);
+			return;
+		}
+		if (f->records)
+			snprintf(buf, len, "%s: records of no type ppwatch knows", name);
+	}
+}
+
+/* records of the types a recording has */
+static uint64_t known_records(const struct rec_reader *r)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		n += r->files[i].records - r->files[i].unknown;
+	return n;
+}
+
+/* every record of the reader into the report; 0, or -errno (reported) */
+static int read_all(struct rec_reader *r, struct pm *a, const char *name)
+{
+	json_t *rec;
+	char why[512];
+	int err;
+
+	while ((err = rec_next(r, &rec)) > 0) {
+		err = pm_feed(a, rec);
+		json_decref(rec);
+		if (err) {
+			p_err("postmortem: reading %s: %s", name, strerror(-err));
+			return err;
+		}
+	}
+	if (err) {
+		p_err("postmortem: reading %s: %s", r->failed ? r->failed : name, strerror(-err));
+		return err;
+	}
+	if (!known_records(r)) {
+		first_damage(r, why, sizeof(why));
+		p_err("postmortem: nothing readable in %s (%s): give a file 'ppwatch record' wrote",
+		      name, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* a report naming a stalled pool: exit 1, as a failed check does */
+static bool any_stalled(const json_t *rep)
+{
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(json_object_get(rep, "pools"), i, p)
+	{
+		if (json_is_true(json_object_get(p, "stalled")))
+			return true;
+	}
+	return false;
 }
 
 static int pm_run(int argc, char **argv)
 {
 	const char *name = argc ? argv[0] : NULL;
-	json_t *recs = NULL, *rep = NULL;
-	char *buf = NULL;
+	struct rec_reader r = { 0 };
+	json_t *rep = NULL, *input = NULL;
+	struct pm *a = NULL;
 	FILE *f = NULL;
 	int err = 0;
 
@@ -100,33 +196,29 @@ static int pm_run(int argc, char **argv)
 		usage_error("one FILE at most");
 		return EXIT_ERROR;
 	}
-	if (name) {
-		f = strcmp(name, "-") ? fopen(name, "r") : stdin;
-		if (!f) {
-			p_err("opening %s: %s", name, strerror(errno));
-			return EXIT_ERROR;
-		}
+	if (name && strcmp(name, "-")) {
+		err = rec_open(&r, name);
+		if (err)
+			p_err("opening %s: %s", r.failed ? r.failed : name, strerror(-err));
+	} else if (name) {
+		err = rec_open_stream(&r, stdin, "-");
+		if (err)
+			p_err("postmortem: %s", strerror(-err));
 	} else {
-		err = live_records(&buf);
-		if (err) {
-			free(buf);
-			return EXIT_ERROR;
-		}
-		f = fmemopen(buf, strlen(buf), "r");
-		if (!f) {
-			p_err("reading the live record: %s", strerror(errno));
-			free(buf);
-			return EXIT_ERROR;
-		}
+		f = live_records(); /* reports its failure */
+		err = f ? rec_open_stream(&r, f, "(live)") : -EIO;
+		if (f && err)
+			p_err("postmortem: %s", strerror(-err));
 	}
-	recs = rec_read(f, name ? name : "(live)");
-	if (f != stdin)
-		fclose(f);
-	if (!recs)
-		err = -EINVAL;
+	if (!err && !(a = pm_new())) {
+		p_err("postmortem: %s", strerror(ENOMEM));
+		err = -ENOMEM;
+	}
+	err = err ?: read_all(&r, a, name ? name : "the live record");
 	if (!err) {
-		rep = postmortem_build(recs, name ? name : "live");
-		if (!rep) {
+		input = name ? rec_summary(&r) : NULL;
+		rep = pm_report(a, name ? name : "live", input);
+		if (!rep || (name && !input)) {
 			p_err("postmortem: building the report: %s", strerror(ENOMEM));
 			err = -ENOMEM;
 		}
@@ -141,10 +233,15 @@ static int pm_run(int argc, char **argv)
 			postmortem_text(stdout, rep);
 		}
 	}
-	json_decref(recs);
+	rec_close(&r);
+	if (f)
+		fclose(f);
+	pm_free(a);
+	json_decref(input);
+	if (!err && any_stalled(rep))
+		err = 1;
 	json_decref(rep);
-	free(buf);
-	return err ? EXIT_ERROR : EXIT_OK;
+	return err == 1 ? EXIT_FAILED : err ? EXIT_ERROR : EXIT_OK;
 }
 
 const struct command cmd_postmortem = {

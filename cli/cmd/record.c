@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,20 +17,31 @@
 
 #include "args.h"
 #include "lib/log.h"
+#include "lib/rotfile.h"
 #include "lib/util.h"
 #include "main.h"
 #include "sources/rec_writer.h"
 #include "sources/stacks.h"
 
+/* the bounded recorder's defaults: see OUTPUT FILES in ppwatch-record(8) */
+#define DEFAULT_MAX_SIZE  (64ull << 20)
+#define DEFAULT_MAX_FILES 8
+#define MIN_MAX_SIZE	  (16ull << 10)
+
 static struct {
 	const char *out;
 	struct rec_writer_opts rec;
 	double duration;
+	uint64_t max_size, max_files;
+	bool max_size_set, max_files_set;
 } opts = {
-	.rec = { .snapshot_every = 5, .scan_every = 30, .stall_after = 60, .oldest_pages = 10 },
+	/* an always-on recorder's: ppwatch-record(8) DISK says what they cost */
+	.rec = { .snapshot_every = 15, .scan_every = 60, .stall_after = 60, .oldest_pages = 10 },
+	.max_size = DEFAULT_MAX_SIZE,
+	.max_files = DEFAULT_MAX_FILES,
 };
 
-enum { OPT_SNAP = 0x500, OPT_SCAN, OPT_STALL, OPT_OLDEST };
+enum { OPT_SNAP = 0x500, OPT_SCAN, OPT_STALL, OPT_OLDEST, OPT_MAX_SIZE, OPT_MAX_FILES };
 
 static const struct option record_lopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -37,6 +49,8 @@ static const struct option record_lopts[] = {
 	{ "scan-every", required_argument, NULL, OPT_SCAN },
 	{ "stall-after", required_argument, NULL, OPT_STALL },
 	{ "oldest-pages", required_argument, NULL, OPT_OLDEST },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "max-files", required_argument, NULL, OPT_MAX_FILES },
 	{ "stacks", optional_argument, NULL, 'S' },
 	{ 0 }
 };
@@ -62,6 +76,24 @@ static int record_opt(int o, const char *arg)
 		}
 		opts.rec.oldest_pages = v;
 		return 0;
+	case OPT_MAX_SIZE:
+		if (parse_size(arg, &v) || (v && v < MIN_MAX_SIZE) || v > (1ull << 50)) {
+			usage_error("--max-size '%s': expected 0 (no limit) or a size from 16k, "
+				    "as 64M or 1G",
+				    arg);
+			return -EINVAL;
+		}
+		opts.max_size = v;
+		opts.max_size_set = true;
+		return 0;
+	case OPT_MAX_FILES:
+		if (parse_u64(arg, 1, ROTFILE_MAX_FILES - 1, &v)) {
+			usage_error("--max-files '%s': expected 1..%d", arg, ROTFILE_MAX_FILES - 1);
+			return -EINVAL;
+		}
+		opts.max_files = v;
+		opts.max_files_set = true;
+		return 0;
 	case 'S':
 		return args_stack_every(arg, &opts.rec.stack_every);
 	}
@@ -74,8 +106,12 @@ static void record_help(void)
 	       "  DURATION             stop after this long (default: Ctrl-C)\n"
 	       "\n"
 	       "  -o, --output FILE    where to write (JSON Lines; - for stdout); required\n"
-	       "  --snapshot-every DUR every pool's state this often (default 5s)\n"
-	       "  --scan-every DUR     a holder scan this often (default 30s); a destroy, a\n"
+	       "  --max-size SIZE      rotate FILE to FILE.1 ... past SIZE (default 64M; 0:\n"
+	       "                       one file, no limit)\n"
+	       "  --max-files N        keep FILE and N-1 rotations, the oldest dropped\n"
+	       "                       (default 8: at most 512M on disk)\n"
+	       "  --snapshot-every DUR every pool's state this often (default 15s)\n"
+	       "  --scan-every DUR     a holder scan this often (default 60s); a destroy, a\n"
 	       "                       stall and a free scan at once as well\n"
 	       "  --oldest-pages N     oldest pages kept per destroyed pool and scan (10)\n"
 	       "  --stall-after DUR    a destroyed pool is stalled after this (default 60s)\n"
@@ -83,44 +119,11 @@ static void record_help(void)
 	       STACKS_DEFAULT_EVERY);
 }
 
-/*
- * The output file, as root may open it in a directory others can write
- * (/tmp): not through a symlink (O_NOFOLLOW), nothing but a regular file
- * (a FIFO would block, a device is no recording), not a file with other
- * names (a hard link to /etc/shadow), and truncated only once all that
- * holds. A FILE, or NULL with the reason reported.
- */
-static FILE *open_output(const char *path)
-{
-	struct stat st;
-	const char *why;
-	int fd, err;
-	FILE *f;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		err = errno;
-		p_err("opening %s for writing: %s%s", path, strerror(err),
-		      err == ELOOP ? " (a symlink: give the file itself)" : "");
-		return NULL;
-	}
-	why = fstat(fd, &st)				? strerror(errno) :
-	      !S_ISREG(st.st_mode)			? "not a regular file" :
-	      st.st_nlink > 1				? "it has other hard links" :
-	      ftruncate(fd, 0) || fcntl(fd, F_SETFL, 0) ? strerror(errno) :
-							  NULL;
-	if (why || !(f = fdopen(fd, "w"))) {
-		p_err("opening %s for writing: %s", path, why ? why : strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	return f;
-}
-
 static int record_run(int argc, char **argv)
 {
 	struct rec_writer w;
-	FILE *f;
+	struct rotfile out;
+	char size[32];
 	int err;
 
 	if (argc > 1 || (argc == 1 && parse_duration(argv[0], &opts.duration))) {
@@ -131,20 +134,43 @@ static int record_run(int argc, char **argv)
 		usage_error("where to? give -o FILE (or -o - for stdout)");
 		return EXIT_ERROR;
 	}
-	f = strcmp(opts.out, "-") ? open_output(opts.out) : stdout;
-	if (!f)
-		return EXIT_ERROR;
+	if (!strcmp(opts.out, "-")) {
+		if (opts.max_size_set || opts.max_files_set) {
+			usage_error("--max-size and --max-files rotate files; standard output is "
+				    "not one");
+			return EXIT_ERROR;
+		}
+		rotfile_open_fd(&out, STDOUT_FILENO, "standard output");
+	} else {
+		/* no limit: one file, as before rotation */
+		err = rotfile_open(&out, opts.out, opts.max_size,
+				   opts.max_size ? opts.max_files : 1);
+		if (err) {
+			p_err("record: %s", out.what);
+			return EXIT_ERROR;
+		}
+	}
+	/* a file size limit loses records (counted), as a full disk does, instead of killing */
+	signal(SIGXFSZ, SIG_IGN);
 	opts.rec.path = opts.out;
 	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true };
-	err = rec_writer_open(&w, f, &opts.rec);
+	err = rec_writer_open(&w, &out, &opts.rec);
 	if (!err) {
-		p_info("recording to %s; Ctrl-C to stop", opts.out);
+		if (opts.max_size && out.path)
+			p_info("recording to %s (rotated past %s, %llu files at most); Ctrl-C to "
+			       "stop",
+			       opts.out, fmt_bytes(size, sizeof(size), opts.max_size),
+			       (unsigned long long)opts.max_files);
+		else
+			p_info("recording to %s; Ctrl-C to stop", opts.out);
 		err = rec_writer_run(&w, opts.duration);
 		err = rec_writer_close(&w) ?: err;
+		p_info("record: %zu records, %llu rotations, %llu records lost", w.records,
+		       (unsigned long long)out.rotations, (unsigned long long)w.lost_total);
 	}
-	if (f != stdout && fclose(f) && !err) {
-		err = -errno;
-		p_err("record: closing %s: %s", opts.out, strerror(-err));
+	if (rotfile_close(&out) && !err) {
+		p_err("record: %s", out.what);
+		err = -EIO;
 	}
 	return err ? EXIT_ERROR : EXIT_OK; /* a failure is reported where it happened */
 }
@@ -152,8 +178,8 @@ static int record_run(int argc, char **argv)
 const struct command cmd_record = {
 	.name = "record",
 	.level = PPW_LEVEL_ALL,
-	.synopsis = "-o FILE [--snapshot-every DUR] [--scan-every DUR] [-S[N]] "
-		    "[--stall-after DUR] [DURATION]",
+	.synopsis = "-o FILE [--max-size SIZE] [--max-files N] [--snapshot-every DUR] "
+		    "[--scan-every DUR] [-S[N]] [--stall-after DUR] [DURATION]",
 	.summary = "record lifecycle events, snapshots, holder scans and stacks to a file",
 	.lopts = record_lopts,
 	.sopts = "o:S::",

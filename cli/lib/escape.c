@@ -126,3 +126,47 @@ void esc_put(FILE *f, const char *s, size_t len, const char *quote)
 		p += n;
 	}
 }
+
+size_t esc_json_raw(char *dst, const char *src, size_t len, size_t *fixed)
+{
+	const unsigned char *p = (const unsigned char *)src, *end = p + len;
+	bool in_str = false, after_bs = false, esc;
+	size_t off = 0, n;
+	unsigned char c;
+
+	*fixed = 0;
+	while (p < end) {
+		c = *p;
+		if (!in_str || after_bs || (c >= 0x20 && c < 0x80)) {
+			/* outside a string, the character after a backslash, or plain ASCII */
+			if (!in_str)
+				in_str = c == '"';
+			else if (after_bs)
+				after_bs = false;
+			else if (c == '\\')
+				after_bs = true;
+			else if (c == '"')
+				in_str = false;
+			dst[off++] = c;
+			p++;
+			continue;
+		}
+		n = c >= 0x80 ? unit(p, end - p, &esc) : 1;
+		if (n > 1) {
+			/* well-formed UTF-8 (C1 controls too: JSON allows them) */
+			memcpy(dst + off, p, n);
+			off += n;
+			p += n;
+			continue;
+		}
+		/* a raw control character, or a byte of no character */
+		dst[off++] = '\\';
+		dst[off++] = '\\';
+		dst[off++] = 'x';
+		dst[off++] = hex[c >> 4];
+		dst[off++] = hex[c & 0xf];
+		(*fixed)++;
+		p++;
+	}
+	return off;
+}

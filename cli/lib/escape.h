@@ -42,4 +42,15 @@ void esc_put(FILE *f, const char *s, size_t len, const char *quote);
 /* true when s[0..len) is left as it is by the escape */
 bool esc_clean(const char *s, size_t len);
 
+/*
+ * A line of JSON from elsewhere (a recording), made readable by a strict
+ * parser without losing what its strings say: inside string literals,
+ * each byte of an invalid UTF-8 sequence and each raw control character
+ * (C0) becomes the JSON text \\xHH, which reads back as the four
+ * characters \xHH the escape above gives that byte; nothing outside a
+ * string changes, so a line that is not JSON stays not JSON. dst has room
+ * for 5 * len bytes. Returns the length written; *fixed: bytes replaced.
+ */
+size_t esc_json_raw(char *dst, const char *src, size_t len, size_t *fixed);
+
 #endif /* __PPWATCH_LIB_ESCAPE_H */

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
 #include "lib/escape.h"
@@ -37,6 +38,7 @@ struct hconn {
 struct httpd {
 	struct MHD_Daemon *d;
 	struct httpd_opts o;
+	char why[256]; /* libmicrohttpd's last complaint: why a start failed */
 	int lfd, efd, spare;
 	struct hconn **conns;
 	size_t n, cap;
@@ -64,9 +66,14 @@ static struct hconn *conn_of(struct MHD_Connection *c)
 	return i ? i->socket_context : NULL;
 }
 
-/* best effort: never wait for a client that is being turned away */
+/*
+ * best effort: never wait for a client that is being turned away; with
+ * TLS nothing, as plain text would be garbage inside a TLS stream
+ */
 static void say(struct httpd *h, int fd, const char *msg, size_t len, int code)
 {
+	if (h->o.tls)
+		return;
 	if (send(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		p_dbg("export: %d: %s", code, strerror(errno));
 	h->o.count(h->o.arg, code);
@@ -191,6 +198,84 @@ static enum MHD_Result add_accept(void *cls, enum MHD_ValueKind kind, const char
 
 static int head_arrived, answered; /* markers for libmicrohttpd's per-request pointer */
 
+/* what the client certificate policy finds wrong with this connection, or NULL */
+static const char *cert_problem(const struct httpd *h, struct MHD_Connection *c)
+{
+	const struct httpd_tls *t = h->o.tls;
+	const union MHD_ConnectionInfo *i;
+	unsigned int n = 0, status = 0;
+	gnutls_session_t s;
+
+	if (!t || (!t->cert_required && !t->cert_verified))
+		return NULL;
+	i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	s = i ? i->tls_session : NULL;
+	if (!s)
+		return "no TLS session";
+	if (!gnutls_certificate_get_peers(s, &n) || !n)
+		return t->cert_required ? "a client certificate is required" : NULL;
+	if (t->cert_verified && (gnutls_certificate_verify_peers2(s, &status) < 0 || status))
+		return "the client certificate does not verify against client_ca_file";
+	return NULL;
+}
+
+/* the request's basic auth, by the callback */
+static enum httpd_auth check_auth(const struct httpd *h, struct MHD_Connection *c)
+{
+	enum httpd_auth r = HTTPD_AUTH_DENIED;
+#if MHD_VERSION >= 0x00097701
+	struct MHD_BasicAuthInfo *bi = MHD_basic_auth_get_username_password3(c);
+
+	if (bi && bi->username && bi->password)
+		r = h->o.auth(h->o.arg, bi->username, bi->password);
+	if (bi && bi->password)
+		explicit_bzero(bi->password, bi->password_len);
+	MHD_free(bi);
+#else
+	char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
+
+	if (user && pass)
+		r = h->o.auth(h->o.arg, user, pass);
+	if (pass)
+		explicit_bzero(pass, strlen(pass));
+	MHD_free(user);
+	MHD_free(pass);
+#endif
+	return r;
+}
+
+/* a refusal before any answer: 401, 403 or 429, the connection closed but for 401 */
+static enum MHD_Result refuse(struct httpd *h, struct MHD_Connection *c, int code, const char *text)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	char body[192];
+	size_t len;
+
+	len = snprintf(body, sizeof(body), "%d %s\n", code, text);
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (code == MHD_HTTP_TOO_MANY_REQUESTS)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	if (code != MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	if (code == MHD_HTTP_UNAUTHORIZED)
+#if MHD_VERSION >= 0x00097701
+		ret = MHD_queue_basic_auth_required_response3(c, h->o.realm, MHD_YES, r);
+#else
+		ret = MHD_queue_basic_auth_fail_response(c, h->o.realm, r);
+#endif
+	else
+		ret = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	if (ret == MHD_YES)
+		h->o.count(h->o.arg, code);
+	return ret;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **req)
@@ -201,6 +286,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct httpd *h = cls;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
+	const char *why;
 
 	if (!*req) {
 		/*
@@ -220,6 +306,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	*req = &answered;
+	why = cert_problem(h, c);
+	if (why) {
+		p_dbg("export: %s %s: 403: %s", method, url, why);
+		return refuse(h, c, MHD_HTTP_FORBIDDEN, why);
+	}
+	if (h->o.auth) {
+		switch (check_auth(h, c)) {
+		case HTTPD_AUTH_OK:
+			break;
+		case HTTPD_AUTH_BUSY:
+			return refuse(h, c, MHD_HTTP_TOO_MANY_REQUESTS,
+				      "too many password checks just now; try again");
+		default:
+			return refuse(h, c, MHD_HTTP_UNAUTHORIZED, "authentication required");
+		}
+	}
 	MHD_get_connection_values(c, MHD_HEADER_KIND, add_accept, &acc);
 	h->o.handle(h->o.arg,
 		    &(struct httpd_request){ .method = method, .path = url, .accept = acc.s },
@@ -268,6 +370,7 @@ static void on_log(void *cls, const char *fmt, va_list ap)
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	msg[strcspn(msg, "\n")] = 0;
+	esc_buf(h->why, sizeof(h->why), msg, strlen(msg));
 	p = strstr(msg, "HTTP response code is ");
 	if (p && sscanf(p + 22, "%u", &code) == 1 && code >= 400 && code < 600)
 		h->o.count(h->o.arg, code);
@@ -339,10 +442,68 @@ static void accept_all(struct httpd *h)
 
 /* ---- the server --------------------------------------------------------------------- */
 
+bool httpd_tls_available(void)
+{
+	/* make static's stand-ins for GnuTLS know no version */
+	return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES && gnutls_check_version(NULL);
+}
+
+/* a libmicrohttpd daemon with the options o, on h's listener: 0 or -errno (reported) */
+static int daemon_start(struct httpd *h, const struct httpd_opts *o)
+{
+	const struct httpd_tls *t = o->tls;
+	struct MHD_OptionItem tls[] = {
+		{ t ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0,
+		  t ? (void *)t->cert_pem : NULL },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, t ? (void *)t->key_pem : NULL },
+		{ MHD_OPTION_HTTPS_PRIORITIES, 0, t ? (void *)t->priorities : NULL },
+		{ t && t->ca_pem ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0,
+		  t ? (void *)t->ca_pem : NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+	const union MHD_DaemonInfo *di;
+	struct MHD_Daemon *d;
+
+	if (t && !httpd_tls_available()) {
+		p_err("export: this ppwatch cannot serve HTTPS: it is built without GnuTLS");
+		return -ENOTSUP;
+	}
+	h->why[0] = 0;
+	d = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG |
+				     (t ? MHD_USE_TLS : 0),
+			     0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
+			     /* room for connections on their way out after an eviction */
+			     MHD_OPTION_CONNECTION_LIMIT, 2 * o->max_clients + 16,
+			     /* a backstop: the deadlines here are shorter */
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)ceil(o->timeout) + 1,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+			     MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1,
+			     MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+	di = d ? MHD_get_daemon_info(d, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
+	if (!di) {
+		if (t)
+			p_err("export: libmicrohttpd would not serve HTTPS with the web config's "
+			      "certificate and key: %s",
+			      h->why[0] ? h->why : "no reason given (see -d)");
+		else
+			p_err("export: libmicrohttpd would not start in epoll mode%s%s",
+			      h->why[0] ? ": " : "", h->why);
+		if (d)
+			MHD_stop_daemon(d);
+		return -EINVAL;
+	}
+	h->d = d;
+	h->efd = di->epoll_fd;
+	h->o = *o;
+	return 0;
+}
+
 int httpd_start(struct httpd **out, int lfd, const struct httpd_opts *o)
 {
-	const union MHD_DaemonInfo *di;
 	struct httpd *h = calloc(1, sizeof(*h));
+	int err;
 
 	if (!h) {
 		close(lfd);
@@ -351,25 +512,30 @@ int httpd_start(struct httpd **out, int lfd, const struct httpd_opts *o)
 	h->o = *o;
 	h->lfd = lfd;
 	h->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	h->d = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, 0,
-				NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
-				/* room for connections on their way out after an eviction */
-				MHD_OPTION_CONNECTION_LIMIT, 2 * o->max_clients + 16,
-				/* a backstop: the deadlines here are shorter */
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)ceil(o->timeout) + 1,
-				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
-				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
-				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-				MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_SIGPIPE_HANDLED_BY_APP,
-				1, MHD_OPTION_END);
-	di = h->d ? MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
-	if (!di) {
-		p_err("export: libmicrohttpd would not start in epoll mode");
+	err = daemon_start(h, o);
+	if (err) {
 		httpd_stop(h);
-		return -EINVAL;
+		return err;
 	}
-	h->efd = di->epoll_fd;
 	*out = h;
+	return 0;
+}
+
+int httpd_restart(struct httpd *h, const struct httpd_opts *o)
+{
+	struct MHD_Daemon *old = h->d;
+	struct httpd_opts was = h->o;
+	int efd = h->efd, err;
+
+	err = daemon_start(h, o);
+	if (err) {
+		h->d = old;
+		h->efd = efd;
+		h->o = was;
+		return err;
+	}
+	/* its connections end, each through on_connection(): h->conns empties */
+	MHD_stop_daemon(old);
 	return 0;
 }
 

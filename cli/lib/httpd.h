@@ -24,6 +24,17 @@
  *    so a client sending a byte a second would never meet it.
  *  - Every response is counted by status, libmicrohttpd's own error
  *    answers (400, 431, 505) included.
+ *
+ * With 'tls', HTTPS only (libmicrohttpd's GnuTLS): a client speaking
+ * plain HTTP fails its handshake and is closed. Client certificates are
+ * asked for when there are CAs to name (libmicrohttpd requests one only
+ * then); what the policy needs of them (there at all, verified against
+ * those CAs) is checked before any answer, and a request without it gets
+ * 403 and a closed connection. With 'auth', every request needs HTTP
+ * basic auth that the callback accepts (401 with WWW-Authenticate
+ * otherwise, 429 when it is too busy to check). httpd_restart() starts
+ * over with other options on the same listening socket (SIGHUP: a web
+ * config re-read): the connections of the old ones are closed.
  */
 #ifndef __PPWATCH_LIB_HTTPD_H
 #define __PPWATCH_LIB_HTTPD_H
@@ -48,6 +59,20 @@ struct httpd_answer {
 	size_t len;
 };
 
+struct httpd_tls {
+	const char *cert_pem, *key_pem; /* the server's */
+	const char *ca_pem;	/* CAs to name and verify client certificates by; NULL: none */
+	const char *priorities; /* GnuTLS priority string (versions, precedence) */
+	bool cert_required;	/* no certificate: 403 */
+	bool cert_verified;	/* one that does not verify against ca_pem: 403 */
+};
+
+enum httpd_auth {
+	HTTPD_AUTH_OK,
+	HTTPD_AUTH_DENIED, /* 401 */
+	HTTPD_AUTH_BUSY,   /* 429 */
+};
+
 struct httpd_opts {
 	unsigned int max_clients;
 	double timeout; /* seconds for a request head, and again for its answer */
@@ -56,12 +81,23 @@ struct httpd_opts {
 	/* a response was sent with this status */
 	void (*count)(void *arg, int code);
 	void *arg;
+	const struct httpd_tls *tls; /* NULL: plain HTTP; kept while the server runs */
+	/* NULL: no authentication; else each request's basic auth user and password */
+	enum httpd_auth (*auth)(void *arg, const char *user, const char *password);
+	const char *realm; /* for WWW-Authenticate */
 };
 
 struct httpd;
 
-/* serve on the listening socket lfd (non-blocking; the server closes it): 0 or -errno */
+/*
+ * serve on the listening socket lfd (non-blocking; the server closes it):
+ * 0 or -errno (reported, with what libmicrohttpd or GnuTLS said)
+ */
 int httpd_start(struct httpd **h, int lfd, const struct httpd_opts *o);
+/* the same listener with other options: 0, or -errno (reported) and the old ones kept */
+int httpd_restart(struct httpd *h, const struct httpd_opts *o);
+/* can this binary serve HTTPS? (make static's cannot: GnuTLS is stood in for) */
+bool httpd_tls_available(void);
 /* the descriptors to poll for input, at most HTTPD_POLLFDS: how many */
 size_t httpd_pollfds(struct httpd *h, struct pollfd *pfd);
 /* when httpd_run() is due at the latest (now_mono_s() clock) */

@@ -6,6 +6,7 @@
 #include "lib/stop.h"
 
 volatile sig_atomic_t exiting;
+volatile sig_atomic_t hangup;
 static volatile sig_atomic_t graceful;
 
 static void on_signal(int sig)
@@ -37,4 +38,19 @@ void stop_on_signals(void)
 void stop_graceful(bool on)
 {
 	graceful = on;
+}
+
+static void on_hangup(int sig)
+{
+	hangup = 1;
+}
+
+void stop_on_hangup(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_hangup;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGHUP, &sa, NULL);
 }

@@ -15,10 +15,14 @@
 #include <stdbool.h>
 
 extern volatile sig_atomic_t exiting;
+/* SIGHUP came (after stop_on_hangup()): a daemon re-reads its configuration */
+extern volatile sig_atomic_t hangup;
 
 /* install the SIGINT/SIGTERM handlers */
 void stop_on_signals(void);
 /* whether a loop polls 'exiting' from now on */
 void stop_graceful(bool on);
+/* SIGHUP sets 'hangup' instead of ending the process */
+void stop_on_hangup(void);
 
 #endif /* __PPWATCH_LIB_STOP_H */

@@ -9,34 +9,49 @@
 #include "lib/vec.h"
 #include "model/postmortem.h"
 
-/* what the records say about one pool; json_t pointers are borrowed from the records */
+/* a pool's inflight over time: the last PM_SERIES_MAX changes */
+struct point {
+	double t, v;
+};
+
+/* what the records say about one pool: references the accumulator owns */
 struct pool_acc {
-	char *key;	   /* "addr/gen" */
-	const json_t *row; /* last snapshot row */
+	char *key;   /* "addr/gen" */
+	json_t *row; /* last snapshot row */
 	double row_time;
-	const json_t **events; /* every event, in order */
-	size_t nevents, capevents;
-	const json_t *holders; /* the pool's entry in the last holders record */
+	json_t *events; /* the events but retries, as many as PM_EVENTS_MAX / PM_MINOR_MAX let */
+	size_t minor;	/* events of the kinds that repeat, kept */
+	uint64_t seen;	/* events seen, retries included */
+	uint64_t not_listed;
+	/* the retries, folded as they come: first, last, how many */
+	uint64_t retries;
+	double first_retry, last_retry, retry_inflight, last_n;
+	json_t *holders; /* the pool's entry in the last holders record */
 	double holders_time;
-	const json_t *pages;
-	const json_t *stacks;
-	json_t *series; /* owned: [[time, inflight], ...] without repeats */
+	json_t *pages;
+	json_t *stacks;
+	struct point *series; /* a ring once full */
+	size_t s_head, s_n, s_cap;
+	uint64_t s_dropped;
 	double last_inflight;
 	bool freed, stalled;
 };
 
-struct acc {
+struct pm {
 	struct pool_acc *v;
 	size_t n, cap;
 	json_t *index; /* key -> position in v */
-	const json_t *header;
+	json_t *header;
 	double end_time;
+	/* records the recorder could not write (a full disk): its gap and end records say */
+	double lost_gaps, lost_end;
+	json_t *lost_why;
 	bool nomem;
 };
 
 /* ---- building the tree ----------------------------------------------------------- */
 
-static void put(struct acc *a, json_t *obj, const char *key, json_t *v)
+static void put(struct pm *a, json_t *obj, const char *key, json_t *v)
 {
 	if (json_object_set_new(obj, key, v))
 		a->nomem = true;
@@ -56,14 +71,22 @@ static json_t *str(const char *s)
 }
 
 /* a member copied from a record (shared, never changed), or null */
-static void copy(struct acc *a, json_t *dst, const char *key, const json_t *src)
+static void copy(struct pm *a, json_t *dst, const char *key, const json_t *src)
 {
 	put(a, dst, key, src ? json_incref((json_t *)src) : json_null());
 }
 
+/* keep a reference to v in *slot, letting go of what was there */
+static void keep(json_t **slot, json_t *v)
+{
+	json_incref(v);
+	json_decref(*slot);
+	*slot = v;
+}
+
 /* ---- reading the records ------------------------------------------------------------ */
 
-static struct pool_acc *acc_get(struct acc *a, const json_t *o)
+static struct pool_acc *acc_get(struct pm *a, const json_t *o)
 {
 	struct pool_acc *p;
 	json_t *at;
@@ -89,28 +112,41 @@ static struct pool_acc *acc_get(struct acc *a, const json_t *o)
 	}
 	p->key = key;
 	p->last_inflight = NAN;
-	p->series = json_array();
-	if (!p->series)
+	p->first_retry = NAN;
+	p->events = json_array();
+	if (!p->events)
 		a->nomem = true;
 	return p;
 }
 
-/* inflight over time: a point when it changes */
-static void add_point(struct acc *a, struct pool_acc *p, double t, double inflight)
+/* inflight over time: a point when it changes, the last PM_SERIES_MAX of them */
+static void add_point(struct pm *a, struct pool_acc *p, double t, double inflight)
 {
-	json_t *pt;
+	struct point *v;
 
-	if (isnan(inflight) || inflight == p->last_inflight || !p->series)
+	if (isnan(inflight) || inflight == p->last_inflight)
 		return;
 	p->last_inflight = inflight;
-	pt = json_pack("[oo]", num(t), num(inflight));
-	if (!pt || json_array_append_new(p->series, pt))
-		a->nomem = true;
+	if (p->s_n < PM_SERIES_MAX) {
+		if (p->s_n == p->s_cap) {
+			v = vec_grow(p->series, &p->s_cap, p->s_n + 1, sizeof(*v));
+			if (!v) {
+				a->nomem = true;
+				return;
+			}
+			p->series = v;
+		}
+		p->series[p->s_n++] = (struct point){ t, inflight };
+		return;
+	}
+	p->series[p->s_head] = (struct point){ t, inflight };
+	p->s_head = (p->s_head + 1) % PM_SERIES_MAX;
+	p->s_dropped++;
 }
 
-static void each_pool(struct acc *a, const json_t *rec, double t, int what)
+static void each_pool(struct pm *a, const json_t *rec, double t, int what)
 {
-	const json_t *pools = json_object_get(rec, "pools"), *x;
+	json_t *pools = json_object_get(rec, "pools"), *x;
 	struct pool_acc *p;
 	size_t i;
 
@@ -121,32 +157,74 @@ static void each_pool(struct acc *a, const json_t *rec, double t, int what)
 			continue;
 		switch (what) {
 		case 's':
-			p->row = x;
+			keep(&p->row, x);
 			p->row_time = t;
 			add_point(a, p, t, rec_num(x, "inflight", NAN));
 			break;
 		case 'h':
-			p->holders = x;
+			keep(&p->holders, x);
 			p->holders_time = t;
 			break;
 		case 'k':
-			p->stacks = x;
+			keep(&p->stacks, x);
 			break;
 		}
 	}
 }
 
-static void feed(struct acc *a, const json_t *rec)
+/* the lifecycle's own events: a pool has each about once */
+static bool lifecycle_kind(const char *e)
 {
-	const char *type = rec_str(rec, "type", ""), *e;
+	return !strcmp(e, "new") || !strcmp(e, "destroy") || !strcmp(e, "stalled") ||
+	       !strcmp(e, "unmap") || !strcmp(e, "freed");
+}
+
+static void add_event(struct pm *a, struct pool_acc *p, json_t *ev)
+{
+	const char *e = rec_str(ev, "event", "");
+	double t = rec_num(ev, "time", NAN);
+	bool life = lifecycle_kind(e);
+	json_t *kept;
+
+	p->freed |= !strcmp(e, "freed");
+	p->stalled |= !strcmp(e, "stalled");
+	add_point(a, p, t, rec_num(ev, "inflight", NAN));
+	if (!strcmp(e, "retry")) {
+		if (isnan(p->first_retry))
+			p->first_retry = t;
+		p->last_retry = t;
+		p->retry_inflight = rec_num(ev, "inflight", NAN);
+		p->last_n = rec_num(ev, "retry", 0);
+		p->retries++;
+		p->seen++;
+		return;
+	}
+	/* 'new' after other events: the pool was seen again, nothing happened to it */
+	if (!strcmp(e, "new") && p->seen++)
+		return;
+	if (json_array_size(p->events) >= PM_EVENTS_MAX || (!life && p->minor >= PM_MINOR_MAX)) {
+		p->not_listed++;
+		return;
+	}
+	p->minor += !life;
+	/* what the timeline shows of it, no more: a pool's events may be many */
+	kept = json_pack("{s:o,s:s,s:o,s:s}", "time", num(t), "event", e, "inflight",
+			 num(rec_num(ev, "inflight", NAN)), "detail", rec_str(ev, "detail", ""));
+	if (!kept || json_array_append_new(p->events, kept))
+		a->nomem = true;
+}
+
+int pm_feed(struct pm *a, json_t *rec)
+{
+	const char *type = rec_str(rec, "type", "");
 	double t = rec_num(rec, "time", NAN);
-	const json_t *ev, **slot;
 	struct pool_acc *p;
+	json_t *ev;
 
 	if (!isnan(t))
 		a->end_time = t;
 	if (!strcmp(type, "header")) {
-		a->header = rec;
+		keep(&a->header, rec);
 	} else if (!strcmp(type, "snapshot")) {
 		each_pool(a, rec, t, 's');
 	} else if (!strcmp(type, "holders")) {
@@ -156,28 +234,24 @@ static void feed(struct acc *a, const json_t *rec)
 	} else if (!strcmp(type, "pages")) {
 		p = acc_get(a, rec);
 		if (p)
-			p->pages = json_object_get(rec, "pages");
+			keep(&p->pages, json_object_get(rec, "pages"));
 	} else if (!strcmp(type, "event")) {
 		ev = json_object_get(rec, "event");
 		p = acc_get(a, ev);
-		if (!p)
-			return;
-		e = rec_str(ev, "event", "");
-		p->freed |= !strcmp(e, "freed");
-		p->stalled |= !strcmp(e, "stalled");
-		slot = VEC_PUSH(p->events, p->nevents, p->capevents);
-		if (!slot) {
-			a->nomem = true;
-			return;
-		}
-		*slot = ev;
-		add_point(a, p, rec_num(ev, "time", NAN), rec_num(ev, "inflight", NAN));
+		if (p)
+			add_event(a, p, ev);
+	} else if (!strcmp(type, "gap")) {
+		a->lost_gaps += rec_num(rec, "lost_records", 0);
+		keep(&a->lost_why, json_object_get(rec, "why"));
+	} else if (!strcmp(type, "end")) {
+		a->lost_end = rec_num(rec, "lost_records", 0);
 	}
+	return a->nomem ? -ENOMEM : 0;
 }
 
 /* ---- one pool ------------------------------------------------------------------------ */
 
-static json_t *add_timeline(struct acc *a, json_t *tl, double t, const char *event, double inflight,
+static json_t *add_timeline(struct pm *a, json_t *tl, double t, const char *event, double inflight,
 			    const char *detail, bool derived)
 {
 	json_t *e = json_object();
@@ -196,41 +270,28 @@ static json_t *add_timeline(struct acc *a, json_t *tl, double t, const char *eve
 }
 
 /* events, with the retries folded into one entry; destroy and stall derived when unseen */
-static void timeline(struct acc *a, json_t *out, const struct pool_acc *p, double stall_after,
+static void timeline(struct pm *a, json_t *out, const struct pool_acc *p, double stall_after,
 		     double detach_age_end, double end_time)
 {
-	double first_retry = NAN, last_retry = NAN, retry_inflight = NAN, last_n = 0;
 	double destroyed_at = NAN, t, et;
 	bool have_destroy = false, have_stall = false;
-	json_t *tl = json_array(), *e;
-	size_t i, retries = 0;
+	json_t *tl = json_array(), *e, *ev;
 	char detail[200];
 	const char *k;
+	size_t i;
 
 	put(a, out, "timeline", tl);
 	if (!tl)
 		return;
-	for (i = 0; i < p->nevents; i++) {
-		const json_t *ev = p->events[i];
-
+	json_array_foreach(p->events, i, ev)
+	{
 		k = rec_str(ev, "event", "");
 		t = rec_num(ev, "time", NAN);
-		if (!strcmp(k, "retry")) {
-			if (isnan(first_retry))
-				first_retry = t;
-			last_retry = t;
-			retry_inflight = rec_num(ev, "inflight", NAN);
-			last_n = rec_num(ev, "retry", 0);
-			retries++;
-			continue;
-		}
 		if (!strcmp(k, "destroy")) {
 			have_destroy = true;
 			destroyed_at = t;
 		}
 		have_stall |= !strcmp(k, "stalled");
-		if (!strcmp(k, "new") && i > 0)
-			continue;
 		add_timeline(a, tl, t, k, rec_num(ev, "inflight", NAN), rec_str(ev, "detail", ""),
 			     false);
 	}
@@ -256,13 +317,14 @@ static void timeline(struct acc *a, json_t *out, const struct pool_acc *p, doubl
 			put(a, e, "detail", str(detail));
 		}
 	}
-	if (retries) {
+	if (p->retries) {
 		snprintf(detail, sizeof(detail),
-			 "%zu %s seen, up to retry %.0f; %.0f inflight "
+			 "%llu %s seen, up to retry %.0f; %.0f inflight "
 			 "at the last",
-			 retries, retries == 1 ? "retry" : "retries", last_n, retry_inflight);
-		add_timeline(a, tl, first_retry, "retry", retry_inflight, detail, false);
-		put(a, out, "last_retry_time", num(last_retry));
+			 (unsigned long long)p->retries, p->retries == 1 ? "retry" : "retries",
+			 p->last_n, p->retry_inflight);
+		add_timeline(a, tl, p->first_retry, "retry", p->retry_inflight, detail, false);
+		put(a, out, "last_retry_time", num(p->last_retry));
 	}
 	if (!have_stall && !isnan(destroyed_at) && !isnan(detach_age_end) &&
 	    detach_age_end >= stall_after) {
@@ -271,7 +333,8 @@ static void timeline(struct acc *a, json_t *out, const struct pool_acc *p, doubl
 		add_timeline(a, tl, destroyed_at + stall_after, "stalled", NAN, detail, true);
 	}
 	put(a, out, "destroyed_at", num(destroyed_at));
-	put(a, out, "retries", num(last_n));
+	put(a, out, "retries", num(p->retries ? p->last_n : 0));
+	put(a, out, "events_not_listed", json_integer(p->not_listed));
 }
 
 static int tl_cmp(const void *pa, const void *pb)
@@ -283,7 +346,7 @@ static int tl_cmp(const void *pa, const void *pb)
 }
 
 /* the timeline in time order */
-static void sort_timeline(struct acc *a, json_t *tl)
+static void sort_timeline(struct pm *a, json_t *tl)
 {
 	size_t n = json_array_size(tl), i;
 	json_t **v;
@@ -305,7 +368,25 @@ static void sort_timeline(struct acc *a, json_t *tl)
 	free(v);
 }
 
-static void build_pool(struct acc *a, json_t *pool, const struct pool_acc *p, double stall_after,
+/* [[time, inflight], ...], oldest first */
+static json_t *series(struct pm *a, const struct pool_acc *p)
+{
+	json_t *v = json_array(), *pt;
+	const struct point *x;
+	size_t i;
+
+	for (i = 0; v && i < p->s_n; i++) {
+		x = &p->series[(p->s_head + i) % p->s_n];
+		pt = json_pack("[oo]", num(x->t), num(x->v));
+		if (!pt || json_array_append_new(v, pt))
+			a->nomem = true;
+	}
+	if (!v)
+		a->nomem = true;
+	return v ? v : json_null();
+}
+
+static void build_pool(struct pm *a, json_t *pool, const struct pool_acc *p, double stall_after,
 		       double end_time)
 {
 	static const char *const ident[] = {
@@ -355,32 +436,73 @@ static void build_pool(struct acc *a, json_t *pool, const struct pool_acc *p, do
 	json_array_foreach(stacks, i, s) if (h &&
 					     !strcmp(rec_str(s, "kind", ""), "zombie_release") &&
 					     json_array_append(h, (json_t *)s)) a->nomem = true;
-	copy(a, pool, "inflight_over_time", p->series);
+	put(a, pool, "inflight_over_time", series(a, p));
+	put(a, pool, "inflight_over_time_dropped", json_integer(p->s_dropped));
 }
 
-json_t *postmortem_build(const json_t *records, const char *source)
+struct pm *pm_new(void)
 {
-	struct acc a = { .index = json_object(), .end_time = NAN };
-	json_t *rep = json_object(), *pools = json_array(), *rec;
-	double stall_after;
+	struct pm *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->end_time = NAN;
+	a->index = json_object();
+	if (!a->index) {
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+void pm_free(struct pm *a)
+{
+	struct pool_acc *p;
 	size_t i;
 
-	if (!rep || !pools || !a.index) {
-		a.nomem = true;
-		goto out;
+	if (!a)
+		return;
+	for (i = 0; i < a->n; i++) {
+		p = &a->v[i];
+		free(p->key);
+		json_decref(p->row);
+		json_decref(p->events);
+		json_decref(p->holders);
+		json_decref(p->pages);
+		json_decref(p->stacks);
+		free(p->series);
 	}
-	json_array_foreach(records, i, rec) feed(&a, rec);
-	stall_after = rec_num(a.header, "stall_after_s", 60);
-	put(&a, rep, "source", str(source));
-	put(&a, rep, "time", num(a.end_time));
-	copy(&a, rep, "hostname", json_object_get(a.header, "hostname"));
-	copy(&a, rep, "kernel", json_object_get(a.header, "kernel"));
-	put(&a, rep, "stall_after_s", num(stall_after));
-	put(&a, rep, "pools", json_incref(pools));
-	for (i = 0; i < a.n; i++) {
-		struct pool_acc *p = &a.v[i];
-		json_t *pool;
+	free(a->v);
+	json_decref(a->index);
+	json_decref(a->header);
+	json_decref(a->lost_why);
+	free(a);
+}
 
+json_t *pm_report(struct pm *a, const char *source, json_t *input)
+{
+	json_t *rep = json_object(), *pools = json_array(), *pool;
+	double stall_after = rec_num(a->header, "stall_after_s", 60);
+	struct pool_acc *p;
+	size_t i;
+
+	if (!rep || !pools) {
+		json_decref(rep);
+		json_decref(pools);
+		return NULL;
+	}
+	put(a, rep, "source", str(source));
+	if (input)
+		copy(a, rep, "input", input);
+	put(a, rep, "time", num(a->end_time));
+	copy(a, rep, "hostname", json_object_get(a->header, "hostname"));
+	copy(a, rep, "kernel", json_object_get(a->header, "kernel"));
+	put(a, rep, "stall_after_s", num(stall_after));
+	put(a, rep, "lost_records", num(a->lost_gaps > a->lost_end ? a->lost_gaps : a->lost_end));
+	copy(a, rep, "lost_why", a->lost_why);
+	put(a, rep, "pools", pools);
+	for (i = 0; i < a->n; i++) {
+		p = &a->v[i];
 		if (!p->row)
 			continue;
 		/* what a post-mortem is about: destroyed and out, or freed meanwhile */
@@ -388,23 +510,29 @@ json_t *postmortem_build(const json_t *records, const char *source)
 			continue;
 		pool = json_object();
 		if (!pool || json_array_append_new(pools, pool)) {
-			a.nomem = true;
+			a->nomem = true;
 			break;
 		}
-		build_pool(&a, pool, p, stall_after, a.end_time);
+		build_pool(a, pool, p, stall_after, a->end_time);
 	}
-out:
-	for (i = 0; i < a.n; i++) {
-		free(a.v[i].key);
-		free(a.v[i].events);
-		json_decref(a.v[i].series);
-	}
-	free(a.v);
-	json_decref(a.index);
-	json_decref(pools);
-	if (a.nomem) {
+	if (a->nomem) {
 		json_decref(rep);
 		return NULL;
 	}
+	return rep;
+}
+
+json_t *postmortem_build(const json_t *records, const char *source)
+{
+	struct pm *a = pm_new();
+	json_t *rec, *rep = NULL;
+	size_t i;
+
+	if (!a)
+		return NULL;
+	json_array_foreach(records, i, rec) pm_feed(a, rec);
+	if (!a->nomem)
+		rep = pm_report(a, source, NULL);
+	pm_free(a);
 	return rep;
 }

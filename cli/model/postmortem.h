@@ -1,23 +1,46 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The post-mortem report (pure): from recorded records (model/rec_reader.h)
- * to one JSON value tree (jansson) per report, which
+ * The post-mortem report (pure): from recorded records (model/rec_reader.h),
+ * fed one at a time, to one JSON value tree (jansson) per report, which
  * output/postmortem_fmt.c renders as text, JSON or YAML. For every pool
  * that is stalled, still destroyed-but-out, or was freed during the
  * recording: identity and device, timeline (destroy, retries, stall,
  * unmap, freed), inflight over time, holders at the last scan, oldest
- * pages, and the sampled stacks that released the last pages. No limit on
- * pools or events: a recording of days reports every pool and every event.
+ * pages, and the sampled stacks that released the last pages.
+ *
+ * Streaming: what a report needs is kept as records go by (the last
+ * snapshot row, holder scan, pages and stacks of each pool, its events,
+ * the retries folded as they come), the rest let go, so memory grows
+ * with the pools a recording names, not with its length. Every pool and
+ * every lifecycle event (new, destroy, stalled, unmap, freed) is
+ * reported, and every retry counted, however long the recording; of the
+ * events that repeat (NUMA node, netlink, item blocks) the first
+ * PM_MINOR_MAX are listed and the rest counted (events_not_listed), and
+ * inflight over time keeps its last PM_SERIES_MAX changes (the earlier
+ * ones counted: inflight_over_time_dropped).
  */
 #ifndef __PPWATCH_MODEL_POSTMORTEM_H
 #define __PPWATCH_MODEL_POSTMORTEM_H
 
 #include "model/rec_reader.h"
 
+#define PM_EVENTS_MAX 64  /* events listed per pool: a lifecycle has 5 */
+#define PM_MINOR_MAX  32  /* of them, of the kinds that repeat */
+#define PM_SERIES_MAX 512 /* inflight changes kept per pool */
+
+struct pm;
+
+struct pm *pm_new(void);
+/* one record, in order (borrowed: what is kept is referenced): 0, or -ENOMEM */
+int pm_feed(struct pm *a, json_t *rec);
 /*
- * records: the array rec_read() returns; source: "live" or the file name.
- * The report (a new reference), or NULL without memory.
+ * The report (a new reference), or NULL without memory. source: "live" or
+ * the file name; input: what the reader says it read (rec_summary(), borrowed), or NULL.
  */
+json_t *pm_report(struct pm *a, const char *source, json_t *input);
+void pm_free(struct pm *a);
+
+/* every record of an array, then the report (tests, fuzzing) */
 json_t *postmortem_build(const json_t *records, const char *source);
 
 #endif /* __PPWATCH_MODEL_POSTMORTEM_H */

@@ -2,11 +2,17 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
+#include <sys/stat.h>
 
 #include "lib/escape.h"
-#include "lib/log.h"
+#include "lib/vec.h"
 #include "model/rec_reader.h"
+
+#define BLOCK (1u << 20) /* read this much at a time */
+
+static const char *const known_types[] = {
+	"header", "event", "snapshot", "holders", "pages", "stacks", "end", "gap",
+};
 
 static int depth(const json_t *v)
 {
@@ -43,52 +49,383 @@ static const char *not_a_record(const json_t *rec)
 	return NULL;
 }
 
-json_t *rec_read(FILE *f, const char *name)
+static bool known(const char *type)
 {
-	json_t *recs = json_array(), *rec;
-	size_t len = 0, lineno = 0;
-	char *line = NULL, buf[256], text[4 * JSON_ERROR_TEXT_LENGTH];
-	const char *why, *ename;
-	json_error_t err;
-	ssize_t got;
+	size_t i;
 
-	if (!recs) {
-		p_err("%s: %s", name, strerror(ENOMEM));
-		return NULL;
+	for (i = 0; i < sizeof(known_types) / sizeof(known_types[0]); i++)
+		if (!strcmp(type, known_types[i]))
+			return true;
+	return false;
+}
+
+/* ---- opening ----------------------------------------------------------------------- */
+
+static int add_file(struct rec_reader *r, FILE *f, const char *name)
+{
+	struct rec_file *rf = VEC_NEXT(r->files, r->n, r->cap);
+
+	if (!rf || !(rf->name = strdup(name)))
+		return -ENOMEM;
+	rf->fp = f;
+	r->n++;
+	return 0;
+}
+
+static int reader_init(struct rec_reader *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->blk = malloc(BLOCK);
+	return r->blk ? 0 : -ENOMEM;
+}
+
+int rec_open_stream(struct rec_reader *r, FILE *f, const char *name)
+{
+	int err = reader_init(r);
+
+	err = err ?: add_file(r, f, name);
+	if (err)
+		rec_close(r);
+	return err;
+}
+
+/* has a file of this identity been opened already? */
+static bool seen(const struct stat *ids, size_t n, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i].st_dev == st->st_dev && ids[i].st_ino == st->st_ino)
+			return true;
+	return false;
+}
+
+int rec_open(struct rec_reader *r, const char *path)
+{
+	struct stat *ids = NULL, st;
+	size_t k, count = 1, nids = 0, i;
+	char *name = NULL;
+	FILE *f;
+	int err;
+
+	err = reader_init(r);
+	if (err)
+		return err;
+	r->own = true;
+	/* the set as it is now: FILE.1, FILE.2, ... as long as they go on */
+	while (count < REC_MAX_FILES) {
+		free(name);
+		if (asprintf(&name, "%s.%zu", path, count) < 0) {
+			name = NULL;
+			err = -ENOMEM;
+			goto out;
+		}
+		if (lstat(name, &st))
+			break;
+		count++;
 	}
-	ename = esc_str(name, buf, sizeof(buf)); /* a file name may be odd too */
-	while ((got = getline(&line, &len, f)) > 0) {
-		lineno++;
-		if (got == 1 && line[0] == '\n')
+	ids = calloc(count, sizeof(*ids));
+	if (!ids) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* newest first: a rotation meanwhile moves files towards the ones still to open */
+	for (k = 0; k < count; k++) {
+		free(name);
+		name = NULL;
+		if ((k && asprintf(&name, "%s.%zu", path, k) < 0) ||
+		    (!k && !(name = strdup(path)))) {
+			name = NULL;
+			err = -ENOMEM;
+			goto out;
+		}
+		f = fopen(name, "re");
+		if (!f) {
+			if (k && errno == ENOENT) /* rotated away since */
+				continue;
+			err = -errno;
+			r->failed = path;
+			goto out;
+		}
+		if (!fstat(fileno(f), &st)) {
+			if (seen(ids, nids, &st)) {
+				fclose(f);
+				continue;
+			}
+			ids[nids++] = st;
+		}
+		err = add_file(r, f, name);
+		if (err) {
+			fclose(f);
+			goto out;
+		}
+	}
+	/* oldest first */
+	for (i = 0; i < r->n / 2; i++) {
+		struct rec_file x = r->files[i];
+
+		r->files[i] = r->files[r->n - 1 - i];
+		r->files[r->n - 1 - i] = x;
+	}
+out:
+	free(name);
+	free(ids);
+	if (err) {
+		/* r->failed points at path, which outlives the reader */
+		const char *failed = r->failed;
+
+		rec_close(r);
+		r->failed = failed;
+	}
+	return err;
+}
+
+void rec_close(struct rec_reader *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		if (r->own && r->files[i].fp)
+			fclose(r->files[i].fp);
+		free(r->files[i].name);
+	}
+	free(r->files);
+	free(r->blk);
+	free(r->line);
+	free(r->fix);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- lines ------------------------------------------------------------------------- */
+
+static int grow(char **buf, size_t *cap, size_t need)
+{
+	size_t c = *cap ? *cap : 4096;
+	char *p;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	p = realloc(*buf, c);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = c;
+	return 0;
+}
+
+/*
+ * The current file's next line into r->line, without its newline: its
+ * length (0 and !*nl at the end of the file), or -errno. A line longer
+ * than REC_MAX_LINE is read past but not kept (*toolong).
+ */
+static ssize_t next_line(struct rec_reader *r, FILE *f, bool *nl, bool *toolong)
+{
+	size_t len = 0, avail, take, got;
+	char *s, *e;
+
+	*nl = *toolong = false;
+	for (;;) {
+		if (r->blk_pos == r->blk_end) {
+			if (r->blk_eof)
+				return len;
+			got = fread(r->blk, 1, BLOCK, f);
+			if (got < BLOCK) {
+				if (ferror(f))
+					return -(errno ? errno : EIO);
+				r->blk_eof = true;
+			}
+			r->blk_pos = 0;
+			r->blk_end = got;
+			if (!got)
+				return len;
+		}
+		s = r->blk + r->blk_pos;
+		avail = r->blk_end - r->blk_pos;
+		e = memchr(s, '\n', avail);
+		take = e ? (size_t)(e - s) : avail;
+		if (!*toolong && len + take > REC_MAX_LINE)
+			*toolong = true;
+		if (!*toolong) {
+			if (grow(&r->line, &r->line_cap, len + take + 1))
+				return -ENOMEM;
+			memcpy(r->line + len, s, take);
+			len += take;
+		}
+		take += e != NULL;
+		r->blk_pos += take;
+		r->off += take;
+		if (e) {
+			*nl = true;
+			return len;
+		}
+	}
+}
+
+/* a line with bytes that may need esc_json_raw() */
+static bool needs_fix(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+
+	for (; p < end; p++)
+		if (*p >= 0x80 || *p < 0x20)
+			return true;
+	return false;
+}
+
+static void damaged(struct rec_file *f, uint64_t from, const char *why, int col, bool cut)
+{
+	struct rec_damage *d;
+	char text[sizeof(d->why)];
+
+	if (cut) {
+		f->cut = true;
+		f->cut_line = f->lines;
+		f->cut_from = from;
+		return;
+	}
+	if (f->damaged < REC_DAMAGE_KEPT) {
+		d = &f->damage[f->damaged];
+		d->line = f->lines;
+		d->byte = from;
+		if (col > 0)
+			snprintf(text, sizeof(text), "column %d: %s", col, why);
+		else
+			snprintf(text, sizeof(text), "%s", why);
+		esc_buf(d->why, sizeof(d->why), text, strlen(text));
+	}
+	f->damaged++;
+}
+
+int rec_next(struct rec_reader *r, json_t **out)
+{
+	bool nl, toolong;
+	struct rec_file *f;
+	json_error_t jerr;
+	size_t tlen, fixed;
+	const char *why, *text;
+	uint64_t from;
+	ssize_t len;
+	json_t *rec;
+
+	while (r->cur < r->n) {
+		f = &r->files[r->cur];
+		from = r->off;
+		len = next_line(r, f->fp, &nl, &toolong);
+		if (len < 0) {
+			r->failed = f->name;
+			return len;
+		}
+		if (!len && !nl && !toolong) {
+			/* the end of this file */
+			f->bytes = r->off;
+			r->cur++;
+			r->off = 0;
+			r->blk_pos = r->blk_end = 0;
+			r->blk_eof = false;
 			continue;
-		rec = json_loadb(line, got, JSON_REJECT_DUPLICATES, &err);
-		if (!rec) {
-			/* jansson quotes the input near the error: escape it */
-			p_err("%s:%zu:%d: %s", ename, lineno, err.column,
-			      esc_str(err.text, text, sizeof(text)));
-			goto fail;
 		}
-		why = not_a_record(rec);
-		if (why || json_array_append_new(recs, rec)) {
-			p_err("%s:%zu: %s", ename, lineno, why ? why : strerror(ENOMEM));
-			if (why)
-				json_decref(rec);
-			goto fail;
+		f->lines++;
+		if (toolong) {
+			damaged(f, from, "longer than any ppwatch record", 0, !nl);
+			continue;
 		}
+		if (!len)
+			continue; /* an empty line */
+		text = r->line;
+		tlen = len;
+		fixed = 0;
+		if (needs_fix(r->line, len)) {
+			if (grow(&r->fix, &r->fix_cap, 5 * (size_t)len + 1))
+				return -ENOMEM;
+			tlen = esc_json_raw(r->fix, r->line, len, &fixed);
+			text = r->fix;
+		}
+		rec = json_loadb(text, tlen, JSON_REJECT_DUPLICATES, &jerr);
+		why = rec ? not_a_record(rec) : jerr.text;
+		if (why) {
+			/* an unfinished last line is the record the recorder was writing */
+			damaged(f, from, why, rec ? 0 : jerr.column, !nl);
+			json_decref(rec);
+			continue;
+		}
+		f->records++;
+		f->escaped += fixed > 0;
+		if (!strcmp(rec_str(rec, "type", ""), "header"))
+			f->header = true;
+		else if (!known(rec_str(rec, "type", "")))
+			f->unknown++;
+		*out = rec;
+		return 1;
 	}
-	free(line);
-	line = NULL;
-	if (ferror(f)) {
-		p_err("%s: reading: %s", ename, strerror(errno));
-		goto fail;
+	return 0;
+}
+
+uint64_t rec_records(const struct rec_reader *r)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		n += r->files[i].records;
+	return n;
+}
+
+/* ---- the summary ------------------------------------------------------------------ */
+
+static json_t *name_of(const char *s)
+{
+	size_t need = esc_buf(NULL, 0, s, strlen(s)) + 1;
+	char *buf = malloc(need);
+	json_t *v;
+
+	if (!buf)
+		return NULL;
+	esc_buf(buf, need, s, strlen(s));
+	v = json_string(buf);
+	free(buf);
+	return v;
+}
+
+static json_t *file_summary(const struct rec_file *f)
+{
+	json_t *o, *dmg = json_array(), *cut = json_null();
+	size_t i;
+
+	for (i = 0; dmg && i < f->damaged && i < REC_DAMAGE_KEPT; i++)
+		json_array_append_new(
+			dmg, json_pack("{sIsIss}", "line", (json_int_t)f->damage[i].line, "byte",
+				       (json_int_t)f->damage[i].byte, "why", f->damage[i].why));
+	if (f->cut)
+		cut = json_pack("{sIsIsI}", "at_byte", (json_int_t)f->bytes, "line",
+				(json_int_t)f->cut_line, "record_from_byte",
+				(json_int_t)f->cut_from);
+	o = json_pack("{s:o?,s:I,s:I,s:I,s:I,s:o?,s:I,s:I,s:b,s:o?}", "name", name_of(f->name),
+		      "bytes", (json_int_t)f->bytes, "lines", (json_int_t)f->lines, "records",
+		      (json_int_t)f->records, "damaged_lines", (json_int_t)f->damaged, "damaged",
+		      dmg, "escaped_lines", (json_int_t)f->escaped, "unknown_records",
+		      (json_int_t)f->unknown, "header", f->header, "cut", cut);
+	return o;
+}
+
+json_t *rec_summary(const struct rec_reader *r)
+{
+	uint64_t damaged = 0, cut = 0;
+	json_t *files = json_array(), *f;
+	size_t i;
+
+	if (!files)
+		return NULL;
+	for (i = 0; i < r->n; i++) {
+		f = file_summary(&r->files[i]);
+		if (!f || json_array_append_new(files, f)) {
+			json_decref(files);
+			return NULL;
+		}
+		damaged += r->files[i].damaged;
+		cut += r->files[i].cut;
 	}
-	if (strcmp(rec_str(json_array_get(recs, 0), "type", ""), "header")) {
-		p_err("%s: no header record: not a 'ppwatch record' file", ename);
-		goto fail;
-	}
-	return recs;
-fail:
-	free(line);
-	json_decref(recs);
-	return NULL;
+	return json_pack("{s:o,s:I,s:I,s:I}", "files", files, "records", (json_int_t)rec_records(r),
+			 "damaged_lines", (json_int_t)damaged, "cut_files", (json_int_t)cut);
 }

@@ -12,6 +12,7 @@
 #include "lib/escape.h"
 #include "lib/log.h"
 #include "lib/util.h"
+#include "model/postmortem.h"
 #include "model/rec_reader.h"
 #include "output/postmortem_fmt.h"
 
@@ -78,6 +79,63 @@ static void text_timeline(FILE *f, const json_t *tl)
 		put_str(f, e, "detail", "");
 		fprintf(f, "%s\n", json_is_true(json_object_get(e, "derived")) ? " (derived)" : "");
 	}
+}
+
+/* what the reader could not read, and what it read differently */
+static void text_input(FILE *f, const json_t *in)
+{
+	const json_t *files = json_object_get(in, "files"), *x, *d, *cut;
+	double damaged = rec_num(in, "damaged_lines", 0), escaped = 0, unknown = 0;
+	size_t i, j, n = json_array_size(files), shown = 0;
+	bool header = false;
+	char a[32];
+
+	if (n > 1) {
+		fprintf(f, "read %zu files, oldest first:", n);
+		json_array_foreach(files, i, x)
+		{
+			fputs(i ? ", " : " ", f);
+			put_str(f, x, "name", "?");
+		}
+		fprintf(f, " (%s records)\n", count_str(a, sizeof(a), rec_num(in, "records", 0)));
+	}
+	json_array_foreach(files, i, x)
+	{
+		header |= json_is_true(json_object_get(x, "header"));
+		escaped += rec_num(x, "escaped_lines", 0);
+		unknown += rec_num(x, "unknown_records", 0);
+		cut = json_object_get(x, "cut");
+		if (!json_is_object(cut))
+			continue;
+		put_str(f, x, "name", "?");
+		fprintf(f, " is cut at byte %s: its last record is incomplete\n",
+			count_str(a, sizeof(a), rec_num(cut, "at_byte", 0)));
+	}
+	if (damaged > 0) {
+		fprintf(f, "%s damaged line%s skipped:", count_str(a, sizeof(a), damaged),
+			damaged == 1 ? "" : "s");
+		json_array_foreach(files, i, x)
+		{
+			json_array_foreach(json_object_get(x, "damaged"), j, d)
+			{
+				fputs(shown++ ? "; " : " ", f);
+				put_str(f, x, "name", "?");
+				fprintf(f, ":%s (", count_str(a, sizeof(a), rec_num(d, "line", 0)));
+				put_str(f, d, "why", "");
+				fputc(')', f);
+			}
+		}
+		fprintf(f, "%s\n", shown < damaged ? "; ..." : "");
+	}
+	if (escaped > 0)
+		fprintf(f, "%s line%s had bytes that are not UTF-8: read, shown as \\xHH\n",
+			count_str(a, sizeof(a), escaped), escaped == 1 ? "" : "s");
+	if (unknown > 0)
+		fprintf(f, "%s record%s of a type this ppwatch does not know: skipped\n",
+			count_str(a, sizeof(a), unknown), unknown == 1 ? "" : "s");
+	if (n && !header)
+		fprintf(f, "no header record: not from 'ppwatch record', or its first line is "
+			   "damaged\n");
 }
 
 static void text_details(FILE *f, const json_t *p)
@@ -166,6 +224,9 @@ static void text_pool(FILE *f, const json_t *p)
 	put_str(f, dma, "state", "unknown");
 	fputc('\n', f);
 	text_timeline(f, json_object_get(p, "timeline"));
+	if (rec_num(p, "events_not_listed", 0) > 0)
+		fprintf(f, "    (%s more events not listed: of each kind that repeats, %d are)\n",
+			count_str(a, sizeof(a), rec_num(p, "events_not_listed", 0)), PM_MINOR_MAX);
 	n = json_array_size(ser);
 	if (n) {
 		fprintf(f, "  inflight over time:");
@@ -178,7 +239,12 @@ static void text_pool(FILE *f, const json_t *p)
 				count_str(b, sizeof(b), json_number_value(json_array_get(pt, 1))),
 				i + 1 < n && i < 11 ? "," : "");
 		}
-		fprintf(f, "%s\n", n > 12 ? " ..." : "");
+		fprintf(f, "%s", n > 12 ? " ..." : "");
+		if (rec_num(p, "inflight_over_time_dropped", 0) > 0)
+			fprintf(f, " (the last %zu changes; %s before them not kept)", n,
+				count_str(a, sizeof(a),
+					  rec_num(p, "inflight_over_time_dropped", 0)));
+		fputc('\n', f);
 	}
 	text_details(f, p);
 }
@@ -194,6 +260,13 @@ void postmortem_text(FILE *f, const json_t *rep)
 	fprintf(f, ", %s, stall after %ss): %zu pool%s\n",
 		clock_str(a, sizeof(a), rec_num(rep, "time", NAN)),
 		count_str(b, sizeof(b), rec_num(rep, "stall_after_s", 60)), n, n == 1 ? "" : "s");
+	text_input(f, json_object_get(rep, "input"));
+	if (rec_num(rep, "lost_records", 0) > 0) {
+		fprintf(f, "the recorder could not write %s records (",
+			count_str(a, sizeof(a), rec_num(rep, "lost_records", 0)));
+		put_str(f, rep, "lost_why", "?");
+		fprintf(f, "): the recording has gaps\n");
+	}
 	if (!n) {
 		fprintf(f, "no destroyed pool with pages out, none freed in the recording\n");
 		return;

@@ -761,9 +761,11 @@ void prom_render(FILE *f, enum prom_format fmt, const struct snapshot *s,
 		fprintf(f, "%s{attach=\"", fams[F_KERNEL].name);
 		put_label_value(f, self->attach ? self->attach : "");
 		fprintf(f, "\",netlink=\"%s\"} 1\n", self->netlink ? "yes" : "no");
-		sample(&o, F_CPU, NULL, NULL, NULL, self->cpu_seconds);
-		sample(&o, F_RSS, NULL, NULL, NULL, self->rss_bytes);
-		sample(&o, F_START, NULL, NULL, NULL, self->start_time);
+		if (!self->no_process) {
+			sample(&o, F_CPU, NULL, NULL, NULL, self->cpu_seconds);
+			sample(&o, F_RSS, NULL, NULL, NULL, self->rss_bytes);
+			sample(&o, F_START, NULL, NULL, NULL, self->start_time);
+		}
 	}
 	if (fmt == PROM_OPENMETRICS)
 		fputs("# EOF\n", f);

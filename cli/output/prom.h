@@ -72,6 +72,7 @@ struct prom_self {
 	 */
 	bool per_device;
 	size_t top_pools;
+	bool no_process; /* no process_* families: node_exporter's textfile collector has its own */
 };
 
 /*

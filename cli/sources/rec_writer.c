@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "lib/log.h"
 #include "lib/stop.h"
 #include "lib/util.h"
+#include "lib/vec.h"
 #include "output/holder_table.h"
 #include "output/pool_table.h"
 #include "sources/holder_scan.h"
@@ -16,28 +18,187 @@
 #include "sources/rec_writer.h"
 #include "sources/stacks.h"
 
+/* a stream that takes everything and keeps nothing: where a record goes that cannot be built */
+static ssize_t discard(void *c, const char *buf, size_t len)
+{
+	return len;
+}
+
+static void begin_record(struct rec_writer *w)
+{
+	w->buf = NULL;
+	w->len = 0;
+	w->mem = open_memstream(&w->buf, &w->len);
+	if (!w->mem)
+		w->err = -ENOMEM;
+	json_init(&w->j, w->mem ? w->mem : w->sink, false);
+}
+
 static void begin(struct rec_writer *w, const char *type)
 {
+	begin_record(w);
 	json_obj_open(&w->j);
 	json_kv_str(&w->j, "type", type);
 	json_kv_f64(&w->j, "time", now_real_s());
 }
 
-static void end(struct rec_writer *w)
+/* the record built since begin(), as bytes (*buf malloc'd): 0 or -ENOMEM */
+static int built(struct rec_writer *w, char **buf, size_t *len)
 {
-	json_obj_close(&w->j);
+	int err = w->err;
+
 	json_end(&w->j);
-	w->records++;
+	if (w->mem && fclose(w->mem) && !err)
+		err = -ENOMEM; /* the sink stays open */
+	w->mem = NULL;
+	w->err = 0;
+	*buf = w->buf;
+	*len = w->len;
+	w->buf = NULL;
+	if (err) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return err;
 }
 
-static void write_header(struct rec_writer *w)
+/* a full disk or quota: the record is lost, the recording goes on */
+static bool lossy(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT || err == -EFBIG;
+}
+
+static void count_lost(struct rec_writer *w, int err, size_t len)
+{
+	double now = now_mono_s();
+
+	w->lost++;
+	w->lost_total++;
+	w->lost_bytes += len;
+	w->lost_err = -err;
+	if (w->lost_warned && now - w->lost_warned < 60)
+		return;
+	w->lost_warned = now;
+	p_warn("record: %s: records are lost until there is room (%llu so far)", w->out->what,
+	       (unsigned long long)w->lost_total);
+}
+
+/* write bytes, or count them lost: 0, or -errno for what ends the recording (reported) */
+static int put(struct rec_writer *w, const char *buf, size_t len)
+{
+	int err = rotfile_write(w->out, buf, len);
+
+	if (lossy(err)) {
+		count_lost(w, err, len);
+		return -EAGAIN;
+	}
+	if (err)
+		p_err("record: %s", w->out->what);
+	return err;
+}
+
+static void header_fields(struct rec_writer *w);
+
+/* the header a new file starts with, so it stands alone */
+static int new_file(struct rec_writer *w)
+{
+	size_t len;
+	char *buf;
+	int err;
+
+	begin(w, "header");
+	header_fields(w);
+	json_obj_close(&w->j);
+	err = built(w, &buf, &len);
+	if (err) {
+		p_err("record: the header: %s", strerror(-err));
+		return err;
+	}
+	err = put(w, buf, len);
+	free(buf);
+	if (err == -EAGAIN)
+		return 0;
+	rotfile_mark_start(w->out);
+	err = err ?: rotfile_sync(w->out);
+	if (err && err != -EAGAIN)
+		p_err("record: %s", w->out->what);
+	return err;
+}
+
+/* what a full disk kept out, said before the next record that gets in */
+static int write_gap(struct rec_writer *w)
+{
+	size_t len;
+	char *buf;
+	int err;
+
+	begin(w, "gap");
+	json_kv_u64(&w->j, "lost_records", w->lost);
+	json_kv_u64(&w->j, "lost_bytes", w->lost_bytes);
+	json_kv_str(&w->j, "why", strerror(w->lost_err));
+	json_obj_close(&w->j);
+	err = built(w, &buf, &len);
+	if (err)
+		return 0; /* said with the next one */
+	err = rotfile_write(w->out, buf, len);
+	free(buf);
+	if (!err) {
+		w->lost = w->lost_bytes = 0;
+		w->records++;
+	}
+	return lossy(err) ? 0 : err;
+}
+
+/*
+ * The record built since begin() to the file: into a new file first when
+ * it would take this one past --max-size, after a gap record when some
+ * were lost, and synced when it matters after a power cut. 0, or -errno
+ * for what ends the recording (reported).
+ */
+static int emit(struct rec_writer *w, bool sync)
+{
+	size_t len;
+	char *buf;
+	int err;
+
+	err = built(w, &buf, &len);
+	if (err) {
+		p_err("record: building a record: %s", strerror(-err));
+		return err;
+	}
+	if (rotfile_due(w->out, len)) {
+		err = rotfile_rotate(w->out);
+		if (err)
+			p_err("record: %s", w->out->what);
+		err = err ?: new_file(w);
+	}
+	if (!err && w->lost)
+		err = write_gap(w);
+	if (!err) {
+		err = put(w, buf, len);
+		if (!err)
+			w->records++;
+		if (!err && sync && (err = rotfile_sync(w->out)))
+			p_err("record: %s", w->out->what);
+		err = err == -EAGAIN ? 0 : err;
+	}
+	free(buf);
+	return err;
+}
+
+static int end(struct rec_writer *w)
+{
+	json_obj_close(&w->j);
+	return emit(w, false);
+}
+
+static void header_fields(struct rec_writer *w)
 {
 	struct utsname u;
 	char host[256] = "";
 
 	uname(&u);
 	gethostname(host, sizeof(host) - 1);
-	begin(w, "header");
 	json_kv_u64(&w->j, "format", RECORD_FORMAT);
 	json_kv_str(&w->j, "version", PPWATCH_VERSION);
 	json_kv_str(&w->j, "hostname", host);
@@ -52,7 +213,37 @@ static void write_header(struct rec_writer *w)
 	json_kv_bool(&w->j, "netlink", w->m.kernel.netlink);
 	json_obj_close(&w->j);
 	json_kv_u64(&w->j, "stack_every", w->o.stack_every);
-	end(w);
+}
+
+/* a retry worth a line: the first ones of a pool, one a minute, any that sees inflight change */
+static bool retry_worth(struct rec_writer *w, const struct life_event *e)
+{
+	struct rec_retry *r = NULL;
+	size_t i;
+
+	for (i = 0; i < w->nretries; i++)
+		if (w->retries[i].pool == e->pool && w->retries[i].gen == e->gen)
+			r = &w->retries[i];
+	if (e->kind == LE_FREED && r) {
+		*r = w->retries[--w->nretries];
+		return true;
+	}
+	if (e->kind != LE_RETRY)
+		return true;
+	if (!r) {
+		r = VEC_PUSH(w->retries, w->nretries, w->cap_retries);
+		if (!r)
+			return true; /* no memory to remember: write them all */
+		*r = (struct rec_retry){ e->pool, e->gen, e->inflight };
+		return true;
+	}
+	if (e->retry <= REC_RETRIES_ALL || !(e->retry % REC_RETRIES_ALL) ||
+	    e->inflight != r->inflight) {
+		r->inflight = e->inflight;
+		return true;
+	}
+	w->retries_thinned++;
+	return false;
 }
 
 /* the life feed's deliver callback: a destroy, stall or free scans at once */
@@ -61,18 +252,25 @@ static bool write_event(void *arg, const struct life_event *e)
 	struct rec_writer *w = arg;
 	struct event_row er;
 
+	bool matters = e->kind == LE_DESTROY || e->kind == LE_STALLED || e->kind == LE_FREED;
+	int err;
+
+	if (!retry_worth(w, e))
+		return w->scan_now || w->fatal;
 	event_row_of(&er, e, &w->feed.ec);
 	/* the event's own object, with "type" first */
+	begin_record(w);
 	json_obj_open(&w->j);
 	json_kv_str(&w->j, "type", "event");
 	json_key(&w->j, "event");
 	render_event_json(&w->j, &er);
 	json_obj_close(&w->j);
-	json_end(&w->j);
-	w->records++;
-	if (e->kind == LE_DESTROY || e->kind == LE_STALLED || e->kind == LE_FREED)
-		w->scan_now = true;
-	return w->scan_now;
+	err = emit(w, matters);
+	if (err && !w->fatal)
+		w->fatal = err;
+	if (matters)
+		w->scan_now = w->sync_scan = true;
+	return w->scan_now || w->fatal;
 }
 
 static int write_snapshot(struct rec_writer *w)
@@ -84,11 +282,13 @@ static int write_snapshot(struct rec_writer *w)
 	begin(w, "snapshot");
 	render_pools_json(&w->j, &w->m.cur);
 	render_losses_json(&w->j, &w->m.cur);
-	end(w);
-	return 0;
+	return end(w);
 }
 
-/* holders of every pool, and the oldest pages of the destroyed ones */
+/*
+ * Holders of every pool, and the oldest pages of the destroyed ones;
+ * synced when a destroy, stall or free asked for them.
+ */
 static int write_scan(struct rec_writer *w)
 {
 	struct holders_report rep;
@@ -102,8 +302,8 @@ static int write_scan(struct rec_writer *w)
 		return err;
 	begin(w, "holders");
 	render_holders_json(&w->j, &rep);
-	end(w);
-	for (i = 0; i < w->m.cur.n; i++) {
+	err = end(w);
+	for (i = 0; !err && i < w->m.cur.n; i++) {
 		const struct pool_row *row = &w->m.cur.rows[i];
 		char a[24];
 
@@ -118,11 +318,14 @@ static int write_scan(struct rec_writer *w)
 		json_kv_str(&w->j, "addr", a);
 		json_kv_u64(&w->j, "gen", row->gen);
 		render_pages_json(&w->j, l.rows, l.n);
-		end(w);
+		err = end(w);
 		page_list_free(&l);
 	}
 	holders_release(&scan, &rep);
-	return 0;
+	if (!err && w->sync_scan && (err = rotfile_sync(w->out)))
+		p_err("record: %s", w->out->what);
+	w->sync_scan = false;
+	return err;
 }
 
 static int write_stacks(struct rec_writer *w)
@@ -138,25 +341,29 @@ static int write_stacks(struct rec_writer *w)
 		return err;
 	begin(w, "stacks");
 	stacks_write_json(&w->j, &w->k, &w->m.cur, v, n, w->o.stack_every);
-	end(w);
 	free(v);
-	return 0;
+	return end(w);
 }
 
-int rec_writer_open(struct rec_writer *w, FILE *f, const struct rec_writer_opts *o)
+int rec_writer_open(struct rec_writer *w, struct rotfile *out, const struct rec_writer_opts *o)
 {
 	struct monitor_opts mo = o->mon;
 	int err;
 
 	memset(w, 0, sizeof(*w));
-	w->f = f;
+	w->out = out;
 	w->o = *o;
-	json_init(&w->j, f, false);
+	w->sink = fopencookie(NULL, "w", (cookie_io_functions_t){ .write = discard });
+	if (!w->sink) {
+		p_err("record: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	life_feed_init(&w->feed, o->stall_after, write_event, w);
 	w->have_ksyms = !ksyms_load(&w->k, NULL);
 	if (o->stack_every && !w->have_ksyms) {
 		p_err("reading /proc/kallsyms for stacks: run as root");
 		life_feed_free(&w->feed);
+		fclose(w->sink);
 		return -EPERM;
 	}
 	mo.subscribe = true;
@@ -170,13 +377,14 @@ int rec_writer_open(struct rec_writer *w, FILE *f, const struct rec_writer_opts 
 	if (err) {
 		ksyms_free(&w->k);
 		life_feed_free(&w->feed);
+		fclose(w->sink);
 		return err;
 	}
 	life_feed_start(&w->feed, &w->m);
-	write_header(w);
-	err = write_snapshot(w); /* discovery: 'new' events for what exists */
+	err = new_file(w);
+	err = err ?: write_snapshot(w); /* discovery: 'new' events for what exists */
+	err = err ?: w->fatal;
 	err = err ?: write_scan(w);
-	fflush(w->f);
 	return err;
 }
 
@@ -191,6 +399,7 @@ int rec_writer_run(struct rec_writer *w, double duration)
 		until = next_tick < next_snapshot ? next_tick : next_snapshot;
 		until = until < next_scan ? until : next_scan;
 		err = monitor_wait(&w->m, until < end_t ? until : end_t, NULL, 0);
+		err = err ?: w->fatal;
 		if (err)
 			break;
 		now = now_mono_s();
@@ -207,11 +416,7 @@ int rec_writer_run(struct rec_writer *w, double duration)
 			w->scan_now = false;
 			next_scan = now + w->o.scan_every;
 		}
-		if (!err && (fflush(w->f) || ferror(w->f))) {
-			err = -(errno ? errno : EIO);
-			p_err("record: writing %s: %s", w->o.path ? w->o.path : "the recording",
-			      strerror(-err));
-		}
+		err = err ?: w->fatal;
 	}
 	return err;
 }
@@ -223,12 +428,18 @@ int rec_writer_close(struct rec_writer *w)
 	err = write_snapshot(w);
 	err = err ?: write_scan(w);
 	err = err ?: write_stacks(w);
-	begin(w, "end");
-	json_kv_u64(&w->j, "records", w->records);
-	end(w);
-	fflush(w->f);
+	err = err ?: w->fatal;
+	if (!err) {
+		begin(w, "end");
+		json_kv_u64(&w->j, "records", w->records);
+		json_kv_u64(&w->j, "lost_records", w->lost_total);
+		json_kv_u64(&w->j, "retries_thinned", w->retries_thinned);
+		err = end(w);
+	}
 	monitor_close(&w->m);
 	life_feed_free(&w->feed);
 	ksyms_free(&w->k);
+	free(w->retries);
+	fclose(w->sink);
 	return err;
 }

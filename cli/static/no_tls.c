@@ -2,11 +2,14 @@
 /*
  * 'make static' only, and only once libmicrohttpd is linked: Debian's
  * libmicrohttpd.a is built with HTTPS support and so needs GnuTLS, whose
- * own static link needs libp11-kit.a, which Debian does not ship. ppwatch
- * serves plain HTTP and never asks libmicrohttpd for TLS (MHD_USE_TLS), so
+ * own static link needs libp11-kit.a, which Debian does not ship. So
  * the static binary gets these stand-ins for every GnuTLS function
- * libmicrohttpd.a refers to: library set-up succeeds, everything else fails
- * with GNUTLS_E_UNIMPLEMENTED_FEATURE. Prototypes from <gnutls/gnutls.h>, so
+ * libmicrohttpd.a and lib/httpd.c refer to: library set-up succeeds,
+ * everything else fails with GNUTLS_E_UNIMPLEMENTED_FEATURE, and
+ * gnutls_check_version() knows no version, which is how the static
+ * binary knows it cannot serve HTTPS (httpd_tls_available()): 'export
+ * --web-config' refuses tls_server_config then, in one line, and basic
+ * auth (libcrypt, linked in) works. Prototypes from <gnutls/gnutls.h>, so
  * the compiler checks each one.
  */
 #include <stdlib.h>
@@ -26,6 +29,24 @@ int gnutls_global_init(void)
 
 void gnutls_global_deinit(void)
 {
+}
+
+/* no GnuTLS here: the one answer that says so */
+const char *gnutls_check_version(const char *req_version)
+{
+	return NULL;
+}
+
+const gnutls_datum_t *gnutls_certificate_get_peers(gnutls_session_t session,
+						   unsigned int *list_size)
+{
+	*list_size = 0;
+	return NULL;
+}
+
+int gnutls_certificate_verify_peers2(gnutls_session_t session, unsigned int *status)
+{
+	return NO_TLS;
 }
 
 const char *gnutls_strerror(int error)

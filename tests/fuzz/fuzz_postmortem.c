@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * postmortem end to end on any bytes: records -> report -> text, JSON and
- * YAML. Each output must be well-formed: text lines the escape leaves
+ * postmortem end to end on any bytes: records, streamed -> report -> text,
+ * JSON and YAML. Each output must be well-formed: text lines the escape leaves
  * alone, JSON that jansson reads back, YAML that libyaml loads.
  */
 #include <yaml.h>
@@ -31,8 +31,10 @@ static void check_yaml(const char *text, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	FILE *f = fmemopen((void *)data, size ? size : 1, "r");
-	json_t *recs, *rep;
+	json_t *rec, *rep, *input;
+	struct rec_reader r;
 	char *buf = NULL;
+	struct pm *a;
 	size_t len = 0;
 	struct json j;
 	int err;
@@ -41,12 +43,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (!size)
 		fgetc(f);
-	recs = rec_read(f, "fuzz");
-	fclose(f);
-	if (!recs)
-		return 0;
-	rep = postmortem_build(recs, "fuzz");
+	FUZZ_CHECK(!rec_open_stream(&r, f, "fuzz"));
+	a = pm_new();
+	FUZZ_CHECK(a != NULL);
+	while ((err = rec_next(&r, &rec)) > 0) {
+		FUZZ_CHECK(!pm_feed(a, rec));
+		json_decref(rec);
+	}
+	FUZZ_CHECK(err == 0);
+	input = rec_summary(&r);
+	FUZZ_CHECK(input != NULL);
+	rep = pm_report(a, "fuzz", input);
 	FUZZ_CHECK(rep != NULL);
+	pm_free(a);
+	json_decref(input);
+	rec_close(&r);
+	fclose(f);
 
 	f = open_memstream(&buf, &len);
 	postmortem_text(f, rep);
@@ -70,6 +82,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(buf);
 
 	json_decref(rep);
-	json_decref(recs);
 	return 0;
 }

@@ -131,7 +131,7 @@ export_start() {
 	at_exit "kill $EXP_PID 2>/dev/null; wait $EXP_PID 2>/dev/null; rm -f $err"
 	EXP_ADDR=
 	for i in $(seq 150); do
-		EXP_ADDR=$(sed -n 's|^ppwatch export: listening on http://\(.*\)/metrics$|\1|p' "$err")
+		EXP_ADDR=$(sed -n 's|^ppwatch export: listening on https\{0,1\}://\(.*\)/metrics$|\1|p' "$err")
 		[ -n "$EXP_ADDR" ] && break
 		kill -0 "$EXP_PID" 2>/dev/null || fail "export exited: $(cat "$err")"
 		sleep 0.1

@@ -20,9 +20,9 @@ ALL_TESTS="
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=prom_lib.sh
+. "$(dirname "$0")/prom_lib.sh"
 
-DASHBOARD=$TOP/dashboards/ppwatch.json
-ALERTS=$TOP/dashboards/ppwatch-alerts.yml
 
 # ---- helpers -----------------------------------------------------------------
 
@@ -48,30 +48,6 @@ http_raw() {
 }
 
 status_of() { head -1 | tr -d '\r'; }
-
-# metric names the exporter can produce, from 'ppwatch export help'
-known_metrics() {
-	"$PPWATCH" export help | awk '/^  (ppwatch|process)_[a-z_]+ (gauge|counter|info) /{ print $1 }'
-}
-
-# every metric name used by a PromQL expression on stdin
-used_metrics() {
-	grep -oE '\b(ppwatch|process)_[a-z_]+\b' | sort -u
-}
-
-# every expression of the dashboard, with Grafana's variables filled in
-dashboard_exprs() {
-	jq -r '(.panels[] | .targets[]?.expr),
-	       (.templating.list[] | select(.type == "query") | .definition)' "$DASHBOARD" |
-		sed -E -e 's/^label_values\((.*), *[a-z_]+\)$/\1/' \
-		       -e 's/^label_values\(([a-z_]+)\)$/\1/' \
-		       -e 's/\$(instance|netns|device)/.*/g' \
-		       -e 's/\$__rate_interval/10s/g' -e 's/\$__interval/5s/g' -e 's/\$__range/1m/g'
-}
-
-alert_exprs() {
-	sed -n 's/^ *expr: *//p' "$ALERTS"
-}
 
 # ---- cases ------------------------------------------------------------------------
 
@@ -296,38 +272,7 @@ export_errors() {
 	check "too short an interval: exit 2" [ $? -eq 2 ]
 }
 
-# ---- a real Prometheus --------------------------------------------------------------
-
-prom_api() {	# prom_api PATH [curl args]: JSON from Prometheus' HTTP API
-	local path=$1
-	shift
-	curl -sf -m 10 "$@" "http://127.0.0.1:$PROM_PORT$path"
-}
-
-prom_query() {	# prom_query EXPR: the /api/v1/query JSON
-	prom_api /api/v1/query -G --data-urlencode "query=$1"
-}
-
-prom_start() {	# prom_start CONFIG DIR: sets PROM_PORT, PROM_PID
-	local cfg=$1 dir=$2 i
-	for _ in 1 2 3 4 5; do	# five ports to try
-		PROM_PORT=$((20000 + RANDOM % 30000))
-		ss -ltn "sport = :$PROM_PORT" | grep -q LISTEN && continue
-		prometheus --config.file="$cfg" --storage.tsdb.path="$dir/data" \
-			--web.listen-address="127.0.0.1:$PROM_PORT" \
-			--storage.tsdb.retention.time=1h --log.level=warn >"$dir/prometheus.log" 2>&1 &
-		PROM_PID=$!
-		at_exit "kill $PROM_PID 2>/dev/null; wait $PROM_PID 2>/dev/null"
-		for i in $(seq 100); do
-			prom_api /-/ready >/dev/null 2>&1 && return 0
-			kill -0 "$PROM_PID" 2>/dev/null || break
-			sleep 0.2
-		done
-		kill "$PROM_PID" 2>/dev/null
-		wait "$PROM_PID" 2>/dev/null
-	done
-	return 1
-}
+# ---- a real Prometheus (prom_lib.sh starts and queries it) ------------------------
 
 # the dashboard and the rules, read the same with either --series (docs/ppwatch-export.rst)
 prometheus_end_to_end() {

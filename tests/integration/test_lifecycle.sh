@@ -97,11 +97,13 @@ unmap_regime_matches_btf() {
 postmortem_live_names_holder() {
 	require_kernel
 	lab_begin
-	local pid doc p
+	local pid doc p rc
 	read -r pid _ _ < <(lab_hold 250 3000) || fail "holder"
 	lab_xdp_off
 	sleep 1.5
-	doc=$("$PPWATCH" -j postmortem --stall-after 1s) || fail "postmortem failed"
+	doc=$("$PPWATCH" -j postmortem --stall-after 1s)
+	rc=$?
+	check "a stalled pool: exit 1 ($rc)" [ $rc -eq 1 ]
 	p=$(jq -ec --arg ns "$(lab_netns_ino)" '[.pools[] | select((.netns|tostring) == $ns)] | first' \
 		<<<"$doc") || fail "no pool of the lab in: $doc"
 	log "$(jq -c '{id, state, stalled, inflight, retries, h: [.holders.holders[] | .holder]}' <<<"$p")"
@@ -122,17 +124,19 @@ pm_essence() {
 record_then_postmortem_same_report() {
 	require_kernel
 	lab_begin
-	local rec=/tmp/ppwt$BASHPID.rec a b ra rb
+	local rec=/tmp/ppwt$BASHPID.rec a b ra rb rc
 	"$PPWATCH" -v record -o "$rec" --stall-after 2s --snapshot-every 1s --stacks=16 2>"$rec.err" &
 	local rpid=$!
 	wait_attached "$rec.err" $rpid
 	lab_hold 300 3000 >/dev/null || fail "holder"
 	lab_xdp_off
 	sleep 3
-	a=$("$PPWATCH" -j postmortem --stall-after 2s) || fail "live postmortem failed"
+	a=$("$PPWATCH" -j postmortem --stall-after 2s)
+	[ $? -eq 1 ] || fail "live postmortem of a stalled pool: not exit 1"
 	kill -INT $rpid
 	wait $rpid || fail "record failed: $(cat "$rec.err")"
-	b=$("$PPWATCH" -j postmortem "$rec") || fail "postmortem of the file failed"
+	b=$("$PPWATCH" -j postmortem "$rec")
+	[ $? -eq 1 ] || fail "postmortem of the file, a stalled pool: not exit 1"
 	ra=$(pm_essence <<<"$a")
 	rb=$(pm_essence <<<"$b")
 	log "live:     $ra"
@@ -141,24 +145,29 @@ record_then_postmortem_same_report() {
 	check "same report, live or from the file" [ "$ra" = "$rb" ]
 	check "same destroy time" num "($(jq '[.pools[] | .destroyed_at][0]' <<<"$a") - $(jq '[.pools[] | .destroyed_at][0]' <<<"$b")) | fabs < 1"
 	check "the recording has the retries" jq -e '[.pools[] | .retries] | max >= 2' <<<"$b" >/dev/null
-	# and after the holder closes, the recording shows the pool freed, and who freed it
+	# and after the holder closes, the recording shows the pool freed, and who
+	# freed it; the first recording is rec.1 now, and the report reads both
 	"$PPWATCH" -v record -o "$rec" --stacks=16 4 2>"$rec.err" &
 	rpid=$!
 	wait_attached "$rec.err" $rpid
 	lab_release
 	wait $rpid || fail "record failed: $(cat "$rec.err")"
-	b=$("$PPWATCH" -j postmortem "$rec") || fail "postmortem failed"
+	check "the first recording kept as rec.1" [ -s "$rec.1" ]
+	b=$("$PPWATCH" -j postmortem "$rec")
+	rc=$?
+	check "postmortem of both: the pool stalled in the first, exit 1 ($rc)" [ $rc -eq 1 ]
+	check "both files read" jq -e '.input.files | length == 2' <<<"$b" >/dev/null
 	log "after release: $(jq -c '[.pools[] | {id, state, t: [.timeline[].event], stacks: (.release_stacks | length)}]' <<<"$b")"
 	check "freed in the timeline" jq -e 'any(.pools[].timeline[]; .event == "freed")' <<<"$b" >/dev/null
 	check "the stacks that released the last pages" jq -e \
 		'any(.pools[]; (.release_stacks | length) > 0 and any(.release_stacks[].frames[]; test("destruct|skb_release|page_pool")))' \
 		<<<"$b" >/dev/null
-	rm -f "$rec" "$rec.err"
+	rm -f "$rec" "$rec".* "$rec.err"
 }
 
 postmortem_yaml_and_bad_files() {
 	require_kernel
-	local rec=/tmp/ppwt$BASHPID.rec err rc
+	local rec=/tmp/ppwt$BASHPID.rec err rc out
 	"$PPWATCH" record -o "$rec" 1 2>/dev/null || fail "record failed"
 	if python3 -c 'import yaml' 2>/dev/null; then
 		"$PPWATCH" postmortem --yaml "$rec" | python3 -c '
@@ -168,15 +177,20 @@ assert "pools" in d and "kernel" in d, d' || fail "--yaml is not YAML with pools
 	else
 		log "python3-yaml missing: YAML parse check skipped"
 	fi
+	# a damaged line: skipped, counted, named in the report
 	printf '{"type":"header"}\n{"type":"event", nope}\n' >"$rec"
+	out=$("$PPWATCH" postmortem "$rec" 2>&1)
+	rc=$?
+	log "rc=$rc: $(grep damaged <<<"$out")"
+	check "a damaged line: a report, exit 0" [ $rc -eq 0 ]
+	check "names file and line" grep -q "^1 damaged line skipped: $rec:2 (column " <<<"$out"
+	# nothing readable: exit 2, and why
+	echo '{"a":1}' >"$rec"
 	err=$("$PPWATCH" postmortem "$rec" 2>&1 >/dev/null)
 	rc=$?
 	log "rc=$rc: $err"
-	check "bad file exits 2" [ $rc -eq 2 ]
-	check "names file and line" grep -q "$rec:2:" <<<"$err"
-	echo '{"a":1}' >"$rec"
-	"$PPWATCH" postmortem "$rec" >/dev/null 2>&1
-	check "not a record file exits 2" [ $? -eq 2 ]
+	check "not a record file exits 2" [ $rc -eq 2 ]
+	check "says why" grep -q "nothing readable in $rec ($rec:1: not a ppwatch record" <<<"$err"
 	rm -f "$rec"
 }
 

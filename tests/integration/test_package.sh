@@ -2,15 +2,19 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The artifacts that leave the build host: 'make static' (one file, no
-# shared library, runs where there are none) and 'make deb' (installs,
-# ppwatch runs from it, removes cleanly), and the bash completion's pool ids
-# and device names on the running kernel.
+# shared library, runs where there are none), 'make deb' (installs with its
+# services, ppwatch runs from it, removes and purges cleanly) and 'make
+# install' (the same files under a DESTDIR), the systemd units (verified,
+# their security exposure measured, the exporter run with the unit's
+# capabilities), and the bash completion's pool ids and device names on
+# the running kernel.
 
 ALL_TESTS="
 	static_has_no_dynamic_dependencies
 	static_runs_with_no_libraries_beside_it
 	static_sees_the_lab
 	deb_installs_runs_and_removes
+	make_install_installs_the_services
 	completion_names_pools_and_devices
 "
 
@@ -62,39 +66,173 @@ static_sees_the_lab() {
 	check "it has inflight pages" num "$(jget "$pool" .inflight) > 0"
 }
 
+# systemd-analyze verify, and security's exposure (offline: systemd need not
+# be PID 1) of the units in DIR; EXPOSURE_ppwatch_export etc. are set
+verify_units() {	# dir [systemd-analyze verify options]
+	local dir=$1 u out
+	shift
+	command -v systemd-analyze >/dev/null || { log "SKIP: no systemd-analyze"; return 0; }
+	out=$(cd "$dir" && systemd-analyze verify "$@" ppwatch-export.service ppwatch-record.service 2>&1)
+	check "systemd-analyze verify: clean ($out)" [ -z "$out" ]
+	for u in ppwatch-export ppwatch-record; do
+		out=$(cd "$dir" && systemd-analyze security --offline=true "$u.service" 2>&1 | tail -1)
+		log "$u.service: ${out#→ }"
+		out=$(sed -n 's/.*exposure level for [^:]*: \([0-9.]*\) .*/\1/p' <<<"$out")
+		check "$u.service: an exposure figure" [ -n "$out" ]
+		# 'OK' is below 4.5 in systemd's own scale; these are hardened to under 3.5
+		check "$u.service: exposure $out under 3.5" num "$out < 3.5"
+	done
+}
+
+# 'ExecStart=' of a unit, its options file's variables filled in by ARGS
+unit_cmd() {	# unit-file args
+	sed -n 's/^ExecStart=//p' "$1" | sed "s|\$[A-Z_]*ARGS|$2|"
+}
+
+# the unit's CapabilityBoundingSet, as setpriv takes it (+cap_bpf,...)
+unit_caps() {
+	sed -n 's/^CapabilityBoundingSet=//p' "$1" | tr ' ' '\n' | tr '[:upper:]' '[:lower:]' |
+		sed 's/^cap_/+/' | paste -sd,
+}
+
 deb_installs_runs_and_removes() {
 	require_kernel
-	local debs deb files doc
+	local debs deb files doc f cmd pid st caps port uerr
 	debs=("$OUTPUT"/deb/ppwatch_*.deb)
 	deb=${debs[0]}
+	uerr=/tmp/ppwt$BASHPID.unit.err
 	[ -f "$deb" ] || fail "no package in $OUTPUT/deb: run make deb"
 	dpkg-query -W -f='${Status}' ppwatch 2>/dev/null | grep -q 'ok installed' &&
 		skip "a ppwatch package is installed on this machine already: not touching it"
-	at_exit "dpkg -r ppwatch >/dev/null 2>&1"
+	# no daemon starts while the package installs here, as in a chroot
+	# (invoke-rc.d asks policy-rc.d); the init.d script is run below by hand
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+		chmod 0755 /usr/sbin/policy-rc.d
+		at_exit "rm -f /usr/sbin/policy-rc.d"
+	fi
+	at_exit "dpkg -P ppwatch >/dev/null 2>&1"
 	dpkg -i "$deb" >/dev/null || fail "dpkg -i $deb"
 	files=$(dpkg -L ppwatch)
 	for f in /usr/sbin/ppwatch /usr/share/man/man8/ppwatch.8.gz \
 		/usr/share/man/man8/ppwatch-pools.8.gz \
 		/usr/share/bash-completion/completions/ppwatch \
 		/usr/share/doc/ppwatch/copyright /usr/share/doc/ppwatch/examples/fleet.yaml \
+		/usr/share/doc/ppwatch/examples/web-config.yml \
 		/usr/share/ppwatch/dashboards/ppwatch.json \
-		/usr/share/ppwatch/dashboards/ppwatch-alerts.yml; do
+		/usr/share/ppwatch/dashboards/ppwatch-alerts.yml \
+		/lib/systemd/system/ppwatch-export.service /lib/systemd/system/ppwatch-record.service \
+		/etc/default/ppwatch /etc/init.d/ppwatch-export /etc/init.d/ppwatch-record \
+		/usr/lib/sysusers.d/ppwatch.conf; do
 		grep -qx "$f" <<<"$files" || fail "the package has no $f"
 		[ -e "$f" ] || fail "$f not installed"
 	done
+	check "the ppwatch user exists" getent passwd ppwatch >/dev/null
+	check "ExecStart is the installed binary" grep -q '^ExecStart=/usr/sbin/ppwatch export --user ppwatch \$EXPORT_ARGS$' \
+		/lib/systemd/system/ppwatch-export.service
+	verify_units /lib/systemd/system
+	if [ -d /run/systemd/system ]; then
+		check "ppwatch-export enabled" systemctl -q is-enabled ppwatch-export.service
+		check "ppwatch-record not enabled" bash -c '! systemctl -q is-enabled ppwatch-record.service'
+	else
+		# no systemd running: what deb-systemd-helper recorded
+		check "ppwatch-export enabled (symlink)" \
+			[ -L /etc/systemd/system/multi-user.target.wants/ppwatch-export.service ]
+		check "ppwatch-record not enabled" \
+			[ ! -e /etc/systemd/system/multi-user.target.wants/ppwatch-record.service ]
+		log "systemd is not PID 1 here: the units are verified, not started"
+	fi
 	lab_begin
 	doc=$(/usr/sbin/ppwatch pools -j) || fail "the installed ppwatch pools -j failed"
 	vb_pool "$doc" >/dev/null || fail "the installed ppwatch does not list the lab's pool"
 	/usr/sbin/ppwatch pools >/dev/null || fail "the installed ppwatch pools failed"
+	# the exporter's ExecStart with its unit's bounding set (setpriv stands in
+	# for systemd): it serves, as ppwatch, with the capabilities it keeps
+	if command -v setpriv >/dev/null; then
+		cmd=$(unit_cmd /lib/systemd/system/ppwatch-export.service "--listen 127.0.0.1:0")
+		caps=$(unit_caps /lib/systemd/system/ppwatch-export.service)
+		log "setpriv --bounding-set=-all,$caps $cmd"
+		# shellcheck disable=SC2086 # the unit's words
+		setpriv --bounding-set=-all,"$caps" $cmd 2>$uerr &
+		pid=$!
+		at_exit "kill $pid 2>/dev/null; rm -f $uerr"
+		for _ in $(seq 100); do
+			grep -q 'listening on' $uerr && break
+			kill -0 $pid 2>/dev/null || break
+			sleep 0.1
+		done
+		st=$(cat /proc/$pid/status 2>/dev/null)
+		log "$(grep -E '^(Uid|CapEff|CapBnd|NoNewPrivs)' <<<"$st" | tr -s '\t\n' ' ')"
+		check "the unit's exporter runs: $(head -c 300 $uerr)" kill -0 $pid
+		check "as ppwatch" [ "$(awk '/^Uid:/ { print $2 }' <<<"$st")" = "$(id -u ppwatch)" ]
+		check "no_new_privs" grep -q '^NoNewPrivs:[[:space:]]*1' <<<"$st"
+		check "it kept CAP_BPF, CAP_SYS_ADMIN, CAP_SYS_PTRACE only" \
+			grep -q '^CapEff:[[:space:]]*0000008000280000$' <<<"$st"
+		f=$(sed -n 's|^ppwatch export: listening on http://\(.*\)/metrics$|\1|p' $uerr)
+		check "and serves the lab's pool" bash -c "curl -sf -m 5 http://$f/metrics | grep -q 'device=\"vb\"'"
+		kill $pid
+		wait $pid 2>/dev/null
+	fi
+	# without systemd, the init.d script: start, status, reload, stop
+	port=$((20000 + RANDOM % 30000))
+	echo "EXPORT_ARGS=\"--listen 127.0.0.1:$port\"" >>/etc/default/ppwatch
+	/etc/init.d/ppwatch-export start >/dev/null 2>&1 || fail "/etc/init.d/ppwatch-export start"
+	at_exit "/etc/init.d/ppwatch-export stop >/dev/null 2>&1"
+	for _ in $(seq 100); do
+		curl -sf -m 2 -o /dev/null "http://127.0.0.1:$port/metrics" && break
+		sleep 0.1
+	done
+	check "init.d: serves on the EXPORT_ARGS port" bash -c "curl -sf -m 5 http://127.0.0.1:$port/metrics | grep -q '^ppwatch_build_info'"
+	check "init.d: status" /etc/init.d/ppwatch-export status >/dev/null
+	check "init.d: reload (SIGHUP) keeps it serving" /etc/init.d/ppwatch-export reload >/dev/null
+	sleep 0.5
+	check "init.d: still serving" curl -sf -m 5 -o /dev/null "http://127.0.0.1:$port/metrics"
+	check "init.d: stop" /etc/init.d/ppwatch-export stop >/dev/null
+	check "init.d: stopped" bash -c "! curl -sf -m 2 -o /dev/null http://127.0.0.1:$port/metrics"
 	log "installed: $(/usr/sbin/ppwatch --version), $(wc -l <<<"$files") paths"
-	dpkg -r ppwatch >/dev/null || fail "dpkg -r ppwatch"
+	dpkg -r ppwatch >"$uerr.dpkg" 2>&1 || fail "dpkg -r ppwatch: $(cat "$uerr.dpkg")"
 	for f in /usr/sbin/ppwatch /usr/share/bash-completion/completions/ppwatch \
-		/usr/share/doc/ppwatch /usr/share/ppwatch; do
+		/usr/share/doc/ppwatch /usr/share/ppwatch /lib/systemd/system/ppwatch-export.service; do
 		[ ! -e "$f" ] || fail "$f left behind by dpkg -r"
+	done
+	check "dpkg -r keeps the conffiles" [ -e /etc/default/ppwatch ]
+	dpkg -P ppwatch >"$uerr.dpkg" 2>&1 || fail "dpkg -P ppwatch: $(cat "$uerr.dpkg")"
+	rm -f "$uerr.dpkg"
+	for f in /etc/default/ppwatch /etc/init.d/ppwatch-export /var/lib/ppwatch \
+		/etc/systemd/system/multi-user.target.wants/ppwatch-export.service; do
+		[ ! -e "$f" ] || fail "$f left behind by dpkg -P"
 	done
 	dpkg-query -W -f='${Status}' ppwatch 2>/dev/null | grep -q 'ok installed\|config-files' &&
 		fail "dpkg still lists ppwatch: $(dpkg-query -W -f='${Status}' ppwatch)"
 	return 0
+}
+
+make_install_installs_the_services() {
+	[ -x "$PPWATCH" ] || fail "$PPWATCH missing: run make"
+	local d f
+	d=$(mktemp -d /tmp/ppwt-install.XXXXXX)
+	at_exit "rm -rf '$d'"
+	echo 'EXPORT_ARGS="--listen 127.0.0.1:9999"' >"$d/mine"
+	mkdir -p "$d/root/etc/default"
+	cp "$d/mine" "$d/root/etc/default/ppwatch"
+	make -s -C "$TOP" install OUTPUT="$OUTPUT" DESTDIR="$d/root" prefix=/usr/local >"$d/log" 2>&1 ||
+		fail "make install: $(tail -5 "$d/log")"
+	for f in /usr/local/sbin/ppwatch /usr/local/lib/systemd/system/ppwatch-export.service \
+		/usr/local/lib/systemd/system/ppwatch-record.service \
+		/usr/local/lib/sysusers.d/ppwatch.conf /usr/local/share/man/man8/ppwatch-export.8 \
+		/usr/local/share/doc/ppwatch/examples/web-config.yml; do
+		[ -f "$d/root$f" ] || fail "make install: no $f"
+	done
+	check "ExecStart under the prefix" grep -q '^ExecStart=/usr/local/sbin/ppwatch record ' \
+		"$d/root/usr/local/lib/systemd/system/ppwatch-record.service"
+	check "the admin's options file left as it was" cmp -s "$d/mine" "$d/root/etc/default/ppwatch"
+	# the units need their binary where ExecStart says: verify against the tree's
+	mkdir -p "$d/units"
+	for f in ppwatch-export ppwatch-record; do
+		sed "s|/usr/local/sbin/ppwatch|$PPWATCH|" "$d/root/usr/local/lib/systemd/system/$f.service" \
+			>"$d/units/$f.service"
+	done
+	verify_units "$d/units" --man=no
 }
 
 # "WORDS..." -> what bash completion offers for the last (empty) word

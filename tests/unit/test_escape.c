@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include "lib/escape.h"
+#include "lib/util.h"
 
 static const char *esc(const char *s, size_t len)
 {
@@ -78,6 +79,36 @@ static void test_put_quoted(void)
 	free(buf);
 }
 
+/* raw bytes inside JSON strings become the escape's text; nothing else changes */
+static void test_json_raw(void)
+{
+	static const struct {
+		const char *in, *out;
+		size_t fixed;
+	} t[] = {
+		{ "{\"a\":\"b\"}", "{\"a\":\"b\"}", 0 },
+		{ "{\"d\":\"e\xfft\"}", "{\"d\":\"e\\\\xfft\"}", 1 },
+		/* well-formed UTF-8 and C1 controls stay; a truncated sequence does not */
+		{ "\"caf\xc3\xa9 \xc2\x85 \xe2\x82\"", "\"caf\xc3\xa9 \xc2\x85 \\\\xe2\\\\x82\"",
+		  2 },
+		/* raw control characters inside a string; a tab outside one is JSON's blank */
+		{ "{\t\"x\":\"a\tb\x1b\"}", "{\t\"x\":\"a\\\\x09b\\\\x1b\"}", 2 },
+		/* an escaped quote does not end the string; bytes outside strings stay */
+		{ "[\"q\\\"\xff\",\xff]", "[\"q\\\"\\\\xff\",\xff]", 1 },
+		/* a backslash at a string's end: the next byte is the escaped one */
+		{ "\"\\\\\"\xff", "\"\\\\\"\xff", 0 },
+	};
+	char out[256];
+	size_t i, n, fixed;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		n = esc_json_raw(out, t[i].in, strlen(t[i].in), &fixed);
+		out[n] = 0;
+		CHECK_STR(out, t[i].out);
+		CHECK_INT(fixed, t[i].fixed);
+	}
+}
+
 int main(void)
 {
 	TEST(test_passes_utf8);
@@ -85,5 +116,6 @@ int main(void)
 	TEST(test_idempotent);
 	TEST(test_cut);
 	TEST(test_put_quoted);
+	TEST(test_json_raw);
 	return unit_done();
 }

@@ -1,29 +1,57 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Recordings read back (jansson), and the post-mortem report in text, JSON and YAML. */
 #include <errno.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
 #include "unit.h"
 
+#include "lib/escape.h"
 #include "lib/util.h"
 #include "model/postmortem.h"
 #include "model/rec_reader.h"
 #include "output/postmortem_fmt.h"
 
-/* rec_read() of a string; what it reports goes to *diag */
-static json_t *read_str(const char *text, char **diag)
+/* every record of a reader, as an array; *summary: what it says it read */
+static json_t *read_all(struct rec_reader *r, json_t **summary)
 {
-	FILE *f = fmemopen((void *)text, strlen(text), "r"), *err = stderr;
-	size_t len;
+	json_t *recs = json_array(), *rec;
+	int err;
+
+	while ((err = rec_next(r, &rec)) > 0)
+		json_array_append_new(recs, rec);
+	CHECK(err == 0, "rec_next: %d", err);
+	if (summary)
+		*summary = rec_summary(r);
+	return recs;
+}
+
+/* the records of a string (NUL bytes allowed: len), and the reader's summary */
+static json_t *read_mem(const char *text, size_t len, json_t **summary)
+{
+	FILE *f = fmemopen((void *)text, len ? len : 1, "r");
+	struct rec_reader r;
 	json_t *recs;
 
-	stderr = open_memstream(diag, &len);
-	recs = rec_read(f, "r.jsonl");
-	fclose(stderr);
-	stderr = err;
+	if (!len)
+		fgetc(f); /* fmemopen cannot open nothing */
+	CHECK(!rec_open_stream(&r, f, "r.jsonl"), "open");
+	recs = read_all(&r, summary);
+	rec_close(&r);
 	fclose(f);
 	return recs;
+}
+
+static json_t *read_str(const char *text, json_t **summary)
+{
+	return read_mem(text, strlen(text), summary);
+}
+
+/* the summary of the only file */
+static const json_t *file0(const json_t *summary)
+{
+	return json_array_get(json_object_get(summary, "files"), 0);
 }
 
 /* a recording: a pool destroyed 90 s before its end, held by a socket */
@@ -57,14 +85,10 @@ static void test_postmortem(void)
 {
 	const json_t *pool, *tl;
 	json_t *recs, *rep;
-	char *buf, *diag;
+	char *buf;
 	struct json j;
 
-	recs = read_str(recording, &diag);
-	CHECK(recs != NULL, "read: %s", diag);
-	free(diag);
-	if (!recs)
-		return;
+	recs = read_str(recording, NULL);
 	CHECK_INT(json_array_size(recs), 10);
 	rep = postmortem_build(recs, "test");
 	CHECK(rep != NULL, "report");
@@ -102,52 +126,137 @@ static void test_postmortem(void)
 	json_decref(recs);
 }
 
-/* jansson: surrogate pairs, exact integers, one value per key, errors with line and column */
+/* jansson: surrogate pairs, exact integers, one value per key */
 static void test_rec_reader(void)
 {
-	json_t *recs;
-	char *diag;
+	json_t *recs, *sum;
 
 	recs = read_str("{\"type\":\"header\",\"s\":\"\\ud83d\\udc27\",\"n\":9007199254740993}\n",
-			&diag);
-	CHECK(recs != NULL, "read: %s", diag);
+			&sum);
 	CHECK_STR(rec_str(json_array_get(recs, 0), "s", ""), "\xf0\x9f\x90\xa7");
 	CHECK(json_integer_value(json_object_get(json_array_get(recs, 0), "n")) ==
 		      9007199254740993LL,
 	      "integers stay integers");
+	CHECK(json_is_true(json_object_get(file0(sum), "header")), "a header");
 	json_decref(recs);
-	free(diag);
+	json_decref(sum);
+}
 
+/* a line that is not a record is skipped and counted, the rest read */
+static void test_rec_reader_damage(void)
+{
 	static const struct {
-		const char *what, *text, *diag;
+		const char *what, *line, *why;
 	} bad[] = {
-		{ "duplicate key", "{\"type\":\"header\",\"type\":\"x\"}\n", "r.jsonl:1:" },
-		{ "bytes that are not UTF-8", "{\"type\":\"header\"}\n{\"type\":\"e\xff\"}\n",
-		  "r.jsonl:2:" },
-		{ "not an object", "{\"type\":\"header\"}\n[1]\n",
-		  "r.jsonl:2: not a ppwatch record" },
-		{ "no header", "{\"type\":\"end\"}\n", "no header record" },
+		{ "duplicate key", "{\"type\":\"event\",\"type\":\"x\"}", "duplicate" },
+		{ "not an object", "[1]", "not a ppwatch record" },
+		{ "no type", "{\"a\":1}", "not a ppwatch record" },
 		{ "nested too deep",
-		  "{\"type\":\"header\",\"x\":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]}\n",
-		  "r.jsonl:1: nested deeper" },
-		{ "truncated", "{\"type\":\"header\"", "r.jsonl:1:" },
+		  "{\"type\":\"event\",\"x\":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]}",
+		  "nested deeper" },
+		{ "a NUL in a string", "{\"type\":\"event\",\"d\":\"a\\u0000b\"}", "NUL" },
+		{ "garbage", "\x1b[2Jgarbage\xff", "column 1" },
+		{ "NUL bytes", "\0\0\0\0\0\0\0\0", "column" },
 	};
-	size_t i;
+	char text[512];
+	json_t *recs, *sum, *d;
+	size_t i, len;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		recs = read_str(bad[i].text, &diag);
-		CHECK(recs == NULL, "%s: accepted", bad[i].what);
-		CHECK(strstr(diag, bad[i].diag) != NULL, "%s: '%s'", bad[i].what, diag);
-		CHECK(!strchr(diag, '\xff'), "%s: the complaint is escaped", bad[i].what);
+		len = snprintf(text, sizeof(text),
+			       "{\"type\":\"header\"}\n%s\n{\"type\":\"end\"}\n", bad[i].line);
+		if (strstr(bad[i].what, "NUL bytes")) {
+			/* snprintf stops at the NULs: lay the line out by hand */
+			len = snprintf(text, sizeof(text), "{\"type\":\"header\"}\n");
+			memset(text + len, 0, 8);
+			len += 8;
+			len += snprintf(text + len, sizeof(text) - len, "\n{\"type\":\"end\"}\n");
+		}
+		recs = read_mem(text, len, &sum);
+		CHECK_INT(json_array_size(recs), 2);
+		CHECK_STR(rec_str(json_array_get(recs, 1), "type", ""), "end");
+		CHECK_INT(rec_num(sum, "damaged_lines", 0), 1);
+		d = json_array_get(json_object_get(file0(sum), "damaged"), 0);
+		CHECK_INT(rec_num(d, "line", 0), 2);
+		CHECK_INT(rec_num(d, "byte", 0), 18);
+		CHECK(strstr(rec_str(d, "why", ""), bad[i].why) != NULL, "%s: '%s'", bad[i].what,
+		      rec_str(d, "why", ""));
+		CHECK(esc_clean(rec_str(d, "why", ""), strlen(rec_str(d, "why", ""))),
+		      "%s: the reason is escaped", bad[i].what);
+		CHECK(json_is_null(json_object_get(file0(sum), "cut")), "%s: not cut", bad[i].what);
 		json_decref(recs);
-		free(diag);
+		json_decref(sum);
 	}
+
+	/* raw bytes that are not UTF-8, and raw control characters, inside a string: read, escaped */
+	recs = read_str(
+		"{\"type\":\"header\"}\n{\"type\":\"snapshot\",\"d\":\"e\xfft\x01\xc3\xa9\\\"\xe2\x82\"}\n",
+		&sum);
+	CHECK_INT(json_array_size(recs), 2);
+	CHECK_STR(rec_str(json_array_get(recs, 1), "d", ""), "e\\xfft\\x01\xc3\xa9\"\\xe2\\x82");
+	CHECK_INT(rec_num(file0(sum), "escaped_lines", 0), 1);
+	CHECK_INT(rec_num(sum, "damaged_lines", 0), 0);
+	json_decref(recs);
+	json_decref(sum);
+
+	/* the same bytes outside a string leave the line not JSON */
+	recs = read_str("{\"type\":\"header\"}\n{\"type\":\"end\"\xff}\n", &sum);
+	CHECK_INT(json_array_size(recs), 1);
+	CHECK_INT(rec_num(sum, "damaged_lines", 0), 1);
+	json_decref(recs);
+	json_decref(sum);
+
+	/* no header: read all the same, and said */
+	recs = read_str("{\"type\":\"end\"}\n{\"type\":\"future\"}\n", &sum);
+	CHECK_INT(json_array_size(recs), 2);
+	CHECK(json_is_false(json_object_get(file0(sum), "header")), "no header");
+	CHECK_INT(rec_num(file0(sum), "unknown_records", 0), 1);
+	json_decref(recs);
+	json_decref(sum);
+
+	/* a last line without its newline: complete, or cut */
+	recs = read_str("{\"type\":\"header\"}\n{\"type\":\"end\"}", &sum);
+	CHECK_INT(json_array_size(recs), 2);
+	CHECK(json_is_null(json_object_get(file0(sum), "cut")), "complete");
+	json_decref(recs);
+	json_decref(sum);
+	recs = read_str("{\"type\":\"header\"}\n{\"type\":\"end\",\"ti", &sum);
+	CHECK_INT(json_array_size(recs), 1);
+	CHECK_INT(rec_num(json_object_get(file0(sum), "cut"), "at_byte", 0), 35);
+	CHECK_INT(rec_num(json_object_get(file0(sum), "cut"), "record_from_byte", 0), 18);
+	CHECK_INT(rec_num(json_object_get(file0(sum), "cut"), "line", 0), 2);
+	CHECK_INT(rec_num(sum, "cut_files", 0), 1);
+	CHECK_INT(rec_num(sum, "damaged_lines", 0), 0);
+	json_decref(recs);
+	json_decref(sum);
+}
+
+/* a line longer than any record: skipped without keeping it */
+static void test_rec_reader_long_line(void)
+{
+	size_t n = REC_MAX_LINE + 100, len;
+	char *text = malloc(n + 64);
+	json_t *recs, *sum;
+
+	len = sprintf(text, "{\"type\":\"header\"}\n");
+	memset(text + len, 'x', n);
+	len += n;
+	len += sprintf(text + len, "\n{\"type\":\"end\"}\n");
+	recs = read_mem(text, len, &sum);
+	CHECK_INT(json_array_size(recs), 2);
+	CHECK_INT(rec_num(sum, "damaged_lines", 0), 1);
+	CHECK(strstr(rec_str(json_array_get(json_object_get(file0(sum), "damaged"), 0), "why", ""),
+		     "longer than") != NULL,
+	      "says why");
+	json_decref(recs);
+	json_decref(sum);
+	free(text);
 }
 
 /* every pool and every event: a zombie for long keeps its freed event */
 static void test_postmortem_no_limits(void)
 {
-	char *text = NULL, *diag;
+	char *text = NULL;
 	const json_t *pools, *p, *tl;
 	json_t *recs, *rep;
 	size_t len = 0, i;
@@ -175,8 +284,7 @@ static void test_postmortem_no_limits(void)
 			i ? "," : "", i + 1, i);
 	fprintf(f, "]}\n");
 	fclose(f);
-	recs = read_str(text, &diag);
-	CHECK(recs != NULL, "read: %s", diag);
+	recs = read_str(text, NULL);
 	rep = postmortem_build(recs, "many");
 	pools = json_object_get(rep, "pools");
 	CHECK_INT(json_array_size(pools), 300); /* was cut at 256 */
@@ -187,7 +295,6 @@ static void test_postmortem_no_limits(void)
 	CHECK_STR(rec_str(json_array_get(pools, 299), "addr", ""), "0x12b");
 	json_decref(rep);
 	json_decref(recs);
-	free(diag);
 	free(text);
 }
 
@@ -205,23 +312,25 @@ static void test_postmortem_odd_values(void)
 		"\"state\":\"zombie\",\"inflight\":-1e300,\"detach_age_s\":1e300,"
 		"\"inflight_bytes\":1.7976931348623157e308}]}\n";
 	json_t *recs, *rep, *back;
-	char *buf, *diag;
+	char *buf;
 	yaml_parser_t yp;
 	yaml_document_t doc;
 	struct json j;
 
-	recs = read_str(odd, &diag);
-	free(diag);
-	/* "a\u0000b": jansson refuses NUL in strings */
-	CHECK(recs == NULL, "a NUL in a string is refused");
+	json_t *sum;
+
+	recs = read_str(odd, &sum);
+	/* "a\u0000b": jansson refuses NUL in strings: that line is skipped */
+	CHECK_INT(json_array_size(recs), 3);
+	CHECK_INT(rec_num(sum, "damaged_lines", 0), 1);
+	json_decref(recs);
+	json_decref(sum);
 
 	/* the same without the NUL */
 	char *fixed = strdup(odd), *nul = strstr(fixed, "a\\u0000b");
 
 	memcpy(nul, "a\\u0001b", 8);
-	recs = read_str(fixed, &diag);
-	CHECK(recs != NULL, "read: %s", diag);
-	free(diag);
+	recs = read_str(fixed, NULL);
 	rep = postmortem_build(recs, "odd\n\xc3\xa9");
 	CHECK(rep != NULL, "report");
 
@@ -258,10 +367,228 @@ static void test_postmortem_odd_values(void)
 	free(fixed);
 }
 
+/* the test corpus' lab recording: a zombie freed, another destroyed and freed */
+static char *lab_recording(size_t *len)
+{
+	FILE *f = fopen("tests/fuzz/corpus/postmortem/lab-recording.jsonl", "r");
+	char *text = NULL;
+	size_t cap = 0;
+
+	CHECK(f != NULL, "the lab recording");
+	if (!f)
+		return NULL;
+	*len = getdelim(&text, &cap, '\0', f);
+	fclose(f);
+	return text;
+}
+
+/* where line n (0-based) of text starts */
+static size_t line_start(const char *text, size_t len, size_t n)
+{
+	size_t off = 0;
+
+	while (n-- && off < len)
+		off = (const char *)memchr(text + off, '\n', len - off) - text + 1;
+	return off;
+}
+
+/*
+ * text cut to c bytes: the records before the cut are read, the cut is
+ * said with where the file ends, and the report is built from what there
+ * is. False (and a check failed) if not.
+ */
+static bool cut_reads(const char *text, size_t len, size_t c, size_t min_pools)
+{
+	bool at_boundary = text[c - 1] == '\n', before_nl = text[c] == '\n', ok;
+	size_t whole = 0, k, nrec;
+	json_t *recs, *sum, *cut, *rep;
+
+	for (k = 0; k < c; k++)
+		whole += text[k] == '\n';
+	recs = read_mem(text, c, &sum);
+	nrec = json_array_size(recs);
+	cut = json_object_get(file0(sum), "cut");
+	/* complete lines, and the last one when only its newline is missing */
+	ok = nrec == whole + before_nl && json_is_null(cut) == (at_boundary || before_nl) &&
+	     rec_num(sum, "damaged_lines", -1) == 0 &&
+	     (json_is_null(cut) ||
+	      (rec_num(cut, "at_byte", 0) == c &&
+	       rec_num(cut, "record_from_byte", 0) == line_start(text, len, whole)));
+	CHECK(ok, "cut at %zu: %zu records (%zu whole lines), cut %s", c, nrec, whole,
+	      json_is_null(cut) ? "no" : "yes");
+	rep = postmortem_build(recs, "cut");
+	CHECK(rep && json_array_size(json_object_get(rep, "pools")) >= min_pools,
+	      "cut at %zu: a report with %zu pools at least", c, min_pools);
+	ok = ok && rep && json_array_size(json_object_get(rep, "pools")) >= min_pools;
+	json_decref(rep);
+	json_decref(recs);
+	json_decref(sum);
+	return ok;
+}
+
+/*
+ * What a recorder killed while writing leaves: the lab recording cut at
+ * every byte of its last record and at every 31st byte before it; its
+ * header and last three records cut at every byte.
+ */
+static void test_rec_reader_cuts(void)
+{
+	size_t len, lines, c, from, destroy, n = 0, bad = 0;
+	char *text = lab_recording(&len), *tail;
+
+	if (!text)
+		return;
+	for (lines = 0, c = 0; c < len; c++)
+		lines += text[c] == '\n';
+	from = line_start(text, len, lines - 1);
+	destroy = line_start(text, len, 14); /* a snapshot shows both pools destroyed */
+	for (c = 1; c < len && bad < 5; c += c < from ? 31 : 1, n++)
+		bad += !cut_reads(text, len, c, c > destroy ? 2 : 0);
+	tail = malloc(len + 1);
+	from = line_start(text, len, lines - 3);
+	c = line_start(text, len, 1);
+	memcpy(tail, text, c);
+	memcpy(tail + c, text + from, len - from);
+	len = c + len - from;
+	for (c = 1; c < len && bad < 5; c++, n++)
+		bad += !cut_reads(tail, len, c, 0);
+	CHECK(n > 3000, "%zu cuts", n);
+	free(tail);
+	free(text);
+}
+
+/* a rotated set: read oldest first, a file seen twice (a rotation meanwhile) once */
+static void test_rec_reader_rotated(void)
+{
+	char dir[] = "/tmp/ppwatch-unit.XXXXXX", path[64], name[80];
+	static const char *const body[] = { "r.2", "r.1", "r.0" };
+	struct rec_reader r;
+	json_t *recs, *sum;
+	size_t i;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(path, sizeof(path), "%s/rec", dir);
+	for (i = 0; i < 3; i++) {
+		if (i == 2)
+			snprintf(name, sizeof(name), "%s", path);
+		else
+			snprintf(name, sizeof(name), "%s.%zu", path, 2 - i);
+		f = fopen(name, "w");
+		fprintf(f, "{\"type\":\"header\",\"time\":%zu}\n{\"type\":\"end\",\"n\":\"%s\"}\n",
+			i, body[i]);
+		fclose(f);
+	}
+	CHECK_INT(rec_open(&r, path), 0);
+	recs = read_all(&r, &sum);
+	rec_close(&r);
+	CHECK_INT(json_array_size(recs), 6);
+	for (i = 0; i < 3; i++)
+		CHECK_STR(rec_str(json_array_get(recs, 2 * i + 1), "n", ""), body[i]);
+	CHECK_INT(json_array_size(json_object_get(sum, "files")), 3);
+	CHECK(strstr(rec_str(json_array_get(json_object_get(sum, "files"), 0), "name", ""),
+		     "rec.2") != NULL,
+	      "the oldest first");
+	json_decref(recs);
+	json_decref(sum);
+
+	/* rec.1 the same file as rec (hard link): read once */
+	snprintf(name, sizeof(name), "%s.1", path);
+	unlink(name);
+	CHECK_INT(link(path, name), 0);
+	CHECK_INT(rec_open(&r, path), 0);
+	recs = read_all(&r, &sum);
+	rec_close(&r);
+	CHECK_INT(json_array_size(recs), 4);
+	CHECK_INT(json_array_size(json_object_get(sum, "files")), 2);
+	json_decref(recs);
+	json_decref(sum);
+
+	/* a set that is not there */
+	snprintf(name, sizeof(name), "%s/nope", dir);
+	CHECK_INT(rec_open(&r, name), -ENOENT);
+	CHECK(r.failed && !strcmp(r.failed, name), "names the file");
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), i ? "%s.%zu" : "%s", path, i);
+		unlink(name);
+	}
+	rmdir(dir);
+}
+
+/* memory bounded by what is reported: inflight changes and repeating events are capped, and counted */
+static void test_postmortem_bounded(void)
+{
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&text, &len);
+	json_t *recs, *rep, *p;
+
+	fprintf(f, "{\"type\":\"header\",\"time\":0}\n");
+	for (i = 0; i < 2000; i++)
+		fprintf(f,
+			"{\"type\":\"snapshot\",\"time\":%zu,\"pools\":[{\"id\":1,\"addr\":\"0x1\","
+			"\"gen\":1,\"state\":\"live\",\"inflight\":%zu}]}\n"
+			"{\"type\":\"event\",\"event\":{\"time\":%zu,\"event\":\"nid\","
+			"\"addr\":\"0x1\",\"gen\":1}}\n",
+			i, i, i);
+	fprintf(f, "{\"type\":\"event\",\"event\":{\"time\":3000,\"event\":\"destroy\","
+		   "\"addr\":\"0x1\",\"gen\":1,\"inflight\":5}}\n"
+		   "{\"type\":\"snapshot\",\"time\":3001,\"pools\":[{\"id\":1,\"addr\":\"0x1\","
+		   "\"gen\":1,\"state\":\"zombie\",\"inflight\":5,\"detach_age_s\":1}]}\n");
+	fclose(f);
+	recs = read_str(text, NULL);
+	rep = postmortem_build(recs, "bounded");
+	p = json_array_get(json_object_get(rep, "pools"), 0);
+	CHECK_INT(json_array_size(json_object_get(p, "inflight_over_time")), PM_SERIES_MAX);
+	CHECK_INT(rec_num(p, "inflight_over_time_dropped", 0), 2001 - PM_SERIES_MAX);
+	/* the last change is kept, and the oldest kept is the right one */
+	CHECK_NEAR(json_number_value(
+			   json_array_get(json_array_get(json_object_get(p, "inflight_over_time"),
+							 PM_SERIES_MAX - 1),
+					  1)),
+		   5, 0);
+	CHECK_NEAR(json_number_value(json_array_get(
+			   json_array_get(json_object_get(p, "inflight_over_time"), 0), 0)),
+		   2001 - PM_SERIES_MAX, 0);
+	CHECK_INT(rec_num(p, "events_not_listed", 0), 2000 - PM_MINOR_MAX);
+	CHECK_INT(json_array_size(json_object_get(p, "timeline")), PM_MINOR_MAX + 1);
+	json_decref(rep);
+	json_decref(recs);
+	free(text);
+}
+
+/* records a full disk kept out: the gap records say how many, the report says so */
+static void test_postmortem_gaps(void)
+{
+	json_t *recs, *rep;
+	char *buf;
+
+	recs = read_str(
+		"{\"type\":\"header\",\"time\":0}\n"
+		"{\"type\":\"gap\",\"time\":5,\"lost_records\":7,\"why\":\"No space left on device\"}\n"
+		"{\"type\":\"gap\",\"time\":9,\"lost_records\":2,\"why\":\"Disk quota exceeded\"}\n",
+		NULL);
+	rep = postmortem_build(recs, "gaps");
+	CHECK_NEAR(rec_num(rep, "lost_records", 0), 9, 0);
+	CAPTURE(buf, f, postmortem_text(f, rep));
+	CHECK(strstr(buf, "the recorder could not write 9 records (Disk quota exceeded): the "
+			  "recording has gaps\n") != NULL,
+	      "%s", buf);
+	free(buf);
+	json_decref(rep);
+	json_decref(recs);
+}
+
 int main(void)
 {
 	TEST(test_postmortem);
 	TEST(test_rec_reader);
+	TEST(test_rec_reader_damage);
+	TEST(test_rec_reader_long_line);
+	TEST(test_rec_reader_cuts);
+	TEST(test_rec_reader_rotated);
+	TEST(test_postmortem_bounded);
+	TEST(test_postmortem_gaps);
 	TEST(test_postmortem_no_limits);
 	TEST(test_postmortem_odd_values);
 	return unit_done();

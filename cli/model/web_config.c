@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <yaml.h>
+
+#include "lib/util.h"
+#include "lib/vec.h"
+#include "model/web_config.h"
+
+/* the top, a section, a value: deeper is no web config */
+#define WEB_MAX_DEPTH 8
+
+enum {
+	K_TLS = 1,
+	K_HTTP,
+	K_USERS,
+	K_CERT_FILE,
+	K_KEY_FILE,
+	K_CA_FILE,
+	K_CLIENT_AUTH,
+	K_MIN_VERSION,
+	K_MAX_VERSION,
+	K_PREFER_SERVER,
+	K_HTTP2,
+};
+
+struct wkey {
+	const char *key;
+	int id;
+	const char *unsupported; /* why ppwatch refuses it, rather than ignore it */
+};
+
+static const struct wkey top_keys[] = {
+	{ "tls_server_config", K_TLS },
+	{ "http_server_config", K_HTTP },
+	{ "basic_auth_users", K_USERS },
+	{ "rate_limit", 0,
+	  "not supported by ppwatch (--max-clients bounds the connections, and a scrape "
+	  "renders the last sample)" },
+	{ NULL },
+};
+
+static const struct wkey tls_keys[] = {
+	{ "cert_file", K_CERT_FILE },
+	{ "key_file", K_KEY_FILE },
+	{ "client_ca_file", K_CA_FILE },
+	{ "client_auth_type", K_CLIENT_AUTH },
+	{ "min_version", K_MIN_VERSION },
+	{ "max_version", K_MAX_VERSION },
+	{ "prefer_server_cipher_suites", K_PREFER_SERVER },
+	{ "cert", 0, "inline PEM is not supported by ppwatch; give cert_file" },
+	{ "key", 0, "inline PEM is not supported by ppwatch; give key_file" },
+	{ "client_ca", 0, "inline PEM is not supported by ppwatch; give client_ca_file" },
+	{ "cipher_suites", 0,
+	  "not supported by ppwatch: GnuTLS's NORMAL priorities choose the ciphers" },
+	{ "curve_preferences", 0,
+	  "not supported by ppwatch: GnuTLS's NORMAL priorities choose the curves" },
+	{ "client_allowed_sans", 0,
+	  "not checked by ppwatch, so refused rather than ignored: verify clients by "
+	  "client_ca_file" },
+	{ NULL },
+};
+
+static const struct wkey http_keys[] = {
+	{ "http2", K_HTTP2 },
+	{ "headers", 0, "not supported by ppwatch: its answers set their own headers" },
+	{ NULL },
+};
+
+static const char *const auth_names[] = {
+	[WEB_NO_CLIENT_CERT] = "NoClientCert",
+	[WEB_REQUEST_CLIENT_CERT] = "RequestClientCert",
+	[WEB_REQUIRE_ANY_CLIENT_CERT] = "RequireAnyClientCert",
+	[WEB_VERIFY_CLIENT_CERT_IF_GIVEN] = "VerifyClientCertIfGiven",
+	[WEB_REQUIRE_AND_VERIFY_CLIENT_CERT] = "RequireAndVerifyClientCert",
+};
+
+const char *web_client_auth_name(enum web_client_auth a)
+{
+	return a < ARRAY_SIZE(auth_names) ? auth_names[a] : "?";
+}
+
+bool web_client_cert_required(enum web_client_auth a)
+{
+	return a == WEB_REQUIRE_ANY_CLIENT_CERT || a == WEB_REQUIRE_AND_VERIFY_CLIENT_CERT;
+}
+
+bool web_client_cert_verified(enum web_client_auth a)
+{
+	return a == WEB_VERIFY_CLIENT_CERT_IF_GIVEN || a == WEB_REQUIRE_AND_VERIFY_CLIENT_CERT;
+}
+
+/* ---- the walk --------------------------------------------------------------------- */
+
+struct wctx {
+	struct diags d;
+	yaml_document_t *doc;
+	struct web_config *c;
+	struct rpos pos[K_HTTP2 + 1]; /* where each key was: "first at line ..." */
+	size_t users_cap;
+};
+
+#define werr(w, p, ...) diag_add(&(w)->d, p, __VA_ARGS__)
+
+static struct rpos node_pos(const yaml_node_t *n)
+{
+	return (struct rpos){ (int)n->start_mark.line + 1, (int)n->start_mark.column + 1 };
+}
+
+static yaml_node_t *node(struct wctx *w, int idx)
+{
+	return yaml_document_get_node(w->doc, idx);
+}
+
+/* a scalar's text, or NULL (reported: a list, a mapping, nothing, a NUL) */
+static const char *scalar(struct wctx *w, const yaml_node_t *v, const char *key,
+			  const char *expected)
+{
+	if (v->type != YAML_SCALAR_NODE || !v->data.scalar.length) {
+		werr(w, node_pos(v), "%s: expected %s, got %s", key, expected,
+		     v->type == YAML_SEQUENCE_NODE ? "a list" :
+		     v->type == YAML_MAPPING_NODE  ? "a mapping" :
+						     "nothing");
+		return NULL;
+	}
+	if (strlen((const char *)v->data.scalar.value) != v->data.scalar.length) {
+		werr(w, node_pos(v), "%s: a NUL byte in the value; expected %s", key, expected);
+		return NULL;
+	}
+	return (const char *)v->data.scalar.value;
+}
+
+static char *xstrdup(struct wctx *w, const char *s)
+{
+	char *r = strdup(s);
+
+	if (!r)
+		w->d.nomem = true;
+	return r;
+}
+
+static void unknown_key(struct wctx *w, const yaml_node_t *k, const char *where,
+			const struct wkey *keys)
+{
+	const char *key = (const char *)k->data.scalar.value, *best = NULL;
+	size_t bestd = strlen(key) >= 8 ? 4 : 3, d, off = 0;
+	char list[512], e[DIAG_ECHO_MAX + 4];
+	const struct wkey *kd;
+
+	list[0] = 0;
+	for (kd = keys; kd->key; kd++) {
+		if (kd->unsupported)
+			continue;
+		off += snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0, "%s%s",
+				off ? ", " : "", kd->key);
+		d = diag_distance(key, kd->key);
+		if (d < bestd) {
+			bestd = d;
+			best = kd->key;
+		}
+	}
+	key = diag_echo(key, k->data.scalar.length, e);
+	if (best)
+		werr(w, node_pos(k),
+		     "unknown key '%s' in %s; did you mean '%s'? (expected one of: %s)", key, where,
+		     best, list);
+	else
+		werr(w, node_pos(k), "unknown key '%s' in %s; expected one of: %s", key, where,
+		     list);
+}
+
+/* a path as the config names it: relative to the config's directory */
+static char *resolve(struct wctx *w, const char *path)
+{
+	char *dir, *out;
+
+	if (path[0] == '/')
+		return xstrdup(w, path);
+	dir = xstrdup(w, w->c->file);
+	if (!dir)
+		return NULL;
+	if (asprintf(&out, "%s/%s", dirname(dir), path) < 0) {
+		w->d.nomem = true;
+		out = NULL;
+	}
+	free(dir);
+	return out;
+}
+
+/* a whole small file, NUL-terminated, or NULL and *err (EFBIG: too big or a NUL inside) */
+static char *read_small(const char *path, int *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	size_t cap = 0;
+	char *buf = NULL;
+	struct stat st;
+	ssize_t n;
+	FILE *f;
+
+	/* a regular file: a FIFO or a device would block or never end */
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		*err = fd < 0 ? errno : ENOTSUP;
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	/* getdelim on NUL: the whole file, unless a NUL stops it */
+	n = getdelim(&buf, &cap, '\0', f);
+	*err = n < 0 && ferror(f) ? errno : 0;
+	if (!*err && n > 0 && (n > WEB_CONFIG_MAX_BYTES || strlen(buf) != (size_t)n))
+		*err = EFBIG;
+	fclose(f);
+	if (*err || n <= 0) {
+		free(buf);
+		*err = *err ?: ENODATA;
+		return NULL;
+	}
+	return buf;
+}
+
+static void set_file(struct wctx *w, const yaml_node_t *v, const char *key, char **path, char **pem)
+{
+	char e[DIAG_ECHO_MAX + 4], e2[DIAG_ECHO_MAX + 4];
+	const char *s = scalar(w, v, key, "a file name");
+	int err;
+
+	if (!s)
+		return;
+	*path = resolve(w, s);
+	if (!*path)
+		return;
+	*pem = read_small(*path, &err);
+	if (!*pem)
+		werr(w, node_pos(v), "%s '%s': cannot read %s: %s", key, diag_echo(s, strlen(s), e),
+		     diag_echo(*path, strlen(*path), e2),
+		     err == EFBIG   ? "more than 1 MiB, or a NUL byte: not PEM" :
+		     err == ENODATA ? "it is empty" :
+		     err == ENOTSUP ? "not a regular file" :
+				      strerror(err));
+}
+
+static int tls_version(struct wctx *w, const yaml_node_t *v, const char *key)
+{
+	static const char *const names[] = { "TLS10", "TLS11", "TLS12", "TLS13" };
+	char e[DIAG_ECHO_MAX + 4];
+	const char *s = scalar(w, v, key, "TLS10, TLS11, TLS12 or TLS13");
+	size_t i;
+
+	for (i = 0; s && i < ARRAY_SIZE(names); i++)
+		if (!strcmp(s, names[i]))
+			return 10 + i;
+	if (s)
+		werr(w, node_pos(v), "%s: '%s'; expected TLS10, TLS11, TLS12 or TLS13", key,
+		     diag_echo(s, strlen(s), e));
+	return 0;
+}
+
+static bool boolean(struct wctx *w, const yaml_node_t *v, const char *key, bool *out)
+{
+	char e[DIAG_ECHO_MAX + 4];
+	const char *s = scalar(w, v, key, "true or false");
+
+	if (s && (!strcmp(s, "true") || !strcmp(s, "false"))) {
+		*out = !strcmp(s, "true");
+		return true;
+	}
+	if (s)
+		werr(w, node_pos(v), "%s: '%s'; expected true or false", key,
+		     diag_echo(s, strlen(s), e));
+	return false;
+}
+
+static void client_auth(struct wctx *w, const yaml_node_t *v)
+{
+	char e[DIAG_ECHO_MAX + 4];
+	const char *s = scalar(w, v, "client_auth_type", "a client auth type");
+	size_t i;
+
+	if (!s)
+		return;
+	if (!strcmp(s, "RequireClientCert")) { /* exporter-toolkit's old name */
+		w->c->client_auth = WEB_REQUIRE_ANY_CLIENT_CERT;
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(auth_names); i++) {
+		if (!strcmp(s, auth_names[i])) {
+			w->c->client_auth = i;
+			return;
+		}
+	}
+	werr(w, node_pos(v),
+	     "client_auth_type: '%s'; expected NoClientCert, RequestClientCert, "
+	     "RequireAnyClientCert, VerifyClientCertIfGiven or RequireAndVerifyClientCert",
+	     diag_echo(s, strlen(s), e));
+}
+
+/* 'ppwatch' and a bcrypt hash: $2a$, $2b$ or $2y$, a cost of 04..31, 53 characters */
+static bool bcrypt_hash(const char *h)
+{
+	static const char b64[] =
+		"./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	int cost;
+
+	if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' || !strchr("aby", h[2]) || h[3] != '$' ||
+	    h[6] != '$' || h[4] < '0' || h[4] > '3' || h[5] < '0' || h[5] > '9')
+		return false;
+	cost = (h[4] - '0') * 10 + (h[5] - '0');
+	return cost >= 4 && cost <= 31 && strspn(h + 7, b64) == 53;
+}
+
+static void users(struct wctx *w, yaml_node_t *map)
+{
+	char e[DIAG_ECHO_MAX + 4], e2[DIAG_ECHO_MAX + 4];
+	yaml_node_pair_t *pr;
+	struct web_user *u;
+	const char *name, *hash;
+	size_t i;
+
+	if (map->type == YAML_SCALAR_NODE && !map->data.scalar.length)
+		return; /* basic_auth_users: (none) */
+	if (map->type != YAML_MAPPING_NODE) {
+		werr(w, node_pos(map), "basic_auth_users: expected a mapping of user: bcrypt hash");
+		return;
+	}
+	for (pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = node(w, pr->key), *v = node(w, pr->value);
+
+		name = scalar(w, k, "basic_auth_users", "a user name");
+		hash = scalar(w, v, "basic_auth_users", "a bcrypt hash (htpasswd -nB USER)");
+		if (!name || !hash)
+			continue;
+		for (i = 0; i < w->c->nusers; i++)
+			if (!strcmp(w->c->users[i].name, name))
+				break;
+		if (i < w->c->nusers) {
+			werr(w, node_pos(k), "basic_auth_users: user '%s' twice",
+			     diag_echo(name, strlen(name), e));
+			continue;
+		}
+		if (strchr(name, ':')) {
+			werr(w, node_pos(k),
+			     "basic_auth_users: user '%s': a name with ':' cannot be sent in "
+			     "basic auth",
+			     diag_echo(name, strlen(name), e));
+			continue;
+		}
+		if (!bcrypt_hash(hash)) {
+			werr(w, node_pos(v),
+			     "basic_auth_users: user '%s': '%s' is no bcrypt hash; expected "
+			     "$2y$ (or $2a$, $2b$), a cost, and 53 characters, as 'htpasswd -nB "
+			     "USER' prints",
+			     diag_echo(name, strlen(name), e), diag_echo(hash, strlen(hash), e2));
+			continue;
+		}
+		u = VEC_NEXT(w->c->users, w->c->nusers, w->users_cap);
+		if (!u || !(u->name = xstrdup(w, name)) || !(u->hash = xstrdup(w, hash))) {
+			if (u)
+				free(u->name);
+			w->d.nomem = true;
+			return;
+		}
+		w->c->nusers++;
+	}
+}
+
+/* one key of a section: 0, or the key's id */
+static int lookup(struct wctx *w, const yaml_node_t *k, const char *where, const struct wkey *keys)
+{
+	char e[DIAG_ECHO_MAX + 4];
+	const struct wkey *kd;
+	const char *s;
+
+	s = scalar(w, k, where, "a key");
+	if (!s)
+		return 0;
+	for (kd = keys; kd->key && strcmp(kd->key, s); kd++)
+		;
+	if (!kd->key) {
+		unknown_key(w, k, where, keys);
+		return 0;
+	}
+	if (kd->unsupported) {
+		werr(w, node_pos(k), "%s: %s", diag_echo(s, strlen(s), e), kd->unsupported);
+		return 0;
+	}
+	if (w->pos[kd->id].line) {
+		werr(w, node_pos(k), "%s: given twice (first at line %d)", kd->key,
+		     w->pos[kd->id].line);
+		return 0;
+	}
+	w->pos[kd->id] = node_pos(k);
+	return kd->id;
+}
+
+static void section(struct wctx *w, yaml_node_t *map, const char *where, const struct wkey *keys)
+{
+	struct web_config *c = w->c;
+	yaml_node_pair_t *pr;
+	bool b;
+
+	if (map->type == YAML_SCALAR_NODE && !map->data.scalar.length)
+		return; /* an empty section */
+	if (map->type != YAML_MAPPING_NODE) {
+		werr(w, node_pos(map), "%s: expected a mapping", where);
+		return;
+	}
+	for (pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = node(w, pr->key), *v = node(w, pr->value);
+
+		switch (lookup(w, k, where, keys)) {
+		case K_TLS:
+			c->tls_pos = node_pos(k);
+			section(w, v, "tls_server_config", tls_keys);
+			break;
+		case K_HTTP:
+			section(w, v, "http_server_config", http_keys);
+			break;
+		case K_USERS:
+			users(w, v);
+			break;
+		case K_CERT_FILE:
+			set_file(w, v, "cert_file", &c->cert_file, &c->cert_pem);
+			break;
+		case K_KEY_FILE:
+			set_file(w, v, "key_file", &c->key_file, &c->key_pem);
+			break;
+		case K_CA_FILE:
+			set_file(w, v, "client_ca_file", &c->client_ca_file, &c->ca_pem);
+			break;
+		case K_CLIENT_AUTH:
+			client_auth(w, v);
+			break;
+		case K_MIN_VERSION:
+			c->min_version = tls_version(w, v, "min_version") ?: c->min_version;
+			break;
+		case K_MAX_VERSION:
+			c->max_version = tls_version(w, v, "max_version") ?: c->max_version;
+			break;
+		case K_PREFER_SERVER:
+			if (boolean(w, v, "prefer_server_cipher_suites", &b))
+				c->prefer_server_ciphers = b;
+			break;
+		case K_HTTP2:
+			boolean(w, v, "http2", &b); /* HTTP/1.1 either way */
+			break;
+		}
+	}
+}
+
+/* what the keys say together */
+static void check_tls(struct wctx *w)
+{
+	struct web_config *c = w->c;
+	struct rpos at = c->tls_pos;
+
+	c->tls = w->pos[K_CERT_FILE].line || w->pos[K_KEY_FILE].line || w->pos[K_CA_FILE].line ||
+		 w->pos[K_CLIENT_AUTH].line;
+	if (!c->tls)
+		return;
+	if (!w->pos[K_CERT_FILE].line)
+		werr(w, at, "tls_server_config: no cert_file; TLS needs the server's certificate");
+	if (!w->pos[K_KEY_FILE].line)
+		werr(w, at, "tls_server_config: no key_file; TLS needs the server's key");
+	if (w->pos[K_CA_FILE].line && c->client_auth == WEB_NO_CLIENT_CERT)
+		werr(w, w->pos[K_CA_FILE],
+		     "client_ca_file without a client_auth_type that asks for certificates; "
+		     "expected client_auth_type: RequireAndVerifyClientCert");
+	if (c->client_auth != WEB_NO_CLIENT_CERT && !w->pos[K_CA_FILE].line)
+		werr(w, w->pos[K_CLIENT_AUTH], "client_auth_type %s needs client_ca_file: %s",
+		     web_client_auth_name(c->client_auth),
+		     web_client_cert_verified(c->client_auth) ?
+			     "the CAs to verify client certificates against" :
+			     "libmicrohttpd asks clients for a certificate only with a list of "
+			     "CAs to name");
+	if (c->min_version > c->max_version)
+		werr(w, w->pos[K_MIN_VERSION], "min_version TLS%d is above max_version TLS%d",
+		     c->min_version, c->max_version);
+}
+
+/* ---- the document ---------------------------------------------------------------- */
+
+static struct rpos mark_pos(yaml_mark_t m)
+{
+	return (struct rpos){ (int)m.line + 1, (int)m.column + 1 };
+}
+
+/* as rules.c's prescan: deep flow nesting and aliases refused before the load pays */
+static bool prescan(struct wctx *w, const char *buf, size_t len)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	bool ok = true, end = false;
+	int depth = 0;
+
+	if (!yaml_parser_initialize(&p)) {
+		w->d.nomem = true;
+		return false;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+	while (ok && !end && yaml_parser_parse(&p, &ev)) {
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+			if (++depth > WEB_MAX_DEPTH) {
+				werr(w, mark_pos(ev.start_mark),
+				     "nested deeper than %d levels; a web config needs 3",
+				     WEB_MAX_DEPTH);
+				ok = false;
+			}
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT ||
+			   ev.type == YAML_MAPPING_END_EVENT) {
+			depth--;
+		} else if (ev.type == YAML_ALIAS_EVENT) {
+			werr(w, mark_pos(ev.start_mark),
+			     "an alias: a web config does not expand aliases; write the value out");
+			ok = false;
+		} else if (ev.type == YAML_STREAM_END_EVENT) {
+			end = true;
+		}
+		yaml_event_delete(&ev);
+	}
+	if (p.error == YAML_MEMORY_ERROR)
+		w->d.nomem = true;
+	yaml_parser_delete(&p);
+	return ok;
+}
+
+static void yaml_error(struct wctx *w, const yaml_parser_t *p)
+{
+	if (p->error == YAML_MEMORY_ERROR) {
+		w->d.nomem = true;
+		return;
+	}
+	werr(w, mark_pos(p->problem_mark), "invalid YAML: %s", p->problem ?: "error");
+}
+
+int web_config_parse(struct web_config *c, const char *file, const char *buf, size_t len,
+		     FILE *diag)
+{
+	struct wctx w = { .d = { .file = file, .out = diag }, .c = c };
+	yaml_document_t doc, extra;
+	yaml_parser_t p;
+	yaml_node_t *root;
+
+	memset(c, 0, sizeof(*c));
+	c->min_version = WEB_TLS_MIN_DEFAULT;
+	c->max_version = WEB_TLS_MAX_DEFAULT;
+	c->prefer_server_ciphers = true;
+	c->file = strdup(file);
+	if (!c->file || !yaml_parser_initialize(&p)) {
+		web_config_free(c);
+		return -ENOMEM;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+	if (!prescan(&w, buf, len))
+		goto out;
+	if (!yaml_parser_load(&p, &doc)) {
+		yaml_error(&w, &p);
+		goto out;
+	}
+	w.doc = &doc;
+	root = yaml_document_get_root_node(&doc);
+	/* an empty file: no TLS, no users, as exporter-toolkit has it */
+	if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
+		section(&w, root, "the top level", top_keys);
+	if (yaml_parser_load(&p, &extra)) {
+		if (yaml_document_get_root_node(&extra))
+			werr(&w, mark_pos(extra.start_mark),
+			     "a second YAML document; expected one document per file");
+		yaml_document_delete(&extra);
+	}
+	yaml_document_delete(&doc);
+	check_tls(&w);
+out:
+	yaml_parser_delete(&p);
+	diag_flush(&w.d);
+	if (w.d.nomem) {
+		web_config_free(c);
+		return -ENOMEM;
+	}
+	return w.d.errors;
+}
+
+int web_config_load(struct web_config *c, const char *path, FILE *diag)
+{
+	char *buf;
+	int err, n;
+
+	memset(c, 0, sizeof(*c));
+	buf = read_small(path, &err);
+	if (!buf && err != ENODATA) {
+		if (diag)
+			fprintf(diag, "%s: error: cannot read the web config: %s\n", path,
+				err == EFBIG   ? "more than 1 MiB, or a NUL byte: not YAML" :
+				err == ENOTSUP ? "not a regular file" :
+						 strerror(err));
+		return 1;
+	}
+	n = web_config_parse(c, path, buf ? buf : "", buf ? strlen(buf) : 0, diag);
+	free(buf);
+	return n;
+}
+
+static void wipe(char *s)
+{
+	if (s)
+		explicit_bzero(s, strlen(s));
+	free(s);
+}
+
+void web_config_free(struct web_config *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nusers; i++) {
+		free(c->users[i].name);
+		wipe(c->users[i].hash);
+	}
+	free(c->users);
+	free(c->file);
+	free(c->cert_file);
+	free(c->key_file);
+	free(c->client_ca_file);
+	free(c->cert_pem);
+	wipe(c->key_pem);
+	free(c->ca_pem);
+	memset(c, 0, sizeof(*c));
+}

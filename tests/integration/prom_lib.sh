@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# What the exporter's tests share (test_export.sh, test_export_web.sh): the
+# dashboard's and the alert rules' expressions and the metrics they use,
+# and a real Prometheus (Debian's, deps/prometheus.txt) on a free port.
+# Sourced after lib.sh.
+
+DASHBOARD=$TOP/dashboards/ppwatch.json
+ALERTS=$TOP/dashboards/ppwatch-alerts.yml
+
+# metric names the exporter can produce, from 'ppwatch export help'
+known_metrics() {
+	"$PPWATCH" export help | awk '/^  (ppwatch|process)_[a-z_]+ (gauge|counter|info) /{ print $1 }'
+}
+
+# every metric name used by a PromQL expression on stdin
+used_metrics() {
+	grep -oE '\b(ppwatch|process)_[a-z_]+\b' | sort -u
+}
+
+# every expression of the dashboard, with Grafana's variables filled in
+# ($instance: the regex given, else any)
+dashboard_exprs() {	# [instance-regex]
+	local inst=${1:-.*}
+	jq -r '(.panels[] | .targets[]?.expr),
+	       (.templating.list[] | select(.type == "query") | .definition)' "$DASHBOARD" |
+		sed -E -e 's/^label_values\((.*), *[a-z_]+\)$/\1/' \
+		       -e 's/^label_values\(([a-z_]+)\)$/\1/' \
+		       -e "s/\\\$instance/$inst/g" -e 's/\$(netns|device)/.*/g' \
+		       -e 's/\$__rate_interval/10s/g' -e 's/\$__interval/5s/g' -e 's/\$__range/1m/g'
+}
+
+alert_exprs() {
+	sed -n 's/^ *expr: *//p' "$ALERTS"
+}
+
+prom_api() {	# prom_api PATH [curl args]: JSON from Prometheus' HTTP API
+	local path=$1
+	shift
+	curl -sf -m 10 "$@" "http://127.0.0.1:$PROM_PORT$path"
+}
+
+prom_query() {	# prom_query EXPR: the /api/v1/query JSON
+	prom_api /api/v1/query -G --data-urlencode "query=$1"
+}
+
+prom_start() {	# prom_start CONFIG DIR: sets PROM_PORT, PROM_PID
+	local cfg=$1 dir=$2
+	for _ in 1 2 3 4 5; do	# five ports to try
+		PROM_PORT=$((20000 + RANDOM % 30000))
+		ss -ltn "sport = :$PROM_PORT" | grep -q LISTEN && continue
+		prometheus --config.file="$cfg" --storage.tsdb.path="$dir/data" \
+			--web.listen-address="127.0.0.1:$PROM_PORT" \
+			--storage.tsdb.retention.time=1h --log.level=warn >"$dir/prometheus.log" 2>&1 &
+		PROM_PID=$!
+		at_exit "kill $PROM_PID 2>/dev/null; wait $PROM_PID 2>/dev/null"
+		for _ in $(seq 100); do
+			prom_api /-/ready >/dev/null 2>&1 && return 0
+			kill -0 "$PROM_PID" 2>/dev/null || break
+			sleep 0.2
+		done
+		kill "$PROM_PID" 2>/dev/null
+		wait "$PROM_PID" 2>/dev/null
+	done
+	return 1
+}

@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# The flight recorder survives what it records, and postmortem reads what
+# it leaves: rotation holds its bounds under a fast snapshot rate, every
+# file starts with a header and holds whole records; 'record' SIGKILLed
+# during an incident leaves files whose postmortem still names the
+# zombie pool and its holder's pid; a restarted recorder keeps the
+# recording before it; a recording cut at every byte of its last record
+# or in the middle, with damaged and non-UTF-8 lines, is read as far as
+# it goes, said so and exit by its report; a big recording is read in
+# bounded memory; what matters is synced (strace). About 40 s in all.
+
+ALL_TESTS="
+	rotation_bounds_under_fast_snapshots
+	sigkill_during_an_incident
+	what_matters_is_synced
+	restart_keeps_the_last_recording
+	full_disk_loses_records_and_says
+	cut_and_damaged_recordings
+	big_recording_bounded_memory
+"
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+WORK=/tmp/ppwt$$.record
+
+workdir() {
+	mkdir -p "$WORK" "$WORK/mnt"
+	at_exit "rm -rf $WORK"
+}
+
+# every line of each file is a record, and each file starts with a header
+whole_records() {	# files...
+	local f
+	for f in "$@"; do
+		jq -e -s 'length > 0 and (.[0].type == "header") and all(.[]; has("type"))' "$f" >/dev/null ||
+			fail "$f: not whole records with a header first: $(head -c 200 "$f")"
+	done
+}
+
+rotation_bounds_under_fast_snapshots() {
+	require_kernel
+	workdir
+	local max=65536 files=3 f n total=0 big biggest
+	LAB_QUEUES=4 lab_begin
+	lab_hold 200 1000 >/dev/null || fail "holder"
+	# a snapshot every 10 ms and a holder scan every 100 ms: a file fills in a second
+	timeout 30 "$PPWATCH" -v record -o "$WORK/rec" --max-size "$max" --max-files $files \
+		--snapshot-every 0.01 --scan-every 0.1 6 2>"$WORK/err" ||
+		fail "record: $(cat "$WORK/err")"
+	log "$(grep 'rotations' "$WORK/err")"
+	check "rotated more often than it keeps files" \
+		[ "$(sed -n 's/.* \([0-9]*\) rotations.*/\1/p' "$WORK/err")" -gt $files ]
+	n=$(find "$WORK" -name 'rec*' ! -name '*.err' | wc -l)
+	biggest=0
+	for f in "$WORK"/rec*; do
+		total=$((total + $(stat -c %s "$f")))
+		big=$(awk '{ if (length($0) + 1 > m) m = length($0) + 1 } END { print m + 0 }' "$f")
+		[ "$big" -gt "$biggest" ] && biggest=$big
+	done
+	log "$n files, $total bytes in all, the biggest record $biggest bytes; $(grep -c '"type":"snapshot"' "$WORK"/rec* | tr '\n' ' ')"
+	check "rotated: $files files" [ "$n" -eq $files ]
+	check "no FILE.$files" [ ! -e "$WORK/rec.$files" ]
+	for f in "$WORK"/rec*; do
+		check "$(basename "$f"): at most --max-size, or one record past it" \
+			[ "$(stat -c %s "$f")" -le $((max + biggest)) ]
+	done
+	check "the set: at most N x SIZE plus one record" [ "$total" -le $((files * max + biggest)) ]
+	whole_records "$WORK"/rec*
+	"$PPWATCH" -j postmortem "$WORK/rec" >"$WORK/pm.json"
+	check "postmortem: exit 0" [ $? -eq 0 ]
+	check "postmortem: read the 3 files, oldest first, nothing damaged" jq -e \
+		'(.input.files | map(.name | sub(".*/"; ""))) == ["rec.2", "rec.1", "rec"] and
+		 .input.damaged_lines == 0 and .input.cut_files == 0' "$WORK/pm.json" >/dev/null
+}
+
+sigkill_during_an_incident() {
+	require_kernel
+	workdir
+	local pid rpid i pm
+	lab_begin
+	"$PPWATCH" -v record -o "$WORK/rec" --max-size 256k --max-files 4 --stall-after 1s \
+		--snapshot-every 0.2 2>"$WORK/err" &
+	rpid=$!
+	wait_attached "$WORK/err" $rpid
+	read -r pid _ _ < <(lab_hold 250 3000) || fail "holder"
+	lab_xdp_off
+	# the destroy starts a holder scan at once: wait until it is in the file, then kill
+	for i in $(seq 100); do
+		grep -q "\"type\":\"holders\".*pid $pid ppgen" "$WORK"/rec* 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 1.5 # and the stall
+	kill -KILL $rpid
+	wait $rpid 2>/dev/null
+	log "killed after $(cat "$WORK"/rec* | wc -l) records in $(find "$WORK" -name 'rec*' ! -name err | wc -l) files"
+	check "no end record: it was killed" [ -z "$(grep -h '"type":"end"' "$WORK"/rec*)" ]
+	"$PPWATCH" -j postmortem "$WORK/rec" >"$WORK/pm.json" 2>"$WORK/pm.err"
+	check "postmortem: a stalled pool, exit 1 ($?)" [ $? -eq 1 ]
+	pm=$(jq -c --arg ns "$(lab_netns_ino)" '[.pools[] | select((.netns | tostring) == $ns)] | first' "$WORK/pm.json")
+	log "$(jq -c '{id, state, stalled, inflight, h: [.holders.holders[]?.holder]}' <<<"$pm")"
+	check "names the zombie pool" jq -e '.state == "zombie" and .stalled and .inflight == 250' <<<"$pm" >/dev/null
+	check "and its holder's pid" jq -e --arg p "pid $pid ppgen" 'any(.holders.holders[]; .holder | contains($p))' <<<"$pm" >/dev/null
+	check "the destroy recorded" jq -e 'any(.timeline[]; .event == "destroy" and (.derived | not))' <<<"$pm" >/dev/null
+}
+
+# the destroy event, and the holder scan it starts, are on disk before the
+# recorder goes on: an fdatasync right after each (strace(1) sees the calls)
+what_matters_is_synced() {
+	require_kernel
+	workdir
+	command -v strace >/dev/null || skip "no strace (deps/debian.txt)"
+	local rpid ppid log=$WORK/strace d h
+	lab_begin
+	lab_hold 100 1000 >/dev/null || fail "holder"
+	strace -f -qq -s 100 -e trace=write,fdatasync -o "$log" \
+		"$PPWATCH" -v record -o "$WORK/rec" --snapshot-every 0.5 2>"$WORK/err" &
+	rpid=$!
+	for _ in $(seq 300); do
+		grep -q 'loaded and attached' "$WORK/err" && break
+		sleep 0.1
+	done
+	# ppwatch's own pid: strace does not pass SIGINT on to the program it runs
+	ppid=$(sed -n 's/.*loaded and attached .*(pid \([0-9]*\)).*/\1/p' "$WORK/err")
+	[ -n "$ppid" ] || { kill $rpid; fail "record did not start: $(cat "$WORK/err")"; }
+	at_exit "kill $ppid 2>/dev/null"
+	lab_xdp_off
+	for _ in $(seq 50); do
+		grep -q '"type":"holders"' "$WORK/rec" && grep -q '"event":"destroy"' "$WORK/rec" && break
+		sleep 0.1
+	done
+	sleep 0.5
+	kill -INT "$ppid"
+	wait $rpid
+	# the writes to the recording and the syncs, in order
+	grep -E 'write\([0-9]+, "\{\\"type|fdatasync' "$log" | sed -E 's/^[0-9]+ +//' >"$log.seq"
+	d=$(grep -n '\\"event\\":\\"destroy\\"' "$log.seq" | head -1 | cut -d: -f1)
+	[ -n "$d" ] || fail "no destroy record written: $(head -c 300 "$log.seq")"
+	log "after the destroy record: $(sed -n "$((d + 1)),$((d + 3))p" "$log.seq" | cut -c1-60 | tr '\n' '|')"
+	check "an fdatasync right after the destroy record" sed -n "$((d + 1))p" "$log.seq" | grep -q '^fdatasync('
+	h=$(tail -n +"$d" "$log.seq" | grep -n 'type\\":\\"holders' | head -1 | cut -d: -f1)
+	[ -n "$h" ] || fail "no holder scan after the destroy"
+	check "and after the holder scan it started (with its pages records)" \
+		bash -c "tail -n +$((d + h)) '$log.seq' | grep -m1 -v 'type\\\\\":\\\\\"pages' | grep -q '^fdatasync('"
+	check "snapshots are not synced" [ "$(awk 'prev && /^fdatasync/ { n++ } { prev = /type\\":\\"snapshot/ } END { print n + 0 }' "$log.seq")" -eq 0 ]
+}
+
+restart_keeps_the_last_recording() {
+	require_kernel
+	workdir
+	"$PPWATCH" record -o "$WORK/rec" 0.3 2>"$WORK/err" || fail "record: $(cat "$WORK/err")"
+	echo '{"type":"event","event":{"event":"marker"}}' >>"$WORK/rec"
+	"$PPWATCH" record -o "$WORK/rec" 0.3 2>"$WORK/err" || fail "record again: $(cat "$WORK/err")"
+	check "the first recording is rec.1 now" grep -q '"marker"' "$WORK/rec.1"
+	check "rec is the new one" bash -c "! grep -q marker '$WORK/rec'"
+	whole_records "$WORK/rec" "$WORK/rec.1"
+	# no limit: one file, started over
+	"$PPWATCH" record -o "$WORK/one" --max-size 0 0.3 2>/dev/null || fail "record --max-size 0"
+	"$PPWATCH" record -o "$WORK/one" --max-size 0 0.3 2>/dev/null || fail "record --max-size 0"
+	check "--max-size 0: no rotation" [ ! -e "$WORK/one.1" ]
+	"$PPWATCH" record -o - --max-files 2 1 >/dev/null 2>"$WORK/err"
+	check "rotation of stdout refused, exit 2" [ $? -eq 2 ]
+	check "says why" grep -q 'standard output is not one' "$WORK/err"
+}
+
+full_disk_loses_records_and_says() {
+	require_kernel
+	workdir
+	command -v unshare >/dev/null || skip "no unshare(1) for a private tmpfs"
+	lab_begin # a pool, so that snapshots are not tiny
+	# a private 256 KiB tmpfs with 16 KiB free; room comes back after a second
+	unshare -m bash -c '
+		mount -t tmpfs -o size=256k ppwatch-full "$1" || exit 4
+		head -c 245760 /dev/zero >"$1/filler"
+		"$2" -v record -o "$1/rec" --max-size 0 --snapshot-every 0.01 3 2>"$1/err" &
+		sleep 1.2
+		rm "$1/filler"
+		wait $! || { cat "$1/err"; exit 1; }
+		cp "$1/rec" "$1/err" "$3/"
+	' _ "$WORK/mnt" "$PPWATCH" "$WORK" 2>&1
+	case $? in
+	0) ;;
+	4) skip "cannot mount a tmpfs here" ;;
+	*) fail "a recording on a full tmpfs" ;;
+	esac
+	log "$(grep -E 'lost|rotations' "$WORK/err" | tr '\n' ' ')"
+	check "warned that records are lost" grep -q 'records are lost until there is room' "$WORK/err"
+	check "a gap record" grep -q '"type":"gap".*"why":"No space left on device"' "$WORK/rec"
+	whole_records "$WORK/rec"
+	pm "$WORK/rec"
+	check "postmortem says so" grep -q '^the recorder could not write [0-9]* records (No space left on device): the recording has gaps$' <<<"$OUT"
+}
+
+# postmortem FILE: sets RC, OUT (text)
+pm() {
+	OUT=$(timeout 20 "$PPWATCH" postmortem "$@" 2>&1)
+	RC=$?
+}
+
+cut_and_damaged_recordings() {
+	[ -x "$PPWATCH" ] || fail "$PPWATCH missing: run make"
+	workdir
+	local lab=$TOP/tests/fuzz/corpus/postmortem/lab-recording.jsonl len last c n=0 bad=0
+	len=$(stat -c %s "$lab")
+	last=$(($(head -n -1 "$lab" | wc -c)))
+	# the issue's case: the last 30 bytes cut off
+	head -c $((len - 30)) "$lab" >"$WORK/cut"
+	pm "$WORK/cut"
+	log "cut 30 bytes: exit $RC: $(grep 'is cut' <<<"$OUT")"
+	check "a report, exit 0" [ $RC -eq 0 ]
+	check "says where" grep -qx "$WORK/cut is cut at byte $((len - 30)): its last record is incomplete" <<<"$OUT"
+	check "both pools" grep -q '^ppwatch post-mortem .*: 2 pools$' <<<"$OUT"
+	# every byte of the last record, and every 997th before it (past the header)
+	for c in $(seq "$(head -1 "$lab" | wc -c)" 997 "$last") $(seq "$last" $((len - 1))); do
+		head -c "$c" "$lab" >"$WORK/cut"
+		pm "$WORK/cut"
+		n=$((n + 1))
+		if [ $RC -ne 0 ] || { [ "$c" -gt "$last" ] && [ "$c" -lt $((len - 1)) ] &&
+			! grep -q "is cut at byte $c:" <<<"$OUT"; }; then
+			bad=$((bad + 1))
+			log "cut at $c: exit $RC: $(head -3 <<<"$OUT")"
+		fi
+	done
+	log "$n cuts read"
+	check "every cut read, and said" [ $bad -eq 0 ]
+	# damaged lines in the middle, a NUL block (what a power cut can leave), raw bytes
+	{
+		head -n 10 "$lab"
+		echo 'garbage'
+		head -c 512 /dev/zero
+		echo
+		printf '{"type":"event","event":{"time":1796057666,"event":"nid","addr":"0xffff888257572800","gen":1,"detail":"n\377d"}}\n'
+		tail -n +11 "$lab"
+	} >"$WORK/damaged"
+	pm "$WORK/damaged"
+	log "$(grep -E 'damaged|UTF-8' <<<"$OUT")"
+	check "a report, exit 0 ($RC)" [ $RC -eq 0 ]
+	check "2 damaged lines skipped, named" grep -q "^2 damaged lines skipped: $WORK/damaged:11 (column [0-9]*: .*); $WORK/damaged:12 (" <<<"$OUT"
+	check "the raw byte read" grep -qF '1 line had bytes that are not UTF-8: read, shown as \xHH' <<<"$OUT"
+	check "both pools" grep -q ': 2 pools$' <<<"$OUT"
+	"$PPWATCH" -j postmortem "$WORK/damaged" >"$WORK/pm.json"
+	check "JSON: the escaped detail" jq -e '[.pools[].timeline[] | select(.event == "nid")] | .[0].detail == "n\\xffd"' "$WORK/pm.json" >/dev/null
+	# a rotated set with the older file cut: the message names it
+	head -c 5000 "$lab" >"$WORK/set.1"
+	cp "$lab" "$WORK/set"
+	pm "$WORK/set"
+	check "FILE.1 cut: said" grep -qx "$WORK/set.1 is cut at byte 5000: its last record is incomplete" <<<"$OUT"
+	check "read both, oldest first" grep -q "^read 2 files, oldest first: $WORK/set.1, $WORK/set (" <<<"$OUT"
+	# nothing readable: exit 2
+	head -c 100 /dev/urandom | tr -d '\n' >"$WORK/noise"
+	pm "$WORK/noise"
+	check "nothing readable: exit 2 ($RC)" [ $RC -eq 2 ]
+	check "says why" grep -q "nothing readable in $WORK/noise" <<<"$OUT"
+}
+
+big_recording_bounded_memory() {
+	[ -x "$PPWATCH" ] || fail "$PPWATCH missing: run make"
+	[ -x /usr/bin/time ] || skip "no /usr/bin/time to measure the peak RSS"
+	local r
+	# 200 MB, 64 pools, in 2 files (the 4 GB measurement: bench/postmortem-rss.sh 4)
+	r=$(TMPDIR=/tmp "$TOP/bench/postmortem-rss.sh" 0.2 64 2) || fail "bench/postmortem-rss.sh failed"
+	log "$r"
+	check "read every record" jq -e '.records == .records_read' <<<"$r" >/dev/null
+	check "every pool reported" jq -e '.pools_reported == 64' <<<"$r" >/dev/null
+	check "peak RSS under 64 MiB for 200 MB" jq -e '.peak_rss_bytes < 64 * 1048576' <<<"$r" >/dev/null
+}
+
+run_tests
