@@ -242,6 +242,14 @@ ensure_tree() {
 	patches_of "$name"
 	# the same stamp as before the matrix: existing trees are not re-applied
 	want=$( ([ ${#PATCHES[@]} -eq 0 ] || cat "${PATCHES[@]}") | sha256sum | cut -d' ' -f1)
+	# a KERNEL_WORK shared with another checkout of the rig may hold a tree
+	# of another repository (another base): never patch that one
+	if [ "$wt" != "$REPO" ] && [ -e "$wt/.git" ] &&
+	   [ "$(cd "$wt" && realpath "$(git rev-parse --git-common-dir)" 2>/dev/null)" != \
+	     "$(cd "$REPO" && realpath "$(git rev-parse --git-common-dir)")" ]; then
+		say "$name: $wt is not a worktree of $REPO: made again"
+		rm -rf "$wt"
+	fi
 	if [ "$wt" != "$REPO" ] && [ ! -e "$wt/.git" ]; then
 		mkdir -p "$TREES/$name"
 		git -C "$REPO" worktree prune
