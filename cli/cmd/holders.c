@@ -75,9 +75,13 @@ static int holders_run(int argc, char **argv)
 	if (rep.n)
 		qsort(rep.pools, rep.n, sizeof(*rep.pools), by_inflight);
 	if (scan.layout_ok == 0)
-		p_warn("virt_to_page() self-check failed: this kernel's memory layout is not the "
-		       "default and its symbols are not exported (CONFIG_KALLSYMS_ALL); pages in "
-		       "skb heads are counted as unattributed");
+		p_warn("virt_to_page() self-check failed: the %s memory layout does not map "
+		       "this kernel's memmap (%s); pages in skb heads are counted as unattributed",
+		       scan.layout_from_kallsyms ? "exported" : "default x86_64",
+		       scan.layout_from_kallsyms
+			       ? "it is not virtual: CONFIG_SPARSEMEM_VMEMMAP is off"
+			       : "CONFIG_SPARSEMEM_VMEMMAP is off, or the layout is randomised "
+				 "(CONFIG_RANDOMIZE_MEMORY) without CONFIG_KALLSYMS_ALL to say where");
 	if (env.json) {
 		json_obj_open(&stdout_json);
 		json_kv_str(&stdout_json, "version", PPWATCH_VERSION);

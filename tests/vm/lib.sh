@@ -231,6 +231,18 @@ ppw_ok() {
 	fail "$2: exit $PPW_RC: $(head -c 400 "/tmp/$1.err" | tr '\n' ' ')"
 	return 1
 }
+# ppw_pm_ok NAME WHAT: postmortem's exit status (ppwatch-postmortem(8)): 0,
+# or 1 exactly when its report names a stalled pool; PASS/FAIL as ppw_ok
+ppw_pm_ok() {
+	local st
+	case $PPW_RC in
+	0|1) ;;
+	*) fail "$2: exit $PPW_RC: $(head -c 400 "/tmp/$1.err" | tr '\n' ' ')"; return 1 ;;
+	esac
+	st=$(jq '[.pools[]? | select(.stalled == true)] | length' "/tmp/$1.out")
+	check "$2: exit 1 exactly when a pool stalled (exit $PPW_RC, $st stalled)" \
+		"$PPW_RC" -eq "$([ "${st:-0}" -gt 0 ] && echo 1 || echo 0)"
+}
 # ppw_bg NAME ARGS...: 'ppwatch -v ARGS' in the background (stdout
 # /tmp/NAME.out), waits until it has attached; ppw_bg_stop NAME: SIGINT, wait,
 # PPW_RC = its exit status

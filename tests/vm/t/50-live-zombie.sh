@@ -135,7 +135,7 @@ fi
 
 # --- postmortem (live) ---
 ppw pm postmortem -j
-if ppw_ok pm "ppwatch postmortem -j"; then
+if ppw_pm_ok pm "ppwatch postmortem -j"; then
 	check "ppwatch postmortem: the pool is a zombie" "$(jpool /tmp/pm.out "$ZADDR" state)" = zombie
 	check "ppwatch postmortem: inflight" "$(jpool /tmp/pm.out "$ZADDR" inflight)" -eq $N
 	if [ $MODE = socket ]; then
@@ -198,7 +198,7 @@ check "ppwatch record: exit status after SIGINT" "$PPW_RC" -eq 0
 check "ppwatch record: header line" "$(head -n1 /tmp/rec.jsonl | jq -r .type)" = header
 check "ppwatch record: events of the pool" "$(grep -c "\"$ZADDR\"" /tmp/rec.jsonl)" -ge 3
 ppw pm_rec postmortem /tmp/rec.jsonl -j
-if ppw_ok pm_rec "ppwatch postmortem FILE -j"; then
+if ppw_pm_ok pm_rec "ppwatch postmortem FILE -j"; then
 	check "ppwatch postmortem FILE: the pool freed" "$(jpool /tmp/pm_rec.out "$ZADDR" state)" = freed
 	check "ppwatch postmortem FILE: its timeline has the destroy" \
 		"$(jq --arg a "$ZADDR" '[.pools[] | select(.addr == $a)][0].timeline | map(select(.event == "destroy")) | length' /tmp/pm_rec.out)" -ge 1
