@@ -307,10 +307,14 @@ prometheus_over_tls_and_through_node_exporter() {
 	# the dashboard on each path: every query has data, but for what only a
 	# direct scrape has (ppwatch's own process CPU, scrape and HTTP metrics)
 	direct_only='process_cpu_seconds_total|ppwatch_scrape_duration_seconds|ppwatch_http_responses_total'
+	# the item families have data only where the kernel reports item stats
+	local no_items
+	no_items=$("$PPWATCH" -j pools | jq '[.kernel.unavailable[]? | select(. == "item_stats")] | length')
+	[ "$no_items" -eq 0 ] || log "SKIP the ppwatch_{pool,device}_item_* queries: this kernel reports no page-pool item stats"
 	for inst in "$EXP_ADDR" "$NE_ADDR"; do
 		while IFS= read -r e; do
 			[ -n "$e" ] || continue
-			grep -q 'ppwatch_pool_item_' <<<"$e" && continue # kernels with item stats only
+			[ "$no_items" -eq 0 ] || ! grep -Eq 'ppwatch_(pool|device)_item_' <<<"$e" || continue
 			[ "$inst" = "$NE_ADDR" ] && grep -qE "$direct_only" <<<"$e" && continue
 			q=$(prom_query "$e") || { bad="$bad
       query failed: $e"; continue; }
