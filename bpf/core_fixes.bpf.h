@@ -5,7 +5,8 @@
  * the running kernel's BTF) and an accessor, tests field or type existence,
  * and cites the upstream commit (id, title, first release). Nothing here
  * tests a kernel version number. Tested on 6.1 (Debian 12), 6.12 (stock,
- * legacy prefix, item-block series) and 6.18 (kernel/matrix).
+ * legacy prefix, item-block series), 7.3 (Debian trixie-backports) and
+ * 6.18 (kernel/matrix).
  *
  * Two rules every entry follows, learnt from load failures:
  *   - guard on the very field that is read, not on its struct's existence:
@@ -646,6 +647,64 @@ struct page_pool___walk {
 } __attribute__((preserve_access_index));
 
 #define PPW_ITEM_BLK_DYNAMIC 1 /* PAGE_POOL_ITEM_BLK_DYNAMIC_BIT */
+
+/*
+ * 18. A tail page's way to its compound head. Before 7.1 the tail's
+ * page->compound_head holds the head's address with bit 0 set. The series
+ * "mm: Eliminate fake head pages from vmemmap optimization" (Kiryl
+ * Shutsemau, akpm's mm tree April 2026, for v7.1) renamed the field in
+ * "mm: rename the 'compound_head' field in the 'struct page' to
+ * 'compound_info'", and 8c846c879e22 "mm: rework compound_head() for
+ * power-of-2 sizeof(struct page)" changed what it holds where
+ * compound_info_has_mask() (CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP and a
+ * power-of-2 struct page, Debian's 7.3): a mask, GENMASK(63, order +
+ * log2(sizeof(struct page))) with bit 0 set, that the tail's own address
+ * is ANDed with. The mask is a config decision BPF cannot see, but the two
+ * encodings cannot be mistaken for each other: a mask is ones from bit 63
+ * down to some bit, then zeros; no struct page lives at such an address.
+ *
+ * The field of each name is read in its own subprogram (the rule at the
+ * top): on 7.x 'compound_head' does not resolve, before it
+ * 'compound_info' does not.
+ */
+struct page___compound_info {
+	unsigned long compound_info;
+} __attribute__((preserve_access_index));
+
+struct page___compound_head {
+	unsigned long compound_head;
+} __attribute__((preserve_access_index));
+
+PPW_SUBPROG __u64 page_compound_info(__u64 pg)
+{
+	return BPF_CORE_READ((struct page___compound_info *)pg, compound_info);
+}
+
+PPW_SUBPROG __u64 page_compound_head_word(__u64 pg)
+{
+	return BPF_CORE_READ((struct page___compound_head *)pg, compound_head);
+}
+
+/* the head page of page 'pg' (pg itself unless it is a tail page) */
+static __always_inline __u64 page_compound_head(__u64 pg)
+{
+	__u64 info, low;
+
+	if (bpf_core_field_exists(((struct page___compound_info *)0)->compound_info)) {
+		info = page_compound_info(pg);
+		if (!(info & 1))
+			return pg;
+		low = ~(info & ~1ULL); /* a mask: all ones below its lowest bit */
+		if (!(low & (low + 1)))
+			return pg & info;
+		return info - 1;
+	}
+	if (bpf_core_field_exists(((struct page___compound_head *)0)->compound_head)) {
+		info = page_compound_head_word(pg);
+		return info & 1 ? info - 1 : pg;
+	}
+	return pg;
+}
 
 /*
  * Differences handled in user space (cli/sources/kfeatures.c), by reading BTF:

@@ -70,9 +70,7 @@ static __always_inline __u64 virt_to_page_addr(__u64 va)
 
 static __always_inline __u64 compound_head_of(__u64 pg)
 {
-	__u64 ch = read_u64(pg + bpf_core_field_offset(struct page, compound_head));
-
-	return ch & 1 ? ch - 1 : pg;
+	return page_compound_head(pg);
 }
 
 /*
