@@ -623,6 +623,7 @@ check_log() {
 	local flavor=$1 log=$2 rc=$3 bad=0 summary
 	tr -d '\r' <"$log" >"$log.txt"
 	grep -E '^PPVM: (FAIL|SKIP)|^PPVM-VALUES|^PPVM-SUMMARY' "$log.txt" | sed "s/^/  [$flavor] /" >&2 || true
+	say "$flavor: time per test: $(sed -n 's/^PPVM-TIME: \([^ ]*\) \([0-9.]*\) s$/\1 \2/p' "$log.txt" | tr '\n' ' ')"
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		say "$flavor: FAIL: VM timed out after ${VM_TIMEOUT}s"; bad=1
 	fi

@@ -218,10 +218,11 @@ ppw_has() { [ "$(jq -r "[.pools[] | has(\"$1\")] | any" /tmp/ppw.json 2>/dev/nul
 # ppw NAME ARGS...: run 'ppwatch ARGS' into /tmp/NAME.out (stdout) and
 # /tmp/NAME.err; PPW_RC is its exit status
 ppw() {
-	local name=$1; shift
+	local name=$1 t0; shift
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	$PPWATCH "$@" >"/tmp/$name.out" 2>"/tmp/$name.err"
 	PPW_RC=$?
-	log "ppwatch $* -> exit $PPW_RC"
+	log "ppwatch $* -> exit $PPW_RC ($(awk -v a="$t0" '{ printf "%.1f", $1 - a }' /proc/uptime) s)"
 	[ $PPW_RC -eq 0 ] || log "  stderr: $(head -c 300 "/tmp/$name.err" | tr '\n' ' ')"
 	return 0
 }
@@ -236,10 +237,15 @@ ppw_ok() {
 # PPW_RC = its exit status
 ppw_bg() {
 	local name=$1; shift
+	local t0
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	$PPWATCH -v "$@" >"/tmp/$name.out" 2>"/tmp/$name.err" &
 	eval "PPW_BG_$name=$!"
-	wait_for 60 grep -q 'loaded and attached' "/tmp/$name.err" ||
+	if wait_for 60 grep -q 'loaded and attached' "/tmp/$name.err"; then
+		log "ppwatch $* attached after $(awk -v a="$t0" '{ printf "%.1f", $1 - a }' /proc/uptime) s"
+	else
 		log "ppwatch $* did not report 'loaded and attached' within 60 s: $(head -c 300 "/tmp/$name.err" | tr '\n' ' ')"
+	fi
 }
 ppw_bg_stop() {
 	local pid
