@@ -31,20 +31,14 @@ static const struct ocol block_cols[BC_MAX] = {
 	[BC_NOTE] = { "note", "", 7, OF_PLAIN, OC_LEFT | OC_TEXT },
 };
 
-struct block_ctx {
-	__u32 per;
-	char addr[24];
-};
-
 static void block_cell(const void *p, int col, struct oval *v, void *arg)
 {
 	const struct block_info *b = p;
-	struct block_ctx *c = arg;
+	const struct block_occupancy *o = arg; /* the pool's: items per block */
 
 	switch (col) {
 	case BC_ADDR:
-		snprintf(c->addr, sizeof(c->addr), "0x%llx", (unsigned long long)b->addr);
-		OV_STR(v, c->addr);
+		OV_FMT(v, "0x%llx", (unsigned long long)b->addr);
 		break;
 	case BC_KIND:
 		OV_STR(v, b->dynamic ? "dynamic" : "prealloc");
@@ -53,7 +47,7 @@ static void block_cell(const void *p, int col, struct oval *v, void *arg)
 		OV_U64(v, b->used);
 		break;
 	case BC_IDLE:
-		OV_U64(v, block_idle(b, c->per));
+		OV_U64(v, block_idle(b, o->items_per_block));
 		break;
 	case BC_UNISSUED:
 		OV_U64(v, b->unissued);
@@ -62,20 +56,19 @@ static void block_cell(const void *p, int col, struct oval *v, void *arg)
 		OV_BOOL(v, b->current);
 		break;
 	case BC_SPARSE:
-		OV_BOOL(v, block_sparse(b, c->per));
+		OV_BOOL(v, block_sparse(b, o->items_per_block));
 		break;
 	case BC_NOTE:
-		OV_STR(v, b->current ? "current" : block_sparse(b, c->per) ? "sparse" : "");
+		OV_STR(v, b->current			      ? "current" :
+			  block_sparse(b, o->items_per_block) ? "sparse" :
+								"");
 		break;
 	}
 }
 
-static struct block_ctx bctx;
-
-static struct oview block_oview(__u32 per)
+struct oview block_oview(const struct block_occupancy *o)
 {
-	bctx.per = per;
-	return (struct oview){ block_cols, BC_MAX, block_cell, &bctx, NULL };
+	return (struct oview){ block_cols, BC_MAX, block_cell, (void *)o, NULL };
 }
 
 static void title(FILE *f, const struct pool_block_view *v)
@@ -105,7 +98,7 @@ void render_blocks_text(FILE *f, const struct pool_block_view *v, size_t n, bool
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		struct oview ov = block_oview(v[i].pb->occ.items_per_block);
+		struct oview ov = block_oview(&v[i].pb->occ);
 
 		if (i)
 			fputc('\n', f);
@@ -123,7 +116,7 @@ void render_blocks_json(struct json *j, const struct pool_block_view *v, size_t 
 	json_arr_open(j);
 	for (i = 0; i < n; i++) {
 		const struct block_occupancy *o = &v[i].pb->occ;
-		struct oview ov = block_oview(o->items_per_block);
+		struct oview ov = block_oview(o);
 
 		json_obj_open(j);
 		render_pool_ref_json(j, v[i].row);

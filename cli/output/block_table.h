@@ -8,6 +8,7 @@
 #include "lib/json.h"
 #include "model/blocks.h"
 #include "model/snapshot.h"
+#include "output/table.h"
 
 /* one pool's blocks, with the pool's row for its name */
 struct pool_block_view {
@@ -16,6 +17,8 @@ struct pool_block_view {
 	__u32 page_size; /* a block is one page */
 };
 
+/* the block view over one pool's blocks (o: that pool's occupancy) */
+struct oview block_oview(const struct block_occupancy *o);
 void render_blocks_text(FILE *f, const struct pool_block_view *v, size_t n, bool wide);
 void render_blocks_json(struct json *j, const struct pool_block_view *v, size_t n);
 

@@ -124,8 +124,6 @@ static const struct ocol cols[EC_MAX] = {
 	[EC_DETAIL] = { "detail", "DETAIL", 40, OF_PLAIN, OC_LEFT },
 };
 
-static char tbuf[32];
-
 static void event_cell(const void *p, int col, struct oval *v, void *arg)
 {
 	const struct event_row *er = p;
@@ -135,9 +133,8 @@ static void event_cell(const void *p, int col, struct oval *v, void *arg)
 	switch (col) {
 	case EC_TIME:
 		localtime_r(&t, &tm);
-		snprintf(tbuf, sizeof(tbuf), "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min,
-			 tm.tm_sec, (int)((er->time - t) * 1000));
-		OV_STR(v, tbuf);
+		OV_FMT(v, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		       (int)((er->time - t) * 1000));
 		break;
 	case EC_EVENT:
 		OV_STR(v, life_kind_name(er->kind));
@@ -157,9 +154,14 @@ static void event_cell(const void *p, int col, struct oval *v, void *arg)
 	}
 }
 
+struct oview event_oview(void)
+{
+	return (struct oview){ cols, EC_MAX, event_cell, NULL, NULL };
+}
+
 void render_event_text(FILE *f, const struct event_row *er, bool header)
 {
-	struct oview ov = { cols, EC_MAX, event_cell, NULL, NULL };
+	struct oview ov = event_oview();
 
 	out_text(f, &ov, er, 1, sizeof(*er), false, header);
 }

@@ -8,6 +8,7 @@
 #include "lib/json.h"
 #include "model/lifecycle.h"
 #include "model/snapshot.h"
+#include "output/table.h"
 
 struct event_row {
 	double time; /* wall clock, seconds */
@@ -27,6 +28,8 @@ struct event_ctx {
 };
 
 void event_row_of(struct event_row *er, const struct life_event *e, const struct event_ctx *c);
+/* the event view's columns (text); JSON: render_event_json() */
+struct oview event_oview(void);
 void render_event_text(FILE *f, const struct event_row *er, bool header);
 /* one JSON object (the caller ends the line) */
 void render_event_json(struct json *j, const struct event_row *er);

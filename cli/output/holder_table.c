@@ -65,16 +65,10 @@ static const struct ocol holder_cols[HC_MAX] = {
 	[HC_OLDEST_LB] = { "oldest_age_is_lower_bound", "LB", 2, OF_PLAIN, OC_JSON },
 };
 
-struct holder_ctx {
-	char local[64];
-	char remote[64];
-};
-
 static void holder_cell(const void *p, int col, struct oval *v, void *arg)
 {
 	const struct holder *h = p;
 	const struct ppw_rec_sock *s = h->kind == HK_SOCKET ? h->sock : NULL;
-	struct holder_ctx *c = arg;
 
 	switch (col) {
 	case HC_PAGES:
@@ -99,14 +93,12 @@ static void holder_cell(const void *p, int col, struct oval *v, void *arg)
 		v->null = !s;
 		break;
 	case HC_LOCAL:
-		OV_STR(v, s ? sock_addr_str(c->local, sizeof(c->local), s->family, s->laddr,
-					    s->lport) :
+		OV_STR(v, s ? sock_addr_str(v->buf, sizeof(v->buf), s->family, s->laddr, s->lport) :
 			      "");
-		v->null = !s || !c->local[0];
+		v->null = !s || !v->s[0];
 		break;
 	case HC_REMOTE:
-		OV_STR(v, s ? sock_addr_str(c->remote, sizeof(c->remote), s->family, s->raddr,
-					    s->rport) :
+		OV_STR(v, s ? sock_addr_str(v->buf, sizeof(v->buf), s->family, s->raddr, s->rport) :
 			      "");
 		v->null = !s || !s->rport;
 		break;
@@ -155,11 +147,9 @@ static void holder_owners(struct json *j, const void *p, void *ctx)
 	json_kv_u64(j, "owners_total", h->nowners);
 }
 
-static struct holder_ctx hctx;
-
-static struct oview holder_oview(void)
+struct oview holder_oview(void)
 {
-	return (struct oview){ holder_cols, HC_MAX, holder_cell, &hctx, holder_owners };
+	return (struct oview){ holder_cols, HC_MAX, holder_cell, NULL, holder_owners };
 }
 
 static void pool_title(FILE *f, const struct pool_holders *ph)
@@ -259,97 +249,94 @@ void render_holders_json(struct json *j, const struct holders_report *rep)
 /* ---- pages ------------------------------------------------------------------------- */
 
 enum page_col {
-	GC_NETMEM,
-	GC_PFN,
-	GC_AGE,
-	GC_CPU,
-	GC_WHERE,
-	GC_HOLDER,
-	GC_LEDGER,
-	GC_STACK_ID,
-	GC_STACK,
-	GC_AGE_LB,
-	GC_MAX
+	PG_NETMEM,
+	PG_PFN,
+	PG_AGE,
+	PG_CPU,
+	PG_WHERE,
+	PG_HOLDER,
+	PG_LEDGER,
+	PG_STACK_ID,
+	PG_STACK,
+	PG_AGE_LB,
+	PG_MAX
 };
 
-static const struct ocol page_cols[GC_MAX] = {
-	[GC_NETMEM] = { "netmem", "NETMEM", 18, OF_PLAIN, OC_LEFT },
-	[GC_PFN] = { "pfn", "PFN", 9, OF_HEX, 0 },
-	[GC_AGE] = { "age_s", "AGE", 7, OF_AGE, 0 },
-	[GC_CPU] = { "cpu", "CPU", 3, OF_PLAIN, 0 },
-	[GC_WHERE] = { "where", "WHERE", 9, OF_PLAIN, OC_LEFT | OC_WIDE },
-	[GC_HOLDER] = { "holder", "HOLDER", 40, OF_PLAIN, OC_LEFT },
-	[GC_LEDGER] = { "in_ledger", "LEDGER", 6, OF_PLAIN, OC_JSON },
-	[GC_STACK_ID] = { "stack_id", "STACK_ID", 8, OF_PLAIN, OC_JSON },
-	[GC_STACK] = { "stack", "STACK", 40, OF_PLAIN, OC_LEFT | OC_WIDE },
-	[GC_AGE_LB] = { "age_is_lower_bound", "LB", 2, OF_PLAIN, OC_JSON },
-};
-
-struct page_ctx {
-	char netmem[24];
+static const struct ocol page_cols[PG_MAX] = {
+	[PG_NETMEM] = { "netmem", "NETMEM", 18, OF_PLAIN, OC_LEFT },
+	[PG_PFN] = { "pfn", "PFN", 9, OF_HEX, 0 },
+	[PG_AGE] = { "age_s", "AGE", 7, OF_AGE, 0 },
+	[PG_CPU] = { "cpu", "CPU", 3, OF_PLAIN, 0 },
+	[PG_WHERE] = { "where", "WHERE", 9, OF_PLAIN, OC_LEFT | OC_WIDE },
+	[PG_HOLDER] = { "holder", "HOLDER", 40, OF_PLAIN, OC_LEFT },
+	[PG_LEDGER] = { "in_ledger", "LEDGER", 6, OF_PLAIN, OC_JSON },
+	[PG_STACK_ID] = { "stack_id", "STACK_ID", 8, OF_PLAIN, OC_JSON },
+	[PG_STACK] = { "stack", "STACK", 40, OF_PLAIN, OC_LEFT | OC_WIDE },
+	[PG_AGE_LB] = { "age_is_lower_bound", "LB", 2, OF_PLAIN, OC_JSON },
 };
 
 static void page_cell(const void *p, int col, struct oval *v, void *arg)
 {
 	const struct page_row *r = p;
-	struct page_ctx *c = arg;
 
 	switch (col) {
-	case GC_NETMEM:
-		snprintf(c->netmem, sizeof(c->netmem), "0x%llx", (unsigned long long)r->netmem);
-		OV_STR(v, c->netmem);
+	case PG_NETMEM:
+		OV_FMT(v, "0x%llx", (unsigned long long)r->netmem);
 		break;
-	case GC_PFN:
+	case PG_PFN:
 		OV_U64(v, r->pfn);
 		v->null = !r->pfn;
 		break;
-	case GC_AGE:
+	case PG_AGE:
 		OV_F64(v, r->age_s);
 		v->null = isnan(r->age_s);
 		v->at_least = r->age_at_least;
 		break;
-	case GC_CPU:
+	case PG_CPU:
 		OV_S64(v, r->cpu);
 		v->null = r->cpu < 0;
 		break;
-	case GC_WHERE:
+	case PG_WHERE:
 		OV_STR(v, r->where ? r->where : "");
 		v->null = !r->where;
 		break;
-	case GC_HOLDER:
+	case PG_HOLDER:
 		OV_STR(v, r->holder);
 		v->null = !r->holder[0];
 		break;
-	case GC_LEDGER:
+	case PG_LEDGER:
 		OV_BOOL(v, r->in_ledger);
 		break;
-	case GC_STACK_ID:
+	case PG_STACK_ID:
 		OV_S64(v, r->stack_id);
 		v->null = r->stack_id < 0;
 		break;
-	case GC_STACK:
+	case PG_STACK:
 		OV_STR(v, r->stack);
 		v->null = !r->stack[0];
 		break;
-	case GC_AGE_LB:
+	case PG_AGE_LB:
 		OV_BOOL(v, r->age_at_least);
 		v->null = isnan(r->age_s);
 		break;
 	}
 }
 
-static struct page_ctx pctx;
+struct oview page_oview(void)
+{
+	return (struct oview){ page_cols, PG_MAX, page_cell, NULL, NULL };
+}
 
 void render_pages_text(FILE *f, const struct page_row *rows, size_t n, bool wide)
 {
-	struct oview ov = { page_cols, GC_MAX, page_cell, &pctx, NULL };
+	struct oview ov = page_oview();
 
 	out_text(f, &ov, rows, n, sizeof(*rows), wide, true);
 }
 
 void render_pages_json(struct json *j, const struct page_row *rows, size_t n)
 {
-	struct oview ov = { page_cols, GC_MAX, page_cell, &pctx, NULL };
+	struct oview ov = page_oview();
 
 	json_key(j, "pages");
 	out_json_rows(j, &ov, rows, n, sizeof(*rows));

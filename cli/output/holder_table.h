@@ -10,6 +10,7 @@
 
 #include "lib/json.h"
 #include "model/attrib.h"
+#include "output/table.h"
 
 struct page_row {
 	__u64 netmem;
@@ -25,6 +26,10 @@ struct page_row {
 };
 
 const char *where_name(__u32 where);
+
+/* the views: one pool's holders, one pool's pages */
+struct oview holder_oview(void);
+struct oview page_oview(void);
 
 void render_holders_text(FILE *f, const struct holders_report *rep, bool wide);
 /* "pools": [ {pool identity, inflight, holders: [...]} ], "scan": {...} */

@@ -115,46 +115,40 @@ static const struct ocol pool_cols[PC_MAX] = {
 	[PC_BEFORE_MIN] = { "before_start_at_least", "BEFMIN", 7, OF_PLAIN, OC_JSON },
 };
 
-struct pool_ctx {
-	__u64 now_ns;
-	char addr[24];
-	char dma[24];
-	char blocks[32];
-	bool json;
-};
-
 static void f64_or_null(struct oval *v, double x)
 {
 	OV_F64(v, x);
 	v->null = !isfinite(x);
 }
 
-/* JSON: the state name; text: short, and the count for a hazard */
-static const char *dma_text(const struct pool_row *r, struct pool_ctx *c)
+/* the DMA state: its name, and in text a short form with the count of a hazard */
+static void dma_cell(struct oval *v, const struct pool_row *r)
 {
-	if (c->json)
-		return dma_state_name(r->dma);
+	OV_STR(v, dma_state_name(r->dma));
 	switch (r->dma) {
 	case DMA_NOT_MAPPED:
-		return "-";
+		v->text = "-";
+		break;
 	case DMA_UNMAP_PENDING:
-		return "pending";
+		v->text = "pending";
+		break;
 	case DMA_HAZARD:
 		if (r->dma_still_mapped > 0)
-			snprintf(c->dma, sizeof(c->dma), "HAZ:%lld",
+			snprintf(v->buf, sizeof(v->buf), "HAZ:%lld",
 				 (long long)r->dma_still_mapped);
 		else
-			snprintf(c->dma, sizeof(c->dma), "HAZARD");
-		return c->dma;
+			snprintf(v->buf, sizeof(v->buf), "HAZARD");
+		v->text = v->buf;
+		break;
 	default:
-		return dma_state_name(r->dma);
+		break;
 	}
 }
 
 static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 {
 	const struct pool_row *r = p;
-	struct pool_ctx *c = arg;
+	const struct snapshot *snap = arg; /* for the time it was taken */
 
 	switch (col) {
 	case PC_ID:
@@ -243,8 +237,8 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 		break;
 	case PC_DETACH_TIME:
 		/* netlink's detach-time: CLOCK_BOOTTIME seconds */
-		OV_U64(v,
-		       isfinite(r->detach_age_s) ? (__u64)(c->now_ns / 1e9 - r->detach_age_s) : 0);
+		OV_U64(v, isfinite(r->detach_age_s) ? (__u64)(snap->ts_ns / 1e9 - r->detach_age_s) :
+						      0);
 		v->null = !isfinite(r->detach_age_s);
 		break;
 	case PC_FREED_AGE:
@@ -296,8 +290,7 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 		v->null = !r->netns_cookie;
 		break;
 	case PC_ADDR:
-		snprintf(c->addr, sizeof(c->addr), "0x%llx", (unsigned long long)r->addr);
-		OV_STR(v, c->addr);
+		OV_FMT(v, "0x%llx", (unsigned long long)r->addr);
 		v->null = !r->addr;
 		break;
 	case PC_GEN:
@@ -309,7 +302,7 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 		v->null = isnan(r->oldest_age_s);
 		break;
 	case PC_DMA:
-		OV_STR(v, dma_text(r, c));
+		dma_cell(v, r);
 		break;
 	case PC_DMA_LEFT:
 		OV_S64(v, r->dma_still_mapped);
@@ -336,23 +329,17 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 		break;
 	case PC_BLOCKS:
 		if (r->occ_known) { /* the walk: pre-allocated+dynamic */
-			snprintf(c->blocks, sizeof(c->blocks), "%u+%u", r->occ.prealloc,
-				 r->occ.dynamic);
-			OV_STR(v, c->blocks);
+			OV_FMT(v, "%u+%u", r->occ.prealloc, r->occ.dynamic);
 		} else if (r->item_blocks) {
-			snprintf(c->blocks, sizeof(c->blocks), "%llu+%llu",
-				 (unsigned long long)r->blocks_prealloc,
-				 (unsigned long long)r->blocks_dyn);
-			OV_STR(v, c->blocks);
+			OV_FMT(v, "%llu+%llu", (unsigned long long)r->blocks_prealloc,
+			       (unsigned long long)r->blocks_dyn);
 		} else {
 			OV_STR(v, r->bpf ? "n/a" : "");
 		}
 		break;
 	case PC_BLK_ITEMS: /* items in use of the blocks' items */
 		if (r->occ_known) {
-			snprintf(c->blocks, sizeof(c->blocks), "%u/%u", occ_used(&r->occ),
-				 occ_items(&r->occ));
-			OV_STR(v, c->blocks);
+			OV_FMT(v, "%u/%u", occ_used(&r->occ), occ_items(&r->occ));
 		} else {
 			OV_STR(v, r->bpf ? "n/a" : "");
 		}
@@ -446,27 +433,15 @@ static void pool_json_extra(struct json *j, const void *p, void *arg)
 	json_obj_close(j);
 }
 
-static struct pool_ctx pool_ctx;
-
 struct oview pool_oview(const struct snapshot *s)
 {
-	pool_ctx.now_ns = s ? s->ts_ns : 0;
-	return (struct oview){ pool_cols, PC_MAX, pool_cell, &pool_ctx, pool_json_extra };
-}
-
-int render_sort_pools(struct snapshot *s, const char *key, bool reverse)
-{
-	struct oview ov = pool_oview(s);
-
-	pool_ctx.json = true; /* sort by the state names, not the display */
-	return out_sort(s->rows, s->n, sizeof(*s->rows), &ov, key, reverse);
+	return (struct oview){ pool_cols, PC_MAX, pool_cell, (void *)s, pool_json_extra };
 }
 
 void render_pools_text(FILE *f, const struct snapshot *s, bool wide, bool header)
 {
 	struct oview ov = pool_oview(s);
 
-	pool_ctx.json = false;
 	out_text(f, &ov, s->rows, s->n, sizeof(*s->rows), wide, header);
 }
 
@@ -474,7 +449,6 @@ void render_pools_json(struct json *j, const struct snapshot *s)
 {
 	struct oview ov = pool_oview(s);
 
-	pool_ctx.json = true;
 	json_key(j, "pools");
 	out_json_rows(j, &ov, s->rows, s->n, sizeof(*s->rows));
 }
@@ -567,13 +541,6 @@ static void group_cell(const void *p, int col, struct oval *v, void *arg)
 struct oview group_oview(void)
 {
 	return (struct oview){ group_cols, GC_MAX, group_cell, NULL };
-}
-
-int render_sort_groups(struct group_row *g, size_t n, const char *key, bool reverse)
-{
-	struct oview ov = group_oview();
-
-	return out_sort(g, n, sizeof(*g), &ov, key, reverse);
 }
 
 void render_groups_text(FILE *f, const struct group_row *g, size_t n, bool wide, bool header)

@@ -13,12 +13,9 @@
 #include "model/snapshot.h"
 #include "output/table.h"
 
+/* the pool view over s's rows (s: the snapshot they come from), the per-device view */
 struct oview pool_oview(const struct snapshot *s);
 struct oview group_oview(void);
-
-/* sort by a column key; -ENOENT if the key names no column */
-int render_sort_pools(struct snapshot *s, const char *key, bool reverse);
-int render_sort_groups(struct group_row *g, size_t n, const char *key, bool reverse);
 
 void render_pools_text(FILE *f, const struct snapshot *s, bool wide, bool header);
 void render_groups_text(FILE *f, const struct group_row *g, size_t n, bool wide, bool header);

@@ -19,13 +19,16 @@ const char *ocell_text(const struct ocol *c, const struct oval *v, char *buf, si
 		return buf;
 	}
 	switch (v->t) {
-	case OT_STR:
+	case OT_STR: {
+		const char *str = v->text ? v->text : v->s;
+
 		/* names are untrusted: lib/escape.h */
-		if (v->s && *v->s)
-			esc_buf(buf, len, v->s, strlen(v->s));
+		if (str && *str)
+			esc_buf(buf, len, str, strlen(str));
 		else
 			snprintf(buf, len, "-");
 		return buf;
+	}
 	case OT_BOOL:
 		snprintf(buf, len, "%s", v->b ? "yes" : "no");
 		return buf;

@@ -36,11 +36,19 @@ enum ocol_flags {
 	OC_TEXT = 1 << 4,     /* text only, never in JSON */
 };
 
+/*
+ * One cell's value, as a getter fills it. A value the getter formats (an
+ * address, a pair of counts) goes into the value's own buf (OV_FMT): two
+ * values fetched one after the other, as a sort compares them, never
+ * share storage. 'text' is what text shows instead of the string when the
+ * two differ (a short form); JSON and sorting use the string itself.
+ */
 struct oval {
 	enum otype t;
-	bool null;     /* unknown / not applicable: JSON null, text "-" */
-	bool at_least; /* lower bound, see OC_AT_LEAST: text prefixes '>' */
-	bool estimate; /* from a sample: text prefixes '~' */
+	bool null;	  /* unknown / not applicable: JSON null, text "-" */
+	bool at_least;	  /* lower bound, see OC_AT_LEAST: text prefixes '>' */
+	bool estimate;	  /* from a sample: text prefixes '~' */
+	const char *text; /* OT_STR: text's rendering, NULL: the string */
 	union {
 		const char *s;
 		uint64_t u;
@@ -48,6 +56,7 @@ struct oval {
 		double f;
 		bool b;
 	};
+	char buf[64]; /* the getter's scratch for this value (OV_FMT) */
 };
 
 struct ocol {
@@ -74,6 +83,9 @@ struct oview {
 #define OV_S64(v, x)  ((v)->t = OT_S64, (v)->i = (x))
 #define OV_F64(v, x)  ((v)->t = OT_F64, (v)->f = (x))
 #define OV_BOOL(v, x) ((v)->t = OT_BOOL, (v)->b = (x))
+/* a string the getter formats, kept in the value itself */
+#define OV_FMT(v, ...) \
+	((v)->t = OT_STR, snprintf((v)->buf, sizeof((v)->buf), __VA_ARGS__), (v)->s = (v)->buf)
 
 /* text: the value of one cell, formatted, into buf */
 const char *ocell_text(const struct ocol *c, const struct oval *v, char *buf, size_t len);

@@ -59,10 +59,18 @@ int view_apply(const struct view_opts *v, struct snapshot *s, struct group_row *
 	if (!v->show_freed)
 		snapshot_drop_freed(s);
 	key = sort_key(v, &rev);
-	if (!v->group_by_device)
-		return render_sort_pools(s, key, rev);
+	if (!v->group_by_device) {
+		struct oview ov = pool_oview(s);
+
+		return out_sort(s->rows, s->n, sizeof(*s->rows), &ov, key, rev);
+	}
 	err = snapshot_group_by_device(s, g, ng);
-	return err ?: render_sort_groups(*g, *ng, key, rev);
+	if (!err) {
+		struct oview ov = group_oview();
+
+		err = out_sort(*g, *ng, sizeof(**g), &ov, key, rev);
+	}
+	return err;
 }
 
 void view_print_text(FILE *f, const struct view_opts *v, const struct snapshot *s,

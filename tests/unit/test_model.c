@@ -301,6 +301,20 @@ static void test_rates(void)
 	snapshot_free(&b);
 }
 
+static int sort_pools(struct snapshot *s, const char *key, bool reverse)
+{
+	struct oview ov = pool_oview(s);
+
+	return out_sort(s->rows, s->n, sizeof(*s->rows), &ov, key, reverse);
+}
+
+static int sort_groups(struct group_row *g, size_t n, const char *key, bool reverse)
+{
+	struct oview ov = group_oview();
+
+	return out_sort(g, n, sizeof(*g), &ov, key, reverse);
+}
+
 static void test_filter_sort_group(void)
 {
 	struct group_row *g;
@@ -320,20 +334,20 @@ static void test_filter_sort_group(void)
 	snapshot_free(&s);
 
 	snapshot_build(&s, &rd, NULL);
-	CHECK_INT(render_sort_pools(&s, "inflight", false), 0);
+	CHECK_INT(sort_pools(&s, "inflight", false), 0);
 	CHECK_INT(s.rows[0].id, 8); /* biggest first */
-	CHECK_INT(render_sort_pools(&s, "detach_age_s", false), 0);
+	CHECK_INT(sort_pools(&s, "detach_age_s", false), 0);
 	CHECK_INT(s.rows[0].id, 12); /* unknowns last */
 	CHECK_NAN(s.rows[s.n - 1].detach_age_s);
-	CHECK_INT(render_sort_pools(&s, "device", false), 0);
+	CHECK_INT(sort_pools(&s, "device", false), 0);
 	CHECK_STR(s.rows[0].device, "0000:03:00.0");
-	CHECK_INT(render_sort_pools(&s, "no_such_column", false), -ENOENT);
+	CHECK_INT(sort_pools(&s, "no_such_column", false), -ENOENT);
 
 	snapshot_drop_freed(&s);
 	CHECK_INT(s.n, 5);
 	CHECK_INT(snapshot_group_by_device(&s, &g, &n), 0);
 	CHECK_INT(n, 4); /* vb, eni0, 0000:03:00.0, eth0 */
-	CHECK_INT(render_sort_groups(g, n, "zombie.refs", false), 0);
+	CHECK_INT(sort_groups(g, n, "zombie.refs", false), 0);
 	CHECK_STR(g[0].device, "vb");
 	CHECK_INT(g[0].page_pools, 2);
 	CHECK_INT(g[0].zombies, 1);
@@ -426,7 +440,7 @@ static void test_golden(void)
 
 	make_reading(true);
 	snapshot_build(&s, &rd, NULL);
-	render_sort_pools(&s, "id", true);
+	sort_pools(&s, "id", true);
 
 	CAPTURE(buf, f, render_pools_text(f, &s, false, true));
 	check_golden("pools.txt", buf);
@@ -450,7 +464,7 @@ static void test_golden(void)
 
 	snapshot_drop_freed(&s);
 	snapshot_group_by_device(&s, &g, &n);
-	render_sort_groups(g, n, "device", false);
+	sort_groups(g, n, "device", false);
 	CAPTURE(buf, f, render_groups_text(f, g, n, false, true));
 	check_golden("devices.txt", buf);
 	free(buf);
