@@ -66,7 +66,11 @@ PURE_LDLIBS := -lyaml -ljansson -lmicrohttpd -lm
 
 # ledger.bpf.c defines the shared maps: the linker wants it first
 BPF_FAMILIES := ledger lifecycle discover holders items blocks
-BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
+# the tracepoint programs again, counters only, for kernels without BPF
+# atomic fetch/cmpxchg or bpf_loop (PPW_COMPAT, bpf/config.bpf.h)
+BPF_COMPAT_FAMILIES := ledger lifecycle
+BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES)) \
+	$(patsubst %,$(OUTPUT)/bpf/%-compat.bpf.o,$(BPF_COMPAT_FAMILIES))
 SKEL := $(OUTPUT)/ppwatch.skel.h
 
 # the netlink client's YNL library and generated code (see "netlink" below)
@@ -134,6 +138,12 @@ $(SAN_OUT)/tests $(addprefix $(SAN_OUT)/cli/,$(PURE_DIRS)) $(addprefix $(FUZZ_OU
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPFCFLAGS) -c $< -o $(@:.bpf.o=.tmp.bpf.o)
+	$(Q)$(LLVM_STRIP) -g $(@:.bpf.o=.tmp.bpf.o)
+	$(Q)cp $(@:.bpf.o=.tmp.bpf.o) $@
+
+$(OUTPUT)/bpf/%-compat.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX) | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPFCFLAGS) -DPPW_COMPAT -c $< -o $(@:.bpf.o=.tmp.bpf.o)
 	$(Q)$(LLVM_STRIP) -g $(@:.bpf.o=.tmp.bpf.o)
 	$(Q)cp $(@:.bpf.o=.tmp.bpf.o) $@
 

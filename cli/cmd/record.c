@@ -136,11 +136,15 @@ static int record_run(int argc, char **argv)
 		return EXIT_ERROR;
 	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true };
 	err = rec_writer_open(&w, f, &opts.rec);
-	if (!err) {
-		p_info("recording to %s; Ctrl-C to stop", opts.out);
-		err = rec_writer_run(&w, opts.duration);
-		err = rec_writer_close(&w) ?: err;
+	if (err) {
+		/* rec_writer_open() said why, once (a kernel it cannot serve, ...) */
+		if (f != stdout)
+			fclose(f);
+		return EXIT_ERROR;
 	}
+	p_info("recording to %s; Ctrl-C to stop", opts.out);
+	err = rec_writer_run(&w, opts.duration);
+	err = rec_writer_close(&w) ?: err;
 	if (f != stdout && fclose(f) && !err)
 		err = -errno;
 	if (err) {

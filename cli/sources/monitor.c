@@ -50,6 +50,8 @@ static void kernel_facts_of(struct monitor *m)
 		.item_blocks = f->item_blocks,
 		.unmap_event = f->tp_destroy_unmap || f->tp_inflight_unmap,
 		.dma_index_stats = f->dma_index_stats,
+		.ledger = f->atomics,
+		.discovery = f->bpf_loop,
 	};
 }
 

@@ -177,6 +177,8 @@ int rec_writer_open(struct rec_writer *w, FILE *f, const struct rec_writer_opts 
 	err = write_snapshot(w); /* discovery: 'new' events for what exists */
 	err = err ?: write_scan(w);
 	fflush(w->f);
+	if (err) /* every failure of the open is reported once, here or below it */
+		p_err("recording the first snapshot and holder scan: %s", strerror(-err));
 	return err;
 }
 
