@@ -577,8 +577,9 @@ overlay() {
 # Boot NAME's kernel under qemu TCG with two vmxnet3 NICs joined by a qemu
 # hub (no host or user-mode networking) behind an emulated intel-iommu, and
 # a virtio-net NIC alone on a second hub (a TX ring for XDP frames on kernels
-# whose skbs cannot hold pool pages; kernels without virtio_net ignore it),
-# run the tests and check the serial log.
+# whose skbs cannot hold pool pages) and another one on the first hub (the
+# receiver of t/45-virtio-pp: its driver has page pools on 7.x); kernels
+# without virtio_net ignore both. Run the tests and check the serial log.
 boot_one() {
 	local flavor=$1 img log rc t0
 	need_flavor "$flavor"
@@ -600,6 +601,7 @@ boot_one() {
 		-netdev hubport,id=h0,hubid=0 -device vmxnet3,netdev=h0 \
 		-netdev hubport,id=h1,hubid=0 -device vmxnet3,netdev=h1 \
 		-netdev hubport,id=h2,hubid=1 -device virtio-net-pci,netdev=h2 \
+		-netdev hubport,id=h3,hubid=0 -device virtio-net-pci,netdev=h3 \
 		-kernel "$img" -initrd "$IRD/initrd-$flavor.cpio.gz" \
 		-append "console=ttyS0 panic=-1 ppvm.flavor=$flavor ${VM_APPEND:-}" \
 		</dev/null >"$log" 2>&1
