@@ -121,7 +121,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(wildcard tests/fuzz/fuzz_
 FUZZ_PROBE = printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
 	$(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null
 
-LAB_BINS := $(OUTPUT)/lab/ppgen $(OUTPUT)/lab/xdp_pass.bpf.o
+LAB_BINS := $(OUTPUT)/lab/ppgen $(OUTPUT)/lab/ppkinds $(OUTPUT)/lab/xdp_pass.bpf.o
 
 MAN_SRCS := $(wildcard docs/*.rst)
 MAN_PAGES := $(patsubst docs/%.rst,$(OUTPUT)/man/%.8,$(filter-out docs/common_options.rst,$(MAN_SRCS)))
@@ -135,15 +135,21 @@ $(SAN_OUT)/tests $(addprefix $(SAN_OUT)/cli/,$(PURE_DIRS)) $(addprefix $(FUZZ_OU
 	$(Q)mkdir -p $@
 
 # --- BPF ---------------------------------------------------------------------
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX) | $(OUTPUT)/bpf
+# Each object depends on the headers it includes (clang -MMD), not on all of
+# bpf/; an object without its .d file (built before it had one) is rebuilt.
+# (named, so make does not take them for intermediate files it may skip)
+BPF_DEPS := $(BPF_OBJS:.o=.d)
+$(BPF_DEPS): ;
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/bpf/%.bpf.d $(VMLINUX) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPFCFLAGS) -c $< -o $(@:.bpf.o=.tmp.bpf.o)
+	$(Q)$(CLANG) $(BPFCFLAGS) -MMD -MP -MT $@ -MF $(@:.bpf.o=.bpf.d) -c $< -o $(@:.bpf.o=.tmp.bpf.o)
 	$(Q)$(LLVM_STRIP) -g $(@:.bpf.o=.tmp.bpf.o)
 	$(Q)cp $(@:.bpf.o=.tmp.bpf.o) $@
 
-$(OUTPUT)/bpf/%-compat.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX) | $(OUTPUT)/bpf
+$(OUTPUT)/bpf/%-compat.bpf.o: bpf/%.bpf.c $(OUTPUT)/bpf/%-compat.bpf.d $(VMLINUX) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPFCFLAGS) -DPPW_COMPAT -c $< -o $(@:.bpf.o=.tmp.bpf.o)
+	$(Q)$(CLANG) $(BPFCFLAGS) -DPPW_COMPAT -MMD -MP -MT $@ -MF $(@:.bpf.o=.bpf.d) -c $< \
+		-o $(@:.bpf.o=.tmp.bpf.o)
 	$(Q)$(LLVM_STRIP) -g $(@:.bpf.o=.tmp.bpf.o)
 	$(Q)cp $(@:.bpf.o=.tmp.bpf.o) $@
 
@@ -259,9 +265,21 @@ deb: man | $(YNL_GEN_HDRS)
 	$(Q)scripts/mkdeb.sh $(DEB_BUILD)/ppwatch $(OUTPUT)/man $(VERSION) $(DEB)
 
 # --- lab (tests/lab) ----------------------------------------------------------
-$(OUTPUT)/lab/ppgen: tests/lab/ppgen.c | $(OUTPUT)/lab
+$(OUTPUT)/lab/ppgen: tests/lab/ppgen.c tests/lab/labutil.h | $(OUTPUT)/lab
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -o $@
+
+$(OUTPUT)/lab/gate.bpf.o: tests/lab/gate.bpf.c $(VMLINUX) | $(OUTPUT)/lab
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPFCFLAGS) -c $< -o $@
+
+$(OUTPUT)/lab/gate.skel.h: $(OUTPUT)/lab/gate.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name gate_bpf > $@
+
+$(OUTPUT)/lab/ppkinds: tests/lab/ppkinds.c tests/lab/labutil.h $(OUTPUT)/lab/gate.skel.h | $(OUTPUT)/lab
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/lab $(ALL_LDFLAGS) $< -lbpf -lelf -lz -o $@
 
 $(OUTPUT)/lab/xdp_pass.bpf.o: tests/lab/xdp_pass.bpf.c | $(OUTPUT)/lab
 	$(call msg,BPF,$@)
@@ -407,7 +425,8 @@ help:
 
 .DELETE_ON_ERROR:
 
--include $(wildcard $(OUTPUT)/cli/*/*.d $(OUTPUT)/cli/*.d $(SAN_OUT)/cli/*/*.d $(FUZZ_OUT)/cli/*/*.d)
+-include $(wildcard $(OUTPUT)/cli/*/*.d $(OUTPUT)/cli/*.d $(SAN_OUT)/cli/*/*.d $(FUZZ_OUT)/cli/*/*.d \
+	$(OUTPUT)/bpf/*.bpf.d)
 
 # the kernel series' build-and-boot rig (issue: patches/ and the VM tests)
 -include kernel/kernel.mk

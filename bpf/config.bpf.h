@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Everything that configures ppwatch's BPF side, in one place:
+ * The read-only settings user space writes before load (cli/sources/loader.c,
+ * configure_rodata(); 'rodata' of the skeleton): const volatile cfg_*,
+ * defined once in ledger.bpf.c (PPW_DEFINE_MAPS, like the shared maps) and
+ * declared extern everywhere else, so 'bpftool gen object' links one copy.
  *
- *   - the read-only settings user space writes before load (cli/sources/loader.c,
- *     'rodata' of the skeleton): const volatile cfg_*, defined once in
- *     ledger.bpf.c (PPW_DEFINE_MAPS, like the shared maps) and declared
- *     extern everywhere else, so 'bpftool gen object' links one copy;
- *   - the bounds of every walk (bpf_loop counts and loop limits): what a
- *     walk stops at is counted or reported as truncated, never silent.
- *
- * Kernel differences (CO-RE shims) live in core_fixes.bpf.h, not here.
+ * The bounds of every walk are in ppwatch.h, which user space shares (it
+ * reports them); kernel differences (CO-RE shims) in core_fixes.bpf.h.
  */
 #ifndef __PPWATCH_CONFIG_BPF_H
 #define __PPWATCH_CONFIG_BPF_H
@@ -70,27 +67,5 @@ PPW_CFG(__u32, cfg_max_skbs, 65536);
  * per-CPU pool slots to clear when a pool is freed */
 PPW_CFG(__u32, cfg_nr_cpus, 1);
 PPW_CFG(__u32, cfg_nr_nodes, 1);
-
-/* ---- walk bounds ---------------------------------------------------------- */
-
-/* discovery (discover.bpf.c) */
-#define PPW_MAX_NETNS	    1024  /* network namespaces */
-#define PPW_MAX_DEVS	    4096  /* net_devices per namespace */
-#define PPW_MAX_DEV_POOLS   256	  /* pools on one dev->page_pools list */
-#define PPW_MAX_VETH_RQ	    64	  /* veth rx queues per device */
-#define PPW_MAX_MEM_BUCKETS 65536 /* buckets of the XDP memory-model table */
-#define PPW_MAX_MEM_CHAIN   64	  /* entries in one of its buckets */
-/* children of a pool's p.dev searched for its net_device (pool.bpf.h) */
-#define PPW_MAX_DEV_CHILDREN 16
-
-/* clearing a freed pool from every CPU's slots (lifecycle.bpf.c) */
-#define PPW_MAX_CPU_SLOTS 4096
-
-/* holder scan (holders.bpf.h) */
-#define PPW_MAX_FRAGS	 48   /* CONFIG_MAX_SKB_FRAGS is at most 45 */
-#define PPW_MAX_FRAGLIST 1024 /* skbs on one frag_list */
-#define PPW_MAX_CPUS	 1024 /* per-CPU defer lists */
-#define PPW_MAX_NODES	 8    /* defer lists per CPU (one per NUMA node) */
-#define PPW_RB_DEPTH	 64   /* rbtree height (TCP out-of-order queue) */
 
 #endif /* __PPWATCH_CONFIG_BPF_H */

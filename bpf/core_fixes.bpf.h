@@ -649,7 +649,45 @@ struct page_pool___walk {
 #define PPW_ITEM_BLK_DYNAMIC 1 /* PAGE_POOL_ITEM_BLK_DYNAMIC_BIT */
 
 /*
- * 18. A tail page's way to its compound head. Before 7.1 the tail's
+ * 18. The trace records of ppwatch's own kernel series, for the classic
+ * tracepoint programs of items.bpf.c: patches/ 0005 ("page_pool: add
+ * tracepoints for dynamic item blocks and item exhaustion": event classes
+ * page_pool_item_block and page_pool_item_alloc) and 0006
+ * (page_pool_destroy_unmap), patches/xarray/ 0003 (page_pool_inflight_unmap).
+ * No upstream kernel has them and vmlinux.h comes from one that does not,
+ * so the records are declared here and relocated against the running
+ * kernel's trace_event_raw_* types; the programs load only where the
+ * tracepoints exist.
+ */
+struct trace_event_raw_page_pool_item_block___ppw {
+	struct trace_entry ent;
+	const struct page_pool *pool;
+	const void *block;
+} __attribute__((preserve_access_index));
+
+struct trace_event_raw_page_pool_item_alloc___ppw {
+	struct trace_entry ent;
+	const struct page_pool *pool;
+} __attribute__((preserve_access_index));
+
+struct trace_event_raw_page_pool_destroy_unmap___ppw {
+	struct trace_entry ent;
+	const struct page_pool *pool;
+	__s32 inflight;
+	__u32 unmapped;
+	__u32 blocks;
+	__u64 duration_ns;
+} __attribute__((preserve_access_index));
+
+struct trace_event_raw_page_pool_inflight_unmap___ppw {
+	struct trace_entry ent;
+	const struct page_pool *pool;
+	__s32 inflight;
+	__u32 unmapped;
+} __attribute__((preserve_access_index));
+
+/*
+ * 19. A tail page's way to its compound head. Before 7.1 the tail's
  * page->compound_head holds the head's address with bit 0 set. The series
  * "mm: Eliminate fake head pages from vmemmap optimization" (Kiryl
  * Shutsemau, akpm's mm tree April 2026, for v7.1) renamed the field in
@@ -712,8 +750,8 @@ static __always_inline __u64 page_compound_head(__u64 pg)
  * - pool->user.detach_time is seconds (u64) before, and a ktime_t in ns
  *   after, "page_pool: store detach_time as ktime_t to avoid
  *   false-negatives" (28b225282d44, v7.0; stable 6.18.y). CO-RE matches the
- *   field either way, so user space looks at the member's type name and sets
- *   rodata 'detach_time_is_ns'.
+ *   field either way, so user space looks at the member's type name
+ *   (features.detach_time_is_ns) and converts the raw value it reads back.
  */
 
 #endif /* __PPWATCH_CORE_FIXES_BPF_H */

@@ -8,7 +8,10 @@
  *                                  and the queues of sockets no protocol
  *                                  iterator reaches (packet, raw, ...)
  *   iter/task (first task only)    each pool's own cache, ring, frag page,
- *                                  and the per-CPU skb defer lists
+ *                                  and the per-CPU skb defer lists (scan_pools);
+ *                                  the sockets in flight (scan_inflight); every
+ *                                  namespace's qdiscs and fragment queues
+ *                                  (scan_queues, queues.bpf.h)
  *
  * For every skb on a socket's receive queues (and its frag_list), the head
  * page (when the head is a page fragment) and every frag is checked for the
@@ -26,22 +29,10 @@
 #include "maps.bpf.h"
 #include "core_fixes.bpf.h"
 #include "holders.bpf.h"
+#include "queues.bpf.h"
 
-#define PPW_AF_UNIX	     1
-#define PPW_AF_INET	     2
-#define PPW_AF_INET6	     10
-#define PPW_S_IFMT	     00170000
-#define PPW_S_IFSOCK	     0140000
 #define PPW_TCP_TIME_WAIT    6
 #define PPW_TCP_NEW_SYN_RECV 12
-
-/* sockets already walked through a process's fd (shared fds, dup, fork) */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u64);
-	__type(value, __u8);
-} fd_walked SEC(".maps");
 
 static __noinline int walk_sock(struct seq_file *seq, struct sock *sk, __u32 flags);
 
@@ -55,12 +46,17 @@ static __always_inline bool sock_skip(struct sock *sk)
 	       (state == PPW_TCP_TIME_WAIT || state == PPW_TCP_NEW_SYN_RECV);
 }
 
+/*
+ * The protocol iterators run after the fd walk: they add the sockets no
+ * process holds (orphans still hashed: FIN-WAIT, CLOSE-WAIT, LAST-ACK), and
+ * skip the ones an fd led to already.
+ */
 SEC("iter/tcp")
 int scan_tcp(struct bpf_iter__tcp *ctx)
 {
 	struct sock *sk = (struct sock *)ctx->sk_common;
 
-	if (!sk || sock_skip(sk))
+	if (!sk || sock_skip(sk) || !first_walk(sk))
 		return 0;
 	return walk_sock(ctx->meta->seq, sk, 0);
 }
@@ -68,36 +64,21 @@ int scan_tcp(struct bpf_iter__tcp *ctx)
 SEC("iter/udp")
 int scan_udp(struct bpf_iter__udp *ctx)
 {
-	struct udp_sock *up = ctx->udp_sk;
+	struct sock *sk = (struct sock *)ctx->udp_sk;
 
-	if (!up)
+	if (!sk || !first_walk(sk))
 		return 0;
-	return walk_sock(ctx->meta->seq, (struct sock *)up, 0);
+	return walk_sock(ctx->meta->seq, sk, 0);
 }
 
 SEC("iter/unix")
 int scan_unix(struct bpf_iter__unix *ctx)
 {
-	struct unix_sock *us = ctx->unix_sk;
+	struct sock *sk = (struct sock *)ctx->unix_sk;
 
-	if (!us)
+	if (!sk || !first_walk(sk))
 		return 0;
-	return walk_sock(ctx->meta->seq, (struct sock *)us, 0);
-}
-
-/* Sockets the protocol iterators cover: TCP and UDP over IP, and AF_UNIX. */
-static __always_inline bool has_iterator(struct sock *sk)
-{
-	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	__u16 proto = BPF_CORE_READ(sk, sk_protocol);
-	__u16 type = BPF_CORE_READ(sk, sk_type);
-
-	if (family == PPW_AF_UNIX)
-		return true;
-	if (family != PPW_AF_INET && family != PPW_AF_INET6)
-		return false;
-	return (proto == IPPROTO_TCP && type == SOCK_STREAM) ||
-	       (proto == IPPROTO_UDP && type == SOCK_DGRAM);
+	return walk_sock(ctx->meta->seq, sk, 0);
 }
 
 SEC("iter/task_file")
@@ -109,8 +90,6 @@ int scan_fds(struct bpf_iter__task_file *ctx)
 	struct socket *sock;
 	struct sock *sk;
 	__u32 zero = 0;
-	__u64 key;
-	__u8 one = 1;
 
 	if (!task || !file)
 		return 0;
@@ -124,7 +103,7 @@ int scan_fds(struct bpf_iter__task_file *ctx)
 	if (!r)
 		return 0;
 	__builtin_memset(r, 0, sizeof(*r));
-	r->type = PPW_REC_OWNER;
+	r->type = PPW_REC_OWNER; /* every process that holds it, whoever walks it */
 	r->owner.sk = (__u64)sk;
 	r->owner.ino = BPF_CORE_READ(file, f_inode, i_ino);
 	r->owner.pid = BPF_CORE_READ(task, pid);
@@ -133,11 +112,10 @@ int scan_fds(struct bpf_iter__task_file *ctx)
 	BPF_CORE_READ_STR_INTO(&r->owner.comm, task, comm);
 	bpf_seq_write(ctx->meta->seq, r, sizeof(*r));
 
-	if (has_iterator(sk))
+	/* any socket, in any state, hashed or not (a reset TCP socket is CLOSE and
+	 * in no table): the first fd that leads to it walks it */
+	if (!first_walk(sk))
 		return 0;
-	key = (__u64)sk;
-	if (bpf_map_update_elem(&fd_walked, &key, &one, BPF_NOEXIST))
-		return 0; /* walked already, or the table is full */
 	return walk_sock(ctx->meta->seq, sk, PPW_SF_VIA_FD);
 }
 
@@ -162,6 +140,8 @@ static __always_inline void sock_identity(struct ppw_rec_sock *s, struct sock *s
 	if (s->family != PPW_AF_INET && s->family != PPW_AF_INET6)
 		return;
 	s->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	if (!s->lport) /* unhashed (a reset TCP socket): the bound port is still here */
+		s->lport = bpf_ntohs(BPF_CORE_READ((struct inet_sock *)sk, inet_sport));
 	s->rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
 	if (s->family == PPW_AF_INET) {
 		bpf_probe_read_kernel(
@@ -190,9 +170,12 @@ static __noinline int walk_sock(struct seq_file *seq, struct sock *sk, __u32 fla
 
 	w.seq = seq;
 	w.holder = (__u64)sk;
+	/* a unix socket's skbs may carry sockets' files: they are walked next */
+	w.scm = BPF_CORE_READ(sk, __sk_common.skc_family) == PPW_AF_UNIX;
 
 	pp_self_check(seq, sk);
 	walk_queue(&w, (void *)sk + bpf_core_field_offset(struct sock, sk_receive_queue), 0);
+	w.scm = 0;
 	proto = BPF_CORE_READ(sk, sk_protocol);
 	if (proto == IPPROTO_UDP && bpf_core_type_exists(struct udp_sock)) {
 		struct udp_sock *up = (void *)sk;
@@ -210,21 +193,32 @@ static __noinline int walk_sock(struct seq_file *seq, struct sock *sk, __u32 fla
 	r->type = PPW_REC_SOCK;
 	sock_identity(&r->sock, sk);
 	r->sock.flags = flags | (w.truncated ? PPW_SF_TRUNCATED : 0);
+	if (BPF_CORE_READ(sk, __sk_common.skc_flags) &
+	    (1UL << bpf_core_enum_value(enum sock_flags, SOCK_DEAD)))
+		r->sock.flags |= PPW_SF_DEAD;
 	r->sock.skbs = w.skbs;
 	r->sock.nonpp_pages = w.nonpp;
-	bpf_seq_write(seq, r, sizeof(*r));
+	r->sock.unread = w.bytes;
+	if (flags & PPW_SF_IN_FLIGHT) /* scan_inflight walks them all in one element */
+		emit_rec(r);
+	else
+		bpf_seq_write(seq, r, sizeof(*r));
 	return 0;
 }
 
 /* ---- each pool's own pages -------------------------------------------------- */
 
-struct pools_walk {
-	struct seq_file *seq;
-};
+/* discover.bpf.c: record a pool found some other way than its events */
+extern int discover_pool(__u64 addr);
+
+static long unknown_pool_cb(struct bpf_map *map, __u64 *key, __u8 *v, void *data)
+{
+	discover_pool(*key);
+	return 0;
+}
 
 static long pool_cb(struct bpf_map *map, __u64 *key, struct ppw_pool *rec, void *data)
 {
-	struct pools_walk *pw = data;
 	struct ppw_scan_rec *r;
 	struct page_pool *pool;
 	__u32 zero = 0;
@@ -242,7 +236,8 @@ static long pool_cb(struct bpf_map *map, __u64 *key, struct ppw_pool *rec, void 
 	pool_own_pages(pool, &r->pool);
 	r->pool.hold = BPF_CORE_READ(pool, pages_state_hold_cnt);
 	r->pool.release = BPF_CORE_READ(pool, pages_state_release_cnt.counter);
-	bpf_seq_write(pw->seq, r, sizeof(*r));
+	/* every pool in one element: through the ring, not the seq_file (it held ~300) */
+	emit_rec(r);
 	return 0;
 }
 
@@ -254,12 +249,85 @@ static long pool_cb(struct bpf_map *map, __u64 *key, struct ppw_pool *rec, void 
 SEC("iter/task")
 int scan_pools(struct bpf_iter__task *ctx)
 {
-	struct pools_walk pw = { .seq = ctx->meta->seq };
-
 	if (!ctx->task || ctx->meta->seq_num > 0)
 		return 0;
 	used_vmemmap = layout_vmemmap();
-	bpf_for_each_map_elem(&pools, pool_cb, &pw, 0);
+	bpf_for_each_map_elem(&unknown_pools, unknown_pool_cb, NULL, 0);
+	bpf_for_each_map_elem(&pools, pool_cb, NULL, 0);
 	scan_defer_lists(ctx->meta->seq);
+	return 0;
+}
+
+/* ---- sockets in flight -------------------------------------------------------- */
+
+struct inflight_walk {
+	struct seq_file *seq;
+};
+
+static long inflight_cb(__u64 i, void *data)
+{
+	struct inflight_walk *iw = data;
+	struct seq_file *seq = iw->seq;
+	__u32 k = i;
+	__u64 *sk;
+
+	if (i >= inflight_n) /* walking one may add more: nested SCM_RIGHTS */
+		return 1;
+	sk = bpf_map_lookup_elem(&inflight_socks, &k);
+	if (sk && *sk && first_walk((struct sock *)*sk))
+		walk_sock(seq, (struct sock *)*sk, PPW_SF_IN_FLIGHT);
+	return 0;
+}
+
+/*
+ * The sockets whose files skbs carry, found while the unix sockets were
+ * walked, that no fd and no protocol iterator led to: their only reference
+ * is the skb. The skb holds the file, so the socket outlives this walk.
+ */
+SEC("iter/task")
+int scan_inflight(struct bpf_iter__task *ctx)
+{
+	struct inflight_walk iw;
+
+	if (!ctx->task || ctx->meta->seq_num > 0)
+		return 0;
+	iw.seq = ctx->meta->seq;
+	bpf_loop(PPW_MAX_INFLIGHT, inflight_cb, &iw, 0);
+	return 0;
+}
+
+/*
+ * Queues outside sockets (queues.bpf.h): every namespace's qdiscs and
+ * fragment reassembly queues, listed in one element...
+ */
+SEC("iter/task")
+int scan_queues(struct bpf_iter__task *ctx)
+{
+	if (!ctx->task || ctx->meta->seq_num > 0)
+		return 0;
+	queue_n = 0;
+	list_all_queues();
+	return 0;
+}
+
+/*
+ * ...then walked, one entry of the list per run: user space sets
+ * qobj_cursor and reads a fresh iterator for each. In a loop here, the
+ * queue walks would be one call frame too deep for the verifier, and
+ * iter/bpf_map_elem is refused on some kernels (EPERM on this build host).
+ */
+__u32 qobj_cursor;
+
+SEC("iter/task")
+int scan_qobj(struct bpf_iter__task *ctx)
+{
+	__u32 i = qobj_cursor;
+	struct ppw_qobj *o;
+
+	if (!ctx->task || ctx->meta->seq_num > 0 || i >= queue_n)
+		return 0;
+	o = bpf_map_lookup_elem(&queue_objs, &i);
+	if (o)
+		scan_qobj_one(o);
 	return 0;
 }

@@ -12,6 +12,13 @@
 #include "core_fixes.bpf.h"
 #include "ledger.bpf.h"
 
+#define PPW_AF_UNIX  1
+#define PPW_AF_INET  2
+#define PPW_AF_INET6 10
+#define PPW_S_IFMT   00170000
+#define PPW_S_IFSOCK 0140000
+#define PPW_EEXIST   17
+
 /* user space resets it before each scan: one self-check record per scan */
 __u32 check_done;
 /* the vmemmap base the scan used, so user space can print pfns */
@@ -26,6 +33,8 @@ struct pp_walk {
 	__u32 skbs;
 	__u32 nonpp;
 	__u32 truncated;
+	__u32 scm;   /* skbs may carry files (a unix socket's receive queue) */
+	__u32 bytes; /* skb->len of the skbs walked */
 };
 
 struct {
@@ -35,11 +44,58 @@ struct {
 	__type(value, struct ppw_scan_rec);
 } scan_scratch SEC(".maps");
 
+/* a page's ledger entry, looked up off the stack (the walks' frames share 512 bytes) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ppw_page);
+} page_scratch SEC(".maps");
+
 /* page records: a socket can hold more than one seq_file buffer's worth */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, PPW_DEF_SCAN_RINGBUF);
 } scan_events SEC(".maps");
+
+/* a record of a walk that covers many objects in one iterator element */
+static __always_inline void emit_rec(struct ppw_scan_rec *r)
+{
+	if (bpf_ringbuf_output(&scan_events, r, sizeof(*r), 0))
+		cnt_inc(PPW_CNT_SCAN_DROP);
+}
+
+/*
+ * Sockets walked in this scan, whichever way they were reached (an fd, a
+ * protocol iterator, an skb carrying its file): each is walked once. User
+ * space empties it before a scan. When it is full a socket is walked again
+ * instead: its pages are deduplicated in user space, nothing is lost.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1 << 20);
+	__type(key, __u64);
+	__type(value, __u8);
+} sock_walked SEC(".maps");
+
+/* true the first time a socket is seen in this scan (or when the table is full) */
+static __always_inline bool first_walk(struct sock *sk)
+{
+	__u64 key = (__u64)sk;
+	__u8 one = 1;
+
+	return bpf_map_update_elem(&sock_walked, &key, &one, BPF_NOEXIST) != -PPW_EEXIST;
+}
+
+/* sockets whose files skbs carry (SCM_RIGHTS), walked after the protocol iterators */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PPW_MAX_INFLIGHT);
+	__type(key, __u32);
+	__type(value, __u64);
+} inflight_socks SEC(".maps");
+__u32 inflight_n; /* entries used; user space resets it before a scan */
 
 static __always_inline __u64 read_u64(__u64 addr)
 {
@@ -93,13 +149,23 @@ static __always_inline __u64 netmem_pool(__u64 netmem, __u64 *key)
 	return page_pool_of(pg, ~((1ULL << cfg_page_shift) - 1));
 }
 
-/* discover.bpf.c: record a pool found some other way than its events */
-extern int discover_pool(__u64 addr);
+/*
+ * Pools the scan met through their pages that the pool table does not have
+ * (a destroyed pool no device lists any more): scan_pools records them
+ * (discover.bpf.c's discover_pool()) before it walks the table. Recording
+ * them here would be one call frame too deep for the queue walks.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u8);
+} unknown_pools SEC(".maps");
 
 static __always_inline void emit_netmem(struct pp_walk *w, __u64 netmem, __u32 where)
 {
 	struct ppw_scan_rec *r;
-	struct ppw_page l;
+	struct ppw_page *l;
 	__u32 zero = 0;
 	__u64 key = 0, pool;
 
@@ -109,10 +175,14 @@ static __always_inline void emit_netmem(struct pp_walk *w, __u64 netmem, __u32 w
 		return;
 	}
 	/* a destroyed pool without a netdev is listed nowhere: its pages lead to it */
-	if (!bpf_map_lookup_elem(&pools, &pool))
-		discover_pool(pool);
+	if (!bpf_map_lookup_elem(&pools, &pool)) {
+		__u8 one = 1;
+
+		bpf_map_update_elem(&unknown_pools, &pool, &one, BPF_NOEXIST);
+	}
 	r = bpf_map_lookup_elem(&scan_scratch, &zero);
-	if (!r)
+	l = bpf_map_lookup_elem(&page_scratch, &zero);
+	if (!r || !l)
 		return;
 	__builtin_memset(r, 0, sizeof(*r));
 	r->type = PPW_REC_PAGE;
@@ -121,11 +191,11 @@ static __always_inline void emit_netmem(struct pp_walk *w, __u64 netmem, __u32 w
 	r->page.pool = pool;
 	r->page.where = w->where ?: where;
 	r->page.stack_id = -1;
-	if (ledger_lookup(key, &l)) {
+	if (ledger_lookup(key, l)) {
 		r->page.in_ledger = 1;
-		r->page.hold_ns = l.hold_ns;
-		r->page.gen = l.gen;
-		r->page.stack_id = l.stack_id;
+		r->page.hold_ns = l->hold_ns;
+		r->page.gen = l->gen;
+		r->page.stack_id = l->stack_id;
 	}
 	if (bpf_ringbuf_output(&scan_events, r, sizeof(*r), 0))
 		cnt_inc(PPW_CNT_SCAN_DROP);
@@ -151,14 +221,21 @@ static long frag_cb(__u64 i, void *data)
 	return 0;
 }
 
-/* head page and frags of one skb; returns its shinfo address */
-static __always_inline __u64 scan_one_skb(struct pp_walk *w, struct sk_buff *skb, __u32 where)
+/*
+ * Head page and frags of one skb; returns its shinfo address. A frame of its
+ * own, not inlined into each walk's callbacks: the walks reach here through
+ * several callbacks, and the verifier allows 8 frames and 512 bytes of
+ * stack for all of them.
+ */
+static __noinline __u64 scan_one_skb(struct pp_walk *w, struct sk_buff *skb, __u32 where)
 {
 	struct frag_walk f = {};
 	__u64 head, shinfo;
 	__u8 nr = 0;
 
 	w->skbs++;
+	if (!where) /* not a frag_list member: its len counts those already */
+		w->bytes += BPF_CORE_READ(skb, len);
 	head = (__u64)BPF_CORE_READ(skb, head);
 	shinfo = head + BPF_CORE_READ(skb, end);
 	if (BPF_CORE_READ_BITFIELD_PROBED(skb, head_frag))
@@ -193,6 +270,7 @@ static long fraglist_cb(__u64 i, void *data)
 	return 0;
 }
 
+/* an skb and the skbs on its frag_list (GRO's, one level) */
 static __always_inline void scan_skb(struct pp_walk *w, struct sk_buff *skb)
 {
 	struct fraglist_walk fl = {};
@@ -205,7 +283,83 @@ static __always_inline void scan_skb(struct pp_walk *w, struct sk_buff *skb)
 	if (fl.cur) {
 		fl.w = w;
 		bpf_loop(PPW_MAX_FRAGLIST, fraglist_cb, &fl, 0);
+		if (fl.cur) /* longer than the bound: its pages stay unattributed */
+			cnt_inc(PPW_CNT_SCAN_TRUNC);
 	}
+}
+
+/* ---- sockets in flight: files an skb on a unix socket carries (SCM_RIGHTS) ---- */
+
+struct scm_walk {
+	__u64 carrier;
+	__u64 files; /* &scm_fp_list.fp[0] */
+	__u32 n;
+};
+
+static __always_inline void inflight_add(__u64 carrier, __u64 sk, __u32 files)
+{
+	struct ppw_scan_rec *r;
+	__u32 zero = 0, i = inflight_n;
+	__u64 *slot;
+
+	r = bpf_map_lookup_elem(&scan_scratch, &zero);
+	if (r) {
+		__builtin_memset(r, 0, sizeof(*r));
+		r->type = PPW_REC_INFLIGHT;
+		r->inflight.carrier = carrier;
+		r->inflight.sk = sk;
+		r->inflight.files = files;
+		emit_rec(r);
+	}
+	slot = bpf_map_lookup_elem(&inflight_socks, &i);
+	if (!slot) { /* PPW_MAX_INFLIGHT sockets in flight: the rest are not walked */
+		cnt_inc(PPW_CNT_SCAN_TRUNC);
+		return;
+	}
+	*slot = sk;
+	inflight_n = i + 1;
+}
+
+static long scm_file_cb(__u64 i, void *data)
+{
+	struct scm_walk *s = data;
+	struct socket *sock;
+	struct file *f = NULL;
+	struct sock *sk;
+
+	if (i >= s->n)
+		return 1;
+	bpf_probe_read_kernel(&f, sizeof(f), (void *)(s->files + i * sizeof(void *)));
+	if (!f || (BPF_CORE_READ(f, f_inode, i_mode) & PPW_S_IFMT) != PPW_S_IFSOCK)
+		return 0;
+	sock = BPF_CORE_READ(f, private_data);
+	sk = BPF_CORE_READ(sock, sk);
+	if (sk)
+		inflight_add(s->carrier, (__u64)sk, s->n);
+	return 0;
+}
+
+/* the files an skb of a unix socket carries: UNIXCB(skb).fp */
+static __always_inline void note_inflight(struct pp_walk *w, struct sk_buff *skb)
+{
+	struct scm_walk s = { .carrier = w->holder };
+	__u64 fpl = 0;
+	__s16 count = 0;
+
+	if (!bpf_core_field_exists(((struct unix_skb_parms *)0)->fp))
+		return;
+	bpf_probe_read_kernel(&fpl, sizeof(fpl),
+			      (void *)skb + bpf_core_field_offset(struct sk_buff, cb) +
+				      bpf_core_field_offset(struct unix_skb_parms, fp));
+	if (!fpl)
+		return;
+	bpf_probe_read_kernel(&count, sizeof(count),
+			      (void *)fpl + bpf_core_field_offset(struct scm_fp_list, count));
+	if (count <= 0)
+		return;
+	s.files = fpl + bpf_core_field_offset(struct scm_fp_list, fp);
+	s.n = count;
+	bpf_loop(PPW_MAX_SCM_FILES, scm_file_cb, &s, 0);
 }
 
 static long skb_cb(__u64 i, void *data)
@@ -216,8 +370,22 @@ static long skb_cb(__u64 i, void *data)
 	if (!skb || (void *)skb == w->end)
 		return 1;
 	scan_skb(w, skb);
+	if (w->scm)
+		note_inflight(w, skb);
 	w->cur = BPF_CORE_READ(skb, next);
 	return 0;
+}
+
+/* a NULL-terminated chain of skbs (skb->next): a qdisc's queue, a flow, a defer list */
+static __always_inline void walk_list(struct pp_walk *w, struct sk_buff *first, __u32 where)
+{
+	w->end = NULL;
+	w->cur = first;
+	w->where = where;
+	bpf_loop(cfg_max_skbs, skb_cb, w, 0);
+	if (w->cur)
+		w->truncated = 1;
+	w->where = 0;
 }
 
 /* an sk_buff_head: a circular list closed by the head itself */
@@ -382,6 +550,8 @@ static long defer_cpu_cb(__u64 cpu, void *data)
 		d->w.cur = defer_list_head(cpu, node, &d->readable);
 		if (d->w.cur)
 			bpf_loop(cfg_max_skbs, defer_skb_cb, &d->w, 0);
+		if (d->w.cur) /* more skbs than cfg_max_skbs */
+			cnt_inc(PPW_CNT_SCAN_TRUNC);
 	}
 	r = bpf_map_lookup_elem(&scan_scratch, &zero);
 	if (!r)
@@ -391,7 +561,7 @@ static long defer_cpu_cb(__u64 cpu, void *data)
 	r->defer.cpu = cpu;
 	r->defer.readable = d->readable;
 	r->defer.skbs = d->w.skbs;
-	bpf_seq_write(d->w.seq, r, sizeof(*r));
+	emit_rec(r);
 	return 0;
 }
 
@@ -402,6 +572,8 @@ static __noinline int scan_defer_lists(struct seq_file *seq)
 	d.w.seq = seq;
 	d.w.where = PPW_IN_DEFER;
 	bpf_loop(PPW_MAX_CPUS, defer_cpu_cb, &d, 0);
+	if (cfg_nr_cpus > PPW_MAX_CPUS) /* the CPUs past the bound are not walked */
+		cnt_add(PPW_CNT_SCAN_TRUNC, cfg_nr_cpus - PPW_MAX_CPUS);
 	return 0;
 }
 

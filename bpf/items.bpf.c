@@ -14,8 +14,9 @@
  * Each one refreshes the pool's counters from the pool itself (they are
  * the kernel's own, so a pool seen late is still exact) and reports what
  * a user watches for: dynamic blocks coming and going, a failed block
- * allocation, the DMA unmap at destroy. Loaded only when the kernel's BTF
- * has the tracepoints.
+ * allocation, the DMA unmap at destroy. Each has tp_btf, raw_tp and
+ * classic tracepoint programs, like every hook of ppwatch's; they load
+ * only where the kernel's BTF has the tracepoints.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -33,8 +34,7 @@ static __always_inline int on_block(struct page_pool *pool, void *block, bool al
 	rec->flags |= pool_item_counters(pool, rec);
 	/* the series announces dynamic blocks only; the block says so itself */
 	if (BPF_CORE_READ(b, flags) & PPW_ITEM_BLK_DYNAMIC)
-		emit(alloc ? PPW_EV_BLOCK_ALLOC : PPW_EV_BLOCK_FREE, rec, rec->last_inflight,
-		     rec->hold_cnt, rec->release_cnt, rec->nid, rec->destroy_cnt);
+		emit(alloc ? PPW_EV_BLOCK_ALLOC : PPW_EV_BLOCK_FREE, rec, rec->last_inflight);
 	return 0;
 }
 
@@ -46,8 +46,7 @@ static __always_inline int on_items(struct page_pool *pool, bool failed)
 		return 0;
 	rec->flags |= pool_item_counters(pool, rec);
 	if (failed)
-		emit(PPW_EV_SLOW_FAILED, rec, (__s32)(rec->hold_cnt - rec->release_cnt),
-		     rec->hold_cnt, rec->release_cnt, rec->nid, rec->destroy_cnt);
+		emit(PPW_EV_SLOW_FAILED, rec, (__s32)(rec->hold_cnt - rec->release_cnt));
 	return 0;
 }
 
@@ -63,8 +62,7 @@ static __always_inline int on_unmap(struct page_pool *pool, __s32 inflight, __u3
 	rec->unmap_blocks = blocks;
 	rec->unmap_took_ns = duration_ns;
 	rec->unmap_ns = bpf_ktime_get_boot_ns();
-	emit(PPW_EV_UNMAP, rec, inflight, rec->hold_cnt, rec->release_cnt, rec->nid,
-	     rec->destroy_cnt);
+	emit(PPW_EV_UNMAP, rec, inflight);
 	return 0;
 }
 
@@ -140,4 +138,43 @@ SEC("raw_tp/page_pool_inflight_unmap")
 int BPF_PROG(inflight_unmap_raw, struct page_pool *pool, __s32 inflight, __u32 unmapped)
 {
 	return on_unmap(pool, inflight, unmapped, 0, 0, PPW_PF_UNMAP_XA);
+}
+
+/* classic tracepoints: the records (core_fixes.bpf.h §18) */
+SEC("tracepoint/page_pool/page_pool_item_block_alloc")
+int block_alloc_tp(struct trace_event_raw_page_pool_item_block___ppw *ctx)
+{
+	return on_block((struct page_pool *)ctx->pool, (void *)ctx->block, true);
+}
+
+SEC("tracepoint/page_pool/page_pool_item_block_free")
+int block_free_tp(struct trace_event_raw_page_pool_item_block___ppw *ctx)
+{
+	return on_block((struct page_pool *)ctx->pool, (void *)ctx->block, false);
+}
+
+SEC("tracepoint/page_pool/page_pool_item_fast_empty")
+int fast_empty_tp(struct trace_event_raw_page_pool_item_alloc___ppw *ctx)
+{
+	return on_items((struct page_pool *)ctx->pool, false);
+}
+
+SEC("tracepoint/page_pool/page_pool_item_slow_failed")
+int slow_failed_tp(struct trace_event_raw_page_pool_item_alloc___ppw *ctx)
+{
+	return on_items((struct page_pool *)ctx->pool, true);
+}
+
+SEC("tracepoint/page_pool/page_pool_destroy_unmap")
+int destroy_unmap_tp(struct trace_event_raw_page_pool_destroy_unmap___ppw *ctx)
+{
+	return on_unmap((struct page_pool *)ctx->pool, ctx->inflight, ctx->unmapped, ctx->blocks,
+			ctx->duration_ns, 0);
+}
+
+SEC("tracepoint/page_pool/page_pool_inflight_unmap")
+int inflight_unmap_tp(struct trace_event_raw_page_pool_inflight_unmap___ppw *ctx)
+{
+	return on_unmap((struct page_pool *)ctx->pool, ctx->inflight, ctx->unmapped, 0, 0,
+			PPW_PF_UNMAP_XA);
 }

@@ -47,12 +47,12 @@ static __always_inline int on_pool_release(struct page_pool *pool, __s32 infligh
 	}
 	rec->dma_mapped_left = pool_dma_mapped_left(pool) > 0;
 	pool_item_counters(pool, rec);
-	emit(cnt <= 1 ? PPW_EV_DESTROY : PPW_EV_RETRY, rec, inflight, hold, release, rec->nid, cnt);
+	emit(cnt <= 1 ? PPW_EV_DESTROY : PPW_EV_RETRY, rec, inflight);
 	if (inflight == 0) {
 		rec->state = PPW_POOL_FREED;
 		rec->freed_ns = now;
 		pcpu_clear(rec);
-		emit(PPW_EV_FREED, rec, inflight, hold, release, rec->nid, cnt);
+		emit(PPW_EV_FREED, rec, inflight);
 	}
 	return 0;
 }
@@ -65,8 +65,7 @@ static __always_inline int on_update_nid(struct page_pool *pool, int new_nid)
 	if (!rec)
 		return 0;
 	rec->nid = new_nid;
-	emit(PPW_EV_NID, rec, rec->last_inflight, rec->hold_cnt, rec->release_cnt, new_nid,
-	     rec->destroy_cnt);
+	emit(PPW_EV_NID, rec, rec->last_inflight);
 	return 0;
 }
 

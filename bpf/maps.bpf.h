@@ -4,8 +4,9 @@
  * (PPW_DEFINE_MAPS); every other object declares them extern, and
  * 'bpftool gen object' links all of them into one skeleton.
  *
- * Sizes here are defaults: user space resizes 'pools', 'ledger', 'pages' and
- * 'events' before load (cli/sources/loader.c).
+ * Sizes here are defaults: user space sets the size of every map that
+ * depends on the session's options before load (cli/sources/loader.c,
+ * size_maps()).
  */
 #ifndef __PPWATCH_MAPS_BPF_H
 #define __PPWATCH_MAPS_BPF_H
@@ -25,6 +26,14 @@ PPW_MAP struct {
 	__type(key, __u64);
 	__type(value, struct ppw_pool);
 } pools SEC(".maps");
+
+/* the last pool generation handed out (pool.bpf.h: next_gen()) */
+PPW_MAP struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} pool_seq SEC(".maps");
 
 /* per CPU: the pools this CPU saw last (the counters level's only state) */
 PPW_MAP struct {

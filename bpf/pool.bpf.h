@@ -23,13 +23,6 @@ enum ppw_seen {
 };
 
 /* Session-unique pool generation: (address, gen) never repeats. */
-PPW_MAP struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} pool_seq SEC(".maps");
-
 static __always_inline __u32 next_gen(void)
 {
 	__u32 zero = 0;
@@ -178,8 +171,8 @@ static __always_inline void pool_fill_identity(struct ppw_pool *r, struct page_p
 	}
 }
 
-static __always_inline void emit(__u32 type, struct ppw_pool *rec, __s32 inflight, __u32 hold,
-				 __u32 release, __s32 nid, __u64 cnt)
+/* a lifecycle event: the record as it is now, and the inflight count the event reported */
+static __always_inline void emit(__u32 type, struct ppw_pool *rec, __s32 inflight)
 {
 	struct ppw_event *e;
 
@@ -191,14 +184,8 @@ static __always_inline void emit(__u32 type, struct ppw_pool *rec, __s32 infligh
 	e->type = type;
 	e->cpu = bpf_get_smp_processor_id();
 	e->ts_ns = bpf_ktime_get_boot_ns();
-	e->pool = rec->addr;
-	e->gen = rec->gen;
-	e->id = rec->id;
 	e->inflight = inflight;
-	e->hold = hold;
-	e->release = release;
-	e->nid = nid;
-	e->cnt = cnt;
+	e->pad = 0;
 	__builtin_memcpy(&e->rec, rec, sizeof(*rec));
 	bpf_ringbuf_submit(e, 0);
 }
@@ -223,8 +210,7 @@ static __always_inline struct ppw_pool *pool_get(struct page_pool *pool, enum pp
 		if (!(id && rec->id != id) &&
 		    !(how == PPW_SEEN_HOLD && rec->state == PPW_POOL_FREED))
 			return rec;
-		emit(PPW_EV_POOL_RETIRED, rec, rec->last_inflight, rec->hold_cnt, rec->release_cnt,
-		     rec->nid, rec->destroy_cnt);
+		emit(PPW_EV_POOL_RETIRED, rec, rec->last_inflight);
 		cnt_inc(PPW_CNT_POOL_REUSE);
 		flags = BPF_EXIST;
 	}
@@ -270,8 +256,7 @@ static __always_inline struct ppw_pool *pool_get(struct page_pool *pool, enum pp
 	}
 	rec = bpf_map_lookup_elem(&pools, &key);
 	if (rec)
-		emit(PPW_EV_POOL_NEW, rec, rec->last_inflight, rec->hold_cnt, rec->release_cnt,
-		     rec->nid, rec->destroy_cnt);
+		emit(PPW_EV_POOL_NEW, rec, rec->last_inflight);
 	return rec;
 }
 

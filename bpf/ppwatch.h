@@ -18,6 +18,51 @@
 #define PPW_DEVNAMSIZ 32
 #define PPW_DRVNAMSIZ 16
 
+/*
+ * ---- walk bounds -----------------------------------------------------------
+ * Every bound of a BPF walk (bpf_loop counts and loop limits), in one place:
+ * what a walk stops at is counted (PPW_CNT_DISCOVERY_TRUNC,
+ * PPW_CNT_SCAN_TRUNC) or reported as truncated, never silent.
+ */
+
+/* discovery (discover.bpf.c) */
+#define PPW_MAX_NETNS	    1024  /* network namespaces */
+#define PPW_MAX_DEVS	    4096  /* net_devices per namespace */
+#define PPW_MAX_DEV_POOLS   256	  /* pools on one dev->page_pools list */
+#define PPW_MAX_VETH_RQ	    64	  /* veth rx queues per device */
+#define PPW_MAX_MEM_BUCKETS 65536 /* buckets of the XDP memory-model table */
+#define PPW_MAX_MEM_CHAIN   64	  /* entries in one of its buckets */
+/* children of a pool's p.dev searched for its net_device (pool.bpf.h) */
+#define PPW_MAX_DEV_CHILDREN 16
+
+/* clearing a freed pool from every CPU's slots (lifecycle.bpf.c) */
+#define PPW_MAX_CPU_SLOTS 4096
+
+/* holder scan (holders.bpf.h) */
+#define PPW_MAX_FRAGS	 48   /* CONFIG_MAX_SKB_FRAGS is at most 45 */
+#define PPW_MAX_FRAGLIST 64   /* skbs on one frag_list (GRO makes at most ~45) */
+#define PPW_MAX_CPUS	 1024 /* per-CPU defer lists */
+#define PPW_MAX_NODES	 8    /* defer lists per CPU (one per NUMA node) */
+#define PPW_RB_DEPTH	 64   /* rbtree height (TCP out-of-order queue) */
+/* sockets in flight (SCM_RIGHTS) walked per scan, files per skb (SCM_MAX_FD) */
+#define PPW_MAX_INFLIGHT  4096
+#define PPW_MAX_SCM_FILES 253
+/* qdiscs (queues.bpf.h): a device's qdisc_hash buckets (2^4), qdiscs per bucket,
+ * fq_codel flows, the bands of pfifo_fast */
+#define PPW_MAX_QDISC_BUCKETS 16
+#define PPW_MAX_QDISC_CHAIN   1024
+#define PPW_MAX_FQ_FLOWS      65536
+#define PPW_PFIFO_FAST_BANDS  3
+/* qdiscs and reassembly queues a scan lists, then walks */
+#define PPW_MAX_QUEUE_OBJS 65536
+/* fragment reassembly queues: rhashtable buckets and entries per bucket */
+#define PPW_MAX_FRAG_BUCKETS 65536
+#define PPW_MAX_FRAG_CHAIN   64
+
+/* item blocks (blocks.bpf.c) */
+#define PPW_MAX_BLOCKS	   65536 /* blocks walked per pool (16M items) */
+#define PPW_MAX_BLOCK_RECS 1024	 /* block records per pool: the iterator's 32 KiB */
+
 /* Default sizes; user space overrides them before load. */
 #define PPW_DEF_MAX_POOLS    4096
 #define PPW_DEF_MAX_PAGES    (1U << 20)
@@ -93,8 +138,8 @@ struct ppw_pool {
 
 	/* Destroy and retry, from the page_pool_release tracepoint. */
 	__u64 detach_ns;	  /* first page_pool_release (destroy) seen */
-	__u64 kernel_detach_time; /* raw pool->user.detach_time (units: see ppw_rodata) */
-	__u64 last_release_ns;	  /* time of the latest page_pool_release */
+	__u64 kernel_detach_time; /* raw pool->user.detach_time (units: kfeatures.c's detach_time_is_ns) */
+	__u64 last_release_ns; /* time of the latest page_pool_release */
 	__u64 freed_ns;
 	__u64 destroy_cnt;    /* pool->destroy_cnt */
 	__u32 release_events; /* page_pool_release calls seen: 1 + retries */
@@ -193,17 +238,23 @@ struct ppw_page {
 
 /*
  * The holder scan (holders.bpf.c): iterators write fixed-size records to the
- * iterator's seq_file, except page records, which can be many per socket
- * and go through the 'scan_events' ring buffer; user space reads both back
- * (cli/sources/holder_scan.c).
+ * iterator's seq_file, one small batch per element (a socket, an fd); the
+ * records of walks that cover many objects in one element (page records of
+ * a socket's queues, the pool table, the defer lists, the qdiscs and
+ * fragment queues of every namespace) go through the 'scan_events' ring
+ * buffer, which user space drains while it reads (cli/sources/holder_scan.c),
+ * so no element outgrows the seq_file's buffer.
  */
 enum ppw_rec_type {
-	PPW_REC_SOCK = 1,  /* a socket whose queues were walked */
-	PPW_REC_PAGE = 2,  /* a page_pool page found in a holder */
-	PPW_REC_OWNER = 3, /* a process holds a socket through an fd */
-	PPW_REC_POOL = 4,  /* a pool's own cache/ring/frag page */
-	PPW_REC_CHECK = 5, /* virt_to_page self-check result */
-	PPW_REC_DEFER = 6, /* per-CPU defer list walked (or not readable) */
+	PPW_REC_SOCK = 1,     /* a socket whose queues were walked */
+	PPW_REC_PAGE = 2,     /* a page_pool page found in a holder */
+	PPW_REC_OWNER = 3,    /* a process holds a socket through an fd */
+	PPW_REC_POOL = 4,     /* a pool's own cache/ring/frag page */
+	PPW_REC_CHECK = 5,    /* virt_to_page self-check result */
+	PPW_REC_DEFER = 6,    /* per-CPU defer list walked (or not readable) */
+	PPW_REC_INFLIGHT = 7, /* a socket in flight: its file sits in an skb (SCM_RIGHTS) */
+	PPW_REC_QDISC = 8,    /* a qdisc of a device, its backlog and what was walked */
+	PPW_REC_FRAGQ = 9,    /* an IP/IPv6 fragment reassembly queue */
 };
 
 /* where in a holder a page was found */
@@ -214,11 +265,15 @@ enum ppw_where {
 	PPW_IN_OOO = 4,	     /* TCP out-of-order queue */
 	PPW_IN_READER = 5,   /* UDP reader_queue */
 	PPW_IN_DEFER = 6,    /* per-CPU skb defer list */
+	PPW_IN_QDISC = 7,    /* an skb queued in a qdisc (holder: the Qdisc) */
+	PPW_IN_FRAGQ = 8,    /* a fragment waiting for reassembly (holder: the queue) */
 };
 
 enum ppw_sock_flags {
 	PPW_SF_TRUNCATED = 1U << 0, /* a queue was longer than the walk bound */
-	PPW_SF_VIA_FD = 1U << 1,    /* walked from a process's fd (no iterator) */
+	PPW_SF_VIA_FD = 1U << 1,    /* walked from a process's fd */
+	PPW_SF_IN_FLIGHT = 1U << 2, /* reached through an skb carrying its file (SCM_RIGHTS) */
+	PPW_SF_DEAD = 1U << 3,	    /* SOCK_DEAD: closed by its process, an orphan until it ends */
 };
 
 struct ppw_rec_sock {
@@ -238,11 +293,11 @@ struct ppw_rec_sock {
 	__u32 skbs;
 	__u32 rmem;	   /* sk_rmem_alloc */
 	__u32 nonpp_pages; /* pages that are not page_pool's */
-	__u32 pad;
+	__u32 unread;	   /* bytes in the skbs of its receive queues */
 };
 
 struct ppw_rec_page {
-	__u64 holder;  /* struct sock *, or the CPU for PPW_IN_DEFER */
+	__u64 holder;  /* struct sock *; the CPU (PPW_IN_DEFER); Qdisc, fragment queue */
 	__u64 netmem;  /* head page, bit 0 set for net_iov */
 	__u64 pool;    /* struct page_pool * from the page */
 	__u64 hold_ns; /* from the ledger, 0 if not in it */
@@ -286,6 +341,50 @@ struct ppw_rec_defer {
 	__u32 pad;
 };
 
+/* a socket whose only reference may be an skb queued on another (unix) socket */
+struct ppw_rec_inflight {
+	__u64 carrier; /* the socket whose receive queue holds the skb */
+	__u64 sk;      /* the socket whose file the skb carries */
+	__u32 files;   /* files the skb carries */
+	__u32 pad;
+};
+
+enum ppw_qdisc_flags {
+	PPW_QF_ROOT = 1U << 0,	    /* the device's root qdisc */
+	PPW_QF_WALKED = 1U << 1,    /* its queues were walked: pages found are attributed */
+	PPW_QF_TRUNCATED = 1U << 2, /* a queue was longer than the walk bound */
+};
+
+struct ppw_rec_qdisc {
+	__u64 qdisc;
+	__u32 netns_ino;
+	__s32 ifindex;
+	__u32 handle; /* major:minor */
+	__u32 parent;
+	__u32 qlen;    /* packets, as the qdisc counts them */
+	__u32 backlog; /* bytes */
+	__u32 skbs;    /* skbs walked */
+	__u32 flags;   /* enum ppw_qdisc_flags */
+	char kind[16];
+	char dev[16];
+	__u64 rate_bytes_ps; /* a shaper's rate (tbf), 0 if none or unknown */
+};
+
+struct ppw_rec_fragq {
+	__u64 fq;
+	__u32 netns_ino;
+	__u16 family; /* 2 IPv4, 10 IPv6 */
+	__u16 protocol;
+	__u8 saddr[16]; /* IPv4 in the first 4 bytes */
+	__u8 daddr[16];
+	__u32 id;    /* the datagram's IP id */
+	__u32 len;   /* bytes the whole datagram will have, as far as known */
+	__u32 meat;  /* bytes received */
+	__u32 skbs;  /* fragments walked */
+	__u32 flags; /* 1: truncated */
+	__u32 pad;
+};
+
 struct ppw_scan_rec {
 	__u32 type; /* enum ppw_rec_type */
 	__u32 pad;
@@ -296,6 +395,9 @@ struct ppw_scan_rec {
 		struct ppw_rec_pool pool;
 		struct ppw_rec_check check;
 		struct ppw_rec_defer defer;
+		struct ppw_rec_inflight inflight;
+		struct ppw_rec_qdisc qdisc;
+		struct ppw_rec_fragq fragq;
 	};
 };
 
@@ -310,9 +412,6 @@ enum ppw_blk_type {
 	PPW_BLK_POOL = 1,
 	PPW_BLK_BLOCK = 2,
 };
-
-#define PPW_MAX_BLOCKS	   65536 /* blocks walked per pool (16M items) */
-#define PPW_MAX_BLOCK_RECS 1024	 /* block records per pool: the iterator's 32 KiB */
 
 struct ppw_blk_rec {
 	__u32 type; /* enum ppw_blk_type */
@@ -353,19 +452,18 @@ enum ppw_event_type {
 	PPW_EV_SLOW_FAILED = 10, /* no dynamic item block: a page allocation failed */
 };
 
+/*
+ * A lifecycle event: the pool's record as the event left it (its address,
+ * generation, id, counters, NUMA node, destroy count) and the inflight
+ * count the event reported (page_pool_release's, the unmap's).
+ */
 struct ppw_event {
 	__u32 type; /* enum ppw_event_type */
 	__u32 cpu;
 	__u64 ts_ns; /* CLOCK_BOOTTIME */
-	__u64 pool;
-	__u32 gen;
-	__u32 id;
 	__s32 inflight;
-	__u32 hold;
-	__u32 release;
-	__s32 nid;
-	__u64 cnt;	     /* destroy_cnt for release events */
-	struct ppw_pool rec; /* the record after the event */
+	__u32 pad;
+	struct ppw_pool rec;
 };
 
 /* Sampled stacks (--stacks): counts per pool, event kind and stack. */
@@ -404,6 +502,7 @@ enum ppw_counter {
 	PPW_CNT_SCAN_DROP,	 /* holder scan: page record dropped, ring full (loss) */
 	PPW_CNT_LEDGER_SPILL,	 /* holds that found their ledger bucket full */
 	PPW_CNT_PCPU_EVICT,	 /* per-CPU pool slots given back to a busier pool */
+	PPW_CNT_SCAN_TRUNC, /* holder scan: a walk stopped at its bound (frag_list, defer list, CPUs) */
 	PPW_CNT_MAX,
 };
 
@@ -429,10 +528,13 @@ PPW_ABI_SIZE(ppw_rec_owner, 40);
 PPW_ABI_SIZE(ppw_rec_pool, 40);
 PPW_ABI_SIZE(ppw_rec_check, 24);
 PPW_ABI_SIZE(ppw_rec_defer, 16);
+PPW_ABI_SIZE(ppw_rec_inflight, 24);
+PPW_ABI_SIZE(ppw_rec_qdisc, 80);
+PPW_ABI_SIZE(ppw_rec_fragq, 72);
 PPW_ABI_SIZE(ppw_scan_rec, 96);
 PPW_ABI_OFF(ppw_scan_rec, sock, 8);
-PPW_ABI_SIZE(ppw_event, 368);
-PPW_ABI_OFF(ppw_event, rec, 56);
+PPW_ABI_SIZE(ppw_event, 336);
+PPW_ABI_OFF(ppw_event, rec, 24);
 PPW_ABI_SIZE(ppw_stack_key, 24);
 PPW_ABI_SIZE(ppw_blk_rec, 48);
 PPW_ABI_OFF(ppw_blk_rec, tot, 16);

@@ -8,13 +8,21 @@
 #include "main.h"
 #include "sources/stacks.h"
 
-int args_filter(struct view_opts *v, char *word)
+/* a filter of that kind; usage errors reported */
+static int add_filter(struct view_opts *v, enum pool_filter_kind kind, const char *word)
 {
-	if (view_add_filter(v, word)) {
+	int err = view_add_filter(v, kind, word);
+
+	if (err == -E2BIG)
 		usage_error("at most %d pool/device filters", VIEW_MAX_FILTERS);
-		return -EINVAL;
-	}
-	return 0;
+	else if (err)
+		usage_error("ifindex '%s': expected an interface index", word);
+	return err ? -EINVAL : 0;
+}
+
+int args_filter(struct view_opts *v, const char *word)
+{
+	return add_filter(v, PF_ANY, word);
 }
 
 static int group_by(struct view_opts *v, const char *g)
@@ -37,8 +45,8 @@ static int group_by(struct view_opts *v, const char *g)
 
 int args_view_word(struct view_opts *v, int *i, int argc, char **argv)
 {
-	static char buf[VIEW_MAX_FILTERS][48];
-	const char *a = argv[*i], *pfx;
+	const char *a = argv[*i];
+	enum pool_filter_kind kind;
 
 	if (!strcmp(a, "group-by")) {
 		if (group_by(v, *i + 1 < argc ? argv[*i + 1] : NULL))
@@ -46,18 +54,19 @@ int args_view_word(struct view_opts *v, int *i, int argc, char **argv)
 		*i += 2;
 		return 1;
 	}
-	if (strcmp(a, "pool") && strcmp(a, "id") && strcmp(a, "dev") && strcmp(a, "device") &&
-	    strcmp(a, "ifindex"))
+	if (!strcmp(a, "pool") || !strcmp(a, "id"))
+		kind = PF_POOL;
+	else if (!strcmp(a, "dev") || !strcmp(a, "device"))
+		kind = PF_DEVICE;
+	else if (!strcmp(a, "ifindex"))
+		kind = PF_IFINDEX;
+	else
 		return 0;
 	if (*i + 1 >= argc) {
 		usage_error("'%s' needs a value", a);
 		return -EINVAL;
 	}
-	pfx = !strcmp(a, "ifindex") ? "ifindex:" : (a[0] == 'p' || a[0] == 'i') ? "id:" : "";
-	if (v->nfilters == VIEW_MAX_FILTERS)
-		return args_filter(v, NULL);
-	snprintf(buf[v->nfilters], sizeof(buf[0]), "%s%.39s", pfx, argv[*i + 1]);
-	if (args_filter(v, buf[v->nfilters]))
+	if (add_filter(v, kind, argv[*i + 1]))
 		return -EINVAL;
 	*i += 2;
 	return 1;
@@ -122,6 +131,22 @@ int args_view_interval(struct view_opts *v, int argc, char **argv, bool first_is
 		}
 	}
 	return check_sort(v);
+}
+
+int args_view_opt(struct view_opts *v, int o, const char *arg)
+{
+	switch (o) {
+	case 's':
+		v->sort = arg;
+		return 0;
+	case 'r':
+		v->reverse = true;
+		return 0;
+	case 'a':
+		v->show_freed = true;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 int args_duration(const char *opt, const char *arg, double *out)

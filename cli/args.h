@@ -18,7 +18,7 @@
  */
 int args_view_word(struct view_opts *v, int *i, int argc, char **argv);
 /* a pool/device filter word */
-int args_filter(struct view_opts *v, char *word);
+int args_filter(struct view_opts *v, const char *word);
 /*
  * A command's whole argument list: view keywords, then pool/device
  * filters; with 'duration', the first positive duration among them is the
@@ -33,6 +33,19 @@ int args_view(struct view_opts *v, int argc, char **argv, double *duration);
  */
 int args_view_interval(struct view_opts *v, int argc, char **argv, bool first_is_filter,
 		       double min_interval, double *interval, uint64_t *count);
+
+/* -s/--sort KEY, -r/--reverse, -a/--all: the view options of pools and top */
+#define ARGS_VIEW_LOPTS                                                                  \
+	{ "sort", required_argument, NULL, 's' }, { "reverse", no_argument, NULL, 'r' }, \
+	{                                                                                \
+		"all", no_argument, NULL, 'a'                                            \
+	}
+#define ARGS_VIEW_SOPTS "s:ra"
+#define ARGS_VIEW_HELP                                                          \
+	"  -s, --sort KEY     sort by a column, by its JSON key (default %s)\n" \
+	"  -r, --reverse      reverse the sort\n"
+/* one of them: 0, or -ENOENT for an option that is not */
+int args_view_opt(struct view_opts *v, int o, const char *arg);
 
 /* an option's DURATION (5s, 500ms, 2m): 0 or -EINVAL (reported) */
 int args_duration(const char *opt, const char *arg, double *out);

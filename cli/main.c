@@ -63,10 +63,13 @@ void usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s%s%s: ", env.prog, env.cmd ? " " : "", env.cmd ? env.cmd : "");
+	char msg[512];
+
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "%s%s%s: %s", env.prog, env.cmd ? " " : "", env.cmd ? env.cmd : "", msg);
+	log_note_error("%s", msg);
 	fprintf(stderr, "\nTry '%s%s%s help' for more information.\n", env.prog, env.cmd ? " " : "",
 		env.cmd ? env.cmd : "");
 }
@@ -290,6 +293,26 @@ static int complete(int argc, char **argv)
 	return EXIT_ERROR;
 }
 
+/*
+ * The exit status; with -j, a run that could not do its job (2) ends stdout
+ * with {"error": "..."}, bpftool's shape, unless a document was left open
+ * (the messages are on stderr as always).
+ */
+static int finish(int rc)
+{
+	const char *why = log_errors();
+
+	if (rc != EXIT_ERROR || !env.json || !why || stdout_json.depth)
+		return rc;
+	if (!stdout_json.f)
+		json_init(&stdout_json, stdout, env.pretty);
+	json_obj_open(&stdout_json);
+	json_kv_str(&stdout_json, "error", why);
+	json_obj_close(&stdout_json);
+	json_end(&stdout_json);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct option lopts[64];
@@ -309,7 +332,7 @@ int main(int argc, char **argv)
 		cmd = lookup(argv[ci]);
 		if (!cmd) {
 			usage_error("unknown or ambiguous command '%s'", argv[ci]);
-			return EXIT_ERROR;
+			return finish(EXIT_ERROR);
 		}
 		env.cmd = cmd->name;
 		/* drop the command word; getopt permutes the rest */
@@ -349,13 +372,13 @@ int main(int argc, char **argv)
 			else
 				usage_error("unknown option '%s' or missing argument",
 					    argv[optind - 1]);
-			return EXIT_ERROR;
+			return finish(EXIT_ERROR);
 		}
 		err = parse_global(o, optarg);
 		if (err == -ENOENT && cmd && cmd->opt)
 			err = cmd->opt(o, optarg);
 		if (err)
-			return EXIT_ERROR;
+			return finish(EXIT_ERROR);
 	}
 	if (!cmd) {
 		print_usage(ci > 0 ? stdout : stderr);
@@ -370,5 +393,5 @@ int main(int argc, char **argv)
 	if (env.json)
 		json_init(&stdout_json, stdout, env.pretty);
 	stop_on_signals();
-	return cmd->run(argc - optind, argv + optind);
+	return finish(cmd->run(argc - optind, argv + optind));
 }

@@ -40,25 +40,32 @@ static int walk(struct monitor *m, struct blocks_scan **scans, size_t *ns,
 	size_t i, cap = 0, capv = 0;
 	struct pool_block_view *v;
 	struct blocks_scan *bs;
+	int err;
 
 	*n = 0;
 	for (i = 0; i < m->cur.n; i++) {
 		const struct pool_row *r = &m->cur.rows[i];
 		const struct pool_blocks *pb;
 
-		if (!r->bpf || !r->addr || r->state == ROW_FREED || !view_matches(&opts.view, r))
+		if (!r->has_record || !r->addr || r->state == ROW_FREED ||
+		    !view_matches(&opts.view, r))
 			continue;
 		bs = VEC_PUSH(*scans, *ns, cap);
-		if (!bs)
+		if (!bs) {
+			p_err("item blocks: walking pool %s: %s", r->ident, strerror(ENOMEM));
 			return -ENOMEM;
-		if (blocks_scan_run(&m->s, r->addr, bs))
-			return -EIO;
+		}
+		err = blocks_scan_run(&m->s, r->addr, bs); /* reports its failure */
+		if (err)
+			return err;
 		pb = blocks_find(bs, r->addr, r->gen);
 		if (!pb) /* freed, or another pool now, since the sample */
 			continue;
 		v = VEC_PUSH(*views, *n, capv);
-		if (!v)
+		if (!v) {
+			p_err("item blocks: listing pool %s: %s", r->ident, strerror(ENOMEM));
 			return -ENOMEM;
+		}
 		*v = (struct pool_block_view){ r, pb, m->s.feat.page_size };
 	}
 	return 0;
@@ -86,9 +93,7 @@ static int blocks_run(int argc, char **argv)
 	}
 	err = monitor_sample(&m);
 	err = err ?: walk(&m, &scans, &ns, &views, &n);
-	if (err) {
-		if (err == -ENOMEM)
-			p_err("item blocks: %s", strerror(ENOMEM));
+	if (err) { /* reported */
 		rc = EXIT_ERROR;
 		goto out;
 	}

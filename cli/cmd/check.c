@@ -69,13 +69,15 @@ enum {
 	OPT_VALIDATE,
 };
 
-static const struct option check_lopts[] = { { "rules", required_argument, NULL, 'f' },
-					     { "format", required_argument, NULL, OPT_FORMAT },
-					     { "run", required_argument, NULL, OPT_RUN },
-					     { "deadline", required_argument, NULL, OPT_DEADLINE },
-					     { "window", required_argument, NULL, OPT_WINDOW },
-					     { "validate", no_argument, NULL, OPT_VALIDATE },
-					     { 0 } };
+static const struct option check_lopts[] = {
+	{ "rules", required_argument, NULL, 'f' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "run", required_argument, NULL, OPT_RUN },
+	{ "deadline", required_argument, NULL, OPT_DEADLINE },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "validate", no_argument, NULL, OPT_VALIDATE },
+	{ 0 },
+};
 
 static int check_opt(int o, const char *arg)
 {
@@ -258,42 +260,53 @@ static void run_find_holders(struct monitor *m, struct run_report *rep)
 	holders_release(&scan, &hr);
 }
 
-static void take_keys(const struct snapshot *s, struct run_key **keys, size_t *n)
+/* the pools before the command: which ones it made or destroyed is measured against them */
+static int take_keys(const struct snapshot *s, struct run_key **keys, size_t *n)
 {
 	size_t i;
 
 	*keys = calloc(s->n ? s->n : 1, sizeof(**keys));
 	*n = 0;
-	if (!*keys)
-		return;
+	if (!*keys) {
+		p_err("check --run: remembering %zu pools: %s", s->n, strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	for (i = 0; i < s->n; i++)
 		(*keys)[(*n)++] = (struct run_key){ s->rows[i].addr, s->rows[i].gen, s->rows[i].id,
 						    s->rows[i].state };
+	return 0;
 }
 
-static int run_command(struct monitor *m, struct run_report *rep, struct run_key **base,
-		       size_t *nbase)
+static int build_report(struct run_report *rep, const struct run_key *base, size_t nbase,
+			const struct snapshot *s, __u64 start_ns, __u64 end_ns)
 {
-	__u64 start_ns, end_ns, before[PPW_CNT_MAX];
-	double grace, next, end_mono;
+	int err = run_report_build(rep, base, nbase, s, start_ns, end_ns, opts.deadline);
+
+	if (err)
+		p_err("check --run: the report on %zu pools: %s", s->n, strerror(-err));
+	return err;
+}
+
+/*
+ * Run opts.run to its end, the monitor watching meanwhile (its pools come
+ * and go in m's snapshots). A signal to us stops the child with SIGTERM and
+ * waits for it alone. rep gets the start, the duration and the exit status,
+ * or start_error when it could not start: a check that could not run, not
+ * an error of ppwatch's. start_ns: now; *end_ns: when it ended.
+ */
+static void supervise(struct monitor *m, struct run_report *rep, __u64 start_ns, __u64 *end_ns)
+{
+	bool stopping = false;
 	struct child c;
 	struct pollfd pfd;
-	int st, err, i;
+	int st, err;
 	pid_t w;
 
-	rep->command = opts.run;
-	rep->deadline_s = opts.deadline;
-	take_keys(&m->cur, base, nbase);
-	if (!*base)
-		return -ENOMEM;
-	memcpy(before, m->cur.counters, sizeof(before));
-
 	p_info("check: running '%s'", opts.run);
-	start_ns = now_boot_ns();
-	err = child_spawn(&c, opts.run, env.json || opts.format != REPORT_TEXT, rep->start_error,
-			  sizeof(rep->start_error));
-	if (err)
-		return 0; /* reported as a check that could not run */
+	*end_ns = start_ns;
+	if (child_spawn(&c, opts.run, env.json || opts.format != REPORT_TEXT, rep->start_error,
+			sizeof(rep->start_error)))
+		return;
 	rep->started = true;
 	pfd = (struct pollfd){ c.pidfd, POLLIN };
 	for (;;) {
@@ -305,21 +318,21 @@ static int run_command(struct monitor *m, struct run_report *rep, struct run_key
 				 strerror(errno));
 			rep->started = false;
 			child_close(&c);
-			return 0;
+			return;
 		}
-		if (exiting == 1) {
+		if (exiting && !stopping) {
 			p_warn("check: interrupted; stopping '%s'", opts.run);
 			kill(c.pid, SIGTERM);
-			exiting = 2;
+			stopping = true;
 		}
-		if (exiting) /* the monitor stops waiting: wait for the child alone */
-			poll(&pfd, c.pidfd >= 0, 50);
+		if (stopping) /* the monitor stops waiting: wait for the child alone */
+			poll(&pfd, c.pidfd >= 0 ? 1 : 0, 50);
 		else if ((err = monitor_wait(m, now_mono_s() + (c.pidfd >= 0 ? 1 : 0.05), &pfd,
-					     c.pidfd >= 0)) < 0)
-			p_dbg("check: waiting for '%s': %s", opts.run, strerror(-err));
+					     c.pidfd >= 0 ? 1 : 0)) < 0)
+			stopping = true; /* reported; the child still has to end */
 	}
-	end_ns = now_boot_ns();
-	rep->duration_s = (end_ns - start_ns) / 1e9;
+	*end_ns = now_boot_ns();
+	rep->duration_s = (*end_ns - start_ns) / 1e9;
 	if (child_exec_failed(&c, rep->start_error, sizeof(rep->start_error))) {
 		rep->started = false;
 	} else if (WIFSIGNALED(st)) {
@@ -332,13 +345,20 @@ static int run_command(struct monitor *m, struct run_report *rep, struct run_key
 	p_info("check: '%s' ended (%s %d) after %.3fs; watching up to %.1fs", opts.run,
 	       WIFSIGNALED(st) ? "signal" : "status",
 	       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), rep->duration_s, opts.deadline);
+}
 
-	/*
-	 * Until every destroyed pool is freed, or the deadline. Watch at least
-	 * one retry period (or the whole deadline if shorter), so a pool the
-	 * command destroyed in a deferred work item is not missed.
-	 */
-	grace = opts.deadline < 1.1 ? opts.deadline : 1.1;
+/*
+ * After the command: watch until every pool it destroyed is freed, or the
+ * deadline. Watch at least one retry period (or the whole deadline if
+ * shorter), so a pool the command destroyed in a deferred work item is not
+ * missed. 0, or -errno (reported).
+ */
+static int settle(struct monitor *m, struct run_report *rep, const struct run_key *base,
+		  size_t nbase, __u64 start_ns, __u64 end_ns)
+{
+	double grace = opts.deadline < 1.1 ? opts.deadline : 1.1, next, end_mono;
+	int err;
+
 	end_mono = now_mono_s() - (now_boot_ns() - end_ns) / 1e9;
 	next = now_mono_s();
 	while (!exiting) {
@@ -349,10 +369,7 @@ static int run_command(struct monitor *m, struct run_report *rep, struct run_key
 		if (now >= next) {
 			next = now + 0.2;
 			err = monitor_sample(m);
-			if (err)
-				return err;
-			err = run_report_build(rep, *base, *nbase, &m->cur, start_ns, end_ns,
-					       opts.deadline);
+			err = err ?: build_report(rep, base, nbase, &m->cur, start_ns, end_ns);
 			if (err)
 				return err;
 			if (now >= end_mono + grace && run_report_settled(rep))
@@ -365,9 +382,27 @@ static int run_command(struct monitor *m, struct run_report *rep, struct run_key
 			return err;
 	}
 	err = monitor_sample(m);
-	if (!err)
-		err = run_report_build(rep, *base, *nbase, &m->cur, start_ns, end_ns,
-				       opts.deadline);
+	return err ?: build_report(rep, base, nbase, &m->cur, start_ns, end_ns);
+}
+
+/* --run: the command, the pools it left, who holds the stuck ones. 0 or -errno (reported). */
+static int run_command(struct monitor *m, struct run_report *rep, struct run_key **base,
+		       size_t *nbase)
+{
+	__u64 start_ns, end_ns, before[PPW_CNT_MAX];
+	int err, i;
+
+	rep->command = opts.run;
+	rep->deadline_s = opts.deadline;
+	err = take_keys(&m->cur, base, nbase);
+	if (err)
+		return err;
+	memcpy(before, m->cur.counters, sizeof(before));
+	start_ns = now_boot_ns();
+	supervise(m, rep, start_ns, &end_ns);
+	if (!rep->started)
+		return 0; /* a check that could not run: the report says why */
+	err = settle(m, rep, *base, *nbase, start_ns, end_ns);
 	if (err)
 		return err;
 	for (i = 0; i < PPW_CNT_MAX; i++)
@@ -519,14 +554,17 @@ static int check_run(int argc, char **argv)
 		if (!err) {
 			res = report_add(&rep);
 			err = res ? run_report_result(&run, res) : -ENOMEM;
+			if (err)
+				p_err("check --run: its result: %s", strerror(-err));
 		}
 	}
-	for (i = 0; !err && i < opts.nfiles; i++)
+	for (i = 0; !err && i < opts.nfiles; i++) {
 		err = rules_eval(&sets[i], &m.cur, &rep);
-	if (err) {
-		p_err("check: collecting pool state: %s", strerror(-err));
-		goto out;
+		if (err)
+			p_err("check: evaluating %s: %s", opts.files[i], strerror(-err));
 	}
+	if (err) /* reported */
+		goto out;
 	if (exiting && !rep.n) {
 		p_err("check: interrupted before anything was checked");
 		goto out;

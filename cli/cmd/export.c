@@ -27,6 +27,7 @@
 
 #include "lib/http.h"
 #include "lib/httpd.h"
+#include "lib/listen.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "main.h"
@@ -186,19 +187,23 @@ static int sample(void)
 	double t0 = now_mono_s(), dt;
 	int err;
 
-	err = monitor_sample(&mon);
+	err = monitor_sample(&mon); /* reports its failure */
 	dt = now_mono_s() - t0;
 	self.collect_duration_s = dt;
 	self.collect_seconds_total += dt;
 	self.collects_total++;
-	if (!err)
+	if (!err) {
 		err = prom_totals_update(&totals, &mon.cur);
+		if (err)
+			p_err("export: the totals of %zu pools: %s", mon.cur.n, strerror(-err));
+	}
 	if (err) {
+		/* what it does about it (ppwatch_collect_errors_total counts them) */
 		self.collect_errors_total++;
 		if (self.collect_errors_total <= 3 || !(self.collect_errors_total % 100))
-			p_warn("export: collecting pool state failed (%s); serving the previous "
-			       "snapshot (%llu failures so far)",
-			       strerror(-err), (unsigned long long)self.collect_errors_total);
+			p_warn("export: serving the previous snapshot (%llu collection failures so "
+			       "far)",
+			       (unsigned long long)self.collect_errors_total);
 		return err;
 	}
 	self.last_collect_time = now_real_s();
@@ -265,111 +270,29 @@ static void handle(void *arg, const struct httpd_request *req, struct httpd_answ
 	      fmt == PROM_OPENMETRICS ? "openmetrics" : "text 0.0.4");
 }
 
-static void peer_name(const struct sockaddr_storage *ss, char *buf, size_t len)
-{
-	char host[INET6_ADDRSTRLEN] = "?";
-	int port = 0;
-
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const void *)ss;
-
-		inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
-		port = ntohs(s4->sin_port);
-		snprintf(buf, len, "%s:%d", host, port);
-	} else if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const void *)ss;
-
-		inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
-		port = ntohs(s6->sin6_port);
-		snprintf(buf, len, "[%s]:%d", host, port);
-	} else {
-		snprintf(buf, len, "?");
-	}
-}
-
-/* 127.0.0.0/8, ::1, or ::ffff:127.x.y.z */
-static bool is_loopback(const struct sockaddr_storage *ss)
-{
-	const struct sockaddr_in6 *s6 = (const void *)ss;
-	const struct sockaddr_in *s4 = (const void *)ss;
-
-	if (ss->ss_family == AF_INET)
-		return (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
-	if (ss->ss_family != AF_INET6)
-		return false;
-	return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) ||
-	       (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr) && s6->sin6_addr.s6_addr[12] == 127);
-}
-
 /* ---- listening --------------------------------------------------------------------- */
 
+/* --listen's socket, before BPF is loaded (a port in use is said first): fd, or -errno */
 static int open_listener(const char *spec, char *shown, size_t shown_len)
 {
-	char host[256], port[16];
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
-	struct addrinfo *res = NULL;
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	const char *colon;
-	uint64_t p;
-	int fd, one = 1, err;
+	struct httpd_addr a;
+	int fd;
 
-	if (!parse_u64(spec, 0, 65535, &p)) {
-		snprintf(host, sizeof(host), "127.0.0.1");
-		snprintf(port, sizeof(port), "%s", spec);
-	} else if (spec[0] == '[') {
-		colon = strstr(spec, "]:");
-		if (!colon || colon - spec - 1 >= (long)sizeof(host))
-			goto bad;
-		snprintf(host, sizeof(host), "%.*s", (int)(colon - spec - 1), spec + 1);
-		snprintf(port, sizeof(port), "%.15s", colon + 2);
-	} else {
-		colon = strrchr(spec, ':');
-		if (!colon || colon == spec || colon - spec >= (long)sizeof(host))
-			goto bad;
-		snprintf(host, sizeof(host), "%.*s", (int)(colon - spec), spec);
-		snprintf(port, sizeof(port), "%.15s", colon + 1);
-	}
-	if (parse_u64(port, 0, 65535, &p))
-		goto bad;
-	err = getaddrinfo(host, port, &hints, &res);
-	if (err) {
-		p_err("export: --listen '%s': %s", spec, gai_strerror(err));
+	if (httpd_listen_parse(spec, &a)) {
+		usage_error("--listen '%s': expected ADDR:PORT, [IPV6]:PORT or PORT", spec);
 		return -EINVAL;
 	}
-	fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		err = -errno;
-		freeaddrinfo(res);
-		p_err("export: socket: %s", strerror(-err));
-		return err;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	/* a burst of scrapes waits in the backlog while others are served */
-	if (bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 1024)) {
-		err = -errno;
-		p_err("export: cannot listen on %s: %s%s", spec, strerror(-err),
-		      err == -EADDRINUSE    ? " (another exporter? choose another --listen port)" :
-		      err == -EADDRNOTAVAIL ? " (no such local address)" :
-					      "");
-		close(fd);
-		freeaddrinfo(res);
-		return err;
-	}
-	freeaddrinfo(res);
-	if (!getsockname(fd, (struct sockaddr *)&ss, &sl)) {
-		peer_name(&ss, shown, shown_len);
-		if (!is_loopback(&ss))
-			p_warn("export: listening on %s, beyond loopback: whoever reaches this host "
-			       "reads every pool's state, the devices and namespaces, without "
-			       "authentication or TLS; keep it to a trusted network, or listen on "
-			       "127.0.0.1 behind a proxy",
-			       shown);
-	}
+	fd = httpd_listen(&a);
+	if (fd < 0)
+		return fd;
+	snprintf(shown, shown_len, "%s", a.shown);
+	if (!a.loopback)
+		p_warn("export: listening on %s, beyond loopback: whoever reaches this host "
+		       "reads every pool's state, the devices and namespaces, without "
+		       "authentication or TLS; keep it to a trusted network, or listen on "
+		       "127.0.0.1 behind a proxy",
+		       shown);
 	return fd;
-bad:
-	usage_error("--listen '%s': expected ADDR:PORT, [IPV6]:PORT or PORT", spec);
-	return -EINVAL;
 }
 
 /* ---- the command --------------------------------------------------------------------- */
@@ -432,9 +355,8 @@ static int serve(int lfd)
 		n = httpd_pollfds(httpd, pfd);
 		until = httpd_deadline(httpd);
 		r = monitor_wait(&mon, until < next ? until : next, pfd, n);
-		if (r < 0) {
+		if (r < 0) { /* reported */
 			err = r;
-			p_err("export: waiting: %s", strerror(-r));
 			break;
 		}
 		httpd_run(httpd, pfd, n);
@@ -493,12 +415,13 @@ static int export_run(int argc, char **argv)
 		err = err ?: sample();
 		if (!err && !exiting) {
 			err = render(opts.once_format, &body, &len);
-			if (!err && fwrite(body, 1, len, stdout) != len)
-				err = -EIO;
+			if (err)
+				p_err("export: rendering the exposition: %s", strerror(-err));
+			else if (fwrite(body, 1, len, stdout) != len || fflush(stdout))
+				p_err("export: writing the exposition to stdout: %s",
+				      strerror(err = errno ? errno : EIO));
 			free(body);
 		}
-		if (err)
-			p_err("export: %s", strerror(-err));
 		ret = err || exiting ? EXIT_ERROR : EXIT_OK;
 		goto out_monitor;
 	}

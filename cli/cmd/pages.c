@@ -27,7 +27,6 @@
 #include "model/attrib.h"
 #include "output/holder_table.h"
 #include "output/pool_table.h"
-#include "ppwatch.skel.h"
 #include "sources/collector.h"
 #include "sources/holder_scan.h"
 #include "sources/page_list.h"
@@ -36,7 +35,7 @@
 static struct {
 	double older_than; /* NAN: no filter */
 	uint64_t limit;
-	uint64_t stack_every;
+	uint32_t stack_every;
 	double window;
 	double interval;
 	uint64_t count;
@@ -47,11 +46,13 @@ static struct {
 
 enum { OPT_OLDER = 0x300, OPT_LIMIT, OPT_WINDOW };
 
-static const struct option pages_lopts[] = { { "older-than", required_argument, NULL, OPT_OLDER },
-					     { "limit", required_argument, NULL, OPT_LIMIT },
-					     { "window", required_argument, NULL, OPT_WINDOW },
-					     { "stacks", optional_argument, NULL, 'S' },
-					     { 0 } };
+static const struct option pages_lopts[] = {
+	{ "older-than", required_argument, NULL, OPT_OLDER },
+	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "stacks", optional_argument, NULL, 'S' },
+	{ 0 },
+};
 
 static int pages_opt(int o, const char *arg)
 {
@@ -75,12 +76,7 @@ static int pages_opt(int o, const char *arg)
 		}
 		return 0;
 	case 'S':
-		opts.stack_every = STACKS_DEFAULT_EVERY;
-		if (arg && parse_u64(arg, 1, 1 << 20, &opts.stack_every)) {
-			usage_error("--stacks=%s: expected 1..1048576 (1 in N events)", arg);
-			return -EINVAL;
-		}
-		return 0;
+		return args_stack_every(arg, &opts.stack_every);
 	}
 	return -ENOENT;
 }
@@ -200,11 +196,7 @@ static int pages_run(int argc, char **argv)
 	}
 	monitor_close(&m);
 	ksyms_free(&k);
-	if (err) {
-		p_err("listing pages: %s", strerror(-err));
-		return EXIT_ERROR;
-	}
-	return EXIT_OK;
+	return err ? EXIT_ERROR : EXIT_OK; /* a failure is reported where it happened */
 }
 
 const struct command cmd_pages = {

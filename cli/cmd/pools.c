@@ -31,32 +31,22 @@ static struct {
 
 enum { OPT_WINDOW = 0x200 };
 
-static const struct option pools_lopts[] = { { "window", required_argument, NULL, OPT_WINDOW },
-					     { "sort", required_argument, NULL, 's' },
-					     { "reverse", no_argument, NULL, 'r' },
-					     { "all", no_argument, NULL, 'a' },
-					     { 0 } };
+static const struct option pools_lopts[] = {
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	ARGS_VIEW_LOPTS,
+	{ 0 },
+};
 
 static int pools_opt(int o, const char *arg)
 {
-	switch (o) {
-	case OPT_WINDOW:
+	if (o == OPT_WINDOW) {
 		if (parse_duration(arg, &opts.window) || opts.window > 3600) {
 			usage_error("--window '%s': expected a duration such as 1.5s", arg);
 			return -EINVAL;
 		}
 		return 0;
-	case 's':
-		opts.view.sort = arg;
-		return 0;
-	case 'r':
-		opts.view.reverse = true;
-		return 0;
-	case 'a':
-		opts.view.show_freed = true;
-		return 0;
 	}
-	return -ENOENT;
+	return args_view_opt(&opts.view, o, arg);
 }
 
 static void pools_help(void)
@@ -68,15 +58,15 @@ static void pools_help(void)
 	       "                     the default\n"
 	       "\n"
 	       "  --window DUR       observe this long before printing (default 1.2s): a\n"
-	       "                     destroyed pool shows up at its next once-a-second retry\n"
-	       "  -s, --sort KEY     sort by a column, by its JSON key (default id)\n"
-	       "  -r, --reverse      reverse the sort\n"
-	       "  -a, --all          include pools freed during the window\n\n");
+	       "                     destroyed pool shows up at its next once-a-second retry\n" ARGS_VIEW_HELP
+	       "  -a, --all          include pools freed during the window\n\n",
+	       "id");
 }
 
 static int pools_run(int argc, char **argv)
 {
 	struct group_row *groups = NULL;
+	struct snapshot view = { 0 };
 	struct monitor m;
 	size_t ngroups = 0;
 	int err;
@@ -91,10 +81,13 @@ static int pools_run(int argc, char **argv)
 		err = monitor_wait(&m, now_mono_s() + opts.window, NULL, 0);
 	if (err >= 0)
 		err = monitor_sample(&m);
-	if (!err)
-		err = view_apply(&opts.view, &m.cur, &groups, &ngroups);
+	if (err) { /* reported */
+		monitor_close(&m);
+		return EXIT_ERROR;
+	}
+	err = view_apply(&opts.view, &m.cur, &view, &groups, &ngroups);
 	if (err) {
-		p_err("collecting pool state: %s", strerror(-err));
+		p_err("sorting %zu pools for the view: %s", m.cur.n, strerror(-err));
 		monitor_close(&m);
 		return EXIT_ERROR;
 	}
@@ -103,17 +96,18 @@ static int pools_run(int argc, char **argv)
 		json_obj_open(&stdout_json);
 		json_kv_str(&stdout_json, "version", PPWATCH_VERSION);
 		json_kv_f64(&stdout_json, "time", now_real_s());
-		json_kv_f64(&stdout_json, "window_s", m.cur.interval_s);
+		json_kv_f64(&stdout_json, "window_s", view.interval_s);
 		render_kernel_json(&stdout_json, &m.kernel);
-		view_print_json(&stdout_json, &opts.view, &m.cur, groups, ngroups);
+		view_print_json(&stdout_json, &opts.view, &view, groups, ngroups);
 		json_obj_close(&stdout_json);
 		json_end(&stdout_json);
 	} else {
-		view_print_text(stdout, &opts.view, &m.cur, groups, ngroups, env.wide, true);
-		if (snapshot_losses(&m.cur) || log_get_level() >= LOG_INFO)
-			render_losses_text(stderr, &m.cur);
+		view_print_text(stdout, &opts.view, &view, groups, ngroups, env.wide, true);
+		if (snapshot_losses(&view) || log_get_level() >= LOG_INFO)
+			render_losses_text(stderr, &view);
 	}
 	free(groups);
+	snapshot_free(&view);
 	monitor_close(&m);
 	return EXIT_OK;
 }
@@ -124,7 +118,7 @@ const struct command cmd_pools = {
 	.synopsis = "[POOL|DEVICE]... [group-by device] [--window DUR] [-s KEY] [-r] [-a]",
 	.summary = "list every page pool with its inflight pages, bytes and state",
 	.lopts = pools_lopts,
-	.sopts = "s:ra",
+	.sopts = ARGS_VIEW_SOPTS,
 	.opt = pools_opt,
 	.run = pools_run,
 	.help = pools_help,

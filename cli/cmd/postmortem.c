@@ -32,11 +32,13 @@ static struct {
 
 enum { OPT_STALL = 0x500, OPT_WINDOW, OPT_YAML };
 
-static const struct option pm_lopts[] = { { "yaml", no_argument, NULL, OPT_YAML },
-					  { "window", required_argument, NULL, OPT_WINDOW },
-					  { "stall-after", required_argument, NULL, OPT_STALL },
-					  { "stacks", optional_argument, NULL, 'S' },
-					  { 0 } };
+static const struct option pm_lopts[] = {
+	{ "yaml", no_argument, NULL, OPT_YAML },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "stall-after", required_argument, NULL, OPT_STALL },
+	{ "stacks", optional_argument, NULL, 'S' },
+	{ 0 },
+};
 
 static int pm_opt(int o, const char *arg)
 {
@@ -125,7 +127,7 @@ static int pm_run(int argc, char **argv)
 	if (!err) {
 		rep = postmortem_build(recs, name ? name : "live");
 		if (!rep) {
-			p_err("postmortem: %s", strerror(ENOMEM));
+			p_err("postmortem: building the report: %s", strerror(ENOMEM));
 			err = -ENOMEM;
 		}
 	}

@@ -134,24 +134,19 @@ static int record_run(int argc, char **argv)
 	f = strcmp(opts.out, "-") ? open_output(opts.out) : stdout;
 	if (!f)
 		return EXIT_ERROR;
+	opts.rec.path = opts.out;
 	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true };
 	err = rec_writer_open(&w, f, &opts.rec);
-	if (err) {
-		/* rec_writer_open() said why, once (a kernel it cannot serve, ...) */
-		if (f != stdout)
-			fclose(f);
-		return EXIT_ERROR;
+	if (!err) {
+		p_info("recording to %s; Ctrl-C to stop", opts.out);
+		err = rec_writer_run(&w, opts.duration);
+		err = rec_writer_close(&w) ?: err;
 	}
-	p_info("recording to %s; Ctrl-C to stop", opts.out);
-	err = rec_writer_run(&w, opts.duration);
-	err = rec_writer_close(&w) ?: err;
-	if (f != stdout && fclose(f) && !err)
+	if (f != stdout && fclose(f) && !err) {
 		err = -errno;
-	if (err) {
-		p_err("record: %s", strerror(-err));
-		return EXIT_ERROR;
+		p_err("record: closing %s: %s", opts.out, strerror(-err));
 	}
-	return EXIT_OK;
+	return err ? EXIT_ERROR : EXIT_OK; /* a failure is reported where it happened */
 }
 
 const struct command cmd_record = {

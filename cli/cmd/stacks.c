@@ -31,9 +31,11 @@ static struct {
 	.top = 5,
 };
 
-static const struct option stacks_lopts[] = { { "every", required_argument, NULL, 'e' },
-					      { "top", required_argument, NULL, 'n' },
-					      { 0 } };
+static const struct option stacks_lopts[] = {
+	{ "every", required_argument, NULL, 'e' },
+	{ "top", required_argument, NULL, 'n' },
+	{ 0 },
+};
 
 static int stacks_opt(int o, const char *arg)
 {
@@ -70,6 +72,7 @@ static void stacks_help(void)
 static int stacks_run(int argc, char **argv)
 {
 	struct stack_agg *v = NULL;
+	struct snapshot view;
 	struct monitor m;
 	struct ksyms k;
 	size_t n = 0;
@@ -98,19 +101,23 @@ static int stacks_run(int argc, char **argv)
 				   0);
 	err = err ?: monitor_sample(&m);
 	err = err ?: stacks_read(&m.s, &k, &v, &n);
+	if (!err) { /* the pools the stacks are named by: the filtered ones, a copy */
+		err = snapshot_copy(&view, &m.cur);
+		if (err)
+			p_err("copying %zu pools for the view: %s", m.cur.n, strerror(-err));
+	}
 	if (!err) {
-		snapshot_filter(&m.cur, opts.view.filters, opts.view.nfilters);
+		snapshot_filter(&view, opts.view.filters, opts.view.nfilters);
 		if (env.json) {
 			json_obj_open(&stdout_json);
 			json_kv_str(&stdout_json, "version", PPWATCH_VERSION);
-			stacks_write_json(&stdout_json, &k, &m.cur, v, n, opts.every);
+			stacks_write_json(&stdout_json, &k, &view, v, n, opts.every);
 			json_obj_close(&stdout_json);
 			json_end(&stdout_json);
 		} else {
-			stacks_print_text(stdout, &k, &m.cur, v, n, opts.top, opts.every);
+			stacks_print_text(stdout, &k, &view, v, n, opts.top, opts.every);
 		}
-	} else {
-		p_err("reading sampled stacks: %s", strerror(-err));
+		snapshot_free(&view);
 	}
 	free(v);
 	monitor_close(&m);

@@ -32,29 +32,19 @@ static struct {
 	.view = { .sort = "inflight" },
 };
 
-static const struct option top_lopts[] = { { "batch", no_argument, NULL, 'b' },
-					   { "sort", required_argument, NULL, 's' },
-					   { "reverse", no_argument, NULL, 'r' },
-					   { "all", no_argument, NULL, 'a' },
-					   { 0 } };
+static const struct option top_lopts[] = {
+	{ "batch", no_argument, NULL, 'b' },
+	ARGS_VIEW_LOPTS,
+	{ 0 },
+};
 
 static int top_opt(int o, const char *arg)
 {
-	switch (o) {
-	case 'b':
+	if (o == 'b') {
 		opts.batch = true;
 		return 0;
-	case 's':
-		opts.view.sort = arg;
-		return 0;
-	case 'r':
-		opts.view.reverse = true;
-		return 0;
-	case 'a':
-		opts.view.show_freed = true;
-		return 0;
 	}
-	return -ENOENT;
+	return args_view_opt(&opts.view, o, arg);
 }
 
 static void top_help(void)
@@ -65,12 +55,11 @@ static void top_help(void)
 	       "  group-by device    one row per device (ynltool's view)\n"
 	       "\n"
 	       "  -b, --batch        print one snapshot per interval (implied by -j and by\n"
-	       "                     a stdout that is not a terminal)\n"
-	       "  -s, --sort KEY     sort by a column, by its JSON key (default inflight)\n"
-	       "  -r, --reverse      reverse the sort\n"
+	       "                     a stdout that is not a terminal)\n" ARGS_VIEW_HELP
 	       "  -a, --all          keep freed pools listed for a while\n"
 	       "\n"
-	       "KEYS: q quit, < > sort column, r reverse, g group by device, w wide\n\n");
+	       "KEYS: q quit, < > sort column, r reverse, g group by device, w wide\n\n",
+	       "inflight");
 }
 
 /* ---- terminal -------------------------------------------------------------- */
@@ -100,21 +89,21 @@ static void term_raw(void)
 	atexit(term_restore);
 }
 
-/* the sortable keys, in text column order: < and > walk this list */
-static const char *const sort_keys[] = {
-	"id",	      "device",	       "state",	       "inflight",     "inflight_bytes",
-	"hold_per_s", "release_per_s", "oldest_age_s", "detach_age_s",
-};
-
+/* < and >: the next column the text table shows, in its order */
 static void sort_step(int dir)
 {
-	int n = ARRAY_SIZE(sort_keys), i;
+	struct snapshot none = { 0 };
+	struct oview ov = opts.view.group_by_device ? group_oview() : pool_oview(&none);
+	int cols[64], n = 0, i, at = -1;
 
+	for (i = 0; i < ov.ncols && n < (int)ARRAY_SIZE(cols); i++)
+		if (ocol_shown(&ov.cols[i], env.wide))
+			cols[n++] = i;
 	for (i = 0; i < n; i++)
-		if (!strcmp(sort_keys[i], opts.view.sort))
-			break;
-	i = i == n ? 0 : (i + dir + n) % n;
-	opts.view.sort = sort_keys[i];
+		if (!strcmp(ov.cols[cols[i]].key, opts.view.sort))
+			at = i;
+	at = at < 0 ? 0 : (at + dir + n) % n;
+	opts.view.sort = ov.cols[cols[at]].key;
 }
 
 /* returns true when the view must be redrawn */
@@ -162,26 +151,17 @@ static bool handle_keys(void)
 
 static void print_header(const struct monitor *m, const struct snapshot *s)
 {
-	__s64 inflight = 0, zombies = 0, pools = 0;
-	__u64 bytes = 0;
+	struct snapshot_totals tot;
 	char tb[16], bb[16];
 	time_t t = time(NULL);
-	size_t i;
 
-	for (i = 0; i < s->n; i++) {
-		if (s->rows[i].state == ROW_FREED)
-			continue;
-		pools++;
-		zombies += s->rows[i].state == ROW_ZOMBIE;
-		inflight += s->rows[i].inflight;
-		bytes += s->rows[i].inflight_bytes;
-	}
+	snapshot_totals(s, &tot);
 	strftime(tb, sizeof(tb), "%H:%M:%S", localtime(&t));
-	printf("ppwatch top - %s  pools %lld (zombies %lld)  inflight %lld pages %s  [%s, "
+	printf("ppwatch top - %s  pools %llu (zombies %llu)  inflight %lld pages %s  [%s, "
 	       "sort %s%s]\n",
-	       tb, (long long)pools, (long long)zombies, (long long)inflight,
-	       fmt_bytes(bb, sizeof(bb), bytes), attach_mode_name(m->s.mode), opts.view.sort,
-	       opts.view.reverse ? " rev" : "");
+	       tb, (unsigned long long)(tot.live + tot.zombies), (unsigned long long)tot.zombies,
+	       (long long)tot.inflight, fmt_bytes(bb, sizeof(bb), tot.inflight_bytes),
+	       attach_mode_name(m->s.mode), opts.view.sort, opts.view.reverse ? " rev" : "");
 	render_losses_text(stdout, s);
 	if (!m->nl.available && !env.no_netlink)
 		printf("netlink: %s\n", m->nl.why);
@@ -190,18 +170,15 @@ static void print_header(const struct monitor *m, const struct snapshot *s)
 static int show(struct monitor *m, bool interactive)
 {
 	struct group_row *groups = NULL;
-	struct snapshot view = m->cur;
+	struct snapshot view;
 	size_t ngroups = 0;
 	int err;
 
-	/* the view filters and sorts a copy: the snapshot stays whole for rates */
-	view.rows = malloc((m->cur.n ? m->cur.n : 1) * sizeof(*view.rows));
-	if (!view.rows)
-		return -ENOMEM;
-	memcpy(view.rows, m->cur.rows, m->cur.n * sizeof(*view.rows));
-	err = view_apply(&opts.view, &view, &groups, &ngroups);
-	if (err)
-		goto out;
+	err = view_apply(&opts.view, &m->cur, &view, &groups, &ngroups);
+	if (err) {
+		p_err("sorting %zu pools for the view: %s", m->cur.n, strerror(-err));
+		return err;
+	}
 	if (env.json) {
 		json_obj_open(&stdout_json);
 		json_kv_f64(&stdout_json, "time", now_real_s());
@@ -220,8 +197,8 @@ static int show(struct monitor *m, bool interactive)
 	fflush(stdout);
 out:
 	free(groups);
-	free(view.rows);
-	return err;
+	snapshot_free(&view);
+	return 0;
 }
 
 /* a pool came or went: an interactive view redraws at once */
@@ -260,7 +237,7 @@ static int top_run(int argc, char **argv)
 	err = monitor_sample(&m);
 	next = now_mono_s() + opts.interval;
 	while (!err && !exiting && (!opts.count || shown < opts.count)) {
-		r = monitor_wait(&m, next, &in, interactive);
+		r = monitor_wait(&m, next, &in, interactive ? 1 : 0);
 		if (r < 0) {
 			err = r;
 			break;
@@ -282,11 +259,7 @@ static int top_run(int argc, char **argv)
 	}
 	term_restore();
 	monitor_close(&m);
-	if (err) {
-		p_err("top: %s", strerror(-err));
-		return EXIT_ERROR;
-	}
-	return EXIT_OK;
+	return err ? EXIT_ERROR : EXIT_OK; /* a failure is reported where it happened */
 }
 
 const struct command cmd_top = {
@@ -296,7 +269,7 @@ const struct command cmd_top = {
 		    "[INTERVAL [COUNT]]",
 	.summary = "live per-pool inflight pages, bytes, rates, ages and zombies",
 	.lopts = top_lopts,
-	.sopts = "bs:ra",
+	.sopts = "b" ARGS_VIEW_SOPTS,
 	.opt = top_opt,
 	.run = top_run,
 	.help = top_help,

@@ -34,9 +34,11 @@ static struct {
 
 enum { OPT_STALL = 0x400 };
 
-static const struct option watch_lopts[] = { { "event", required_argument, NULL, 'e' },
-					     { "stall-after", required_argument, NULL, OPT_STALL },
-					     { 0 } };
+static const struct option watch_lopts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "stall-after", required_argument, NULL, OPT_STALL },
+	{ 0 },
+};
 
 static int watch_opt(int o, const char *arg)
 {
@@ -144,11 +146,7 @@ static int watch_run(int argc, char **argv)
 	}
 	monitor_close(&m);
 	life_feed_free(&w.feed);
-	if (err) {
-		p_err("watch: %s", strerror(-err));
-		return EXIT_ERROR;
-	}
-	return EXIT_OK;
+	return err ? EXIT_ERROR : EXIT_OK; /* a failure is reported where it happened */
 }
 
 const struct command cmd_watch = {

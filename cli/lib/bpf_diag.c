@@ -111,26 +111,26 @@ void bpf_diag_parse(const char *log, int err, struct bpf_diag *d)
 		snprintf(d->prog, sizeof(d->prog), "%.*s", (int)strcspn(p, "'"), p);
 	}
 	if ((p = after(log, "failed to resolve CO-RE relocation "))) {
-		d->kind = DIAG_CORE_RELO;
+		d->kind = BPF_DIAG_CORE_RELO;
 		core_access(d->what, sizeof(d->what), p);
 	} else if ((p = after(log, "program of this type cannot use helper ")) ||
 		   (p = after(log, "unknown func ")) || (p = after(log, "invalid func "))) {
-		d->kind = DIAG_HELPER;
+		d->kind = BPF_DIAG_HELPER;
 		copy_line(d->what, sizeof(d->what), p);
 	} else if ((p = after(log, "extern (func ksym) '")) ||
 		   (p = after(log, "extern (var ksym) '")) ||
 		   (p = after(log, "calling kernel function "))) {
-		d->kind = DIAG_KFUNC;
+		d->kind = BPF_DIAG_KFUNC;
 		snprintf(d->what, sizeof(d->what), "%.*s", (int)strcspn(p, "' "), p);
 	} else if (strstr(log, "-- BEGIN PROG LOAD LOG --") &&
 		   verifier_line(log, d->what, sizeof(d->what))) {
-		d->kind = DIAG_VERIFIER;
+		d->kind = BPF_DIAG_VERIFIER;
 	} else if (err == -EPERM || err == -EACCES) {
-		d->kind = DIAG_PRIVILEGE;
+		d->kind = BPF_DIAG_PRIVILEGE;
 	} else if (err == -ENOMEM || err == -E2BIG) {
-		d->kind = DIAG_MEMORY;
+		d->kind = BPF_DIAG_MEMORY;
 	}
-	if (d->kind == DIAG_UNKNOWN && (p = strstr(log, "libbpf: ")))
+	if (d->kind == BPF_DIAG_UNKNOWN && (p = strstr(log, "libbpf: ")))
 		copy_line(d->what, sizeof(d->what), p + 8);
 }
 
@@ -147,32 +147,32 @@ const char *bpf_diag_str(const struct bpf_diag *d, char *buf, size_t len)
 	if (d->prog[0])
 		snprintf(prog, sizeof(prog), "prog '%s': ", d->prog);
 	switch (d->kind) {
-	case DIAG_CORE_RELO:
+	case BPF_DIAG_CORE_RELO:
 		snprintf(buf, len,
 			 "%sthis kernel has no %s (a CO-RE relocation ppwatch does not "
 			 "guard)",
 			 prog, d->what);
 		break;
-	case DIAG_HELPER:
+	case BPF_DIAG_HELPER:
 		snprintf(buf, len, "%sthis kernel lacks or does not allow the helper %s", prog,
 			 d->what);
 		break;
-	case DIAG_KFUNC:
+	case BPF_DIAG_KFUNC:
 		snprintf(buf, len, "%sthis kernel lacks the kernel symbol or function '%s'", prog,
 			 d->what);
 		break;
-	case DIAG_VERIFIER:
+	case BPF_DIAG_VERIFIER:
 		snprintf(buf, len, "%sthe verifier rejected it: %s", prog, d->what);
 		break;
-	case DIAG_PRIVILEGE:
+	case BPF_DIAG_PRIVILEGE:
 		snprintf(buf, len, "%snot allowed to load BPF programs (%s)", prog,
 			 strerror(-d->err));
 		break;
-	case DIAG_MEMORY:
+	case BPF_DIAG_MEMORY:
 		snprintf(buf, len, "%sa map does not fit the memory limits (%s)", prog,
 			 strerror(-d->err));
 		break;
-	case DIAG_ATTACH:
+	case BPF_DIAG_ATTACH:
 		snprintf(buf, len, "%scould not attach (%s)%s%s", prog, strerror(-d->err),
 			 d->what[0] ? ": " : "", d->what);
 		break;

@@ -12,14 +12,14 @@
 #include <stddef.h>
 
 enum bpf_diag_kind {
-	DIAG_UNKNOWN,	/* nothing in the log says */
-	DIAG_CORE_RELO, /* a field or type the kernel's BTF lacks */
-	DIAG_HELPER,	/* a helper the kernel lacks or does not allow here */
-	DIAG_KFUNC,	/* a kernel function or symbol the kernel lacks */
-	DIAG_VERIFIER,	/* the verifier rejected the program */
-	DIAG_PRIVILEGE, /* not allowed to load at all */
-	DIAG_MEMORY,	/* a map too large for the memory limits */
-	DIAG_ATTACH,	/* loaded, but could not attach */
+	BPF_DIAG_UNKNOWN,   /* nothing in the log says */
+	BPF_DIAG_CORE_RELO, /* a field or type the kernel's BTF lacks */
+	BPF_DIAG_HELPER,    /* a helper the kernel lacks or does not allow here */
+	BPF_DIAG_KFUNC,	    /* a kernel function or symbol the kernel lacks */
+	BPF_DIAG_VERIFIER,  /* the verifier rejected the program */
+	BPF_DIAG_PRIVILEGE, /* not allowed to load at all */
+	BPF_DIAG_MEMORY,    /* a map too large for the memory limits */
+	BPF_DIAG_ATTACH,    /* loaded, but could not attach */
 };
 
 struct bpf_diag {

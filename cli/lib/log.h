@@ -2,7 +2,10 @@
 /*
  * One logging module. Everything goes to stderr, so '-j' keeps stdout pure
  * JSON. libbpf's messages come here too, one level lower (xdp-tools), through
- * sources/libbpf_log.c.
+ * sources/libbpf_log.c. The error rule (bpftool's): the function that fails
+ * reports it once with p_err(), naming the object, the errno and what to
+ * do; its callers pass -errno up and print nothing. Errors are also kept,
+ * so that with -j the run can end with an {"error": ...} object on stdout.
  */
 #ifndef __PPWATCH_LIB_LOG_H
 #define __PPWATCH_LIB_LOG_H
@@ -15,6 +18,11 @@ void log_set_level(int level);
 int log_get_level(void);
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void log_vmsg(int level, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+/* the error lines of the run so far, joined with "; " (NULL: none) */
+const char *log_errors(void);
+/* keep an error that was printed another way (a usage error) */
+void log_note_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #define p_err(...)  log_msg(LOG_ERR, __VA_ARGS__)
 #define p_warn(...) log_msg(LOG_WARN, __VA_ARGS__)

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,89 +7,11 @@
 
 #include "lib/vec.h"
 #include "model/attrib.h"
-
-#define AF_UNIX_    1
-#define AF_INET_    2
-#define AF_PACKET_  17
-#define AF_NETLINK_ 16
-#define AF_INET6_   10
-
-const char *holder_kind_name(enum holder_kind k)
-{
-	switch (k) {
-	case HK_SOCKET:
-		return "socket";
-	case HK_POOL_CACHE:
-		return "pool_cache";
-	case HK_POOL_RING:
-		return "pool_ring";
-	case HK_POOL_FRAG:
-		return "pool_frag_page";
-	case HK_DEFER:
-		return "defer_list";
-	case HK_UNATTRIBUTED:
-		return "unattributed";
-	}
-	return "?";
-}
-
-static const char *holder_kind_desc(enum holder_kind k)
-{
-	switch (k) {
-	case HK_POOL_CACHE:
-		return "pool alloc cache";
-	case HK_POOL_RING:
-		return "pool recycle ring";
-	case HK_POOL_FRAG:
-		return "pool frag page";
-	case HK_UNATTRIBUTED:
-		return "unattributed (driver rings, skbs in flight)";
-	default:
-		return holder_kind_name(k);
-	}
-}
-
-const char *sock_proto_name(const struct ppw_rec_sock *s)
-{
-	bool v6 = s->family == AF_INET6_;
-
-	switch (s->family) {
-	case AF_INET_:
-	case AF_INET6_:
-		if (s->protocol == IPPROTO_TCP)
-			return v6 ? "tcp6" : "tcp";
-		if (s->protocol == IPPROTO_UDP)
-			return v6 ? "udp6" : "udp";
-		if (s->type == 3 /* SOCK_RAW */)
-			return v6 ? "raw6" : "raw";
-		return v6 ? "inet6" : "inet";
-	case AF_UNIX_:
-		return "unix";
-	case AF_PACKET_:
-		return "packet";
-	case AF_NETLINK_:
-		return "netlink";
-	}
-	return "socket";
-}
-
-const char *sock_addr_str(char *buf, size_t len, int family, const __u8 *addr, __u16 port)
-{
-	char a[INET6_ADDRSTRLEN] = "";
-
-	if (family == AF_INET_) {
-		inet_ntop(AF_INET, addr, a, sizeof(a));
-		snprintf(buf, len, "%s:%u", a, port);
-	} else if (family == AF_INET6_) {
-		inet_ntop(AF_INET6, addr, a, sizeof(a));
-		snprintf(buf, len, "[%s]:%u", a, port);
-	} else {
-		buf[0] = 0;
-	}
-	return buf;
-}
+#include "model/holder_desc.h"
 
 /* ---- indexes ----------------------------------------------------------------- */
+
+#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
 
 static int page_cmp(const void *a, const void *b)
 {
@@ -98,16 +19,13 @@ static int page_cmp(const void *a, const void *b)
 	const struct ppw_rec_page *y = *(const struct ppw_rec_page **)b;
 
 	if (x->netmem != y->netmem)
-		return x->netmem < y->netmem ? -1 : 1;
-	return x < y ? -1 : x > y; /* record order: the first sighting wins */
+		return CMP(x->netmem, y->netmem);
+	return CMP(x, y); /* record order: the first sighting wins */
 }
 
 static int sock_cmp(const void *a, const void *b)
 {
-	const struct ppw_rec_sock *x = *(const struct ppw_rec_sock **)a;
-	const struct ppw_rec_sock *y = *(const struct ppw_rec_sock **)b;
-
-	return x->sk < y->sk ? -1 : x->sk > y->sk;
+	return CMP((*(const struct ppw_rec_sock **)a)->sk, (*(const struct ppw_rec_sock **)b)->sk);
 }
 
 static int owner_cmp(const void *a, const void *b)
@@ -116,8 +34,26 @@ static int owner_cmp(const void *a, const void *b)
 	const struct ppw_rec_owner *y = *(const struct ppw_rec_owner **)b;
 
 	if (x->sk != y->sk)
-		return x->sk < y->sk ? -1 : 1;
-	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid ? 1 : (x->fd > y->fd) - (x->fd < y->fd);
+		return CMP(x->sk, y->sk);
+	return x->tgid != y->tgid ? CMP(x->tgid, y->tgid) : CMP(x->fd, y->fd);
+}
+
+static int inflight_cmp(const void *a, const void *b)
+{
+	return CMP((*(const struct ppw_rec_inflight **)a)->sk,
+		   (*(const struct ppw_rec_inflight **)b)->sk);
+}
+
+static int qdisc_cmp(const void *a, const void *b)
+{
+	return CMP((*(const struct ppw_rec_qdisc **)a)->qdisc,
+		   (*(const struct ppw_rec_qdisc **)b)->qdisc);
+}
+
+static int fragq_cmp(const void *a, const void *b)
+{
+	return CMP((*(const struct ppw_rec_fragq **)a)->fq,
+		   (*(const struct ppw_rec_fragq **)b)->fq);
 }
 
 #define INDEX(rep, field, arr, n, cmp)                                        \
@@ -132,131 +68,153 @@ static int owner_cmp(const void *a, const void *b)
 		(rep)->field ? 0 : -ENOMEM;                                   \
 	})
 
-static const struct ppw_rec_sock *find_sock(const struct holders_report *rep, __u64 sk)
+/* the first index of a sorted pointer array whose key is >= key */
+#define LOWER(idx, n, member, key)                       \
+	({                                               \
+		size_t _lo = 0, _hi = (n);               \
+		while (_lo < _hi) {                      \
+			size_t _mid = (_lo + _hi) / 2;   \
+			if ((idx)[_mid]->member < (key)) \
+				_lo = _mid + 1;          \
+			else                             \
+				_hi = _mid;              \
+		}                                        \
+		_lo;                                     \
+	})
+
+#define FIND(idx, n, member, key)                                             \
+	({                                                                    \
+		size_t _at = LOWER(idx, n, member, key);                      \
+		_at < (n) && (idx)[_at]->member == (key) ? (idx)[_at] : NULL; \
+	})
+
+const struct ppw_rec_sock *attrib_sock(const struct holders_report *rep, __u64 sk)
 {
-	const struct scan_result *s = rep->scan;
-	size_t lo = 0, hi = s->nsocks;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (rep->sock_idx[mid]->sk < sk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->nsocks && rep->sock_idx[lo]->sk == sk ? rep->sock_idx[lo] : NULL;
+	return FIND(rep->sock_idx, rep->scan->nsocks, sk, sk);
 }
 
-/* index of the first owner record of sk, or nowners */
-static size_t first_owner(const struct holders_report *rep, __u64 sk)
+const struct ppw_rec_inflight *attrib_inflight(const struct holders_report *rep, __u64 sk)
 {
-	size_t lo = 0, hi = rep->scan->nowners;
+	return FIND(rep->inflight_idx, rep->scan->ninflight, sk, sk);
+}
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
+const struct ppw_rec_qdisc *attrib_qdisc(const struct holders_report *rep, __u64 qdisc)
+{
+	return FIND(rep->qdisc_idx, rep->scan->nqdiscs, qdisc, qdisc);
+}
 
-		if (rep->owner_idx[mid]->sk < sk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+const struct ppw_rec_fragq *attrib_fragq(const struct holders_report *rep, __u64 fq)
+{
+	return FIND(rep->fragq_idx, rep->scan->nfragqs, fq, fq);
+}
+
+size_t attrib_owners(const struct holders_report *rep, __u64 sk, size_t *n)
+{
+	size_t first = LOWER(rep->owner_idx, rep->scan->nowners, sk, sk), i = first;
+
+	while (i < rep->scan->nowners && rep->owner_idx[i]->sk == sk)
+		i++;
+	*n = i - first;
+	return first;
 }
 
 const struct ppw_rec_page *attrib_page_holder(const struct holders_report *rep, __u64 netmem)
 {
-	size_t lo = 0, hi = rep->npage_idx;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (rep->page_idx[mid]->netmem < netmem)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < rep->npage_idx && rep->page_idx[lo]->netmem == netmem ? rep->page_idx[lo] :
-									    NULL;
+	return FIND(rep->page_idx, rep->npage_idx, netmem, netmem);
 }
 
-/* ---- descriptions ---------------------------------------------------------------- */
+/* ---- filling a holder from its records ------------------------------------------ */
 
-static void describe_socket(struct holder *h, const struct holders_report *rep, __u64 sk)
+/* the qdisc whose class q hangs under (same device, its handle's major), or NULL at the root */
+static const struct ppw_rec_qdisc *qdisc_parent(const struct holders_report *rep,
+						const struct ppw_rec_qdisc *q)
 {
-	const struct scan_result *s = rep->scan;
-	char la[64], ra[64], own[96] = "";
-	size_t i, len = 0;
+	size_t i;
 
-	for (i = first_owner(rep, sk); i < s->nowners && rep->owner_idx[i]->sk == sk; i++) {
-		const struct ppw_rec_owner *o = rep->owner_idx[i];
+	if (q->parent == 0xffffffff || !q->parent) /* TC_H_ROOT, unspecified */
+		return NULL;
+	for (i = 0; i < rep->scan->nqdiscs; i++) {
+		const struct ppw_rec_qdisc *p = &rep->scan->qdiscs[i];
 
-		if (h->nowners < HOLDER_MAX_OWNERS) {
-			struct holder_owner *ho = &h->owners[h->nowners];
+		if (p != q && p->netns_ino == q->netns_ino && p->ifindex == q->ifindex &&
+		    p->handle >> 16 == q->parent >> 16)
+			return p;
+	}
+	return NULL;
+}
 
-			ho->pid = o->tgid;
-			ho->fd = o->fd;
-			memcpy(ho->comm, o->comm, sizeof(ho->comm));
-			ho->comm[sizeof(ho->comm) - 1] = 0;
-			if (!len)
-				len = snprintf(own, sizeof(own), " pid %u %s fd %u", o->tgid,
-					       ho->comm, o->fd);
+static void fill_owners(struct holder_owner *out, __u32 *n, __u32 max,
+			const struct holders_report *rep, __u64 sk)
+{
+	size_t cnt, first = attrib_owners(rep, sk, &cnt), i;
+
+	*n = cnt;
+	for (i = 0; i < cnt && i < max; i++) {
+		const struct ppw_rec_owner *o = rep->owner_idx[first + i];
+
+		out[i].pid = o->tgid;
+		out[i].fd = o->fd;
+		memcpy(out[i].comm, o->comm, sizeof(out[i].comm));
+		out[i].comm[sizeof(out[i].comm) - 1] = 0;
+	}
+}
+
+/* the records behind a holder of this kind and key (a socket, a queue, a CPU) */
+static void holder_fill(struct holder *h, const struct holders_report *rep)
+{
+	const struct ppw_rec_inflight *fl;
+
+	switch (h->kind) {
+	case HK_SOCKET:
+		h->sock = attrib_sock(rep, h->key);
+		fill_owners(h->owners, &h->nowners, HOLDER_MAX_OWNERS, rep, h->key);
+		fl = h->nowners ? NULL : attrib_inflight(rep, h->key);
+		if (fl) {
+			h->carrier = attrib_sock(rep, fl->carrier);
+			fill_owners(&h->carrier_owner, &h->carrier_owners, 1, rep, fl->carrier);
 		}
-		h->nowners++;
+		break;
+	case HK_DEFER:
+		h->cpu = h->key;
+		break;
+	case HK_QDISC:
+		h->qdisc = attrib_qdisc(rep, h->key);
+		h->qdisc_parent = h->qdisc ? qdisc_parent(rep, h->qdisc) : NULL;
+		break;
+	case HK_FRAGQ:
+		h->fragq = attrib_fragq(rep, h->key);
+		break;
+	default:
+		break;
 	}
-	if (h->nowners > 1 && len < sizeof(own))
-		snprintf(own + len, sizeof(own) - len, " (+%u more)", h->nowners - 1);
-	if (!h->sock) {
-		snprintf(h->desc, sizeof(h->desc), "socket %#llx (gone)", (unsigned long long)sk);
-		return;
+}
+
+static enum holder_kind kind_of(const struct ppw_rec_page *pg)
+{
+	switch (pg->where) {
+	case PPW_IN_DEFER:
+		return HK_DEFER;
+	case PPW_IN_QDISC:
+		return HK_QDISC;
+	case PPW_IN_FRAGQ:
+		return HK_FRAGQ;
+	default:
+		return HK_SOCKET;
 	}
-	sock_addr_str(la, sizeof(la), h->sock->family, h->sock->laddr, h->sock->lport);
-	sock_addr_str(ra, sizeof(ra), h->sock->family, h->sock->raddr, h->sock->rport);
-	if (snprintf(h->desc, sizeof(h->desc), "%s%s%s%s%s ino %u%s", sock_proto_name(h->sock),
-		     la[0] ? " " : "", la, h->sock->rport ? " <- " : "", h->sock->rport ? ra : "",
-		     h->sock->ino, h->nowners ? own : " (no process)") >= (int)sizeof(h->desc))
-		memcpy(h->desc + sizeof(h->desc) - 4, "...", 4); /* say it was cut */
 }
 
 const char *holder_desc_of(char *buf, size_t len, const struct holders_report *rep,
 			   const struct ppw_rec_page *pg)
 {
-	struct holder h = { 0 };
+	struct holder h = { .kind = kind_of(pg), .key = pg->holder };
 
-	if (pg->where == PPW_IN_DEFER) {
-		snprintf(buf, len, "defer list cpu %llu", (unsigned long long)pg->holder);
-		return buf;
-	}
-	h.sock = find_sock(rep, pg->holder);
-	describe_socket(&h, rep, pg->holder);
+	holder_fill(&h, rep);
+	holder_describe(&h, NULL, NULL);
 	snprintf(buf, len, "%s", h.desc);
 	return buf;
 }
 
 /* ---- attribution -------------------------------------------------------------------- */
-
-static struct holder *holder_get(struct pool_holders *ph, enum holder_kind kind, __u64 key)
-{
-	struct holder *h;
-	size_t i;
-
-	for (i = 0; i < ph->n; i++) {
-		h = &ph->v[i];
-
-		if (h->kind == kind && (kind == HK_SOCKET ? h->sock && h->sock->sk == key :
-					kind == HK_DEFER  ? h->cpu == key :
-							    true))
-			return h;
-	}
-	h = VEC_PUSH(ph->v, ph->n, ph->cap);
-	if (!h)
-		return NULL;
-	h->kind = kind;
-	h->oldest_age_s = NAN;
-	if (kind == HK_DEFER)
-		h->cpu = key;
-	return h;
-}
 
 static void age_into(struct holder *h, double age, bool at_least)
 {
@@ -268,14 +226,31 @@ static void age_into(struct holder *h, double age, bool at_least)
 	}
 }
 
-static struct pool_holders *pool_of(struct holders_report *rep, __u64 pool)
+/* the report's pools by address, for the pages' lookups */
+static int pool_ref_cmp(const void *a, const void *b)
 {
-	size_t i;
+	return CMP((*(const struct pool_holders **)a)->row->addr,
+		   (*(const struct pool_holders **)b)->row->addr);
+}
 
-	for (i = 0; i < rep->n; i++)
-		if (rep->pools[i].row->addr == pool)
-			return &rep->pools[i];
-	return NULL;
+struct pool_index {
+	struct pool_holders **v;
+	size_t n;
+};
+
+static struct pool_holders *pool_of(const struct pool_index *pi, __u64 pool)
+{
+	size_t lo = 0, hi = pi->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (pi->v[mid]->row->addr < pool)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < pi->n && pi->v[lo]->row->addr == pool ? pi->v[lo] : NULL;
 }
 
 static int holder_cmp(const void *a, const void *b)
@@ -288,6 +263,18 @@ static int holder_cmp(const void *a, const void *b)
 	return x->pages < y->pages ? 1 : x->pages > y->pages ? -1 : 0;
 }
 
+static struct holder *new_holder(struct pool_holders *ph, enum holder_kind kind, __u64 key)
+{
+	struct holder *h = VEC_PUSH(ph->v, ph->n, ph->cap);
+
+	if (!h)
+		return NULL;
+	h->kind = kind;
+	h->key = key;
+	h->oldest_age_s = NAN;
+	return h;
+}
+
 static int add_pool_holder(struct pool_holders *ph, enum holder_kind kind, __s64 pages,
 			   __u64 page_bytes)
 {
@@ -295,45 +282,72 @@ static int add_pool_holder(struct pool_holders *ph, enum holder_kind kind, __s64
 
 	if (pages <= 0)
 		return 0;
-	h = holder_get(ph, kind, 0);
+	h = new_holder(ph, kind, 0);
 	if (!h)
 		return -ENOMEM;
-	h->pages += pages;
-	h->bytes += pages * page_bytes;
+	h->pages = pages;
+	h->bytes = pages * page_bytes;
 	return 0;
 }
 
-int attrib_build(struct holders_report *rep, const struct scan_result *scan,
-		 const struct snapshot *snap, const struct attrib_params *p)
+/* the scan's records, sorted for lookups */
+static int index_scan(struct holders_report *rep, const struct scan_result *scan)
 {
-	size_t i, j;
-	int err;
-
-	memset(rep, 0, sizeof(*rep));
-	rep->scan = scan;
 	if (INDEX(rep, page_idx, scan->pages, scan->npages, page_cmp) ||
 	    INDEX(rep, sock_idx, scan->socks, scan->nsocks, sock_cmp) ||
-	    INDEX(rep, owner_idx, scan->owners, scan->nowners, owner_cmp))
+	    INDEX(rep, owner_idx, scan->owners, scan->nowners, owner_cmp) ||
+	    INDEX(rep, inflight_idx, scan->inflight, scan->ninflight, inflight_cmp) ||
+	    INDEX(rep, qdisc_idx, scan->qdiscs, scan->nqdiscs, qdisc_cmp) ||
+	    INDEX(rep, fragq_idx, scan->fragqs, scan->nfragqs, fragq_cmp))
 		return -ENOMEM;
 	rep->npage_idx = scan->npages;
-	rep->pools = calloc(scan->npools ? scan->npools : 1, sizeof(*rep->pools));
-	if (!rep->pools)
-		return -ENOMEM;
+	return 0;
+}
 
-	/* pools the scan saw, with their snapshot identity */
+static int row_ref_cmp(const void *a, const void *b)
+{
+	const struct pool_row *x = *(const struct pool_row **)a, *y = *(const struct pool_row **)b;
+
+	return x->addr != y->addr ? CMP(x->addr, y->addr) : CMP(x->gen, y->gen);
+}
+
+/* the pools the scan saw, with their snapshot identity (pools it does not have are left out) */
+static int add_scanned_pools(struct holders_report *rep, const struct scan_result *scan,
+			     const struct snapshot *snap, const struct attrib_params *p)
+{
+	const struct pool_row **rows;
+	size_t i, at;
+
+	rep->pools = calloc(scan->npools ? scan->npools : 1, sizeof(*rep->pools));
+	rows = calloc(snap->n ? snap->n : 1, sizeof(*rows));
+	if (!rep->pools || !rows) {
+		free(rows);
+		return -ENOMEM;
+	}
+	for (i = 0; i < snap->n; i++)
+		rows[i] = &snap->rows[i];
+	qsort(rows, snap->n, sizeof(*rows), row_ref_cmp);
 	for (i = 0; i < scan->npools; i++) {
 		const struct ppw_rec_pool *rp = &scan->pools[i];
+		struct pool_row key = { .addr = rp->pool, .gen = rp->gen };
+		const struct pool_row *kp = &key, **hit;
 
-		for (j = 0; j < snap->n; j++)
-			if (snap->rows[j].addr == rp->pool && snap->rows[j].gen == rp->gen)
-				break;
-		if (j == snap->n)
+		hit = snap->n ? bsearch(&kp, rows, snap->n, sizeof(*rows), row_ref_cmp) : NULL;
+		if (!hit)
 			continue;
-		rep->pools[rep->n].row = &snap->rows[j];
-		rep->pools[rep->n].inflight = (__s32)(rp->hold - rp->release);
-		rep->pools[rep->n].page_bytes = (__u64)p->page_size << snap->rows[j].order;
-		rep->n++;
+		at = rep->n++;
+		rep->pools[at].row = *hit;
+		rep->pools[at].inflight = (__s32)(rp->hold - rp->release);
+		rep->pools[at].page_bytes = (__u64)p->page_size << (*hit)->order;
 	}
+	free(rows);
+	return 0;
+}
+
+/* what the scan walked: sockets, skbs, other pages, cut queues, defer lists, queues */
+static void count_scan(struct holders_report *rep, const struct scan_result *scan)
+{
+	size_t i, n;
 
 	for (i = 0; i < scan->nsocks; i++) {
 		rep->sockets++;
@@ -341,60 +355,113 @@ int attrib_build(struct holders_report *rep, const struct scan_result *scan,
 		rep->nonpp_pages += scan->socks[i].nonpp_pages;
 		if (scan->socks[i].flags & PPW_SF_TRUNCATED)
 			rep->truncated_sockets++;
+		attrib_owners(rep, scan->socks[i].sk, &n);
+		if (n)
+			continue;
+		/* no process holds it: an SCM_RIGHTS message in flight does, or none */
+		if (attrib_inflight(rep, scan->socks[i].sk))
+			rep->inflight_sockets++;
+		else if (sock_is_orphan(&scan->socks[i]))
+			rep->orphans++;
 	}
 	for (i = 0; i < scan->ndefer; i++) {
 		rep->defer_readable |= scan->defer[i].readable;
 		rep->defer_skbs += scan->defer[i].skbs;
 	}
+	for (i = 0; i < scan->nqdiscs; i++)
+		rep->qdisc_packets += scan->qdiscs[i].skbs;
+	rep->frag_queues = scan->nfragqs;
+}
 
-	/* every page once, to the first holder that has it */
+/* one unique page, as attribution sorts them: its pool, its holder */
+struct page_ref {
+	struct pool_holders *ph;
+	enum holder_kind kind;
+	__u64 key;
+	const struct ppw_rec_page *pg;
+};
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct page_ref *x = a, *y = b;
+
+	if (x->ph != y->ph)
+		return CMP(x->ph, y->ph);
+	if (x->kind != y->kind)
+		return CMP(x->kind, y->kind);
+	return CMP(x->key, y->key);
+}
+
+/*
+ * Every page once, to the first holder that has it, with its age: the
+ * unique pages sorted by (pool, holder), then each run is one holder, so
+ * that a hundred thousand sockets cost a sort, not a search per page.
+ */
+static int attribute_pages(struct holders_report *rep, const struct attrib_params *p,
+			   const struct pool_index *pi)
+{
+	struct page_ref *refs;
+	struct holder *h = NULL;
+	size_t i, n = 0;
+
+	refs = calloc(rep->npage_idx ? rep->npage_idx : 1, sizeof(*refs));
+	if (!refs)
+		return -ENOMEM;
 	for (i = 0; i < rep->npage_idx; i++) {
 		const struct ppw_rec_page *pg = rep->page_idx[i];
 		struct pool_holders *ph;
-		struct holder *h;
-		__u64 pbytes;
-		double age;
 
 		if (i && rep->page_idx[i - 1]->netmem == pg->netmem)
 			continue;
 		rep->pages_seen++;
-		ph = pool_of(rep, pg->pool);
+		ph = pool_of(pi, pg->pool);
 		if (!ph)
 			continue; /* a pool we do not track (freed meanwhile) */
-		if (pg->where == PPW_IN_DEFER) {
-			h = holder_get(ph, HK_DEFER, pg->holder);
-		} else {
-			h = holder_get(ph, HK_SOCKET, pg->holder);
-			if (h && !h->sock) {
-				h->sock = find_sock(rep, pg->holder);
-				describe_socket(h, rep, pg->holder);
+		refs[n++] = (struct page_ref){ ph, kind_of(pg), pg->holder, pg };
+	}
+	qsort(refs, n, sizeof(*refs), ref_cmp);
+	for (i = 0; i < n; i++) {
+		const struct ppw_rec_page *pg = refs[i].pg;
+		struct pool_holders *ph = refs[i].ph;
+		bool exact;
+
+		if (!i || ref_cmp(&refs[i - 1], &refs[i])) {
+			h = new_holder(ph, refs[i].kind, refs[i].key);
+			if (!h) {
+				free(refs);
+				return -ENOMEM;
 			}
+			holder_fill(h, rep);
 		}
-		if (!h)
-			return -ENOMEM;
-		pbytes = (__u64)p->page_size << ph->row->order;
 		h->pages++;
-		h->bytes += pbytes;
+		h->bytes += (__u64)p->page_size << ph->row->order;
 		if (pg->where == PPW_IN_HEAD)
 			h->head_pages++;
 		else
 			h->frag_pages++;
-		if (pg->in_ledger && pg->gen == ph->row->gen && pg->hold_ns &&
-		    p->now_ns >= pg->hold_ns)
-			age = (p->now_ns - pg->hold_ns) / 1e9;
-		else
-			age = ph->row->seen_age_s; /* held before we looked */
-		age_into(h, age, !(pg->in_ledger && pg->gen == ph->row->gen));
+		exact = pg->in_ledger && pg->gen == ph->row->gen && pg->hold_ns &&
+			p->now_ns >= pg->hold_ns;
+		/* a page held before we looked is at least as old as our first sight of the pool */
+		age_into(h, exact ? (p->now_ns - pg->hold_ns) / 1e9 : ph->row->seen_age_s,
+			 !(pg->in_ledger && pg->gen == ph->row->gen));
 	}
+	free(refs);
+	return 0;
+}
 
-	/* the pool's own pages, then whatever nobody explains */
+/* each pool's own pages (cache, ring, frag), then whatever nobody explains; biggest first */
+static int add_pool_pages(struct holders_report *rep, const struct scan_result *scan,
+			  const struct attrib_params *p, const struct pool_index *pi)
+{
+	size_t i, k;
+	int err;
+
 	for (i = 0; i < scan->npools; i++) {
 		const struct ppw_rec_pool *rp = &scan->pools[i];
-		struct pool_holders *ph = pool_of(rep, rp->pool);
+		struct pool_holders *ph = pool_of(pi, rp->pool);
 		__u64 pbytes;
-		size_t k;
 
-		if (!ph)
+		if (!ph || ph->row->gen != rp->gen)
 			continue;
 		pbytes = (__u64)p->page_size << ph->row->order;
 		err = add_pool_holder(ph, HK_POOL_CACHE, rp->alloc_count, pbytes);
@@ -410,17 +477,74 @@ int attrib_build(struct holders_report *rep, const struct scan_result *scan,
 		    add_pool_holder(ph, HK_UNATTRIBUTED, ph->unattributed, pbytes))
 			return -ENOMEM;
 		qsort(ph->v, ph->n, sizeof(*ph->v), holder_cmp);
-		for (k = 0; k < ph->n; k++) {
-			struct holder *h = &ph->v[k];
-
-			if (h->kind == HK_DEFER)
-				snprintf(h->desc, sizeof(h->desc), "skb defer list, cpu %u",
-					 h->cpu);
-			else if (h->kind != HK_SOCKET)
-				snprintf(h->desc, sizeof(h->desc), "%s", holder_kind_desc(h->kind));
-		}
+		for (k = 0; k < ph->n; k++)
+			holder_describe(&ph->v[k], ph->row, rep->unwalked);
 	}
 	return 0;
+}
+
+/*
+ * Queues that hold packets the scan could not walk (a qdisc kind with
+ * private queues, NFQUEUE, a kernel whose defer lists are out of reach),
+ * named with what the kernel counts: where unattributed pages may be.
+ */
+static void note_unwalked(struct holders_report *rep, const struct scan_result *scan)
+{
+	size_t i, len = 0, cap = sizeof(rep->unwalked);
+	char qn[40];
+
+#define NOTE(...)                                                                               \
+	do {                                                                                    \
+		if (len < cap)                                                                  \
+			len += snprintf(rep->unwalked + len, cap - len, "%s", len ? "; " : ""); \
+		if (len < cap)                                                                  \
+			len += snprintf(rep->unwalked + len, cap - len, __VA_ARGS__);           \
+	} while (0)
+
+	for (i = 0; i < scan->nqdiscs; i++) {
+		const struct ppw_rec_qdisc *q = &scan->qdiscs[i];
+		__u32 left = qdisc_unwalked(q);
+
+		if (left)
+			NOTE("qdisc %s on %.16s holds %u packets, %u bytes (%u not walked)",
+			     qdisc_name(qn, sizeof(qn), q), q->dev, q->qlen, q->backlog, left);
+	}
+	for (i = 0; i < scan->nunwalked; i++)
+		if (scan->unwalked[i].nfqueue_packets)
+			NOTE("NFQUEUE holds %llu packets in netns %u (not walked)",
+			     (unsigned long long)scan->unwalked[i].nfqueue_packets,
+			     scan->unwalked[i].netns_ino);
+	if (!rep->defer_readable && scan->skb_defer_max && scan->ncpus)
+		NOTE("skb defer lists, up to %u skbs per CPU (not readable here)",
+		     scan->skb_defer_max);
+#undef NOTE
+}
+
+int attrib_build(struct holders_report *rep, const struct scan_result *scan,
+		 const struct snapshot *snap, const struct attrib_params *p)
+{
+	struct pool_index pi = { 0 };
+	size_t i;
+	int err;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->scan = scan;
+	err = index_scan(rep, scan);
+	err = err ?: add_scanned_pools(rep, scan, snap, p);
+	if (err)
+		return err;
+	pi.v = calloc(rep->n ? rep->n : 1, sizeof(*pi.v));
+	if (!pi.v)
+		return -ENOMEM;
+	for (i = 0; i < rep->n; i++)
+		pi.v[pi.n++] = &rep->pools[i];
+	qsort(pi.v, pi.n, sizeof(*pi.v), pool_ref_cmp);
+	count_scan(rep, scan);
+	note_unwalked(rep, scan);
+	err = attribute_pages(rep, p, &pi);
+	err = err ?: add_pool_pages(rep, scan, p, &pi);
+	free(pi.v);
+	return err;
 }
 
 void attrib_free(struct holders_report *rep)
@@ -433,6 +557,9 @@ void attrib_free(struct holders_report *rep)
 	free(rep->page_idx);
 	free(rep->sock_idx);
 	free(rep->owner_idx);
+	free(rep->inflight_idx);
+	free(rep->qdisc_idx);
+	free(rep->fragq_idx);
 	memset(rep, 0, sizeof(*rep));
 }
 
@@ -443,5 +570,9 @@ void scan_free(struct scan_result *r)
 	free(r->owners);
 	free(r->pools);
 	free(r->defer);
+	free(r->inflight);
+	free(r->qdiscs);
+	free(r->fragqs);
+	free(r->unwalked);
 	memset(r, 0, sizeof(*r));
 }

@@ -2,7 +2,8 @@
 /*
  * Attribution (pure): scan records + the snapshot -> who holds each pool's
  * inflight pages. Every page is counted once; what no holder explains is
- * "unattributed", so holders always sum to the pool's inflight.
+ * "unattributed", so holders always sum to the pool's inflight. Each
+ * holder gets a description and what to do about it (model/holder_desc.c).
  */
 #ifndef __PPWATCH_MODEL_ATTRIB_H
 #define __PPWATCH_MODEL_ATTRIB_H
@@ -25,11 +26,30 @@ struct scan_result {
 	size_t npools, cappools;
 	struct ppw_rec_defer *defer;
 	size_t ndefer, capdefer;
+	struct ppw_rec_inflight *inflight;
+	size_t ninflight, capinflight;
+	struct ppw_rec_qdisc *qdiscs;
+	size_t nqdiscs, capqdiscs;
+	struct ppw_rec_fragq *fragqs;
+	size_t nfragqs, capfragqs;
+	/*
+	 * What the kernel keeps that BPF cannot walk, per namespace, from its
+	 * own counters (sources/holder_scan.c reads /proc/net there).
+	 */
+	struct scan_unwalked {
+		__u32 netns_ino;
+		__u64 nfqueue_packets; /* /proc/net/netfilter/nfnetlink_queue queue_total */
+		__u32 nfqueue_queues;
+	} * unwalked;
+	size_t nunwalked, capunwalked;
+	__u32 skb_defer_max; /* net.core.skb_defer_max: skbs a CPU's defer list holds at most */
+	__u32 ncpus;
 	int layout_ok; /* virt_to_page self-check: 1 ok, 0 wrong, -1 not run */
 	bool layout_from_kallsyms;
 	unsigned int netns_scanned;
 	unsigned int netns_failed;
-	__u64 drops; /* page records lost: scan ring full */
+	__u64 drops;	 /* page records lost: scan ring full */
+	__u64 walks_cut; /* walks that stopped at a bound (frag_list, defer list, CPUs) */
 	double elapsed_s;
 };
 
@@ -42,6 +62,8 @@ enum holder_kind {
 	HK_POOL_RING,	 /* the pool's recycle ring */
 	HK_POOL_FRAG,	 /* the page the pool carves fragments from */
 	HK_DEFER,	 /* a CPU's skb defer list */
+	HK_QDISC,	 /* packets queued in a qdisc */
+	HK_FRAGQ,	 /* fragments waiting for reassembly */
 	HK_UNATTRIBUTED, /* driver rings, in-flight skbs, lost to a bound... */
 };
 
@@ -55,8 +77,16 @@ struct holder_owner {
 
 struct holder {
 	enum holder_kind kind;
+	__u64 key;			 /* the socket, queue or qdisc address; the CPU */
 	const struct ppw_rec_sock *sock; /* HK_SOCKET */
-	__u32 cpu;			 /* HK_DEFER */
+	/* HK_SOCKET in flight: the SCM_RIGHTS message's carrier socket, or NULL */
+	const struct ppw_rec_sock *carrier;
+	struct holder_owner carrier_owner; /* who holds the carrier (carrier_owners > 0) */
+	__u32 carrier_owners;
+	const struct ppw_rec_qdisc *qdisc;	  /* HK_QDISC */
+	const struct ppw_rec_qdisc *qdisc_parent; /* the classful qdisc above it, if any */
+	const struct ppw_rec_fragq *fragq;	  /* HK_FRAGQ */
+	__u32 cpu;				  /* HK_DEFER */
 	struct holder_owner owners[HOLDER_MAX_OWNERS];
 	__u32 nowners; /* may exceed HOLDER_MAX_OWNERS */
 	__s64 pages;
@@ -66,6 +96,7 @@ struct holder {
 	double oldest_age_s;  /* NAN: unknown */
 	bool oldest_at_least; /* pages from before start: lower bound */
 	char desc[160];	      /* "udp 192.0.2.2:5001 ino 123 pid 45 comm fd 3" */
+	char remedy[240];     /* what to do about it, one sentence */
 };
 
 struct pool_holders {
@@ -84,12 +115,18 @@ struct holders_report {
 	/* indexes into the scan, sorted for lookups */
 	const struct ppw_rec_page **page_idx; /* by netmem, first sighting first */
 	size_t npage_idx;
-	const struct ppw_rec_sock **sock_idx;	/* by sk */
-	const struct ppw_rec_owner **owner_idx; /* by sk */
+	const struct ppw_rec_sock **sock_idx;	      /* by sk */
+	const struct ppw_rec_owner **owner_idx;	      /* by sk */
+	const struct ppw_rec_inflight **inflight_idx; /* by sk */
+	const struct ppw_rec_qdisc **qdisc_idx;	      /* by qdisc */
+	const struct ppw_rec_fragq **fragq_idx;	      /* by queue */
 	const struct scan_result *scan;
 	__u64 sockets, skbs, truncated_sockets, nonpp_pages, pages_seen;
+	__u64 inflight_sockets, orphans, qdisc_packets, frag_queues;
 	bool defer_readable;
 	__u32 defer_skbs;
+	/* queues that hold packets but were not walked: where unattributed pages may be */
+	char unwalked[240];
 };
 
 struct attrib_params {
@@ -100,16 +137,18 @@ struct attrib_params {
 int attrib_build(struct holders_report *rep, const struct scan_result *scan,
 		 const struct snapshot *snap, const struct attrib_params *p);
 void attrib_free(struct holders_report *rep);
-const char *holder_kind_name(enum holder_kind k);
-/* the socket's family/protocol, e.g. "udp", "tcp6", "unix", "packet" */
-const char *sock_proto_name(const struct ppw_rec_sock *s);
-/* "192.0.2.2:5001" (or "[2001:db8::1]:80"); "" for non-IP sockets */
-const char *sock_addr_str(char *buf, size_t len, int family, const __u8 *addr, __u16 port);
-
 /* the holder of one page, for 'pages': NULL if no holder has it */
 const struct ppw_rec_page *attrib_page_holder(const struct holders_report *rep, __u64 netmem);
 /* describe the holder of a page record, e.g. "udp 192.0.2.2:5001 ino 9 pid 4 x fd 3" */
 const char *holder_desc_of(char *buf, size_t len, const struct holders_report *rep,
 			   const struct ppw_rec_page *pg);
+
+/* lookups into a report's sorted indexes (NULL: not in the scan) */
+const struct ppw_rec_sock *attrib_sock(const struct holders_report *rep, __u64 sk);
+const struct ppw_rec_inflight *attrib_inflight(const struct holders_report *rep, __u64 sk);
+const struct ppw_rec_qdisc *attrib_qdisc(const struct holders_report *rep, __u64 qdisc);
+const struct ppw_rec_fragq *attrib_fragq(const struct holders_report *rep, __u64 fq);
+/* the owner records of sk: the index of the first in owner_idx, *n of them */
+size_t attrib_owners(const struct holders_report *rep, __u64 sk, size_t *n);
 
 #endif /* __PPWATCH_MODEL_ATTRIB_H */

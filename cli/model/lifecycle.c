@@ -124,11 +124,11 @@ int life_on_bpf(struct lifecycle *lc, const struct ppw_event *e, double detach_a
 
 	memset(out, 0, sizeof(*out));
 	out->ts_ns = e->ts_ns;
-	out->pool = e->pool;
-	out->gen = e->gen;
-	out->id = e->id;
+	out->pool = e->rec.addr;
+	out->gen = e->rec.gen;
+	out->id = e->rec.id;
 	out->inflight = e->inflight;
-	out->nid = e->nid;
+	out->nid = e->rec.nid;
 	out->rec = e->rec;
 	out->detach_age_s = detach_age_s;
 	switch (e->type) {
@@ -162,10 +162,10 @@ int life_on_bpf(struct lifecycle *lc, const struct ppw_event *e, double detach_a
 	default:
 		return 0; /* PPW_EV_POOL_RETIRED: the collector's business */
 	}
-	p = get(lc, e->pool, e->gen, e->ts_ns);
+	p = get(lc, e->rec.addr, e->rec.gen, e->ts_ns);
 	if (!p)
 		return -ENOMEM;
-	p->id = e->id;
+	p->id = e->rec.id;
 	p->rec = e->rec;
 	switch (out->kind) {
 	case LE_DESTROY:
@@ -173,7 +173,8 @@ int life_on_bpf(struct lifecycle *lc, const struct ppw_event *e, double detach_a
 		break;
 	case LE_RETRY:
 		/* destroy_cnt counts page_pool_release() calls: 1 is the destroy */
-		out->retry = p->retries = e->cnt > 1 ? e->cnt - 1 : p->retries + 1;
+		out->retry = p->retries = e->rec.destroy_cnt > 1 ? e->rec.destroy_cnt - 1 :
+								   p->retries + 1;
 		if (!p->first_retry_ns)
 			p->first_retry_ns = e->ts_ns;
 		p->last_retry_ns = e->ts_ns;
@@ -188,7 +189,7 @@ int life_on_bpf(struct lifecycle *lc, const struct ppw_event *e, double detach_a
 		break;
 	}
 	keep(p, out);
-	life_sample(lc, e->pool, e->gen, e->ts_ns, e->inflight);
+	life_sample(lc, e->rec.addr, e->rec.gen, e->ts_ns, e->inflight);
 	if (out->kind == LE_FREED)
 		trim_freed(lc);
 	return 1;

@@ -165,7 +165,7 @@ static void fill_counts(struct pool_row *w, const struct reading *rd, const stru
 		w->before_start = w->inflight;
 		return;
 	}
-	w->bpf = true;
+	w->has_record = true;
 	w->hold_cnt = r->hold_cnt;
 	w->release_cnt = r->release_cnt;
 	w->inflight = (__s32)(r->hold_cnt - r->release_cnt);
@@ -225,7 +225,7 @@ static void fill_counts(struct pool_row *w, const struct reading *rd, const stru
 	/* page_pool_release() ran destroy_cnt times: once in destroy, then retries */
 	w->retries = r->destroy_cnt > 1 ? r->destroy_cnt - 1 : 0;
 	w->last_inflight = r->last_inflight;
-	if (p && p->bpf && dt > 0) {
+	if (p && p->has_record && dt > 0) {
 		w->hold_per_s = (__u32)(r->hold_cnt - p->hold_cnt) / dt;
 		w->release_per_s = (__u32)(r->release_cnt - p->release_cnt) / dt;
 	}
@@ -385,21 +385,39 @@ void snapshot_free(struct snapshot *s)
 	s->n = 0;
 }
 
-bool row_matches(const struct pool_row *r, const char *f)
+int pool_filter_parse(struct pool_filter *f, enum pool_filter_kind kind, const char *word)
 {
 	uint64_t v;
 
-	if (!strncmp(f, "id:", 3))
-		return (!parse_u64(f + 3, 0, UINT32_MAX, &v) && r->id == v) ||
-		       !strcmp(f + 3, r->ident);
-	if (!strncmp(f, "ifindex:", 8))
-		return !parse_u64(f + 8, 0, INT32_MAX, &v) && r->ifindex == (__s32)v;
-	if (!strcmp(f, r->ident))
-		return true;
-	if (!parse_u64(f, 0, UINT32_MAX, &v))
-		return r->id == v;
-	return !strcmp(f, r->ifname) || !strcmp(f, r->devname) || !strcmp(f, r->device) ||
-	       (r->driver[0] && !strcmp(f, r->driver));
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->word = word;
+	f->is_num = !parse_u64(word, 0, kind == PF_IFINDEX ? INT32_MAX : UINT32_MAX, &v);
+	f->num = f->is_num ? v : 0;
+	return kind == PF_IFINDEX && !f->is_num ? -EINVAL : 0;
+}
+
+static bool name_matches(const struct pool_row *r, const char *w)
+{
+	return !strcmp(w, r->ifname) || !strcmp(w, r->devname) || !strcmp(w, r->device) ||
+	       (r->driver[0] && !strcmp(w, r->driver));
+}
+
+bool row_matches(const struct pool_row *r, const struct pool_filter *f)
+{
+	bool pool = (f->is_num && r->id == f->num) || !strcmp(f->word, r->ident);
+
+	switch (f->kind) {
+	case PF_POOL:
+		return pool;
+	case PF_DEVICE:
+		return name_matches(r, f->word);
+	case PF_IFINDEX:
+		return r->ifindex == (__s32)f->num;
+	case PF_ANY:
+		break;
+	}
+	return pool || (!f->is_num && name_matches(r, f->word));
 }
 
 static void snapshot_keep(struct snapshot *s, bool (*keep)(const struct pool_row *, void *),
@@ -414,7 +432,7 @@ static void snapshot_keep(struct snapshot *s, bool (*keep)(const struct pool_row
 }
 
 struct filter_arg {
-	char *const *filters;
+	const struct pool_filter *f;
 	int n;
 };
 
@@ -424,17 +442,30 @@ static bool keep_matching(const struct pool_row *r, void *arg)
 	int i;
 
 	for (i = 0; i < fa->n; i++)
-		if (row_matches(r, fa->filters[i]))
+		if (row_matches(r, &fa->f[i]))
 			return true;
 	return false;
 }
 
-void snapshot_filter(struct snapshot *s, char *const *filters, int nfilters)
+void snapshot_filter(struct snapshot *s, const struct pool_filter *f, int n)
 {
-	struct filter_arg fa = { filters, nfilters };
+	struct filter_arg fa = { f, n };
 
-	if (nfilters > 0)
+	if (n > 0)
 		snapshot_keep(s, keep_matching, &fa);
+}
+
+int snapshot_copy(struct snapshot *out, const struct snapshot *src)
+{
+	*out = *src;
+	out->rows = NULL;
+	if (!src->n)
+		return 0;
+	out->rows = malloc(src->n * sizeof(*src->rows));
+	if (!out->rows)
+		return -ENOMEM;
+	memcpy(out->rows, src->rows, src->n * sizeof(*src->rows));
+	return 0;
 }
 
 static bool keep_unfreed(const struct pool_row *r, void *arg)
@@ -512,7 +543,33 @@ int snapshot_group_by_device(const struct snapshot *s, struct group_row **out, s
 	return 0;
 }
 
+void snapshot_totals(const struct snapshot *s, struct snapshot_totals *t)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < s->n; i++) {
+		const struct pool_row *r = &s->rows[i];
+
+		if (r->state == ROW_FREED)
+			continue;
+		t->live += r->state == ROW_LIVE;
+		t->zombies += r->state == ROW_ZOMBIE;
+		t->inflight += r->inflight;
+		t->inflight_bytes += r->inflight_bytes;
+	}
+}
+
 const double pool_age_bounds[POOL_AGE_BUCKETS - 1] = { 1, 10, 60, 600, 3600 };
+
+int pool_age_bucket(double age_s)
+{
+	int b;
+
+	for (b = 0; b < POOL_AGE_BUCKETS - 1 && age_s >= pool_age_bounds[b]; b++)
+		;
+	return b;
+}
 
 const char *level_text(enum ppw_level l)
 {

@@ -59,8 +59,8 @@ struct pool_obs {
 };
 
 struct reading {
-	struct pool_obs *pools;
-	size_t n;
+	struct pool_obs *pools; /* owned: reading_free() */
+	size_t n, cap;
 	__u64 now_ns; /* CLOCK_BOOTTIME when collected */
 	__u32 page_size;
 	bool detach_time_is_ns; /* see sources/kfeatures.c */
@@ -103,10 +103,10 @@ struct pool_row {
 	char device[48]; /* what to call it: ifname, else devname */
 	__u32 netns_ino;
 	__u64 netns_cookie;
-	__u32 napi_id; /* 0: none */
-	__u32 flags;   /* enum ppw_pool_flags */
-	bool bpf;      /* has a BPF record (counters known) */
-	bool netlink;  /* listed by netlink */
+	__u32 napi_id;	 /* 0: none */
+	__u32 flags;	 /* enum ppw_pool_flags */
+	bool has_record; /* ppwatch's BPF side has a record of it (counters known) */
+	bool netlink;	 /* listed by netlink */
 	enum row_state state;
 	__u32 order;
 	__u32 pool_size;
@@ -183,6 +183,8 @@ struct snapshot {
 
 /* the upper bounds of the age buckets, in seconds (the last one is open) */
 extern const double pool_age_bounds[POOL_AGE_BUCKETS - 1];
+/* the bucket of a page 'age_s' seconds old */
+int pool_age_bucket(double age_s);
 const char *level_text(enum ppw_level l);
 /* "counters", "sampled" or "all"; 0 or -EINVAL */
 int level_parse(const char *s, enum ppw_level *l);
@@ -214,11 +216,29 @@ const char *dma_state_name(enum dma_state s);
 
 int snapshot_build(struct snapshot *out, const struct reading *rd, const struct snapshot *prev);
 void snapshot_free(struct snapshot *s);
-/* keep rows matching any of the filters: pool id, device/ifname, ifindex */
-void snapshot_filter(struct snapshot *s, char *const *filters, int nfilters);
+/*
+ * A pool filter, parsed once from the command line: 'pool X' / 'id X' (a
+ * pool's id or name), 'dev NAME' (interface, device or driver name),
+ * 'ifindex N', or a plain word that may be any of the first two.
+ */
+enum pool_filter_kind { PF_ANY, PF_POOL, PF_DEVICE, PF_IFINDEX };
+
+struct pool_filter {
+	enum pool_filter_kind kind;
+	const char *word; /* as given; not copied: it outlives the filter (argv) */
+	bool is_num;	  /* word is a decimal number (num) */
+	__u64 num;
+};
+
+/* 0, or -EINVAL: an ifindex that is not a number */
+int pool_filter_parse(struct pool_filter *f, enum pool_filter_kind kind, const char *word);
+bool row_matches(const struct pool_row *r, const struct pool_filter *f);
+/* keep the rows matching any of the n filters (n == 0: every row) */
+void snapshot_filter(struct snapshot *s, const struct pool_filter *f, int n);
+/* a copy of src with rows of its own: 0 or -ENOMEM */
+int snapshot_copy(struct snapshot *out, const struct snapshot *src);
 /* Set w->ident from w->id, else xdp_mem_id, else w->addr (see struct pool_row). */
 void pool_row_name(struct pool_row *w, __u32 xdp_mem_id);
-bool row_matches(const struct pool_row *r, const char *filter);
 /* drop freed rows */
 void snapshot_drop_freed(struct snapshot *s);
 /* the sum of every loss counter */
@@ -226,5 +246,13 @@ __u64 snapshot_losses(const struct snapshot *s);
 /* the i-th loss counter: its key and index into snapshot.counters; NULL past the end */
 const char *loss_counter(size_t i, int *idx);
 int snapshot_group_by_device(const struct snapshot *s, struct group_row **out, size_t *n);
+
+/* the host's totals over a snapshot's pools (freed pools count in none) */
+struct snapshot_totals {
+	__u64 live, zombies;
+	__s64 inflight;
+	__u64 inflight_bytes;
+};
+void snapshot_totals(const struct snapshot *s, struct snapshot_totals *t);
 
 #endif /* __PPWATCH_MODEL_SNAPSHOT_H */

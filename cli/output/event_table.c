@@ -118,7 +118,7 @@ enum { EC_TIME, EC_EVENT, EC_ID, EC_DEVICE, EC_INFLIGHT, EC_DETAIL, EC_MAX };
 static const struct ocol cols[EC_MAX] = {
 	[EC_TIME] = { "time", "TIME", 12, OF_PLAIN, OC_LEFT },
 	[EC_EVENT] = { "event", "EVENT", 8, OF_PLAIN, OC_LEFT },
-	[EC_ID] = { "id", "ID", 5, OF_PLAIN, 0 },
+	[EC_ID] = { "pool", "POOL", 5, OF_PLAIN, 0 },
 	[EC_DEVICE] = { "device", "DEVICE", 12, OF_PLAIN, OC_LEFT },
 	[EC_INFLIGHT] = { "inflight", "INFLIGHT", 8, OF_PLAIN, 0 },
 	[EC_DETAIL] = { "detail", "DETAIL", 40, OF_PLAIN, OC_LEFT },

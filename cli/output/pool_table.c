@@ -61,9 +61,9 @@ enum pool_col {
 };
 
 static const struct ocol pool_cols[PC_MAX] = {
-	[PC_ID] = { "id", "NLID", 4, OF_PLAIN, OC_JSON },
+	[PC_ID] = { "id", "ID", 4, OF_PLAIN, OC_JSON },
 	/* the pool's name: its kernel id, else x<XDP mem id>, else @<address> */
-	[PC_POOL] = { "pool", "ID", 4, OF_PLAIN, 0 },
+	[PC_POOL] = { "pool", "POOL", 4, OF_PLAIN, 0 },
 	[PC_DEVICE] = { "device", "DEVICE", 12, OF_PLAIN, OC_LEFT },
 	[PC_IFNAME] = { "ifname", "IFNAME", 12, OF_PLAIN, OC_JSON },
 	[PC_IFINDEX] = { "ifindex", "IFINDEX", 7, OF_PLAIN, OC_WIDE },
@@ -114,12 +114,6 @@ static const struct ocol pool_cols[PC_MAX] = {
 	[PC_AGES] = { "ages", "AGES", 7, OF_PLAIN, OC_JSON },
 	[PC_BEFORE_MIN] = { "before_start_at_least", "BEFMIN", 7, OF_PLAIN, OC_JSON },
 };
-
-static void f64_or_null(struct oval *v, double x)
-{
-	OV_F64(v, x);
-	v->null = !isfinite(x);
-}
 
 /* the DMA state: its name, and in text a short form with the count of a hazard */
 static void dma_cell(struct oval *v, const struct pool_row *r)
@@ -187,18 +181,18 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 		OV_U64(v, r->inflight_bytes);
 		break;
 	case PC_HOLD_RATE:
-		f64_or_null(v, r->hold_per_s);
+		OV_F64(v, r->hold_per_s);
 		break;
 	case PC_REL_RATE:
-		f64_or_null(v, r->release_per_s);
+		OV_F64(v, r->release_per_s);
 		break;
 	case PC_OLDEST:
-		f64_or_null(v, r->oldest_age_s);
+		OV_F64(v, r->oldest_age_s);
 		v->at_least = r->oldest_at_least;
 		v->estimate = r->sampled;
 		break;
 	case PC_DETACH_AGE:
-		f64_or_null(v, r->detach_age_s);
+		OV_F64(v, r->detach_age_s);
 		break;
 	case PC_BEFORE:
 		OV_S64(v, r->before_start);
@@ -207,25 +201,25 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 		break;
 	case PC_BEFORE_MIN:
 		OV_S64(v, r->before_start_min);
-		v->null = !r->bpf;
+		v->null = !r->has_record;
 		break;
 	case PC_LEDGER:
 		OV_S64(v, r->ledger_pages);
-		v->null = !r->bpf || r->ledger_pages < 0;
+		v->null = !r->has_record || r->ledger_pages < 0;
 		break;
 	case PC_UNTRACKED:
 		OV_S64(v, r->untracked);
-		v->null = !r->bpf || r->untracked < 0;
+		v->null = !r->has_record || r->untracked < 0;
 		break;
 	case PC_AGES:
-		OV_STR(v, !r->bpf	      ? "none" :
+		OV_STR(v, !r->has_record      ? "none" :
 			  r->ledger_pages < 0 ? "counters" :
 			  r->sampled	      ? "sampled" :
 						"exact");
 		break;
 	case PC_RETRIES:
 		OV_U64(v, r->retries);
-		v->null = !r->bpf;
+		v->null = !r->has_record;
 		break;
 	case PC_DRIVER:
 		OV_STR(v, r->driver);
@@ -242,48 +236,48 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 		v->null = !isfinite(r->detach_age_s);
 		break;
 	case PC_FREED_AGE:
-		f64_or_null(v, r->freed_age_s);
+		OV_F64(v, r->freed_age_s);
 		break;
 	case PC_ZOMBIE_S:
-		f64_or_null(v, r->zombie_s);
+		OV_F64(v, r->zombie_s);
 		break;
 	case PC_NETLINK:
 		OV_BOOL(v, r->netlink || (r->flags & PPW_PF_HAS_NETDEV));
 		break;
 	case PC_DMA_MAP:
 		OV_BOOL(v, r->flags & PPW_PF_DMA_MAP);
-		v->null = !r->bpf;
+		v->null = !r->has_record;
 		break;
 	case PC_ORDER:
 		OV_U64(v, r->order);
-		v->null = !r->bpf;
+		v->null = !r->has_record;
 		break;
 	case PC_POOL_SIZE:
 		OV_U64(v, r->pool_size);
-		v->null = !r->bpf;
+		v->null = !r->has_record;
 		break;
 	case PC_NID:
 		OV_S64(v, r->nid);
-		v->null = !r->bpf;
+		v->null = !r->has_record;
 		break;
 	case PC_HOLD_CNT:
 		OV_U64(v, r->hold_cnt);
-		v->null = !r->bpf;
+		v->null = !r->has_record;
 		break;
 	case PC_REL_CNT:
 		OV_U64(v, r->release_cnt);
-		v->null = !r->bpf;
+		v->null = !r->has_record;
 		break;
 	case PC_DESTROY_CNT:
 		OV_U64(v, r->destroy_cnt);
-		v->null = !r->bpf;
+		v->null = !r->has_record;
 		break;
 	case PC_LAST_INFLIGHT:
 		OV_S64(v, r->last_inflight);
-		v->null = !r->bpf || !r->destroy_cnt;
+		v->null = !r->has_record || !r->destroy_cnt;
 		break;
 	case PC_SEEN_AGE:
-		f64_or_null(v, r->seen_age_s);
+		OV_F64(v, r->seen_age_s);
 		break;
 	case PC_NETNS_COOKIE:
 		OV_U64(v, r->netns_cookie);
@@ -295,7 +289,7 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 		break;
 	case PC_GEN:
 		OV_U64(v, r->gen);
-		v->null = !r->bpf;
+		v->null = !r->has_record;
 		break;
 	case PC_OLDEST_LB:
 		OV_BOOL(v, r->oldest_at_least);
@@ -313,19 +307,19 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 		v->null = r->dma_unmapped_at_destroy < 0;
 		break;
 	case PC_DMA_AGE:
-		f64_or_null(v, r->dma_unmap_age_s);
+		OV_F64(v, r->dma_unmap_age_s);
 		break;
 	case PC_FAST_EMPTY:
 		if (r->item_stats)
 			OV_U64(v, r->item_fast_empty);
 		else
-			OV_STR(v, r->bpf ? "n/a" : "");
+			OV_STR(v, r->has_record ? "n/a" : "");
 		break;
 	case PC_SLOW_FAILED:
 		if (r->item_stats)
 			OV_U64(v, r->item_slow_failed);
 		else
-			OV_STR(v, r->bpf ? "n/a" : "");
+			OV_STR(v, r->has_record ? "n/a" : "");
 		break;
 	case PC_BLOCKS:
 		if (r->occ_known) { /* the walk: pre-allocated+dynamic */
@@ -334,21 +328,21 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 			OV_FMT(v, "%llu+%llu", (unsigned long long)r->blocks_prealloc,
 			       (unsigned long long)r->blocks_dyn);
 		} else {
-			OV_STR(v, r->bpf ? "n/a" : "");
+			OV_STR(v, r->has_record ? "n/a" : "");
 		}
 		break;
 	case PC_BLK_ITEMS: /* items in use of the blocks' items */
 		if (r->occ_known) {
 			OV_FMT(v, "%u/%u", occ_used(&r->occ), occ_items(&r->occ));
 		} else {
-			OV_STR(v, r->bpf ? "n/a" : "");
+			OV_STR(v, r->has_record ? "n/a" : "");
 		}
 		break;
 	case PC_BLK_SPARSE:
 		if (r->occ_known)
 			OV_U64(v, r->occ.sparse);
 		else
-			OV_STR(v, r->bpf ? "n/a" : "");
+			OV_STR(v, r->has_record ? "n/a" : "");
 		break;
 	}
 }
@@ -369,7 +363,7 @@ static void pool_json_extra(struct json *j, const void *p, void *arg)
 
 	/* the ledger's pages by age (the sample's, at the sampled level) */
 	json_key(j, "page_ages");
-	if (r->ledger_pages < 0 || !r->bpf) {
+	if (r->ledger_pages < 0 || !r->has_record) {
 		json_put_null(j);
 	} else {
 		json_obj_open(j);
@@ -527,13 +521,13 @@ static void group_cell(const void *p, int col, struct oval *v, void *arg)
 		OV_U64(v, g->zombie_bytes);
 		break;
 	case GC_HOLD_RATE:
-		f64_or_null(v, g->hold_per_s);
+		OV_F64(v, g->hold_per_s);
 		break;
 	case GC_REL_RATE:
-		f64_or_null(v, g->release_per_s);
+		OV_F64(v, g->release_per_s);
 		break;
 	case GC_OLDEST:
-		f64_or_null(v, g->oldest_age_s);
+		OV_F64(v, g->oldest_age_s);
 		break;
 	}
 }

@@ -312,7 +312,7 @@ int prom_totals_update(struct prom_totals *t, const struct snapshot *s)
 	for (i = 0; i < s->n; i++) {
 		const struct pool_row *r = &s->rows[i];
 
-		if (!r->bpf)
+		if (!r->has_record)
 			continue;
 		x = totals_lookup(t, r);
 		if (!x) {
@@ -503,16 +503,16 @@ static bool pool_value(int fam, const struct pool_row *r, const struct prom_tota
 		return isfinite(r->oldest_age_s);
 	case F_LEDGER:
 		*v = r->ledger_pages;
-		return r->bpf && r->ledger_pages >= 0;
+		return r->has_record && r->ledger_pages >= 0;
 	case F_BEFORE_START:
 		*v = r->before_start;
-		return r->bpf && r->before_start >= 0;
+		return r->has_record && r->before_start >= 0;
 	case F_UNTRACKED:
 		*v = r->untracked > 0 ? r->untracked : 0;
-		return r->bpf && r->untracked >= 0;
+		return r->has_record && r->untracked >= 0;
 	case F_RETRIES:
 		*v = r->retries;
-		return r->bpf;
+		return r->has_record;
 	case F_DMA_HAZARD:
 		*v = r->dma == DMA_HAZARD;
 		return r->dma != DMA_UNKNOWN;
@@ -614,19 +614,16 @@ void prom_render(FILE *f, enum prom_format fmt, const struct snapshot *s,
 		 const struct prom_totals *t, const struct prom_self *self)
 {
 	struct out o = { .f = f, .fmt = fmt, .cur = -1 };
-	double live = 0, zombies = 0;
+	struct snapshot_totals tot;
 	const char *name;
 	char code[8];
 	size_t i;
 	int idx;
 
 	render_pools(&o, s, t);
-	for (i = 0; i < s->n; i++) {
-		live += s->rows[i].state == ROW_LIVE;
-		zombies += s->rows[i].state == ROW_ZOMBIE;
-	}
-	sample(&o, F_POOLS, NULL, "state", "live", live);
-	sample(&o, F_POOLS, NULL, "state", "zombie", zombies);
+	snapshot_totals(s, &tot);
+	sample(&o, F_POOLS, NULL, "state", "live", tot.live);
+	sample(&o, F_POOLS, NULL, "state", "zombie", tot.zombies);
 	sample(&o, F_LEDGER_USED, NULL, NULL, NULL, s->pages_used);
 	sample(&o, F_LEDGER_CAP, NULL, NULL, NULL, s->max_pages);
 	sample(&o, F_EVENTS, NULL, "event", "hold", s->counters[PPW_CNT_HOLD]);

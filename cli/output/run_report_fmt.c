@@ -107,7 +107,7 @@ static void put_stuck_pool(FILE *f, const struct run_pool *p)
 	} else {
 		fputs("at a time not known", f);
 	}
-	if (r->bpf)
+	if (r->has_record)
 		fprintf(f, "; %u %s", r->retries, r->retries == 1 ? "retry" : "retries");
 	fputc('\n', f);
 	fputs("  oldest page ", f);
@@ -117,13 +117,13 @@ static void put_stuck_pool(FILE *f, const struct run_pool *p)
 	} else {
 		fputs("not known", f);
 	}
-	if (r->bpf && r->ledger_pages < 0)
+	if (r->has_record && r->ledger_pages < 0)
 		fprintf(f, "; %lld or more held before ppwatch started (no page ledger)",
 			(long long)r->before_start_min);
-	else if (r->bpf && r->sampled)
+	else if (r->has_record && r->sampled)
 		fprintf(f, "; %lld sampled pages in the ledger, ~%lld held before ppwatch started",
 			(long long)r->ledger_pages, (long long)r->before_start);
-	else if (r->bpf)
+	else if (r->has_record)
 		fprintf(f,
 			"; %lld in the ledger (ages known), %lld held before ppwatch started, "
 			"%lld untracked",
@@ -283,15 +283,6 @@ int run_report_result(const struct run_report *rep, struct check_result *res)
 	return 0;
 }
 
-static void json_f64_or_null(struct json *j, const char *k, double v)
-{
-	json_key(j, k);
-	if (isfinite(v))
-		json_f64(j, v);
-	else
-		json_put_null(j);
-}
-
 void run_report_json(struct json *j, const struct run_report *rep)
 {
 	struct snapshot s = { 0 };
@@ -337,8 +328,8 @@ void run_report_json(struct json *j, const struct run_report *rep)
 		json_kv_bool(j, "created", p->created);
 		json_kv_bool(j, "destroyed", p->destroyed);
 		json_kv_bool(j, "stuck", p->stuck);
-		json_f64_or_null(j, "destroyed_after_start_s", p->destroyed_s);
-		json_f64_or_null(j, "freed_after_end_s", p->freed_s);
+		json_kv_f64(j, "destroyed_after_start_s", p->destroyed_s);
+		json_kv_f64(j, "freed_after_end_s", p->freed_s);
 		json_key(j, "holders");
 		if (p->nholders || !p->stuck) {
 			json_arr_open(j);

@@ -70,7 +70,7 @@ const char *ocell_text(const struct ocol *c, const struct oval *v, char *buf, si
 	return buf;
 }
 
-static bool shown(const struct ocol *c, bool wide)
+bool ocol_shown(const struct ocol *c, bool wide)
 {
 	if (c->flags & OC_JSON)
 		return false;
@@ -128,7 +128,7 @@ static int last_shown(const struct oview *ov, bool wide)
 	int i;
 
 	for (i = ov->ncols - 1; i > 0; i--)
-		if (shown(&ov->cols[i], wide))
+		if (ocol_shown(&ov->cols[i], wide))
 			break;
 	return i;
 }
@@ -145,7 +145,7 @@ void out_text(FILE *f, const struct oview *ov, const void *rows, size_t n, size_
 	if (header) {
 		first = true;
 		for (i = 0; i < ov->ncols; i++) {
-			if (!shown(&ov->cols[i], wide))
+			if (!ocol_shown(&ov->cols[i], wide))
 				continue;
 			put_cell(f, &ov->cols[i], ov->cols[i].hdr, first, i == last);
 			first = false;
@@ -157,7 +157,7 @@ void out_text(FILE *f, const struct oview *ov, const void *rows, size_t n, size_
 
 		first = true;
 		for (i = 0; i < ov->ncols; i++) {
-			if (!shown(&ov->cols[i], wide))
+			if (!ocol_shown(&ov->cols[i], wide))
 				continue;
 			memset(&v, 0, sizeof(v));
 			ov->get(row, i, &v, ov->ctx);
@@ -278,8 +278,9 @@ static int oval_cmp(const struct oval *a, const struct oval *b)
 {
 	double x, y;
 
+	/* numbers inside names in their order: eth2 before eth10, pool 9 before 13 */
 	if (a->t == OT_STR)
-		return strcmp(a->s ? a->s : "", b->s ? b->s : "");
+		return strverscmp(a->s ? a->s : "", b->s ? b->s : "");
 	x = a->t == OT_U64  ? (double)a->u :
 	    a->t == OT_S64  ? (double)a->i :
 	    a->t == OT_BOOL ? a->b :

@@ -97,11 +97,14 @@ void out_json_row(struct json *j, const struct oview *ov, const void *row);
 /* a JSON array of row objects */
 void out_json_rows(struct json *j, const struct oview *ov, const void *rows, size_t n,
 		   size_t row_size);
+/* the column is in the text table (wide: with --wide) */
+bool ocol_shown(const struct ocol *c, bool wide);
 /* find a column by key (exact, then unique prefix); -1 if none */
 int ocol_find(const struct oview *ov, const char *key);
 
 /*
- * Sort rows by a column: numbers biggest first, strings A-Z, unknown last;
+ * Sort rows by a column: numbers biggest first, strings A-Z (numbers in
+ * them by value: strverscmp), unknown last;
  * 'reverse' flips the order (unknown stays last). 0, or -ENOENT for no such
  * column.
  */

@@ -6,12 +6,16 @@
 #include "output/pool_table.h"
 #include "output/view.h"
 
-int view_add_filter(struct view_opts *v, char *f)
+int view_add_filter(struct view_opts *v, enum pool_filter_kind kind, const char *word)
 {
+	int err;
+
 	if (v->nfilters == VIEW_MAX_FILTERS)
 		return -E2BIG;
-	v->filters[v->nfilters++] = f;
-	return 0;
+	err = pool_filter_parse(&v->filters[v->nfilters], kind, word);
+	if (!err)
+		v->nfilters++;
+	return err;
 }
 
 bool view_matches(const struct view_opts *v, const struct pool_row *r)
@@ -21,7 +25,7 @@ bool view_matches(const struct view_opts *v, const struct pool_row *r)
 	if (!v->nfilters)
 		return true;
 	for (i = 0; i < v->nfilters; i++)
-		if (row_matches(r, v->filters[i]))
+		if (row_matches(r, &v->filters[i]))
 			return true;
 	return false;
 }
@@ -47,30 +51,36 @@ bool view_sort_known(const struct view_opts *v)
 	return ocol_find(&ov, sort_key(v, &rev)) >= 0;
 }
 
-int view_apply(const struct view_opts *v, struct snapshot *s, struct group_row **g, size_t *ng)
+int view_apply(const struct view_opts *v, const struct snapshot *src, struct snapshot *out,
+	       struct group_row **g, size_t *ng)
 {
+	struct oview ov;
 	const char *key;
 	bool rev;
 	int err;
 
 	*g = NULL;
 	*ng = 0;
-	snapshot_filter(s, v->filters, v->nfilters);
+	err = snapshot_copy(out, src);
+	if (err)
+		return err;
+	snapshot_filter(out, v->filters, v->nfilters);
 	if (!v->show_freed)
-		snapshot_drop_freed(s);
+		snapshot_drop_freed(out);
 	key = sort_key(v, &rev);
 	if (!v->group_by_device) {
-		struct oview ov = pool_oview(s);
-
-		return out_sort(s->rows, s->n, sizeof(*s->rows), &ov, key, rev);
+		ov = pool_oview(out);
+		out_sort(out->rows, out->n, sizeof(*out->rows), &ov, key, rev);
+		return 0;
 	}
-	err = snapshot_group_by_device(s, g, ng);
-	if (!err) {
-		struct oview ov = group_oview();
-
-		err = out_sort(*g, *ng, sizeof(**g), &ov, key, rev);
+	err = snapshot_group_by_device(out, g, ng);
+	if (err) {
+		snapshot_free(out);
+		return err;
 	}
-	return err;
+	ov = group_oview();
+	out_sort(*g, *ng, sizeof(**g), &ov, key, rev);
+	return 0;
 }
 
 void view_print_text(FILE *f, const struct view_opts *v, const struct snapshot *s,

@@ -21,18 +21,23 @@ struct view_opts {
 	const char *sort; /* a column's JSON key; NULL: id (or device when grouped) */
 	bool reverse;
 	bool show_freed;
-	char *filters[VIEW_MAX_FILTERS]; /* row_matches() filters */
+	struct pool_filter filters[VIEW_MAX_FILTERS]; /* any one matches (row_matches()) */
 	int nfilters;
 };
 
-/* add a filter; -E2BIG when VIEW_MAX_FILTERS are set already */
-int view_add_filter(struct view_opts *v, char *f);
+/* add a filter (parsed: pool_filter_parse()); -E2BIG when VIEW_MAX_FILTERS are set, -EINVAL */
+int view_add_filter(struct view_opts *v, enum pool_filter_kind kind, const char *word);
 /* no filters, or one of them matches the row */
 bool view_matches(const struct view_opts *v, const struct pool_row *r);
 /* the sort key names a column of the view (or is unset) */
 bool view_sort_known(const struct view_opts *v);
-/* filter and sort the snapshot, group it if asked: 0 or -errno */
-int view_apply(const struct view_opts *v, struct snapshot *s, struct group_row **g, size_t *ng);
+/*
+ * The view of src: its rows filtered and sorted into out, a copy (src stays
+ * whole for the next snapshot's rates and for other views), grouped by
+ * device into *g if asked. 0 or -ENOMEM; free out with snapshot_free().
+ */
+int view_apply(const struct view_opts *v, const struct snapshot *src, struct snapshot *out,
+	       struct group_row **g, size_t *ng);
 void view_print_text(FILE *f, const struct view_opts *v, const struct snapshot *s,
 		     const struct group_row *g, size_t ng, bool wide, bool header);
 /* members of the current JSON object: pools|devices, ledger, losses */

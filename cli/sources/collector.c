@@ -8,37 +8,34 @@
 #include <bpf/libbpf.h>
 
 #include "lib/log.h"
+#include "model/reading.h"
 #include "lib/util.h"
 #include "lib/vec.h"
 #include "ppwatch.skel.h"
-#include "sources/blocks.h"
 #include "sources/collector.h"
 
 #define PAGE_BATCH 4096
 /* a late state_release may still run after page_pool_release said 0 */
 #define FREED_GRACE_NS (2 * NSEC_PER_SEC)
 
-int collector_init(struct collector *c, struct session *s, struct nl_client *nl,
-		   struct netns_list *nsl)
+int collector_init(struct collector *c, struct session *s, double keep_freed_s)
 {
 	memset(c, 0, sizeof(*c));
 	c->s = s;
-	c->nl = nl;
-	c->nsl = nsl;
-	c->keep_freed_s = 10;
-	c->discover = true;
+	c->keep_freed_s = keep_freed_s;
 	c->batch = PAGE_BATCH;
 	c->keys = calloc(c->batch, sizeof(*c->keys));
 	c->vals = calloc(c->batch, sizeof(*c->vals));
-	if (!c->keys || !c->vals)
+	if (!c->keys || !c->vals) {
+		p_err("setting up the collector's page ledger buffers: %s", strerror(ENOMEM));
 		return -ENOMEM;
+	}
 	return 0;
 }
 
 void collector_free(struct collector *c)
 {
 	free(c->grave);
-	free(c->obs);
 	free(c->keys);
 	free(c->vals);
 	free(c->pkeys);
@@ -48,7 +45,8 @@ void collector_free(struct collector *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static int grave_add(struct collector *c, const struct ppw_pool *rec)
+/* keep a freed pool's last record (the newest one of its address and generation) */
+static int grave_keep(struct collector *c, const struct ppw_pool *rec)
 {
 	struct ppw_pool *g;
 	size_t i;
@@ -59,30 +57,34 @@ static int grave_add(struct collector *c, const struct ppw_pool *rec)
 			return 0;
 		}
 	g = VEC_PUSH(c->grave, c->ngrave, c->capgrave);
-	if (!g)
+	if (!g) {
+		p_err("keeping the record of freed pool 0x%llx: %s", (unsigned long long)rec->addr,
+		      strerror(ENOMEM));
 		return -ENOMEM;
+	}
 	*g = *rec;
 	return 0;
 }
 
-void collector_event(struct collector *c, const struct ppw_event *e)
+int collector_retired(struct collector *c, const struct ppw_event *e)
 {
-	struct ppw_pool rec;
+	struct ppw_pool rec = e->rec;
 
-	if (e->type != PPW_EV_POOL_RETIRED)
-		return;
 	/* the address now holds another pool: this one is gone */
-	rec = e->rec;
 	if (rec.state != PPW_POOL_FREED) {
 		rec.state = PPW_POOL_FREED;
 		rec.freed_ns = e->ts_ns;
 	}
-	grave_add(c, &rec);
+	return grave_keep(c, &rec);
 }
 
-static struct pool_obs *obs_add(struct collector *c)
+static struct pool_obs *obs_add(struct reading *rd)
 {
-	return VEC_PUSH(c->obs, c->nobs, c->capobs);
+	struct pool_obs *o = VEC_PUSH(rd->pools, rd->n, rd->cap);
+
+	if (!o)
+		p_err("collecting the pools: %s", strerror(ENOMEM));
+	return o;
 }
 
 /*
@@ -90,8 +92,9 @@ static struct pool_obs *obs_add(struct collector *c)
  * bpf_map_get_next_key() restarts the walk at the first key when the
  * current one is gone, which listed every pool before it twice.
  */
-static int read_pools(struct collector *c, __u64 now)
+static int read_pools(struct collector *c, struct reading *rd)
 {
+	__u64 now = rd->now_ns;
 	int fd = bpf_map__fd(c->s->skel->maps.pools), err;
 	__u64 in_batch = 0, out_batch = 0;
 	size_t i, ntrim = 0;
@@ -102,8 +105,11 @@ static int read_pools(struct collector *c, __u64 now)
 		c->pcap = bpf_map__max_entries(c->s->skel->maps.pools);
 		c->pkeys = calloc(c->pcap, sizeof(*c->pkeys));
 		c->pvals = calloc(c->pcap, sizeof(*c->pvals));
-		if (!c->pkeys || !c->pvals)
+		if (!c->pkeys || !c->pvals) {
+			p_err("reading the pool table (map 'pools', %u entries): %s", c->pcap,
+			      strerror(ENOMEM));
 			return -ENOMEM;
+		}
 	}
 	do {
 		n = c->pcap - ntrim;
@@ -120,12 +126,14 @@ static int read_pools(struct collector *c, __u64 now)
 
 			if (rec->state == PPW_POOL_FREED && now > rec->freed_ns + FREED_GRACE_NS) {
 				/* keep it here, drop it from the kernel-side table below */
-				grave_add(c, rec);
+				err = grave_keep(c, rec);
+				if (err)
+					return err;
 				c->pkeys[ntrim] = c->pkeys[i];
 				c->pvals[ntrim++] = *rec;
 				continue;
 			}
-			o = obs_add(c);
+			o = obs_add(rd);
 			if (!o)
 				return -ENOMEM;
 			o->rec = *rec;
@@ -143,8 +151,10 @@ static int read_pools(struct collector *c, __u64 now)
 	return 0;
 }
 
-static void add_grave(struct collector *c, __u64 now)
+/* the freed pools kept: listed for keep_freed_s, unless the table still has them */
+static int list_grave(struct collector *c, struct reading *rd)
 {
+	__u64 now = rd->now_ns;
 	__u64 keep = (__u64)(c->keep_freed_s * NSEC_PER_SEC);
 	size_t i, n = 0, j;
 	struct pool_obs *o;
@@ -155,16 +165,18 @@ static void add_grave(struct collector *c, __u64 now)
 		if (g->freed_ns + keep < now)
 			continue; /* expired */
 		c->grave[n++] = *g;
-		for (j = 0; j < c->nobs; j++)
-			if (c->obs[j].rec.addr == g->addr && c->obs[j].rec.gen == g->gen)
+		for (j = 0; j < rd->n; j++)
+			if (rd->pools[j].rec.addr == g->addr && rd->pools[j].rec.gen == g->gen)
 				break;
-		if (j < c->nobs)
+		if (j < rd->n)
 			continue;
-		o = obs_add(c);
-		if (o)
-			o->rec = *g;
+		o = obs_add(rd);
+		if (!o)
+			return -ENOMEM;
+		o->rec = *g;
 	}
 	c->ngrave = n;
+	return 0;
 }
 
 static int obs_cmp(const void *a, const void *b)
@@ -176,11 +188,11 @@ static int obs_cmp(const void *a, const void *b)
 	return x->rec.gen < y->rec.gen ? -1 : x->rec.gen > y->rec.gen;
 }
 
-static struct pool_obs *obs_find(struct collector *c, __u64 addr, __u32 gen)
+static struct pool_obs *obs_find(const struct reading *rd, __u64 addr, __u32 gen)
 {
 	struct pool_obs key = { .rec = { .addr = addr, .gen = gen } };
 
-	return bsearch(&key, c->obs, c->nobs, sizeof(*c->obs), obs_cmp);
+	return rd->n ? bsearch(&key, rd->pools, rd->n, sizeof(*rd->pools), obs_cmp) : NULL;
 }
 
 /* ---- per-CPU pool slots ------------------------------------------------- */
@@ -204,13 +216,21 @@ static int fold_slots(struct collector *c, struct reading *rd)
 
 	if (!c->slots) {
 		c->slots = calloc((size_t)ncpus, sizeof(*c->slots));
-		if (!c->slots)
+		if (!c->slots) {
+			p_err("reading the per-CPU pool slots (map 'pcpu_pools', %d CPUs): %s",
+			      ncpus, strerror(ENOMEM));
 			return -ENOMEM;
+		}
 	}
 	v = c->slots;
 	for (key = 0; key < PPW_PCPU_SLOTS; key++) {
-		if (bpf_map_lookup_elem(fd, &key, v))
-			return -errno;
+		if (bpf_map_lookup_elem(fd, &key, v)) {
+			int err = -errno;
+
+			p_err("reading the per-CPU pool slots (map 'pcpu_pools', key %u): %s", key,
+			      strerror(-err));
+			return err;
+		}
 		for (cpu = 0; cpu < (__u32)ncpus; cpu++) {
 			const struct ppw_pcpu_pool *pc = &v[cpu];
 			struct pool_obs *o;
@@ -219,7 +239,7 @@ static int fold_slots(struct collector *c, struct reading *rd)
 				continue;
 			rd->slot_holds += pc->holds;
 			rd->slot_releases += pc->releases;
-			o = obs_find(c, pc->pool, pc->gen);
+			o = obs_find(rd, pc->pool, pc->gen);
 			if (!o)
 				continue;
 			o->rec.hold_cnt = newer(o->rec.hold_cnt, pc->hold);
@@ -243,22 +263,25 @@ static int gen_cmp(const void *a, const void *b)
 }
 
 /* the ledger's slots name their pool by generation: index the pools by it */
-static int index_gens(struct collector *c)
+static int index_gens(struct collector *c, const struct reading *rd)
 {
 	size_t i;
 
-	if (c->nobs > c->capgens) {
-		struct gen_addr *v = vec_grow(c->gens, &c->capgens, c->nobs, sizeof(*v));
+	if (rd->n > c->capgens) {
+		struct gen_addr *v = vec_grow(c->gens, &c->capgens, rd->n, sizeof(*v));
 
-		if (!v)
+		if (!v) {
+			p_err("indexing %zu pools for the page ledger: %s", rd->n,
+			      strerror(ENOMEM));
 			return -ENOMEM;
+		}
 		c->gens = v;
 	}
 	c->ngens = 0;
-	for (i = 0; i < c->nobs; i++)
-		if (c->obs[i].rec.addr)
+	for (i = 0; i < rd->n; i++)
+		if (rd->pools[i].rec.addr)
 			c->gens[c->ngens++] =
-				(struct gen_addr){ c->obs[i].rec.gen, c->obs[i].rec.addr };
+				(struct gen_addr){ rd->pools[i].rec.gen, rd->pools[i].rec.addr };
 	if (c->ngens)
 		qsort(c->gens, c->ngens, sizeof(*c->gens), gen_cmp);
 	return 0;
@@ -275,7 +298,8 @@ static __u64 pool_of_gen(const struct collector *c, __u32 gen)
 /*
  * Hand every page of the ledger to fn: the mapped array (a slot being
  * written or cleared as we read it is skipped), then the overflow hash
- * map in batches. A non-zero return from fn stops the walk.
+ * map in batches. A non-zero return from fn stops the walk and is returned
+ * (fn reports its own failures; the walk reports a failed map read).
  */
 static int walk_ledger(struct collector *c, ledger_fn fn, void *arg)
 {
@@ -309,8 +333,12 @@ static int walk_ledger(struct collector *c, ledger_fn fn, void *arg)
 		n = c->batch;
 		err = bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch, c->keys,
 					   c->vals, &n, NULL);
-		if (err && errno != ENOENT)
-			return -errno;
+		if (err && errno != ENOENT) {
+			err = -errno;
+			p_err("reading the page ledger's overflow (map 'pages'): %s",
+			      strerror(-err));
+			return err;
+		}
 		for (i = 0; i < n; i++) {
 			ret = fn(c, c->keys[i], &c->vals[i], arg);
 			if (ret)
@@ -322,16 +350,11 @@ static int walk_ledger(struct collector *c, ledger_fn fn, void *arg)
 	return 0;
 }
 
-/* the age buckets of model/snapshot.h, in seconds */
-static const double age_bounds[POOL_AGE_BUCKETS - 1] = { 1, 10, 60, 600, 3600 };
-
 /* count, oldest hold and ages per pool */
 static int count_page(struct collector *c, __u64 netmem, const struct ppw_page *pg, void *arg)
 {
 	struct reading *rd = arg;
-	struct pool_obs *o = obs_find(c, pg->pool, pg->gen);
-	double age;
-	int b;
+	struct pool_obs *o = obs_find(rd, pg->pool, pg->gen);
 
 	rd->pages_used++;
 	if (!o)
@@ -339,103 +362,33 @@ static int count_page(struct collector *c, __u64 netmem, const struct ppw_page *
 	o->ledger_pages++;
 	if (!o->oldest_hold_ns || pg->hold_ns < o->oldest_hold_ns)
 		o->oldest_hold_ns = pg->hold_ns;
-	age = rd->now_ns > pg->hold_ns ? (rd->now_ns - pg->hold_ns) / 1e9 : 0;
-	for (b = 0; b < POOL_AGE_BUCKETS - 1 && age >= age_bounds[b]; b++)
-		;
-	o->age_hist[b]++;
+	o->age_hist[pool_age_bucket(rd->now_ns > pg->hold_ns ? (rd->now_ns - pg->hold_ns) / 1e9 :
+							       0)]++;
 	return 0;
-}
-
-static void merge_netlink(struct collector *c)
-{
-	struct nl_pool *v = NULL;
-	struct pool_obs *o;
-	size_t n = 0, i, j;
-
-	if (!c->nl || !c->nl->available)
-		return;
-	if (c->nsl) {
-		netns_scan(c->nsl);
-		nl_client_sync(c->nl, c->nsl);
-	}
-	if (nl_client_dump(c->nl, &v, &n))
-		return;
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < c->nobs; j++)
-			if (c->obs[j].rec.addr && c->obs[j].rec.id == v[i].id &&
-			    c->obs[j].rec.state != PPW_POOL_FREED)
-				break;
-		if (j < c->nobs) {
-			o = &c->obs[j];
-		} else {
-			o = obs_add(c);
-			if (!o)
-				break;
-		}
-		o->has_nl = true;
-		o->nl = v[i];
-	}
-	free(v);
-}
-
-/* each pool's item-block totals; a walk that fails leaves them unknown */
-static void add_blocks(struct collector *c)
-{
-	struct blocks_scan bs;
-	const struct pool_blocks *pb;
-	size_t i;
-
-	if (blocks_scan_run(c->s, 0, &bs))
-		return;
-	for (i = 0; i < c->nobs; i++) {
-		pb = c->obs[i].rec.addr ? blocks_find(&bs, c->obs[i].rec.addr, c->obs[i].rec.gen) :
-					  NULL;
-		if (pb) {
-			c->obs[i].has_occ = true;
-			c->obs[i].occ = pb->occ;
-		}
-	}
-	blocks_scan_free(&bs);
 }
 
 int collector_collect(struct collector *c, struct reading *rd)
 {
 	int err;
 
-	memset(rd, 0, sizeof(*rd));
-	c->nobs = 0;
-	if (c->discover)
-		session_discover(c->s);
-	session_poll(c->s, 0);
+	reading_reset(rd);
 	rd->now_ns = now_boot_ns();
-	err = read_pools(c, rd->now_ns);
+	err = read_pools(c, rd);
+	err = err ?: list_grave(c, rd);
 	if (err)
 		return err;
-	add_grave(c, rd->now_ns);
-	qsort(c->obs, c->nobs, sizeof(*c->obs), obs_cmp);
+	if (rd->n)
+		qsort(rd->pools, rd->n, sizeof(*rd->pools), obs_cmp);
 	err = fold_slots(c, rd);
-	if (err) {
-		p_err("reading the per-CPU pool slots (map 'pcpu_pools'): %s", strerror(-err));
-		return err;
-	}
-	err = index_gens(c);
+	err = err ?: index_gens(c, rd);
+	err = err ?: walk_ledger(c, count_page, rd);
+	err = err ?: session_counters(c->s, rd->counters, PPW_CNT_MAX);
 	if (err)
 		return err;
-	err = walk_ledger(c, count_page, rd);
-	if (err) {
-		p_err("reading the page ledger (maps 'ledger', 'pages'): %s", strerror(-err));
-		return err;
-	}
-	merge_netlink(c);
-	if (c->blocks && blocks_available(c->s))
-		add_blocks(c);
-	session_counters(c->s, rd->counters, PPW_CNT_MAX);
 	rd->counters[PPW_CNT_HOLD] += rd->slot_holds;
 	rd->counters[PPW_CNT_RELEASE] += rd->slot_releases;
 	rd->level = c->s->opts.level;
 	rd->sample_rate = 1U << c->s->opts.sample_shift;
-	rd->pools = c->obs;
-	rd->n = c->nobs;
 	rd->page_size = c->s->feat.page_size;
 	rd->detach_time_is_ns = c->s->feat.detach_time_is_ns;
 	rd->regime = c->s->feat.unmap;
@@ -463,8 +416,11 @@ static int collect_pages_of(struct collector *c, __u64 netmem, const struct ppw_
 	if (pg->pool != p->pool || pg->gen != p->gen)
 		return 0;
 	lp = VEC_PUSH(p->v, p->cnt, p->cap);
-	if (!lp)
+	if (!lp) {
+		p_err("listing the pages of pool 0x%llx: %s", (unsigned long long)p->pool,
+		      strerror(ENOMEM));
 		return -ENOMEM;
+	}
 	lp->netmem = netmem;
 	lp->v = *pg;
 	return 0;

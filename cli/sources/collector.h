@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The collector reads the kernel side at one instant into a 'struct reading'
- * (model/snapshot.h): the BPF pool records, the page ledger aggregated per pool,
- * netlink's view, the loss counters. It also keeps freed pools around for a
- * while so a view can show them, and trims freed records from the BPF map.
+ * The collector reads the BPF maps at one instant into a 'struct reading'
+ * (model/snapshot.h): the pool records, the per-CPU pool slots folded into
+ * them, the page ledger aggregated per pool, the loss counters. It keeps
+ * freed pools around for a while so a view can show them, and trims freed
+ * records from the BPF map. It only reads maps: running the iterators,
+ * draining the ring buffer and asking netlink are the monitor's session
+ * step (sources/monitor.c), which hands the retired pools it hears of to
+ * collector_retired().
  */
 #ifndef __PPWATCH_SOURCES_COLLECTOR_H
 #define __PPWATCH_SOURCES_COLLECTOR_H
 
 #include "model/snapshot.h"
 #include "sources/loader.h"
-#include "sources/netlink.h"
-#include "sources/netns.h"
 
 struct gen_addr {
 	__u32 gen;
@@ -20,16 +22,10 @@ struct gen_addr {
 
 struct collector {
 	struct session *s;
-	struct nl_client *nl; /* NULL: no netlink */
-	struct netns_list *nsl;
 	double keep_freed_s; /* freed pools stay listed this long */
-	bool discover;	     /* run the discovery iterator each time */
-	bool blocks;	     /* walk the item blocks each time (if any) */
 
 	struct ppw_pool *grave; /* freed pools no longer in the BPF map */
 	size_t ngrave, capgrave;
-	struct pool_obs *obs;
-	size_t nobs, capobs;
 	__u64 *keys; /* page ledger batch buffers */
 	struct ppw_page *vals;
 	size_t batch;
@@ -41,11 +37,11 @@ struct collector {
 	size_t ngens, capgens;
 };
 
-int collector_init(struct collector *c, struct session *s, struct nl_client *nl,
-		   struct netns_list *nsl);
-/* feed a lifecycle event from the ring buffer */
-void collector_event(struct collector *c, const struct ppw_event *e);
-/* read everything now; l points into the collector until the next call */
+/* Each function reports its own failure (the map, the errno) and returns -errno. */
+int collector_init(struct collector *c, struct session *s, double keep_freed_s);
+/* a PPW_EV_POOL_RETIRED event: the record of a pool whose address was reused */
+int collector_retired(struct collector *c, const struct ppw_event *e);
+/* read the maps now into rd (its pools: sorted by address and generation) */
 int collector_collect(struct collector *c, struct reading *rd);
 void collector_free(struct collector *c);
 

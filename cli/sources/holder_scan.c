@@ -42,6 +42,15 @@ static int add_rec(struct scan_result *r, const struct ppw_scan_rec *rec)
 	case PPW_REC_DEFER:
 		return push(VEC_PUSH(r->defer, r->ndefer, r->capdefer), &rec->defer,
 			    sizeof(rec->defer));
+	case PPW_REC_INFLIGHT:
+		return push(VEC_PUSH(r->inflight, r->ninflight, r->capinflight), &rec->inflight,
+			    sizeof(rec->inflight));
+	case PPW_REC_QDISC:
+		return push(VEC_PUSH(r->qdiscs, r->nqdiscs, r->capqdiscs), &rec->qdisc,
+			    sizeof(rec->qdisc));
+	case PPW_REC_FRAGQ:
+		return push(VEC_PUSH(r->fragqs, r->nfragqs, r->capfragqs), &rec->fragq,
+			    sizeof(rec->fragq));
 	case PPW_REC_CHECK:
 		if (r->layout_ok != 0) /* one wrong check is enough */
 			r->layout_ok = rec->check.ok ? 1 : 0;
@@ -64,7 +73,7 @@ struct iter_arg {
 	const char *what;
 };
 
-/* Read one iterator to the end, draining the page ring as it goes. */
+/* Read one iterator to the end, draining the page ring as it goes; its caller reports. */
 static int read_iter(void *p)
 {
 	struct iter_arg *a = p;
@@ -91,20 +100,97 @@ static int read_iter(void *p)
 		err = -errno;
 	ring_buffer__consume(a->rb);
 	close(fd);
-	if (err)
-		p_warn("holder scan: reading the %s iterator: %s", a->what, strerror(-err));
 	return err;
 }
 
-static void clear_fd_walked(struct session *s)
+/* empty the table of sockets walked (a scan walks each socket once): in batches */
+static void clear_sock_walked(struct session *s)
 {
-	int fd = bpf_map__fd(s->skel->maps.fd_walked);
-	__u64 key, next;
+	int fd = bpf_map__fd(s->skel->maps.sock_walked), err;
+	__u64 keys[1024], next, *at = NULL;
+	__u8 vals[1024];
+	__u32 n;
 
-	while (!bpf_map_get_next_key(fd, NULL, &next)) {
-		key = next;
-		bpf_map_delete_elem(fd, &key);
+	for (;;) {
+		n = ARRAY_SIZE(keys);
+		err = bpf_map_lookup_batch(fd, at, &next, keys, vals, &n, NULL);
+		if (err && errno != ENOENT) {
+			/* no batch operations (before 5.6): one key at a time */
+			while (!bpf_map_get_next_key(fd, NULL, &next))
+				bpf_map_delete_elem(fd, &next);
+			return;
+		}
+		if (n)
+			bpf_map_delete_batch(fd, keys, &n, NULL);
+		if (err)
+			return;
+		at = &next;
 	}
+}
+
+/*
+ * What the kernel counts but BPF cannot walk, in the namespace we are in:
+ * packets waiting for an NFQUEUE listener (queue_total, the third field).
+ */
+static int read_unwalked(void *p)
+{
+	struct scan_unwalked *u = p;
+	unsigned long long total;
+	char line[256];
+	FILE *f = fopen("/proc/net/netfilter/nfnetlink_queue", "r");
+
+	if (!f)
+		return 0; /* no nfnetlink_queue here */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*u %*u %llu", &total) == 1) {
+			u->nfqueue_packets += total;
+			u->nfqueue_queues++;
+		}
+	fclose(f);
+	return 0;
+}
+
+static __u32 read_u32_file(const char *path)
+{
+	unsigned int v = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+static int read_one(struct iter_arg *a, struct bpf_link *link, const char *what, const char *prog);
+
+/* each qdisc and reassembly queue scan_queues listed: one run of scan_qobj each */
+static int read_queues(struct session *s, struct iter_arg *a)
+{
+	__u32 i, n = s->skel->bss->queue_n;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		s->skel->bss->qobj_cursor = i;
+		err = read_one(a, s->skel->links.scan_qobj, "qdisc and fragment queue",
+			       "scan_qobj");
+	}
+	return err;
+}
+
+/* one iterator of the scan's own (every pool, the sockets in flight, the queues) */
+static int read_one(struct iter_arg *a, struct bpf_link *link, const char *what, const char *prog)
+{
+	int err;
+
+	a->link = link;
+	a->what = what;
+	err = read_iter(a);
+	if (err)
+		p_err("holder scan: reading the %s iterator (prog '%s'): %s", what, prog,
+		      strerror(-err));
+	return err;
 }
 
 int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
@@ -121,7 +207,9 @@ int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
 	memset(out, 0, sizeof(*out));
 	out->layout_ok = -1;
 	out->layout_from_kallsyms = s->layout.from_kallsyms;
-	if (!s->skel->links.scan_pools || !s->skel->links.scan_fds) {
+	if (!s->skel->links.scan_pools || !s->skel->links.scan_fds ||
+	    !s->skel->links.scan_inflight || !s->skel->links.scan_queues ||
+	    !s->skel->links.scan_qobj) {
 		p_err("holder scan: the iterators are not loaded");
 		return -ENOENT;
 	}
@@ -131,18 +219,26 @@ int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
 		p_err("holder scan: ring buffer for map 'scan_events': %s", strerror(-err));
 		return err;
 	}
-	session_counters(s, before, PPW_CNT_MAX);
+	err = session_counters(s, before, PPW_CNT_MAX);
+	if (err)
+		goto out;
 	s->skel->bss->check_done = 0;
-	clear_fd_walked(s);
+	s->skel->bss->inflight_n = 0;
+	clear_sock_walked(s);
+	out->skb_defer_max = read_u32_file("/proc/sys/net/core/skb_defer_max");
+	out->ncpus = s->ncpus;
 
-	a.link = s->skel->links.scan_fds;
-	a.what = "task_file";
-	err = read_iter(&a);
+	/* first the fds: every socket a process holds, in any state, walked from there */
+	err = read_one(&a, s->skel->links.scan_fds, "process fd", "scan_fds");
 	if (err)
 		goto out;
 	/* the protocol iterators list the sockets of the namespace they are created in */
-	netns_scan(nsl);
+	err = netns_scan(nsl);
+	if (err)
+		goto out;
 	for (i = 0; i < nsl->n; i++) {
+		struct scan_unwalked *u;
+
 		for (k = 0; k < 3; k++) {
 			a.link = net_links[k];
 			a.what = net_what[k];
@@ -150,21 +246,33 @@ int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
 			if (err)
 				break;
 		}
-		if (err) {
-			p_dbg("holder scan: netns %s: %s", nsl->v[i].name, strerror(-err));
+		u = err ? NULL : VEC_PUSH(out->unwalked, out->nunwalked, out->capunwalked);
+		if (u) {
+			u->netns_ino = nsl->v[i].ino;
+			netns_run(nsl, &nsl->v[i], read_unwalked, u);
+		}
+		if (err) { /* counted and shown (netns_failed) */
+			p_dbg("holder scan: netns %s, %s iterator: %s", nsl->v[i].name, a.what,
+			      strerror(-err));
 			out->netns_failed++;
 			err = 0;
 		} else {
 			out->netns_scanned++;
 		}
 	}
+	/* sockets whose only reference is an skb carrying their file, then the queues */
+	err = read_one(&a, s->skel->links.scan_inflight, "in-flight socket", "scan_inflight");
+	err = err   ?:
+		      read_one(&a, s->skel->links.scan_queues, "qdisc and fragment queue list",
+			       "scan_queues");
+	err = err ?: read_queues(s, &a);
 	/* last: pools found through their pages during the walk are in the table now */
-	a.link = s->skel->links.scan_pools;
-	a.what = "pool";
-	err = read_iter(&a);
+	err = err ?: read_one(&a, s->skel->links.scan_pools, "pool", "scan_pools");
 out:
-	session_counters(s, after, PPW_CNT_MAX);
+	if (session_counters(s, after, PPW_CNT_MAX))
+		memcpy(after, before, sizeof(after));
 	out->drops = after[PPW_CNT_SCAN_DROP] - before[PPW_CNT_SCAN_DROP];
+	out->walks_cut = after[PPW_CNT_SCAN_TRUNC] - before[PPW_CNT_SCAN_TRUNC];
 	out->elapsed_s = (now_mono_ns() - t0) / 1e9;
 	ring_buffer__free(a.rb);
 	return err;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -10,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "lib/log.h"
+#include "lib/util.h"
 #include "sources/kfeatures.h"
 
 static bool has_type(const struct btf *btf, const char *name, int kind)
@@ -119,11 +121,47 @@ static bool probe_atomics(void)
 	return errno != EINVAL;
 }
 
+/*
+ * Every tracepoint ppwatch's programs hook (the SEC() names of bpf/), once,
+ * and the flag that says this kernel has it (its btf_trace_ typedef).
+ */
+static const struct {
+	const char *name;
+	size_t flag; /* offset of a bool in struct features */
+} tracepoints[] = {
+	{ "page_pool_state_hold", offsetof(struct features, tp_hold) },
+	{ "page_pool_state_release", offsetof(struct features, tp_release) },
+	{ "page_pool_release", offsetof(struct features, tp_pool_release) },
+	{ "page_pool_update_nid", offsetof(struct features, tp_update_nid) },
+	{ "page_pool_item_block_alloc", offsetof(struct features, tp_block_alloc) },
+	{ "page_pool_item_block_free", offsetof(struct features, tp_block_free) },
+	{ "page_pool_item_fast_empty", offsetof(struct features, tp_fast_empty) },
+	{ "page_pool_item_slow_failed", offsetof(struct features, tp_slow_failed) },
+	{ "page_pool_destroy_unmap", offsetof(struct features, tp_destroy_unmap) },
+	{ "page_pool_inflight_unmap", offsetof(struct features, tp_inflight_unmap) },
+};
+
+static bool *tp_flag(struct features *f, size_t i)
+{
+	return (bool *)((char *)f + tracepoints[i].flag);
+}
+
+bool features_tp_present(const struct features *f, const char *tp)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tracepoints); i++)
+		if (!strcmp(tp, tracepoints[i].name))
+			return *tp_flag((struct features *)f, i);
+	return true; /* not one of page_pool's */
+}
+
 int features_probe(struct features *f)
 {
 	struct utsname u;
 	struct btf *btf;
 	int pool_id, err;
+	size_t i;
 
 	memset(f, 0, sizeof(*f));
 	if (!uname(&u))
@@ -146,17 +184,12 @@ int features_probe(struct features *f)
 
 		f->struct_page_size = id > 0 ? btf__resolve_size(btf, id) : 0;
 	}
-	f->tp_hold = has_type(btf, "btf_trace_page_pool_state_hold", BTF_KIND_TYPEDEF);
-	f->tp_release = has_type(btf, "btf_trace_page_pool_state_release", BTF_KIND_TYPEDEF);
-	f->tp_pool_release = has_type(btf, "btf_trace_page_pool_release", BTF_KIND_TYPEDEF);
-	f->tp_update_nid = has_type(btf, "btf_trace_page_pool_update_nid", BTF_KIND_TYPEDEF);
-	f->tp_block_alloc = has_type(btf, "btf_trace_page_pool_item_block_alloc", BTF_KIND_TYPEDEF);
-	f->tp_block_free = has_type(btf, "btf_trace_page_pool_item_block_free", BTF_KIND_TYPEDEF);
-	f->tp_fast_empty = has_type(btf, "btf_trace_page_pool_item_fast_empty", BTF_KIND_TYPEDEF);
-	f->tp_slow_failed = has_type(btf, "btf_trace_page_pool_item_slow_failed", BTF_KIND_TYPEDEF);
-	f->tp_destroy_unmap = has_type(btf, "btf_trace_page_pool_destroy_unmap", BTF_KIND_TYPEDEF);
-	f->tp_inflight_unmap =
-		has_type(btf, "btf_trace_page_pool_inflight_unmap", BTF_KIND_TYPEDEF);
+	for (i = 0; i < ARRAY_SIZE(tracepoints); i++) {
+		char name[96];
+
+		snprintf(name, sizeof(name), "btf_trace_%s", tracepoints[i].name);
+		*tp_flag(f, i) = has_type(btf, name, BTF_KIND_TYPEDEF);
+	}
 	/* "bpf: Add bpf_loop helper" (v5.17) */
 	f->bpf_loop = enum_has(btf, "bpf_func_id", "BPF_FUNC_loop");
 	f->atomics = probe_atomics();

@@ -39,5 +39,7 @@ struct features {
 };
 
 int features_probe(struct features *f);
+/* a page_pool tracepoint (its name, as in SEC("tp_btf/NAME")) exists here; true for others */
+bool features_tp_present(const struct features *f, const char *tp);
 
 #endif /* __PPWATCH_SOURCES_KFEATURES_H */

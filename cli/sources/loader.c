@@ -52,28 +52,7 @@ static bool tp_present(const struct features *f, const char *sec)
 {
 	const char *tp = strrchr(sec, '/');
 
-	tp = tp ? tp + 1 : sec;
-	if (!strcmp(tp, "page_pool_state_hold"))
-		return f->tp_hold;
-	if (!strcmp(tp, "page_pool_state_release"))
-		return f->tp_release;
-	if (!strcmp(tp, "page_pool_release"))
-		return f->tp_pool_release;
-	if (!strcmp(tp, "page_pool_update_nid"))
-		return f->tp_update_nid;
-	if (!strcmp(tp, "page_pool_item_block_alloc"))
-		return f->tp_block_alloc;
-	if (!strcmp(tp, "page_pool_item_block_free"))
-		return f->tp_block_free;
-	if (!strcmp(tp, "page_pool_item_fast_empty"))
-		return f->tp_fast_empty;
-	if (!strcmp(tp, "page_pool_item_slow_failed"))
-		return f->tp_slow_failed;
-	if (!strcmp(tp, "page_pool_destroy_unmap"))
-		return f->tp_destroy_unmap;
-	if (!strcmp(tp, "page_pool_inflight_unmap"))
-		return f->tp_inflight_unmap;
-	return true;
+	return features_tp_present(f, tp ? tp + 1 : sec);
 }
 
 static int check_kernel(const struct features *f)
@@ -105,24 +84,24 @@ static int check_kernel(const struct features *f)
 static const char *remedy(const struct session *s, const struct bpf_diag *d, char *buf, size_t len)
 {
 	switch (d->kind) {
-	case DIAG_PRIVILEGE:
+	case BPF_DIAG_PRIVILEGE:
 		return "run ppwatch as root (it needs CAP_BPF and CAP_PERFMON, and CAP_SYS_ADMIN "
 		       "to enter network namespaces)";
-	case DIAG_MEMORY:
+	case BPF_DIAG_MEMORY:
 		snprintf(buf, len,
 			 "lower --max-pages (now %llu) or --max-pools (now %u), or "
 			 "use --level counters (no page ledger)",
 			 (unsigned long long)s->opts.max_pages, s->opts.max_pools);
 		return buf;
-	case DIAG_CORE_RELO:
-	case DIAG_HELPER:
-	case DIAG_KFUNC:
+	case BPF_DIAG_CORE_RELO:
+	case BPF_DIAG_HELPER:
+	case BPF_DIAG_KFUNC:
 		snprintf(buf, len,
 			 "ppwatch %s does not cope with this kernel (%s): please report "
 			 "this line; README.md 'Kernel needs' lists the kernels it is tested on",
 			 PPWATCH_VERSION, s->feat.release);
 		return buf;
-	case DIAG_ATTACH:
+	case BPF_DIAG_ATTACH:
 		return "is tracefs mounted? (mount -t tracefs nodev /sys/kernel/tracing)";
 	default:
 		return "run with -d for libbpf's and the verifier's log";
@@ -211,6 +190,48 @@ static void size_ledger(struct session *s, __u32 *buckets, __u32 *spill)
 	b = (n * 3 / 2 + PPW_LEDGER_WAYS - 1) / PPW_LEDGER_WAYS;
 	*buckets = b ? b : 1;
 	*spill = n ? (n / 8 > 64 ? n / 8 : 64) : 1;
+}
+
+/*
+ * Every map whose size depends on the session's options (bpf/maps.bpf.h has
+ * their defaults): the ledger and its overflow, the tables, the rings, the
+ * stack maps (one entry while --stacks is off).
+ */
+static int size_maps(struct session *s, __u32 *buckets)
+{
+	const struct session_opts *o = &s->opts;
+	__u32 spill, stacks = o->stack_every ? o->max_stacks : 1;
+	size_t i;
+	int err;
+
+	size_ledger(s, buckets, &spill);
+	{
+		const struct {
+			struct bpf_map *map;
+			__u32 entries;
+		} sizes[] = {
+			{ s->skel->maps.ledger, *buckets * PPW_LEDGER_WAYS },
+			{ s->skel->maps.pages, spill },
+			{ s->skel->maps.pcpu_pools, PPW_PCPU_SLOTS },
+			{ s->skel->maps.pools, o->max_pools },
+			{ s->skel->maps.events, o->ringbuf_bytes },
+			{ s->skel->maps.stacks, stacks },
+			{ s->skel->maps.stack_counts, stacks },
+			{ s->skel->maps.page_stacks, o->level != PPW_LEVEL_COUNTERS ? stacks : 1 },
+			{ s->skel->maps.scan_events,
+			  o->holders ? o->scan_ringbuf_bytes : (__u32)s->feat.page_size },
+			/* the holder scan's lists: one entry while it is not loaded */
+			{ s->skel->maps.queue_objs, o->holders ? PPW_MAX_QUEUE_OBJS : 1 },
+			{ s->skel->maps.inflight_socks, o->holders ? PPW_MAX_INFLIGHT : 1 },
+		};
+
+		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+			err = bpf_map__set_max_entries(sizes[i].map, sizes[i].entries);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
 }
 
 static void configure_rodata(struct session *s, __u32 buckets)
@@ -333,7 +354,7 @@ static int try_mode(struct session *s, enum attach_mode m)
 	const char *pfx = modes[m].sec_prefix;
 	struct bpf_program *prog;
 	const char *stage = "opening the BPF object for";
-	__u32 buckets, spill;
+	__u32 buckets;
 	int err;
 
 	libbpf_log_clear();
@@ -343,28 +364,7 @@ static int try_mode(struct session *s, enum attach_mode m)
 		goto fail;
 	}
 	stage = "sizing the maps of the";
-	size_ledger(s, &buckets, &spill);
-	err = bpf_map__set_max_entries(s->skel->maps.ledger, buckets * PPW_LEDGER_WAYS);
-	err = err ?: bpf_map__set_max_entries(s->skel->maps.pages, spill);
-	err = err ?: bpf_map__set_max_entries(s->skel->maps.pcpu_pools, PPW_PCPU_SLOTS);
-	err = err ?: bpf_map__set_max_entries(s->skel->maps.pools, s->opts.max_pools);
-	err = err ?: bpf_map__set_max_entries(s->skel->maps.events, s->opts.ringbuf_bytes);
-	err = err   ?:
-		      bpf_map__set_max_entries(s->skel->maps.stacks,
-					       s->opts.stack_every ? s->opts.max_stacks : 1);
-	err = err   ?:
-		      bpf_map__set_max_entries(s->skel->maps.stack_counts,
-					       s->opts.stack_every ? s->opts.max_stacks : 1);
-	err = err   ?:
-		      bpf_map__set_max_entries(s->skel->maps.page_stacks,
-					       s->opts.stack_every &&
-							       s->opts.level != PPW_LEVEL_COUNTERS ?
-						       s->opts.max_stacks :
-						       1);
-	err = err   ?:
-		      bpf_map__set_max_entries(s->skel->maps.scan_events,
-					       s->opts.holders ? s->opts.scan_ringbuf_bytes :
-								 (uint32_t)s->feat.page_size);
+	err = size_maps(s, &buckets);
 	if (err)
 		goto fail;
 	configure_rodata(s, buckets);
@@ -393,7 +393,7 @@ static int try_mode(struct session *s, enum attach_mode m)
 	err = ppwatch_bpf__attach(s->skel);
 	if (err) {
 		bpf_diag_parse(libbpf_log_captured(), err, &s->diag[m]);
-		s->diag[m].kind = DIAG_ATTACH;
+		s->diag[m].kind = BPF_DIAG_ATTACH;
 		goto fail_diag;
 	}
 	libbpf_log_quiet(0);
@@ -404,9 +404,9 @@ static int try_mode(struct session *s, enum attach_mode m)
 fail:
 	bpf_diag_parse(libbpf_log_captured(), err, &s->diag[m]);
 	/* EACCES/EPERM with the capabilities held is the verifier's no */
-	if (s->diag[m].kind == DIAG_PRIVILEGE &&
+	if (s->diag[m].kind == BPF_DIAG_PRIVILEGE &&
 	    (privs_have(CAP_BPF) || privs_have(CAP_SYS_ADMIN))) {
-		s->diag[m].kind = DIAG_VERIFIER;
+		s->diag[m].kind = BPF_DIAG_VERIFIER;
 		snprintf(s->diag[m].what, sizeof(s->diag[m].what),
 			 "%s although ppwatch holds CAP_BPF or CAP_SYS_ADMIN", strerror(-err));
 	}
@@ -460,8 +460,8 @@ int session_open(struct session *s, const struct session_opts *o)
 			tried[n] = order[n];
 			err = try_mode(s, order[n]);
 			/* no privileges, no memory: every attach type fails the same way */
-			if (!err || s->diag[order[n]].kind == DIAG_PRIVILEGE ||
-			    s->diag[order[n]].kind == DIAG_MEMORY)
+			if (!err || s->diag[order[n]].kind == BPF_DIAG_PRIVILEGE ||
+			    s->diag[order[n]].kind == BPF_DIAG_MEMORY)
 				break;
 		}
 		n += n < (int)(sizeof(order) / sizeof(order[0]));
@@ -490,6 +490,23 @@ int session_open(struct session *s, const struct session_opts *o)
 	return 0;
 }
 
+bool session_hooks(const struct session *s, const char *tp)
+{
+	struct bpf_program *prog;
+	const char *sec, *name;
+
+	if (!s->skel)
+		return false;
+	bpf_object__for_each_program(prog, s->skel->obj) {
+		sec = bpf_program__section_name(prog);
+		name = strrchr(sec, '/');
+		if (bpf_program__autoload(prog) && strncmp(sec, "iter/", 5) && name &&
+		    !strcmp(name + 1, tp))
+			return true;
+	}
+	return false;
+}
+
 int session_discover(struct session *s)
 {
 	char buf[64];
@@ -502,16 +519,18 @@ int session_discover(struct session *s)
 	fd = bpf_iter_create(bpf_link__fd(s->skel->links.discover));
 	if (fd < 0) {
 		err = -errno;
-		p_warn("running the pool discovery iterator: %s", strerror(-err));
-		return err;
+	} else {
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			;
+		err = n < 0 ? -errno : 0;
+		close(fd);
 	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		;
-	if (n < 0) {
-		err = -errno;
-		p_warn("reading the pool discovery iterator: %s", strerror(-err));
-	}
-	close(fd);
+	/* pools that make events are found anyway: say it once, not every refresh */
+	if (err && !s->discover_warned)
+		p_warn("the pool discovery iterator (prog 'discover') failed: %s; idle pools are "
+		       "listed once they make an event",
+		       strerror(-err));
+	s->discover_warned |= err != 0;
 	return err;
 }
 
@@ -531,12 +550,21 @@ int session_counters(struct session *s, __u64 *out, int n)
 	__u32 key;
 
 	vals = calloc(s->ncpus, sizeof(*vals));
-	if (!vals)
+	if (!vals) {
+		p_err("reading the counters (map 'counters', %d CPUs): %s", s->ncpus,
+		      strerror(ENOMEM));
 		return -ENOMEM;
+	}
 	for (key = 0; (int)key < n; key++) {
 		out[key] = 0;
-		if (bpf_map_lookup_elem(fd, &key, vals))
-			continue;
+		if (bpf_map_lookup_elem(fd, &key, vals)) {
+			int err = -errno;
+
+			p_err("reading the counters (map 'counters', key %u): %s", key,
+			      strerror(-err));
+			free(vals);
+			return err;
+		}
 		for (c = 0; c < s->ncpus; c++)
 			out[key] += vals[c];
 	}

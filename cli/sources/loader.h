@@ -61,13 +61,17 @@ struct session {
 	uint64_t epoch_ns;     /* CLOCK_BOOTTIME the ledger's hold times count from */
 	/* why each attach mode that was tried failed (bpf_diag) */
 	struct bpf_diag diag[ATTACH_TRACEPOINT + 1];
-	const char *stage; /* the step that failed last */
+	const char *stage;    /* the step that failed last */
+	bool discover_warned; /* a failed discovery walk was reported */
 };
 
+/* Each function reports its own failure (object, errno, what to do) and returns -errno. */
 int session_open(struct session *s, const struct session_opts *o);
-/* run the discovery iterator once: pools that exist but make no events */
+/* a program of the session hooks tracepoint tp (loaded and attached) */
+bool session_hooks(const struct session *s, const char *tp);
+/* run the discovery iterator once: pools that exist but make no events (failure: said once) */
 int session_discover(struct session *s);
-/* wait up to timeout_ms for lifecycle events; returns events handled or -errno */
+/* wait up to timeout_ms for lifecycle events; events handled, or a handler's -errno */
 int session_poll(struct session *s, int timeout_ms);
 void session_close(struct session *s);
 /* sum of a per-CPU counter (enum ppw_counter) */

@@ -8,19 +8,28 @@
 #include <bpf/libbpf.h>
 
 #include "lib/log.h"
+#include "model/reading.h"
 #include "lib/stop.h"
 #include "lib/util.h"
 #include "lib/vec.h"
+#include "sources/blocks.h"
 #include "sources/monitor.h"
 
+/* a lifecycle event from the ring buffer: the collector's graveyard, then the command */
 static int on_event(void *ctx, void *data, size_t size)
 {
+	const struct ppw_event *e = data;
 	struct monitor *m = ctx;
+	int err;
 
-	if (size < sizeof(struct ppw_event))
+	if (size < sizeof(*e))
 		return 0;
-	collector_event(&m->col, data);
-	if (m->o.on_event && m->o.on_event(m->o.arg, data))
+	if (e->type == PPW_EV_POOL_RETIRED) {
+		err = collector_retired(&m->col, e);
+		if (err)
+			return err; /* reported; ends the drain with it */
+	}
+	if (m->o.on_event && m->o.on_event(m->o.arg, e))
 		m->woken = true;
 	return 0;
 }
@@ -48,7 +57,9 @@ static void kernel_facts_of(struct monitor *m)
 		.detach_time_is_ns = f->detach_time_is_ns,
 		.item_stats = f->item_stats,
 		.item_blocks = f->item_blocks,
-		.unmap_event = f->tp_destroy_unmap || f->tp_inflight_unmap,
+		/* what this session hooks, in whichever attach mode loaded */
+		.unmap_event = session_hooks(&m->s, "page_pool_destroy_unmap") ||
+			       session_hooks(&m->s, "page_pool_inflight_unmap"),
 		.dma_index_stats = f->dma_index_stats,
 		.ledger = f->atomics,
 		.discovery = f->bpf_loop,
@@ -102,17 +113,15 @@ int monitor_open(struct monitor *m, const struct monitor_opts *o)
 		return err;
 	if (!o->no_netlink) {
 		nl_client_init(&m->nl, o->subscribe);
-		netns_scan(&m->nsl);
-		nl_client_sync(&m->nl, &m->nsl);
+		err = netns_scan(&m->nsl);
+		err = err ?: nl_client_sync(&m->nl, &m->nsl);
 	}
-	err = collector_init(&m->col, &m->s, o->no_netlink ? NULL : &m->nl, &m->nsl);
+	err = err ?: collector_init(&m->col, &m->s, o->keep_freed_s);
 	if (err) {
-		p_err("setting up the collector: %s", strerror(-err));
 		monitor_close(m);
 		return err;
 	}
-	m->col.keep_freed_s = o->keep_freed_s;
-	m->col.blocks = o->blocks;
+	m->walk_blocks = o->blocks && blocks_available(&m->s);
 	kernel_facts_of(m);
 	say_gaps(m);
 	/* the session loop polls 'exiting' now: a signal asks it to finish */
@@ -120,20 +129,74 @@ int monitor_open(struct monitor *m, const struct monitor_opts *o)
 	return 0;
 }
 
-int monitor_sample(struct monitor *m)
+/* the ring buffer's events, to their handlers now: 0, or a handler's -errno (reported) */
+static int drain_events(struct monitor *m)
 {
-	struct reading r;
+	int n = session_poll(&m->s, 0);
+
+	return n < 0 ? n : 0;
+}
+
+/*
+ * Netlink's pools in every namespace (new namespaces get their sockets
+ * first): *v is malloc'd. What a namespace's dump lacks it says itself.
+ */
+static int ask_netlink(struct monitor *m, struct nl_pool **v, size_t *n)
+{
 	int err;
 
-	err = collector_collect(&m->col, &r);
+	*v = NULL;
+	*n = 0;
+	if (m->o.no_netlink || !m->nl.available)
+		return 0;
+	err = netns_scan(&m->nsl);
+	err = err ?: nl_client_sync(&m->nl, &m->nsl);
+	return err ?: nl_client_dump(&m->nl, v, n);
+}
+
+/*
+ * The session step, in the order data flows: the kernel side (the
+ * discovery iterator, the events it and the tracepoints queued, netlink in
+ * every namespace, the item-block walk), then the maps (the collector),
+ * then the model (the reading merged, a snapshot built from it and the
+ * previous one). Each step reports its own failure.
+ */
+int monitor_sample(struct monitor *m)
+{
+	struct blocks_scan bs = { 0 };
+	struct nl_pool *nlv = NULL;
+	bool have_blocks = false;
+	size_t nn = 0;
+	int err;
+
+	session_discover(&m->s); /* what it could not walk it says, once */
+	err = drain_events(m);
+	err = err ?: ask_netlink(m, &nlv, &nn);
+	if (!err && m->walk_blocks) {
+		/* a walk that fails (reported) leaves the occupancy unknown from now on */
+		have_blocks = !blocks_scan_run(&m->s, 0, &bs);
+		m->walk_blocks = have_blocks;
+	}
+	err = err ?: collector_collect(&m->col, &m->rd);
+	if (!err && nn) {
+		err = reading_add_netlink(&m->rd, nlv, nn);
+		if (err)
+			p_err("adding netlink's %zu pools to the reading: %s", nn, strerror(-err));
+	}
+	if (!err && have_blocks)
+		reading_add_blocks(&m->rd, &bs);
+	blocks_scan_free(&bs);
+	free(nlv);
 	if (err)
 		return err;
 	snapshot_free(&m->prev);
 	m->prev = m->cur;
 	memset(&m->cur, 0, sizeof(m->cur));
-	err = snapshot_build(&m->cur, &r, m->samples ? &m->prev : NULL);
-	if (err)
+	err = snapshot_build(&m->cur, &m->rd, m->samples ? &m->prev : NULL);
+	if (err) {
+		p_err("building a snapshot of %zu pools: %s", m->rd.n, strerror(-err));
 		return err;
+	}
 	m->samples++;
 	return 0;
 }
@@ -143,6 +206,7 @@ void monitor_close(struct monitor *m)
 	stop_graceful(false);
 	snapshot_free(&m->prev);
 	snapshot_free(&m->cur);
+	reading_free(&m->rd);
 	collector_free(&m->col);
 	nl_client_free(&m->nl);
 	netns_free(&m->nsl);
@@ -177,7 +241,7 @@ static int poll_set(struct monitor *m, const struct pollfd *extra, size_t nextra
 int monitor_wait(struct monitor *m, double until, struct pollfd *extra, size_t nextra)
 {
 	size_t first_extra, i;
-	int r, ready, ms;
+	int r, err, ready, ms;
 	double now;
 
 	m->woken = false;
@@ -185,17 +249,25 @@ int monitor_wait(struct monitor *m, double until, struct pollfd *extra, size_t n
 		if (exiting)
 			return 0;
 		r = poll_set(m, extra, nextra);
-		if (r)
+		if (r) {
+			p_err("waiting for events: %s", strerror(-r));
 			return r;
+		}
 		first_extra = m->npfd - nextra;
 		now = now_mono_s();
 		ms = now >= until		     ? 0 :
 		     (until - now) * 1000 >= INT_MAX ? INT_MAX :
 						       (int)((until - now) * 1000) + 1;
 		r = poll(m->pfd, m->npfd, ms);
-		if (r < 0 && errno != EINTR)
-			return -errno;
-		session_poll(&m->s, 0);
+		if (r < 0 && errno != EINTR) {
+			r = -errno;
+			p_err("waiting for events (poll on %zu descriptors): %s", m->npfd,
+			      strerror(-r));
+			return r;
+		}
+		err = drain_events(m);
+		if (err)
+			return err;
 		if (m->nl.available)
 			nl_client_drain(&m->nl, on_ntf, m);
 		ready = 0;

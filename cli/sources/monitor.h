@@ -44,6 +44,7 @@ struct monitor {
 	struct nl_client nl;
 	struct netns_list nsl;
 	struct collector col;
+	struct reading rd; /* the last reading, its memory reused */
 	struct snapshot prev;
 	struct snapshot cur;
 	struct kernel_facts kernel;
@@ -51,12 +52,20 @@ struct monitor {
 	struct monitor_opts o;
 	struct pollfd *pfd; /* monitor_wait()'s poll set */
 	size_t npfd, cappfd;
-	bool woken; /* a handler asked to end the wait */
+	bool woken;	  /* a handler asked to end the wait */
+	bool walk_blocks; /* walk the item blocks at each sample (o.blocks, where they exist) */
 };
 
-/* 0, or -errno (reported) */
+/*
+ * Every function here reports its own failure once (the object, the errno,
+ * what to do) and returns -errno: callers pass it on and print nothing.
+ */
 int monitor_open(struct monitor *m, const struct monitor_opts *o);
-/* take a snapshot: cur becomes prev, a new cur is collected */
+/*
+ * The session step: cur becomes prev and a new cur is built from the
+ * kernel side (discovery, queued events, netlink, the item-block walk),
+ * the maps and the model, in that order.
+ */
 int monitor_sample(struct monitor *m);
 void monitor_close(struct monitor *m);
 

@@ -28,6 +28,7 @@ struct nl_ns {
 	struct ynl_sock *req; /* requests and dumps */
 	struct ynl_sock *ntf; /* page-pool notifications */
 	int ioctl_fd;	      /* an AF_INET socket there, for ifindex -> name */
+	bool dump_warned;     /* a failed dump here was reported */
 };
 
 /* a netdev socket in the caller's namespace, not inherited by children */
@@ -127,8 +128,11 @@ int nl_client_sync(struct nl_client *c, const struct netns_list *l)
 		if (j < c->n)
 			continue;
 		a.ns = VEC_NEXT(c->v, c->n, c->cap); /* kept once its sockets are open */
-		if (!a.ns)
+		if (!a.ns) {
+			p_err("netlink: a socket for network namespace %s: %s", l->v[i].name,
+			      strerror(ENOMEM));
 			return -ENOMEM;
+		}
 		memset(a.ns, 0, sizeof(*a.ns));
 		a.ns->ino = l->v[i].ino;
 		err = netns_run(l, &l->v[i], open_in_ns, &a);
@@ -207,9 +211,17 @@ int nl_client_dump(struct nl_client *c, struct nl_pool **out, size_t *n)
 	for (i = 0; i < c->n; i++) {
 		l = netdev_page_pool_get_dump(c->v[i].req);
 		if (!l) {
-			/* EOPNOTSUPP: the family without page-pool-get (before 6.8) */
-			p_dbg("netlink: page-pool-get dump in netns %lu: %s", c->v[i].ino,
-			      ynl_why(&c->v[i].req->err));
+			struct nl_ns *ns = &c->v[i];
+
+			/* EOPNOTSUPP: the family without page-pool-get (6.3 to 6.7) */
+			if (ns->req->err.code == EOPNOTSUPP || ns->dump_warned)
+				p_dbg("netlink: page-pool-get dump in netns %lu: %s", ns->ino,
+				      ynl_why(&ns->req->err));
+			else
+				p_warn("netlink: page-pool-get dump in netns %lu: %s; its pools are "
+				       "listed from BPF only",
+				       ns->ino, ynl_why(&ns->req->err));
+			ns->dump_warned = true;
 			continue;
 		}
 		ynl_dump_foreach(l, pp) {
@@ -217,6 +229,8 @@ int nl_client_dump(struct nl_client *c, struct nl_pool **out, size_t *n)
 				continue;
 			p = VEC_NEXT(v, nv, cap);
 			if (!p) {
+				p_err("netlink: page-pool-get dump in netns %lu: %s", c->v[i].ino,
+				      strerror(ENOMEM));
 				netdev_page_pool_get_list_free(l);
 				free(v);
 				return -ENOMEM;

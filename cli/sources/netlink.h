@@ -28,7 +28,11 @@ struct nl_client {
 /* cmd: NETDEV_CMD_PAGE_POOL_{ADD,DEL,CHANGE}_NTF */
 typedef void (*nl_ntf_fn)(int cmd, const struct nl_pool *p, void *arg);
 
-/* resolve the family in our own namespace; !available (with why) is not an error */
+/*
+ * Failures are reported here, once; a namespace whose dump fails is left out
+ * (said once) and the others go on. Resolve the family in our own
+ * namespace; !available (with why) is not an error.
+ */
 int nl_client_init(struct nl_client *c, bool subscribe);
 /* open sockets in namespaces not visited yet */
 int nl_client_sync(struct nl_client *c, const struct netns_list *l);

@@ -47,6 +47,10 @@ static int add(struct netns_list *l, const char *path, const char *name)
 	return 1;
 }
 
+/*
+ * A namespace that cannot be opened (a process that exited meanwhile) is
+ * left out; not reading /proc or our own namespace is an error (reported).
+ */
 int netns_scan(struct netns_list *l)
 {
 	char path[300], name[64];
@@ -56,10 +60,17 @@ int netns_scan(struct netns_list *l)
 
 	if (!l->self_fd) {
 		l->self_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-		if (l->self_fd < 0)
-			return -errno;
-		if (fstat(l->self_fd, &st))
-			return -errno;
+		if (l->self_fd < 0 || fstat(l->self_fd, &st)) {
+			int err = -errno;
+
+			p_err("opening our network namespace (/proc/self/ns/net): %s: is /proc "
+			      "mounted?",
+			      strerror(-err));
+			if (l->self_fd >= 0)
+				close(l->self_fd);
+			l->self_fd = 0;
+			return err;
+		}
 		l->self_ino = st.st_ino;
 		add(l, "/proc/self/ns/net", "self");
 	}
@@ -74,8 +85,12 @@ int netns_scan(struct netns_list *l)
 		closedir(d);
 	}
 	d = opendir("/proc");
-	if (!d)
-		return -errno;
+	if (!d) {
+		int err = -errno;
+
+		p_err("listing processes (/proc) for their network namespaces: %s", strerror(-err));
+		return err;
+	}
 	while ((de = readdir(d))) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;

@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/log.h"
 #include "lib/vec.h"
 #include "ppwatch.skel.h"
 #include "sources/page_list.h"
@@ -111,6 +112,7 @@ int page_list_build(struct page_list *l, struct monitor *m, const struct pool_ro
 		l->n = limit;
 	return 0;
 nomem:
+	p_err("listing the pages of pool %s: %s", row->ident, strerror(ENOMEM));
 	free(lp);
 	page_list_free(l);
 	return -ENOMEM;

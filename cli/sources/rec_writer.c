@@ -177,8 +177,6 @@ int rec_writer_open(struct rec_writer *w, FILE *f, const struct rec_writer_opts 
 	err = write_snapshot(w); /* discovery: 'new' events for what exists */
 	err = err ?: write_scan(w);
 	fflush(w->f);
-	if (err) /* every failure of the open is reported once, here or below it */
-		p_err("recording the first snapshot and holder scan: %s", strerror(-err));
 	return err;
 }
 
@@ -209,7 +207,11 @@ int rec_writer_run(struct rec_writer *w, double duration)
 			w->scan_now = false;
 			next_scan = now + w->o.scan_every;
 		}
-		fflush(w->f);
+		if (!err && (fflush(w->f) || ferror(w->f))) {
+			err = -(errno ? errno : EIO);
+			p_err("record: writing %s: %s", w->o.path ? w->o.path : "the recording",
+			      strerror(-err));
+		}
 	}
 	return err;
 }

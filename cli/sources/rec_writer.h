@@ -19,6 +19,7 @@
 #define RECORD_FORMAT 1
 
 struct rec_writer_opts {
+	const char *path;	 /* what the messages call the output ("-": stdout) */
 	struct monitor_opts mon; /* attach type, table sizes, netlink */
 	double snapshot_every;	 /* seconds */
 	double scan_every;	 /* seconds; destroys and stalls scan at once too */

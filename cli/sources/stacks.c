@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lib/log.h"
 #include "lib/vec.h"
 #include "ppwatch.skel.h"
 #include "sources/loader.h"
@@ -86,6 +87,8 @@ int stacks_read(struct session *s, const struct ksyms *k, struct stack_agg **out
 			continue;
 		a = VEC_PUSH(v, cnt, cap);
 		if (!a) {
+			p_err("reading the sampled stacks (map 'stack_counts', %zu so far): %s",
+			      cnt, strerror(ENOMEM));
 			free(v);
 			return -ENOMEM;
 		}

@@ -25,6 +25,9 @@ _lab_here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 OUTPUT=${OUTPUT:-$_lab_here/../../.output}
 PPGEN=${PPGEN:-$OUTPUT/lab/ppgen}
 XDP_OBJ=${XDP_OBJ:-$OUTPUT/lab/xdp_pass.bpf.o}
+# iproute2 keeps its BPF objects under the first bpffs it finds in
+# /proc/mounts: the system's, not one another lab may have mounted
+export TC_BPF_MNT=${TC_BPF_MNT:-/sys/fs/bpf}
 
 lab_log() { [ -n "${LAB_QUIET:-}" ] || echo "lab: $*" >&2; }
 
@@ -116,6 +119,26 @@ lab_release() {
 	done
 }
 
+# A third namespace, C, behind B: B forwards A's packets to 198.51.100.0/24
+# out of bq (its veth to C's cq), so a qdisc on bq holds packets whose
+# pages came from vb's pool. Nothing listens in C: what arrives is dropped.
+LAB_C=${LAB}-c
+LAB_IP_BQ=198.51.100.1
+LAB_IP_CQ=198.51.100.2
+lab_forward_up() {
+	ip netns add "$LAB_C" || return 1
+	ip link add bq netns "$LAB_B" type veth peer name cq netns "$LAB_C" || return 1
+	ip -n "$LAB_B" addr add "$LAB_IP_BQ/24" dev bq
+	ip -n "$LAB_C" addr add "$LAB_IP_CQ/24" dev cq
+	ip -n "$LAB_B" link set bq up
+	ip -n "$LAB_C" link set cq up
+	ip -n "$LAB_C" link set lo up
+	ip netns exec "$LAB_B" sysctl -q -w net.ipv4.ip_forward=1 || return 1
+	ip -n "$LAB_A" route add 198.51.100.0/24 via "$LAB_IP_B" || return 1
+	ip -n "$LAB_C" route add 192.0.2.0/24 via "$LAB_IP_BQ" || return 1
+	lab_log "forward: $LAB_A -> $LAB_B -> bq/$LAB_C $LAB_IP_CQ"
+}
+
 lab_down() {
 	local f pid
 	for f in "$LAB_DIR"/holder.*; do
@@ -125,6 +148,7 @@ lab_down() {
 	done
 	ip netns del "$LAB_A" 2>/dev/null || true
 	ip netns del "$LAB_B" 2>/dev/null || true
+	ip netns del "$LAB_C" 2>/dev/null || true
 	rm -rf "$LAB_DIR"
 	return 0
 }

@@ -42,26 +42,14 @@
 
 #define BATCH 64
 
+#include "labutil.h"
+
 static volatile sig_atomic_t stop;
 static const char *comm; /* hold --name */
 
 static void on_signal(int sig)
 {
 	stop = 1;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "ppgen: %s: %s\n", what, strerror(errno));
-	exit(1);
 }
 
 static void usage(void)
@@ -74,70 +62,6 @@ static void usage(void)
 		"       ppgen flood --from NS --netns NS --to ADDR:PORT [--seconds S] [--cycles C]\n"
 		"                   [--count N] [--size BYTES]\n");
 	exit(2);
-}
-
-/* Enter a network namespace given by name (/run/netns/NAME) or path. */
-static int enter_netns(const char *ns)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	if (!ns)
-		return 0;
-	if (strchr(ns, '/'))
-		snprintf(path, sizeof(path), "%s", ns);
-	else
-		snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		die(path);
-	if (setns(fd, CLONE_NEWNET))
-		die("setns");
-	close(fd);
-	return 0;
-}
-
-static int self_netns(void)
-{
-	int fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		die("/proc/self/ns/net");
-	return fd;
-}
-
-static void parse_addr(const char *s, struct sockaddr_in *sa)
-{
-	char buf[64], *colon;
-
-	snprintf(buf, sizeof(buf), "%s", s);
-	colon = strrchr(buf, ':');
-	if (!colon) {
-		fprintf(stderr, "ppgen: '%s': expected ADDR:PORT\n", s);
-		exit(2);
-	}
-	*colon = 0;
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	sa->sin_port = htons(atoi(colon + 1));
-	if (inet_pton(AF_INET, buf, &sa->sin_addr) != 1) {
-		fprintf(stderr, "ppgen: '%s': not an IPv4 address\n", buf);
-		exit(2);
-	}
-}
-
-static long parse_num(const char *s, const char *what)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (errno || end == s || *end || v < 0) {
-		fprintf(stderr, "ppgen: invalid %s '%s'\n", what, s);
-		exit(2);
-	}
-	return v;
 }
 
 /* Send 'count' datagrams of 'size' bytes; returns the number sent. */
@@ -235,7 +159,6 @@ static int cmd_hold(const char *ns, const char *bind_to, const char *packet, lon
 	struct sockaddr_in sa = { 0 };
 	double deadline;
 	struct stat st;
-	FILE *f;
 	int fd;
 
 	if (!bind_to == !packet)
@@ -249,16 +172,11 @@ static int cmd_hold(const char *ns, const char *bind_to, const char *packet, lon
 	if (comm && prctl(PR_SET_NAME, comm, 0, 0, 0))
 		die("prctl(PR_SET_NAME)");
 	if (ready) {
-		char tmp[PATH_MAX];
+		char line[64];
 
-		snprintf(tmp, sizeof(tmp), "%s.tmp", ready);
-		f = fopen(tmp, "w");
-		if (!f)
-			die(tmp);
-		fprintf(f, "%d %lu %u\n", getpid(), (unsigned long)st.st_ino, ntohs(sa.sin_port));
-		fclose(f);
-		if (rename(tmp, ready))
-			die("rename");
+		snprintf(line, sizeof(line), "%d %lu %u\n", getpid(), (unsigned long)st.st_ino,
+			 ntohs(sa.sin_port));
+		write_ready(ready, line);
 	}
 	deadline = now_s() + lifetime;
 	while (!stop && now_s() < deadline)
@@ -326,6 +244,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 	int o;
 
+	lab_tool = "ppgen";
 	if (argc < 2)
 		usage();
 	cmd = argv[1];

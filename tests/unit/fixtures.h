@@ -23,7 +23,7 @@ static inline struct pool_row fixture_row(__u32 id, const char *dev, enum row_st
 	r.gen = 1;
 	r.id = id;
 	pool_row_name(&r, 0);
-	r.bpf = true;
+	r.has_record = true;
 	r.state = st;
 	snprintf(r.ifname, sizeof(r.ifname), "%s", dev);
 	snprintf(r.device, sizeof(r.device), "%s", dev);

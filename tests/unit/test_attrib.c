@@ -9,6 +9,7 @@
 #include "unit.h"
 
 #include "model/attrib.h"
+#include "model/holder_desc.h"
 #include "lib/json.h"
 #include "output/holder_table.h"
 
@@ -22,7 +23,7 @@
 
 static struct ppw_rec_sock socks[2];
 static struct ppw_rec_owner owners[3];
-static struct ppw_rec_page pages[7];
+static struct ppw_rec_page pages[16];
 static struct ppw_rec_pool pools[1];
 static struct ppw_rec_defer defer[2];
 static struct scan_result scan;
@@ -52,6 +53,7 @@ static void setup(void)
 					  .family = 2,
 					  .type = 2,
 					  .protocol = IPPROTO_UDP,
+					  .state = 7, /* UNCONN */
 					  .lport = 5001,
 					  .netns_ino = 4026532246U,
 					  .skbs = 3 };
@@ -61,6 +63,7 @@ static void setup(void)
 					  .family = 17,
 					  .type = 3,
 					  .protocol = 0x0300,
+					  .state = 7,
 					  .flags = PPW_SF_VIA_FD,
 					  .skbs = 2 };
 	owners[0] = (struct ppw_rec_owner){
@@ -153,6 +156,8 @@ static void test_sums(void)
 	CHECK_INT(h->frag_pages, 1);
 	CHECK_INT(h->nowners, 2);
 	CHECK_STR(h->desc, "udp 192.0.2.2:5001 ino 100 pid 42 ppgen fd 3 (+1 more)");
+	CHECK(strstr(h->remedy, "pid 42 (ppgen) fd 3 (and 1 more)") != NULL, "remedy: %s",
+	      h->remedy);
 	/* PG(2) was out before we looked: at least the pool's seen age */
 	CHECK_NEAR(h->oldest_age_s, 10, 1e-9);
 	CHECK(h->oldest_at_least, "lower bound");
@@ -212,9 +217,188 @@ static void test_golden(void)
 	attrib_free(&rep);
 }
 
+/*
+ * Every kind of holder at once: a reset TCP socket a process still has, an
+ * orphan, a socket whose only reference is an SCM_RIGHTS message, packets
+ * in a pfifo under a tbf, fragments waiting for the rest, and an fq qdisc
+ * whose private queues are not walked (named next to the residue).
+ */
+static void test_every_kind(void)
+{
+	struct attrib_params p = { .now_ns = NOW, .page_size = 4096 };
+	struct ppw_rec_sock ks[4] = { 0 };
+	struct ppw_rec_owner ko[2] = { 0 };
+	struct ppw_rec_inflight fl = { .carrier = 0xa3, .sk = 0xa4, .files = 1 };
+	struct ppw_rec_qdisc qd[3] = { 0 };
+	struct ppw_rec_fragq fq = { .fq = 0xf1, .family = 2, .id = 77, .meat = 1480, .skbs = 1 };
+	struct ppw_rec_pool pl = { .pool = POOL_A, .gen = 1, .hold = 20, .release = 8 };
+	struct holders_report rep;
+	const struct pool_holders *ph;
+	const struct holder *h;
+	struct json j;
+	char *buf;
+	size_t i;
+	int n = 0;
+
+	setup();
+	ks[0] = (struct ppw_rec_sock){ .sk = 0xa1,
+				       .ino = 11,
+				       .family = 2,
+				       .type = 1,
+				       .protocol = IPPROTO_TCP,
+				       .state = 7,
+				       .lport = 5001,
+				       .rport = 40000,
+				       .rmem = 409600,
+				       .unread = 409600 };
+	ks[1] = (struct ppw_rec_sock){ .sk = 0xa2,
+				       .ino = 0,
+				       .family = 2,
+				       .type = 1,
+				       .protocol = IPPROTO_TCP,
+				       .state = 4,
+				       .flags = PPW_SF_DEAD,
+				       .lport = 5002,
+				       .rport = 40001 };
+	ks[2] = (struct ppw_rec_sock){ .sk = 0xa3, .ino = 13, .family = 1, .type = 1, .state = 1 };
+	ks[3] = (struct ppw_rec_sock){ .sk = 0xa4,
+				       .ino = 14,
+				       .family = 2,
+				       .type = 2,
+				       .protocol = IPPROTO_UDP,
+				       .state = 7,
+				       .lport = 5003,
+				       .flags = PPW_SF_IN_FLIGHT };
+	inet_pton(AF_INET, "192.0.2.2", ks[0].laddr);
+	inet_pton(AF_INET, "198.51.100.1", ks[0].raddr);
+	inet_pton(AF_INET, "192.0.2.2", ks[1].laddr);
+	ko[0] = (struct ppw_rec_owner){
+		.sk = 0xa1, .ino = 11, .tgid = 812, .fd = 4, .comm = "python3"
+	};
+	ko[1] = (struct ppw_rec_owner){
+		.sk = 0xa3, .ino = 13, .tgid = 900, .fd = 6, .comm = "sender"
+	};
+	qd[0] = (struct ppw_rec_qdisc){ .qdisc = 0xb1,
+					.handle = 0x80040000,
+					.parent = 0xffffffff,
+					.qlen = 3,
+					.kind = "tbf",
+					.dev = "bq",
+					.flags = PPW_QF_ROOT };
+	qd[1] = (struct ppw_rec_qdisc){ .qdisc = 0xb2,
+					.handle = 0x100000,
+					.parent = 0x80040001,
+					.qlen = 3,
+					.backlog = 4500,
+					.skbs = 3,
+					.kind = "pfifo",
+					.dev = "bq" };
+	qd[2] = (struct ppw_rec_qdisc){ .qdisc = 0xb3,
+					.handle = 0x80050000,
+					.qlen = 120,
+					.backlog = 180000,
+					.kind = "fq",
+					.dev = "eth0" };
+	inet_pton(AF_INET, "198.51.100.7", fq.saddr);
+	inet_pton(AF_INET, "192.0.2.2", fq.daddr);
+	for (i = 0; i < 4; i++) /* the reset socket: 4 pages */
+		page(n++, 0xa1, PG(20 + i), POOL_A, PPW_IN_HEAD, true, 3);
+	page(n++, 0xa2, PG(30), POOL_A, PPW_IN_HEAD, true, 3);
+	page(n++, 0xa4, PG(31), POOL_A, PPW_IN_HEAD, true, 3);
+	page(n++, 0xa4, PG(32), POOL_A, PPW_IN_FRAG, true, 3);
+	for (i = 0; i < 3; i++)
+		page(n++, 0xb2, PG(40 + i), POOL_A, PPW_IN_QDISC, true, 1);
+	page(n++, 0xf1, PG(50), POOL_A, PPW_IN_FRAGQ, true, 2);
+	scan.socks = ks;
+	scan.nsocks = 4;
+	scan.owners = ko;
+	scan.nowners = 2;
+	scan.pages = pages;
+	scan.npages = n;
+	scan.pools = &pl;
+	scan.npools = 1;
+	scan.inflight = &fl;
+	scan.ninflight = 1;
+	scan.qdiscs = qd;
+	scan.nqdiscs = 3;
+	scan.fragqs = &fq;
+	scan.nfragqs = 1;
+	scan.ndefer = 0;
+	CHECK_INT(attrib_build(&rep, &scan, &snap, &p), 0);
+	ph = &rep.pools[0];
+	CHECK_INT(ph->inflight, 12);
+	CHECK_INT(ph->unattributed, 1); /* 12 - 4 - 1 - 2 - 3 - 1 */
+	CHECK_INT(rep.orphans, 1);
+	CHECK_INT(rep.inflight_sockets, 1);
+
+	h = &ph->v[0];
+	CHECK_INT(h->pages, 4);
+	CHECK_STR(h->desc, "tcp 192.0.2.2:5001 <- 198.51.100.1:40000 ino 11 pid 812 python3 fd 4");
+	CHECK_STR(sock_state_name(h->sock), "CLOSE");
+	CHECK_STR(h->remedy, "pid 812 (python3) fd 4 has not read 400KiB; the socket is CLOSE "
+			     "(reset or closed by the peer): read or close it; ss -K cannot kill "
+			     "a CLOSE socket");
+	for (i = 0; i < ph->n; i++) {
+		h = &ph->v[i];
+		if (h->kind == HK_SOCKET && h->key == 0xa2) {
+			CHECK(!strcmp(sock_state_name(h->sock), "FIN-WAIT-1") &&
+				      strstr(h->desc, "(orphan)"),
+			      "%s", h->desc);
+			CHECK(strstr(h->remedy, "orphan (closed by its process), FIN-WAIT-1") &&
+				      strstr(h->remedy, "ss -K src 192.0.2.2:5002"),
+			      "%s", h->remedy);
+		}
+		if (h->kind == HK_SOCKET && h->key == 0xa4) {
+			CHECK_INT(h->pages, 2);
+			CHECK(strstr(h->desc, "(in flight)") != NULL, "%s", h->desc);
+			CHECK(strstr(h->remedy,
+				     "SCM_RIGHTS message waiting on unix socket ino 13 of "
+				     "pid 900 (sender) fd 6") != NULL,
+			      "%s", h->remedy);
+		}
+		if (h->kind == HK_QDISC) {
+			CHECK_INT(h->pages, 3);
+			CHECK_STR(h->desc, "qdisc pfifo 10: (under tbf 8004:) on bq (netns 0)");
+			CHECK(strstr(h->remedy, "holds 3 packets (4.4KiB)") != NULL, "%s",
+			      h->remedy);
+		}
+		if (h->kind == HK_FRAGQ) {
+			CHECK_INT(h->pages, 1);
+			CHECK_STR(h->desc,
+				  "ipv4 fragments 198.51.100.7 -> 192.0.2.2 id 77 (netns 0)");
+			CHECK(strstr(h->remedy, "ipfrag_time") != NULL, "%s", h->remedy);
+		}
+		if (h->kind == HK_UNATTRIBUTED)
+			CHECK(strstr(h->remedy,
+				     "not walked: qdisc fq 8005: on eth0 holds 120 packets, "
+				     "180000 bytes (120 not walked)") != NULL,
+			      "%s", h->remedy);
+	}
+	CHECK_INT(qdisc_unwalked(&qd[0]), 0); /* classful: its child has them */
+	CHECK_INT(qdisc_unwalked(&qd[1]), 0);
+	CHECK_INT(qdisc_unwalked(&qd[2]), 120);
+	CAPTURE(buf, f, {
+		json_init(&j, f, true);
+		json_obj_open(&j);
+		render_holders_json(&j, &rep);
+		json_obj_close(&j);
+		json_end(&j);
+	});
+	check_golden("holders-every-kind.json", buf);
+	free(buf);
+	CAPTURE(buf, f, {
+		render_holders_text(f, &rep, false);
+		render_scan_summary_text(f, &rep);
+	});
+	check_golden("holders-every-kind.txt", buf);
+	free(buf);
+	attrib_free(&rep);
+}
+
 int main(void)
 {
 	TEST(test_sums);
+	TEST(test_every_kind);
 	TEST(test_frag_page_of_pool);
 	TEST(test_golden);
 	return unit_done();

@@ -45,7 +45,7 @@ static void test_core_relo(void)
 	char buf[512];
 
 	bpf_diag_parse(core_log, -EINVAL, &d);
-	CHECK_INT(d.kind, DIAG_CORE_RELO);
+	CHECK_INT(d.kind, BPF_DIAG_CORE_RELO);
 	CHECK_STR(d.prog, "scan_pools");
 	/* the flavour suffix is ppwatch's, not the kernel's */
 	CHECK_STR(d.what, "struct net_hotdata.skb_defer_nodes");
@@ -61,11 +61,11 @@ static void test_helper_and_verifier(void)
 	char buf[512];
 
 	bpf_diag_parse(helper_log, -EINVAL, &a);
-	CHECK_INT(a.kind, DIAG_HELPER);
+	CHECK_INT(a.kind, BPF_DIAG_HELPER);
 	CHECK_STR(a.what, "bpf_map_lookup_percpu_elem#195");
 	bpf_diag_parse(verifier_log, -EACCES, &b);
 	/* EACCES from the verifier is not a missing privilege */
-	CHECK_INT(b.kind, DIAG_VERIFIER);
+	CHECK_INT(b.kind, BPF_DIAG_VERIFIER);
 	CHECK_STR(b.what, "R1 pointer arithmetic with >>= operator prohibited");
 	CHECK(strstr(bpf_diag_str(&b, buf, sizeof(buf)), "the verifier rejected it"), "%s", buf);
 	CHECK(!bpf_diag_same(&a, &b), "different reasons");
@@ -78,12 +78,12 @@ static void test_privilege_and_memory(void)
 	struct bpf_diag d;
 
 	bpf_diag_parse("failed to load object 'ppwatch_bpf'\n", -EPERM, &d);
-	CHECK_INT(d.kind, DIAG_PRIVILEGE);
+	CHECK_INT(d.kind, BPF_DIAG_PRIVILEGE);
 	bpf_diag_parse("Error in bpf_create_map_xattr(pages):Argument list too long(-7).\n", -E2BIG,
 		       &d);
-	CHECK_INT(d.kind, DIAG_MEMORY);
+	CHECK_INT(d.kind, BPF_DIAG_MEMORY);
 	bpf_diag_parse(NULL, -ENOENT, &d);
-	CHECK_INT(d.kind, DIAG_UNKNOWN);
+	CHECK_INT(d.kind, BPF_DIAG_UNKNOWN);
 	/* a truncated log still gives what it has */
 	bpf_diag_parse("prog 'x", -EINVAL, &d);
 	CHECK_STR(d.prog, "x");
@@ -117,7 +117,7 @@ static void test_long_log(void)
 	CHECK_INT(strlen(cap), used);
 	CHECK(strstr(cap, "[...]") != NULL, "the middle is cut");
 	bpf_diag_parse(cap, -EACCES, &d);
-	CHECK_INT(d.kind, DIAG_VERIFIER);
+	CHECK_INT(d.kind, BPF_DIAG_VERIFIER);
 	CHECK_STR(d.prog, "hold_btf");
 	CHECK_STR(d.what, "R8 pointer arithmetic with >>= operator prohibited");
 	/* a full buffer takes no more and stays terminated */

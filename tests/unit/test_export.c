@@ -54,7 +54,7 @@ static void make_snapshot(struct snapshot *s, bool items)
 	rows[2].dma_unmapped_at_destroy = -1;
 	rows[3] = row(13, "vb", ROW_FREED, 0); /* freed: not exported */
 	rows[4] = row(0, "old", ROW_LIVE, 3);  /* a kernel without pool ids */
-	rows[4].bpf = false;
+	rows[4].has_record = false;
 	if (items) {
 		rows[0].item_stats = rows[1].item_stats = true;
 		rows[1].dma_index_stats = true;

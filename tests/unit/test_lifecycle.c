@@ -10,14 +10,9 @@
 
 static struct ppw_event ev(__u32 type, __u64 t, __s32 inflight, __u64 cnt)
 {
-	struct ppw_event e = { .type = type,
-			       .ts_ns = t * SEC,
-			       .pool = 0x1000,
-			       .gen = 3,
-			       .id = 9,
-			       .inflight = inflight,
-			       .cnt = cnt };
+	struct ppw_event e = { .type = type, .ts_ns = t * SEC, .inflight = inflight };
 
+	e.rec.destroy_cnt = cnt;
 	e.rec.addr = 0x1000;
 	e.rec.gen = 3;
 	e.rec.id = 9;
@@ -92,7 +87,7 @@ static void test_freed_history_bounded(void)
 	life_init(&lc, 60, 2);
 	for (i = 0; i < 3; i++) {
 		e = ev(PPW_EV_DESTROY, 10 + i, 1, 1);
-		e.pool = e.rec.addr = 0x2000 + i;
+		e.rec.addr = 0x2000 + i;
 		life_on_bpf(&lc, &e, 0, &out);
 		e.type = PPW_EV_FREED;
 		life_on_bpf(&lc, &e, 0, &out);

@@ -8,6 +8,7 @@
 #include "unit.h"
 
 #include "lib/json.h"
+#include "model/reading.h"
 #include "model/snapshot.h"
 #include "output/pool_table.h"
 #include "lib/util.h"
@@ -251,7 +252,7 @@ static void test_counts(void)
 	CHECK_NEAR(r->zombie_s, 2, 1e-9);
 
 	r = row(&s, 11);
-	CHECK(!r->bpf, "netlink-only row");
+	CHECK(!r->has_record, "netlink-only row");
 	CHECK_INT(r->inflight, 1);
 	CHECK_INT(r->inflight_bytes, 4096);
 	CHECK_NEAR(r->detach_age_s, 100, 1e-9); /* 1000 s - 900 s */
@@ -319,11 +320,15 @@ static void test_filter_sort_group(void)
 {
 	struct group_row *g;
 	struct snapshot s;
-	char *f1[] = { "vb" }, *f2[] = { "id:11", "vmxnet3" };
+	struct pool_filter f1[1], f2[2], bad;
 	size_t n;
 
 	make_reading(true);
 	snapshot_build(&s, &rd, NULL);
+	CHECK_INT(pool_filter_parse(&f1[0], PF_ANY, "vb"), 0);
+	CHECK_INT(pool_filter_parse(&f2[0], PF_POOL, "11"), 0);
+	CHECK_INT(pool_filter_parse(&f2[1], PF_ANY, "vmxnet3"), 0);
+	CHECK_INT(pool_filter_parse(&bad, PF_IFINDEX, "eth0"), -EINVAL);
 	snapshot_filter(&s, f1, 1);
 	CHECK_INT(s.n, 2);
 	snapshot_free(&s);
@@ -356,6 +361,37 @@ static void test_filter_sort_group(void)
 	CHECK_INT(g[0].zombie_bytes, 500 * 8192);
 	free(g);
 	snapshot_free(&s);
+}
+
+/* netlink's pools join the BPF records by id (not a freed one's); the rest are netlink-only */
+static void test_reading_merge(void)
+{
+	struct nl_pool nl[3] = {
+		{ .id = 5, .present = NLP_IFINDEX | NLP_INFLIGHT, .ifindex = 2, .inflight = 7 },
+		{ .id = 6, .present = NLP_INFLIGHT, .inflight = 3 },
+		{ .id = 9, .present = NLP_DETACH_TIME, .detach_time = 100 },
+	};
+	struct reading r = { 0 };
+	struct pool_obs *o;
+
+	o = calloc(2, sizeof(*o));
+	r.pools = o;
+	r.n = r.cap = 2;
+	o[0].rec = (struct ppw_pool){ .addr = 0x1000, .gen = 1, .id = 5 };
+	o[1].rec = (struct ppw_pool){ .addr = 0x2000, .gen = 1, .id = 6, .state = PPW_POOL_FREED };
+	CHECK_INT(reading_add_netlink(&r, nl, 3), 0);
+	CHECK_INT(r.n, 4);
+	CHECK(r.pools[0].has_nl && r.pools[0].nl.inflight == 7, "pool 5 has netlink's view");
+	CHECK(!r.pools[1].has_nl, "a freed record is not the live pool with its id");
+	CHECK(!r.pools[2].rec.addr && r.pools[2].has_nl && r.pools[2].nl.id == 6,
+	      "id 6: netlink only");
+	CHECK(!r.pools[3].rec.addr && r.pools[3].nl.id == 9, "id 9: netlink only");
+	CHECK_INT(pool_classify(&r.pools[3]), ROW_ZOMBIE);
+	reading_reset(&r);
+	CHECK_INT(r.n, 0);
+	CHECK(r.pools && r.cap >= 4, "reset keeps the memory");
+	reading_free(&r);
+	CHECK(!r.pools && !r.cap, "freed");
 }
 
 static void test_dma(void)
@@ -532,6 +568,7 @@ int main(void)
 	TEST(test_levels);
 	TEST(test_rates);
 	TEST(test_filter_sort_group);
+	TEST(test_reading_merge);
 	TEST(test_dma);
 	TEST(test_golden);
 	return unit_done();

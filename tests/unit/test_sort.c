@@ -49,13 +49,13 @@ static void see(const struct oview *ov, const void *row, int col, struct seen *o
 					    v.f;
 }
 
-/* table.h's order: numbers biggest first, strings A-Z, unknown last */
+/* table.h's order: numbers biggest first, strings A-Z (with numbers in order), unknown last */
 static int in_order(const struct seen *a, const struct seen *b)
 {
 	if (a->null || b->null)
 		return !a->null || b->null;
 	if (a->str)
-		return strcmp(a->s, b->s) <= 0;
+		return strverscmp(a->s, b->s) <= 0;
 	return a->num >= b->num;
 }
 

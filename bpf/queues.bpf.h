@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The holder scan's queues outside sockets: in every network namespace,
+ * each device's qdiscs and each IPv4/IPv6 fragment reassembly queue. A
+ * packet that waits in one of them keeps its page_pool pages.
+ *
+ * Qdiscs: the root qdisc and every qdisc on dev->qdisc_hash (the children
+ * of classful qdiscs and of mq are hashed there). Each one's generic queue
+ * (q->q), its requeue slot (gso_skb) and its bad-txq slot (skb_bad_txq) are
+ * walked; so are the private queues of pfifo_fast (three skb_arrays, the
+ * default on a real NIC), fq_codel (its flows, Debian's default qdisc) and
+ * htb's direct queue. Other kinds that keep skbs in private structures
+ * (fq, sfq, netem, cake, ...) are reported with their backlog, not walked.
+ *
+ * Fragments: net->ipv4.fqdir and net->ipv6.fqdir, each an rhashtable of
+ * inet_frag_queue; a queue's fragments are an rbtree of runs of skbs
+ * (FRAG_CB(skb)->next_frag).
+ *
+ * Two iterators, to stay within the verifier's 8 call frames: scan_queues
+ * (one element) walks the namespaces, devices and hash buckets and puts
+ * every qdisc and reassembly queue it finds on a list (queue_objs);
+ * scan_qobj then walks one entry of the list per run. Their records go
+ * through the scan_events ring. Only holders.bpf.c includes it.
+ */
+#ifndef __PPWATCH_QUEUES_BPF_H
+#define __PPWATCH_QUEUES_BPF_H
+
+#include "holders.bpf.h"
+
+/* the queues the first pass found */
+enum ppw_qobj_kind { QO_QDISC = 1, QO_QDISC_ROOT, QO_FRAGQ_V4, QO_FRAGQ_V6 };
+
+struct ppw_qobj {
+	__u64 addr;
+	__u64 dev; /* a qdisc's net_device */
+	__u32 netns_ino;
+	__u32 kind; /* enum ppw_qobj_kind */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PPW_MAX_QUEUE_OBJS);
+	__type(key, __u32);
+	__type(value, struct ppw_qobj);
+} queue_objs SEC(".maps");
+__u32 queue_n; /* entries the first pass filled */
+
+static __always_inline void qobj_add(__u64 addr, __u64 dev, __u32 netns_ino, __u32 kind)
+{
+	__u32 i = queue_n;
+	struct ppw_qobj *o;
+
+	if (!addr)
+		return;
+	o = bpf_map_lookup_elem(&queue_objs, &i);
+	if (!o) { /* more queues than the list holds: the rest are not walked */
+		cnt_inc(PPW_CNT_SCAN_TRUNC);
+		return;
+	}
+	o->addr = addr;
+	o->dev = dev;
+	o->netns_ino = netns_ino;
+	o->kind = kind;
+	queue_n = i + 1;
+}
+
+/* ---- qdiscs ---------------------------------------------------------------------- */
+
+/* fq_codel lives in a module: its types resolve against module BTF, when loaded */
+struct fq_codel_flow___ppw {
+	struct sk_buff *head;
+} __attribute__((preserve_access_index));
+
+struct fq_codel_sched_data___ppw {
+	struct fq_codel_flow___ppw *flows;
+	__u32 flows_cnt;
+} __attribute__((preserve_access_index));
+
+struct qdisc_walk {
+	struct pp_walk w;
+	__u64 priv;  /* qdisc_priv() */
+	__u64 flows; /* fq_codel */
+	__u32 nflows;
+	__u64 queue; /* a pfifo_fast band's ptr_ring */
+	__u32 size, head;
+};
+
+static __always_inline bool kind_is(const char *k, const char *want, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (k[i] != want[i])
+			return false;
+	return true;
+}
+
+/* a ptr_ring's entries, from consumer_head on, until an empty slot */
+static long pfifo_slot_cb(__u64 k, void *data)
+{
+	struct qdisc_walk *q = data;
+	struct sk_buff *skb = NULL;
+
+	if (k >= q->size)
+		return 1;
+	bpf_probe_read_kernel(&skb, sizeof(skb),
+			      (void *)(q->queue + ((q->head + k) % q->size) * sizeof(void *)));
+	if (!skb) {
+		q->size = 0; /* the end: not truncated */
+		return 1;
+	}
+	q->w.where = PPW_IN_QDISC;
+	scan_skb(&q->w, skb);
+	q->w.where = 0;
+	return 0;
+}
+
+static long pfifo_band_cb(__u64 i, void *data)
+{
+	struct qdisc_walk *q = data;
+	struct ptr_ring *r;
+
+	if (i >= PPW_PFIFO_FAST_BANDS)
+		return 1;
+	r = (void *)(q->priv + i * bpf_core_type_size(struct skb_array) +
+		     bpf_core_field_offset(struct skb_array, ring));
+	q->size = BPF_CORE_READ(r, size);
+	q->head = BPF_CORE_READ(r, consumer_head);
+	q->queue = (__u64)BPF_CORE_READ(r, queue);
+	if (!q->queue || !q->size || q->head >= q->size)
+		return 0;
+	if (bpf_loop(cfg_max_skbs, pfifo_slot_cb, q, 0) >= cfg_max_skbs && q->size > cfg_max_skbs)
+		q->w.truncated = 1;
+	return 0;
+}
+
+/* pfifo_fast's private data: its bands (sch_generic.c, always built in: no guard) */
+static __always_inline void walk_pfifo_fast(struct qdisc_walk *q)
+{
+	q->priv += bpf_core_field_offset(struct pfifo_fast_priv, q);
+	bpf_loop(PPW_PFIFO_FAST_BANDS, pfifo_band_cb, q, 0);
+}
+
+static long fq_flow_cb(__u64 i, void *data)
+{
+	struct qdisc_walk *q = data;
+	struct fq_codel_flow___ppw *f;
+	struct sk_buff *head;
+
+	if (i >= q->nflows)
+		return 1;
+	f = (void *)(q->flows + i * bpf_core_type_size(struct fq_codel_flow___ppw));
+	head = BPF_CORE_READ(f, head);
+	if (head)
+		walk_list(&q->w, head, PPW_IN_QDISC);
+	return 0;
+}
+
+/*
+ * Inlined, against the rule of core_fixes.bpf.h (one frame less: the
+ * queue walks are at the verifier's 8): fq_codel's types may be absent
+ * (a module not loaded), and the guard in scan_qdisc() is checked by
+ * loading on such a kernel (this build host's has no fq_codel).
+ */
+static __always_inline void walk_fq_codel(struct qdisc_walk *q)
+{
+	struct fq_codel_sched_data___ppw *fq = (void *)q->priv;
+
+	q->flows = (__u64)BPF_CORE_READ(fq, flows);
+	q->nflows = BPF_CORE_READ(fq, flows_cnt);
+	if (!q->flows)
+		return;
+	if (bpf_loop(PPW_MAX_FQ_FLOWS, fq_flow_cb, q, 0) >= PPW_MAX_FQ_FLOWS &&
+	    q->nflows > PPW_MAX_FQ_FLOWS)
+		q->w.truncated = 1;
+}
+
+PPW_SUBPROG int walk_htb_direct(struct qdisc_walk *q)
+{
+	struct htb_sched *h = (void *)q->priv;
+
+	walk_list(&q->w, BPF_CORE_READ(h, direct_queue.head), PPW_IN_QDISC);
+	return 0;
+}
+
+/* tbf's rate: in a module on most kernels, so read where its type resolves */
+PPW_SUBPROG __u64 tbf_rate(__u64 priv)
+{
+	struct tbf_sched_data *t = (void *)priv;
+
+	return BPF_CORE_READ(t, rate.rate_bytes_ps);
+}
+
+/* one qdisc: its record, and the pages of the skbs it holds */
+/* a frame of its own: the walk's state is not on qobj_cb's stack (512 bytes for all frames) */
+static __noinline int scan_qdisc(__u64 addr, __u64 dev, __u32 netns_ino, __u32 root)
+{
+	struct Qdisc *qd = (void *)addr;
+	struct net_device *nd = (void *)dev;
+	struct qdisc_walk q = {};
+	struct ppw_scan_rec *r;
+	__u32 zero = 0, flags = root ? PPW_QF_ROOT : 0;
+	char kind[16] = {};
+
+	if (!qd)
+		return 0;
+	BPF_CORE_READ_STR_INTO(&kind, qd, ops, id);
+	q.w.holder = addr;
+	q.priv = addr + bpf_core_field_offset(struct Qdisc, privdata);
+	walk_list(&q.w, BPF_CORE_READ(qd, q.head), PPW_IN_QDISC);
+	walk_queue(&q.w, (void *)addr + bpf_core_field_offset(struct Qdisc, gso_skb), PPW_IN_QDISC);
+	walk_queue(&q.w, (void *)addr + bpf_core_field_offset(struct Qdisc, skb_bad_txq),
+		   PPW_IN_QDISC);
+	if (kind_is(kind, "pfifo_fast", 11) && bpf_core_type_exists(struct pfifo_fast_priv))
+		walk_pfifo_fast(&q);
+	else if (kind_is(kind, "fq_codel", 9) &&
+		 bpf_core_type_exists(struct fq_codel_sched_data___ppw))
+		walk_fq_codel(&q);
+	else if (kind_is(kind, "htb", 4) && bpf_core_type_exists(struct htb_sched))
+		walk_htb_direct(&q);
+
+	r = bpf_map_lookup_elem(&scan_scratch, &zero);
+	if (!r)
+		return 0;
+	__builtin_memset(r, 0, sizeof(*r));
+	r->type = PPW_REC_QDISC;
+	r->qdisc.qdisc = addr;
+	r->qdisc.netns_ino = netns_ino;
+	r->qdisc.ifindex = BPF_CORE_READ(nd, ifindex);
+	r->qdisc.handle = BPF_CORE_READ(qd, handle);
+	r->qdisc.parent = BPF_CORE_READ(qd, parent);
+	/* a lockless qdisc (pfifo_fast) counts per CPU: its skbs walked say it then */
+	r->qdisc.qlen = BPF_CORE_READ(qd, q.qlen);
+	if (kind_is(kind, "tbf", 4) && bpf_core_type_exists(struct tbf_sched_data))
+		r->qdisc.rate_bytes_ps = tbf_rate(q.priv);
+	r->qdisc.backlog = BPF_CORE_READ(qd, qstats.backlog);
+	r->qdisc.skbs = q.w.skbs;
+	r->qdisc.flags = flags | PPW_QF_WALKED | (q.w.truncated ? PPW_QF_TRUNCATED : 0);
+	__builtin_memcpy(r->qdisc.kind, kind, sizeof(kind));
+	BPF_CORE_READ_STR_INTO(&r->qdisc.dev, nd, name);
+	emit_rec(r);
+	return 0;
+}
+
+struct qhash_walk {
+	__u64 dev;
+	__u64 buckets; /* &dev->qdisc_hash[0] */
+	__u32 netns_ino;
+	__u32 cut;
+};
+
+static long qhash_bucket_cb(__u64 i, void *data)
+{
+	struct qhash_walk *h = data;
+	struct hlist_node *n = NULL;
+	int k;
+
+	if (i >= PPW_MAX_QDISC_BUCKETS)
+		return 1;
+	bpf_probe_read_kernel(&n, sizeof(n), (void *)(h->buckets + i * sizeof(void *)));
+	for (k = 0; k < PPW_MAX_QDISC_CHAIN && n; k++) {
+		qobj_add((__u64)n - bpf_core_field_offset(struct Qdisc, hash), h->dev, h->netns_ino,
+			 QO_QDISC);
+		n = BPF_CORE_READ(n, next);
+	}
+	if (n)
+		h->cut = 1;
+	return 0;
+}
+
+/* every qdisc of a device onto the list: the root, then the hashed ones */
+__noinline int list_dev_qdiscs(__u64 dev, __u32 netns_ino)
+{
+	struct net_device *nd = (void *)dev;
+	struct qhash_walk h = { .dev = dev, .netns_ino = netns_ino };
+
+	if (!nd)
+		return 0;
+	qobj_add((__u64)BPF_CORE_READ(nd, qdisc), dev, netns_ino, QO_QDISC_ROOT);
+	if (!bpf_core_field_exists(nd->qdisc_hash))
+		return 0;
+	h.buckets = dev + bpf_core_field_offset(struct net_device, qdisc_hash);
+	bpf_loop(PPW_MAX_QDISC_BUCKETS, qhash_bucket_cb, &h, 0);
+	if (h.cut)
+		cnt_inc(PPW_CNT_SCAN_TRUNC);
+	return 0;
+}
+
+/* ---- fragment reassembly queues ------------------------------------------------- */
+
+struct frag_walk_q {
+	struct pp_walk w;
+	struct rb_node *node;
+	struct sk_buff *run;
+};
+
+static long frag_run_cb(__u64 i, void *data)
+{
+	struct frag_walk_q *f = data;
+	struct sk_buff *skb = f->run;
+
+	if (!skb)
+		return 1;
+	f->w.where = PPW_IN_FRAGQ;
+	scan_skb(&f->w, skb);
+	f->w.where = 0;
+	bpf_probe_read_kernel(&f->run, sizeof(f->run),
+			      (void *)skb + bpf_core_field_offset(struct sk_buff, cb) +
+				      bpf_core_field_offset(struct ipfrag_skb_cb, next_frag));
+	return 0;
+}
+
+static long frag_node_cb(__u64 i, void *data)
+{
+	struct frag_walk_q *f = data;
+	struct rb_node *n = f->node;
+
+	if (!n)
+		return 1;
+	/* each node is the first skb of a run (sk_buff starts with its rb_node) */
+	f->run = (struct sk_buff *)n;
+	bpf_loop(cfg_max_skbs, frag_run_cb, f, 0);
+	if (f->run)
+		f->w.truncated = 1;
+	f->node = rb_next_node(n);
+	return 0;
+}
+
+/* one reassembly queue: its record, and its fragments' pages */
+static __noinline int scan_fragq(__u64 addr, __u32 netns_ino, __u32 family)
+{
+	struct inet_frag_queue *q = (void *)addr;
+	struct frag_walk_q f = {};
+	struct ppw_scan_rec *r;
+	__u32 zero = 0;
+
+	if (!q)
+		return 0;
+	f.w.holder = addr;
+	f.node = rb_leftmost(BPF_CORE_READ(q, rb_fragments.rb_node));
+	if (bpf_core_type_exists(struct ipfrag_skb_cb) &&
+	    bpf_loop(cfg_max_skbs, frag_node_cb, &f, 0) >= cfg_max_skbs && f.node)
+		f.w.truncated = 1;
+	r = bpf_map_lookup_elem(&scan_scratch, &zero);
+	if (!r)
+		return 0;
+	__builtin_memset(r, 0, sizeof(*r));
+	r->type = PPW_REC_FRAGQ;
+	r->fragq.fq = addr;
+	r->fragq.netns_ino = netns_ino;
+	r->fragq.family = family;
+	if (family == PPW_AF_INET) {
+		bpf_probe_read_kernel(r->fragq.saddr, 4,
+				      (void *)addr + bpf_core_field_offset(struct inet_frag_queue,
+									   key.v4.saddr));
+		bpf_probe_read_kernel(r->fragq.daddr, 4,
+				      (void *)addr + bpf_core_field_offset(struct inet_frag_queue,
+									   key.v4.daddr));
+		r->fragq.id = bpf_ntohs(BPF_CORE_READ(q, key.v4.id));
+		r->fragq.protocol = BPF_CORE_READ(q, key.v4.protocol);
+	} else {
+		bpf_probe_read_kernel(r->fragq.saddr, 16,
+				      (void *)addr + bpf_core_field_offset(struct inet_frag_queue,
+									   key.v6.saddr));
+		bpf_probe_read_kernel(r->fragq.daddr, 16,
+				      (void *)addr + bpf_core_field_offset(struct inet_frag_queue,
+									   key.v6.daddr));
+		r->fragq.id = bpf_ntohl(BPF_CORE_READ(q, key.v6.id));
+	}
+	r->fragq.len = BPF_CORE_READ(q, len);
+	r->fragq.meat = BPF_CORE_READ(q, meat);
+	r->fragq.skbs = f.w.skbs;
+	r->fragq.flags = f.w.truncated;
+	emit_rec(r);
+	return 0;
+}
+
+struct fbucket_walk {
+	struct bucket_table *tbl;
+	__u32 size;
+	__u32 netns_ino;
+	__u32 family;
+	__u32 cut;
+};
+
+static long frag_bucket_cb(__u64 i, void *data)
+{
+	struct fbucket_walk *b = data;
+	__u64 head = 0, at;
+	int k;
+
+	if (i >= b->size)
+		return 1;
+	at = (__u64)b->tbl + bpf_core_field_offset(struct bucket_table, buckets) + i * 8;
+	bpf_probe_read_kernel(&head, sizeof(head), (void *)at);
+	head &= ~1ULL; /* the bucket's lock bit */
+	for (k = 0; k < PPW_MAX_FRAG_CHAIN; k++) {
+		if (!head || (head & 1)) /* empty, or the nulls marker */
+			return 0;
+		qobj_add(head - bpf_core_field_offset(struct inet_frag_queue, node), 0,
+			 b->netns_ino, b->family == PPW_AF_INET6 ? QO_FRAGQ_V6 : QO_FRAGQ_V4);
+		head = (__u64)BPF_CORE_READ((struct rhash_head *)head, next);
+	}
+	b->cut = 1;
+	return 0;
+}
+
+/* the reassembly queues of one fqdir (an rhashtable of inet_frag_queue) onto the list */
+__noinline int list_fqdir(__u64 addr, __u32 netns_ino, __u32 family)
+{
+	struct fqdir *fd = (void *)addr;
+	struct fbucket_walk b = { .netns_ino = netns_ino, .family = family };
+	struct bucket_table *tbl;
+
+	if (!fd)
+		return 0;
+	tbl = BPF_CORE_READ(fd, rhashtable.tbl);
+	if (!tbl)
+		return 0;
+	if (BPF_CORE_READ(tbl, nest)) { /* a nested table: not walked */
+		cnt_inc(PPW_CNT_SCAN_TRUNC);
+		return 0;
+	}
+	b.tbl = tbl;
+	b.size = BPF_CORE_READ(tbl, size);
+	bpf_loop(PPW_MAX_FRAG_BUCKETS, frag_bucket_cb, &b, 0);
+	if (b.cut || b.size > PPW_MAX_FRAG_BUCKETS)
+		cnt_inc(PPW_CNT_SCAN_TRUNC);
+	return 0;
+}
+
+/* ---- every namespace's devices and fragment queues ------------------------------- */
+
+struct qnet_walk {
+	struct list_head *head;
+	struct list_head *cur;
+	const void *ns_ops; /* proc_ns_operations of a real struct net */
+};
+
+struct qdev_walk {
+	struct list_head *head;
+	struct list_head *cur;
+	__u32 netns_ino;
+};
+
+static long qdev_cb(__u64 i, void *data)
+{
+	struct qdev_walk *w = data;
+	struct list_head *cur = w->cur;
+
+	if (!cur || cur == w->head)
+		return 1;
+	list_dev_qdiscs((__u64)cur - bpf_core_field_offset(struct net_device, dev_list),
+			w->netns_ino);
+	w->cur = BPF_CORE_READ(cur, next);
+	return 0;
+}
+
+static long qnet_cb(__u64 i, void *data)
+{
+	struct qnet_walk *w = data;
+	struct list_head *cur = w->cur;
+	struct qdev_walk dw = {};
+	struct net *net;
+
+	net = (void *)cur - bpf_core_field_offset(struct net, list);
+	/* the ring also holds net_namespace_list itself: not a struct net */
+	if (BPF_CORE_READ(net, ns.ops) == w->ns_ops) {
+		dw.netns_ino = BPF_CORE_READ(net, ns.inum);
+		list_fqdir((__u64)BPF_CORE_READ(net, ipv4.fqdir), dw.netns_ino, PPW_AF_INET);
+		if (bpf_core_field_exists(net->ipv6.fqdir))
+			list_fqdir((__u64)BPF_CORE_READ(net, ipv6.fqdir), dw.netns_ino,
+				   PPW_AF_INET6);
+		dw.head = (void *)net + bpf_core_field_offset(struct net, dev_base_head);
+		dw.cur = BPF_CORE_READ(net, dev_base_head.next);
+		if (bpf_loop(PPW_MAX_DEVS, qdev_cb, &dw, 0) >= PPW_MAX_DEVS && dw.cur != dw.head)
+			cnt_inc(PPW_CNT_SCAN_TRUNC);
+	}
+	cur = BPF_CORE_READ(cur, next);
+	if (!cur || cur == w->head)
+		return 1;
+	w->cur = cur;
+	return 0;
+}
+
+/* every namespace from the reader's own: list its queues */
+static __always_inline void list_all_queues(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct qnet_walk w = {};
+	struct net *net;
+
+	net = BPF_CORE_READ(task, nsproxy, net_ns);
+	if (!net)
+		return;
+	w.head = (void *)net + bpf_core_field_offset(struct net, list);
+	w.cur = w.head;
+	w.ns_ops = BPF_CORE_READ(net, ns.ops);
+	if (bpf_loop(PPW_MAX_NETNS, qnet_cb, &w, 0) >= PPW_MAX_NETNS)
+		cnt_inc(PPW_CNT_SCAN_TRUNC);
+}
+
+/* one queue of the list: its record and its pages */
+static __always_inline void scan_qobj_one(const struct ppw_qobj *o)
+{
+	if (o->kind == QO_QDISC || o->kind == QO_QDISC_ROOT)
+		scan_qdisc(o->addr, o->dev, o->netns_ino, o->kind == QO_QDISC_ROOT);
+	else if (o->kind == QO_FRAGQ_V4 || o->kind == QO_FRAGQ_V6)
+		scan_fragq(o->addr, o->netns_ino,
+			   o->kind == QO_FRAGQ_V6 ? PPW_AF_INET6 : PPW_AF_INET);
+}
+
+#endif /* __PPWATCH_QUEUES_BPF_H */

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ppkinds: the lab's holders that a non-reading UDP socket (ppgen) is not.
+ *
+ *   ppkinds tcp-reset  --netns B --from A --bind ADDR:PORT [--bytes N] --ready FILE
+ *   ppkinds tcp-orphan --netns B --from A --bind ADDR:PORT [--segments N] --dev DEV
+ *                      --ready FILE
+ *   ppkinds scm        --netns B --from A --bind ADDR:PORT [--count N] [--size BYTES]
+ *                      --ready FILE
+ *   ppkinds frags      --from A --to ADDR [--count N] [--size BYTES] [--id ID]
+ *
+ * tcp-reset: a listener in B accepts a connection from A and never reads;
+ * A sends N bytes, then closes with SO_LINGER 0, so a RST ends the
+ * connection: the accepted socket is CLOSE, in no hash table, with its
+ * unread data, and its fd stays open (the production report's case).
+ *
+ * tcp-orphan: A sends one segment, then one more that a gate in B drops
+ * with each of its retransmissions (gate.bpf.c, XDP on DEV in place of
+ * xdp_pass, knows it by its payload), then N more that wait out of order
+ * behind the hole; then the gate drops everything, so nothing acknowledges
+ * B's FIN (an acknowledged orphan would become a timewait minisock). B
+ * reads what is in order and closes: its socket is an orphan in FIN-WAIT-1
+ * whose out-of-order queue keeps the pages until TCP gives up on it
+ * (tcp_orphan_retries). The gate stays on DEV (lab down removes it).
+ *
+ * scm: a UDP socket in B receives N datagrams it never reads; its fd is
+ * sent over a unix socketpair (SCM_RIGHTS) that nobody receives from, and
+ * closed: the only reference to the socket is that message.
+ *
+ * frags: N IPv4 fragments (raw socket, IP_HDRINCL) of one UDP datagram
+ * from A to ADDR, the last one never sent: they wait in ADDR's reassembly
+ * queue until net.ipv4.ipfrag_time.
+ *
+ * The holders write "pid inode port" to FILE when they are set up (scm
+ * adds the inode of the unix socket that carries the message), then wait
+ * for SIGTERM, at most --lifetime seconds. Every loop is bounded.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+#include <linux/if_link.h>
+#include <net/if.h>
+
+#include "gate.skel.h"
+#include "labutil.h"
+
+#define TCP_CLOSE_STATE 7 /* include/net/tcp_states.h */
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: ppkinds tcp-reset  --netns B --from A --bind ADDR:PORT [--bytes N] --ready FILE\n"
+		"       ppkinds tcp-orphan --netns B --from A --bind ADDR:PORT [--segments N] --dev DEV\n"
+		"                          --ready FILE\n"
+		"       ppkinds scm        --netns B --from A --bind ADDR:PORT [--count N] [--size BYTES]\n"
+		"                          --ready FILE\n"
+		"       ppkinds frags      --from A --to ADDR [--count N] [--size BYTES] [--id ID]\n");
+	exit(2);
+}
+
+static unsigned long ino_of(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		die("fstat");
+	return st.st_ino;
+}
+
+static int tcp_state(int fd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+		die("TCP_INFO");
+	return ti.tcpi_state;
+}
+
+/* a listener in 'ns' at 'at' (the caller's namespace is kept) */
+static int listener_in(const char *ns, const struct sockaddr_in *at, int rcvbuf)
+{
+	int here = self_netns(), fd, one = 1;
+
+	enter_netns(ns);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		die("socket");
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		die("SO_RCVBUFFORCE");
+	if (bind(fd, (const struct sockaddr *)at, sizeof(*at)) || listen(fd, 4))
+		die("bind/listen");
+	if (setns(here, CLONE_NEWNET))
+		die("setns");
+	close(here);
+	return fd;
+}
+
+/* a connected TCP socket from namespace 'ns' to 'to' */
+static int connect_from(const char *ns, const struct sockaddr_in *to)
+{
+	int here = self_netns(), fd, one = 1;
+
+	enter_netns(ns);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		die("socket");
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, (const struct sockaddr *)to, sizeof(*to)))
+		die("connect");
+	if (setns(here, CLONE_NEWNET))
+		die("setns");
+	close(here);
+	return fd;
+}
+
+static void send_fill(int fd, long bytes, int fill)
+{
+	static char buf[16384];
+	long done = 0;
+	ssize_t n;
+
+	memset(buf, fill, sizeof(buf));
+	while (done < bytes) {
+		n = send(fd, buf, bytes - done < (long)sizeof(buf) ? (size_t)(bytes - done) : sizeof(buf),
+			 0);
+		if (n < 0)
+			die("send");
+		done += n;
+	}
+}
+
+static void send_all(int fd, long bytes)
+{
+	send_fill(fd, bytes, 0x5a);
+}
+
+static void ready_line(const char *ready, int fd, unsigned int port, unsigned long extra)
+{
+	char line[96];
+
+	snprintf(line, sizeof(line), "%d %lu %u %lu\n", getpid(), ino_of(fd), port, extra);
+	write_ready(ready, line);
+}
+
+static void wait_for_stop(long lifetime)
+{
+	double deadline = now_s() + lifetime;
+
+	while (!stop && now_s() < deadline)
+		usleep(20000);
+}
+
+/* wait up to 5 s for fd's TCP state to become 'want' */
+static void wait_state(int fd, int want, const char *what)
+{
+	int i;
+
+	for (i = 0; i < 500 && tcp_state(fd) != want; i++)
+		usleep(10000);
+	if (tcp_state(fd) != want) {
+		fprintf(stderr, "ppkinds: %s: TCP state %d, want %d\n", what, tcp_state(fd), want);
+		exit(1);
+	}
+}
+
+static int cmd_tcp_reset(const char *ns, const char *from, const struct sockaddr_in *at,
+			 long bytes, const char *ready, long lifetime)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	int lfd, cfd, afd, i;
+
+	lfd = listener_in(ns, at, 16 << 20);
+	cfd = connect_from(from, at);
+	afd = accept(lfd, NULL, NULL);
+	if (afd < 0)
+		die("accept");
+	send_all(cfd, bytes);
+	/* everything arrived before the reset: the receiver's queue has it all */
+	for (i = 0; i < 500; i++) {
+		int queued = 0;
+
+		if (!ioctl(afd, FIONREAD, &queued) && queued >= bytes)
+			break;
+		usleep(10000);
+	}
+	if (setsockopt(cfd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)))
+		die("SO_LINGER");
+	close(cfd); /* RST */
+	wait_state(afd, TCP_CLOSE_STATE, "reset socket");
+	close(lfd);
+	ready_line(ready, afd, ntohs(at->sin_port), 0);
+	wait_for_stop(lifetime);
+	close(afd);
+	return 0;
+}
+
+/* the gate as DEV's XDP program, in namespace NS (the caller's is kept) */
+static struct gate_bpf *gate_on(const char *ns, const char *dev)
+{
+	int here = self_netns(), ifindex;
+	struct gate_bpf *g;
+
+	enter_netns(ns);
+	g = gate_bpf__open_and_load();
+	if (!g)
+		die("loading the gate");
+	ifindex = if_nametoindex(dev);
+	if (!ifindex)
+		die(dev);
+	/* in place of the lab's xdp_pass: veth keeps its page pools */
+	if (bpf_xdp_attach(ifindex, bpf_program__fd(g->progs.gate), XDP_FLAGS_DRV_MODE, NULL))
+		die("attaching the gate");
+	if (setns(here, CLONE_NEWNET))
+		die("setns");
+	close(here);
+	return g;
+}
+
+static int cmd_tcp_orphan(const char *ns, const char *from, const struct sockaddr_in *at,
+			  long segments, const char *dev, const char *ready, long lifetime)
+{
+	struct gate_bpf *g;
+	int lfd, cfd, afd, i;
+	struct tcp_info ti;
+	char buf[2048];
+	socklen_t len;
+
+	if (!dev)
+		usage();
+	g = gate_on(ns, dev);
+	lfd = listener_in(ns, at, 16 << 20);
+	cfd = connect_from(from, at);
+	afd = accept(lfd, NULL, NULL);
+	if (afd < 0)
+		die("accept");
+	send_all(cfd, 1000); /* in order: B reads it */
+	usleep(100000);
+	g->bss->hole = 'H'; /* this one and its retransmissions are dropped */
+	send_fill(cfd, 1000, 'H');
+	usleep(50000);
+	for (i = 0; i < segments; i++) { /* out of order behind the hole */
+		send_all(cfd, 1000);
+		usleep(2000);
+	}
+	usleep(200000);
+	g->bss->closed = 1; /* no ACK of B's FIN: B stays in FIN-WAIT-1, a full socket */
+	while (recv(afd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+	len = sizeof(ti);
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(afd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+		die("TCP_INFO");
+	ready_line(ready, afd, ntohs(at->sin_port), ti.tcpi_rcv_ooopack);
+	close(lfd);
+	close(afd); /* an orphan in FIN-WAIT-1 with its out-of-order queue */
+	wait_for_stop(lifetime);
+	close(cfd);
+	gate_bpf__destroy(g);
+	return 0;
+}
+
+static int cmd_scm(const char *ns, const char *from, const struct sockaddr_in *at, long count,
+		   long size, const char *ready, long lifetime)
+{
+	char ctl[CMSG_SPACE(sizeof(int))], byte = 'x', data[65507];
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { 0 };
+	struct cmsghdr *cm;
+	int here = self_netns(), ufd, tx, pair[2], i, rcvbuf = 64 << 20;
+	unsigned long ino;
+
+	enter_netns(ns);
+	ufd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (ufd < 0 || setsockopt(ufd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) ||
+	    bind(ufd, (const struct sockaddr *)at, sizeof(*at)))
+		die("udp socket");
+	if (setns(here, CLONE_NEWNET))
+		die("setns");
+	enter_netns(from);
+	tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (tx < 0)
+		die("socket");
+	memset(data, 0x5a, sizeof(data));
+	for (i = 0; i < count; i++)
+		if (sendto(tx, data, size, 0, (const struct sockaddr *)at, sizeof(*at)) < 0)
+			die("sendto");
+	close(tx);
+	usleep(200000);
+	ino = ino_of(ufd);
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair))
+		die("socketpair");
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl;
+	msg.msg_controllen = sizeof(ctl);
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &ufd, sizeof(int));
+	if (sendmsg(pair[0], &msg, 0) != 1)
+		die("sendmsg(SCM_RIGHTS)");
+	close(ufd); /* the message is its only reference now */
+	{
+		char line[96];
+
+		snprintf(line, sizeof(line), "%d %lu %u %lu\n", getpid(), ino, ntohs(at->sin_port),
+			 ino_of(pair[1]));
+		write_ready(ready, line);
+	}
+	wait_for_stop(lifetime);
+	close(pair[0]);
+	close(pair[1]);
+	return 0;
+}
+
+static unsigned short csum(const void *p, size_t len)
+{
+	const unsigned short *w = p;
+	unsigned long sum = 0;
+
+	for (; len > 1; len -= 2)
+		sum += *w++;
+	if (len)
+		sum += *(const unsigned char *)w;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum;
+}
+
+static int cmd_frags(const char *from, const char *to, long count, long size, long id)
+{
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	char pkt[1500];
+	struct iphdr *ip = (void *)pkt;
+	int fd, one = 1, i;
+	long chunk = size & ~7L;
+
+	if (!to || chunk < 8 || chunk > 1400)
+		usage();
+	if (inet_pton(AF_INET, to, &dst.sin_addr) != 1)
+		usage();
+	enter_netns(from);
+	fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+	if (fd < 0 || setsockopt(fd, IPPROTO_IP, IP_HDRINCL, &one, sizeof(one)))
+		die("raw socket");
+	for (i = 0; i < count; i++) { /* offsets 0, chunk, 2 chunk ...: all with MF */
+		memset(pkt, 0x5a, sizeof(pkt));
+		memset(ip, 0, sizeof(*ip));
+		ip->ihl = 5;
+		ip->version = 4;
+		ip->tot_len = htons(sizeof(*ip) + chunk);
+		ip->id = htons(id);
+		ip->frag_off = htons(IP_MF | ((i * chunk) >> 3));
+		ip->ttl = 64;
+		ip->protocol = IPPROTO_UDP;
+		ip->daddr = dst.sin_addr.s_addr;
+		ip->check = 0; /* the kernel fills saddr and the checksum (IP_HDRINCL) */
+		if (!i) { /* the UDP header, in the first fragment */
+			unsigned short *udp = (void *)(pkt + sizeof(*ip));
+
+			udp[0] = htons(40000);
+			udp[1] = htons(9);
+			udp[2] = htons(8 + chunk * (count + 1));
+			udp[3] = 0;
+		}
+		ip->check = csum(ip, sizeof(*ip));
+		if (sendto(fd, pkt, sizeof(*ip) + chunk, 0, (struct sockaddr *)&dst, sizeof(dst)) < 0)
+			die("sendto");
+	}
+	close(fd);
+	printf("%d\n", i);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "netns", required_argument, NULL, 'n' },
+		{ "from", required_argument, NULL, 'f' },
+		{ "bind", required_argument, NULL, 'b' },
+		{ "to", required_argument, NULL, 't' },
+		{ "bytes", required_argument, NULL, 'B' },
+		{ "segments", required_argument, NULL, 'S' },
+		{ "dev", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "size", required_argument, NULL, 's' },
+		{ "id", required_argument, NULL, 'i' },
+		{ "ready", required_argument, NULL, 'R' },
+		{ "lifetime", required_argument, NULL, 'L' },
+		{ 0 },
+	};
+	const char *ns = NULL, *from = NULL, *bind_to = NULL, *to = NULL, *ready = NULL;
+	const char *dev = NULL, *cmd;
+	long bytes = 400000, segments = 20, count = 20, size = 1000, id = 4242, lifetime = 600;
+	struct sockaddr_in at = { 0 };
+	int o;
+
+	lab_tool = "ppkinds";
+	if (argc < 2)
+		usage();
+	cmd = argv[1];
+	optind = 2;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'n':
+			ns = optarg;
+			break;
+		case 'f':
+			from = optarg;
+			break;
+		case 'b':
+			bind_to = optarg;
+			break;
+		case 't':
+			to = optarg;
+			break;
+		case 'B':
+			bytes = parse_num(optarg, "bytes");
+			break;
+		case 'S':
+			segments = parse_num(optarg, "segments");
+			break;
+		case 'd':
+			dev = optarg;
+			break;
+		case 'c':
+			count = parse_num(optarg, "count");
+			break;
+		case 's':
+			size = parse_num(optarg, "size");
+			break;
+		case 'i':
+			id = parse_num(optarg, "id");
+			break;
+		case 'R':
+			ready = optarg;
+			break;
+		case 'L':
+			lifetime = parse_num(optarg, "lifetime");
+			break;
+		default:
+			usage();
+		}
+	}
+	if (count > 100000 || segments > 10000 || bytes > (64L << 20) || size > 65507)
+		usage(); /* bounded */
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(cmd, "frags"))
+		return cmd_frags(from, to, count, size, id);
+	if (!ns || !from || !bind_to || !ready)
+		usage();
+	parse_addr(bind_to, &at);
+	if (!strcmp(cmd, "tcp-reset"))
+		return cmd_tcp_reset(ns, from, &at, bytes, ready, lifetime);
+	if (!strcmp(cmd, "tcp-orphan"))
+		return cmd_tcp_orphan(ns, from, &at, segments, dev, ready, lifetime);
+	if (!strcmp(cmd, "scm"))
+		return cmd_scm(ns, from, &at, count, size, ready, lifetime);
+	usage();
+	return 2;
+}
