@@ -663,6 +663,8 @@ cmd_test() {
 	cmd_initramfs
 	local fails=0
 	for fl in $KERNEL_FLAVORS; do (boot_one "$fl") || fails=$((fails + 1)); done
+	# shellcheck disable=SC2086 # the flavors, one word each
+	"$ROOT/kernel/report.sh" $KERNEL_FLAVORS >&2 || true
 	say "kernel-test took $(( $(date +%s) - t0 )) s"
 	[ $fails -eq 0 ] || die "$fails VM run(s) failed"
 }
