@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -193,6 +194,12 @@ int features_probe(struct features *f)
 	/* "bpf: Add bpf_loop helper" (v5.17) */
 	f->bpf_loop = enum_has(btf, "bpf_func_id", "BPF_FUNC_loop");
 	f->atomics = probe_atomics();
+	/* the answers of a 5.10 kernel, for the integration tests of the
+	 * programs' PPW_COMPAT build on a newer one */
+	if (getenv("PPWATCH_NO_BPF_LOOP"))
+		f->bpf_loop = false;
+	if (getenv("PPWATCH_NO_BPF_ATOMICS"))
+		f->atomics = false;
 	if (f->page_pool) {
 		f->pool_user = find_member(btf, pool_id, "user") != NULL;
 		f->detach_time_is_ns = detach_time_is_ktime(btf, pool_id);

@@ -399,7 +399,8 @@ static int try_mode(struct session *s, enum attach_mode m)
 	libbpf_log_quiet(0);
 	s->mode = m;
 	/* scripts wait for this line (-v) before they make pools */
-	p_info("loaded and attached with %s programs (pid %d)", attach_mode_name(m), (int)getpid());
+	p_info("loaded and attached with %s programs%s (pid %d)", attach_mode_name(m),
+	       compat_build(&s->feat) ? ", counters-only build" : "", (int)getpid());
 	return 0;
 fail:
 	bpf_diag_parse(libbpf_log_captured(), err, &s->diag[m]);
