@@ -69,7 +69,11 @@ PURE_LDLIBS := -lyaml -ljansson -lmicrohttpd -lgnutls -lcrypt -lm
 
 # ledger.bpf.c defines the shared maps: the linker wants it first
 BPF_FAMILIES := ledger lifecycle discover holders items blocks
-BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES))
+# the tracepoint programs again, counters only, for kernels without BPF
+# atomic fetch/cmpxchg or bpf_loop (PPW_COMPAT, bpf/config.bpf.h)
+BPF_COMPAT_FAMILIES := ledger lifecycle
+BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_FAMILIES)) \
+	$(patsubst %,$(OUTPUT)/bpf/%-compat.bpf.o,$(BPF_COMPAT_FAMILIES))
 SKEL := $(OUTPUT)/ppwatch.skel.h
 
 # the netlink client's YNL library and generated code (see "netlink" below)
@@ -142,6 +146,13 @@ $(BPF_DEPS): ;
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/bpf/%.bpf.d $(VMLINUX) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPFCFLAGS) -MMD -MP -MT $@ -MF $(@:.bpf.o=.bpf.d) -c $< -o $(@:.bpf.o=.tmp.bpf.o)
+	$(Q)$(LLVM_STRIP) -g $(@:.bpf.o=.tmp.bpf.o)
+	$(Q)cp $(@:.bpf.o=.tmp.bpf.o) $@
+
+$(OUTPUT)/bpf/%-compat.bpf.o: bpf/%.bpf.c $(OUTPUT)/bpf/%-compat.bpf.d $(VMLINUX) | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPFCFLAGS) -DPPW_COMPAT -MMD -MP -MT $@ -MF $(@:.bpf.o=.bpf.d) -c $< \
+		-o $(@:.bpf.o=.tmp.bpf.o)
 	$(Q)$(LLVM_STRIP) -g $(@:.bpf.o=.tmp.bpf.o)
 	$(Q)cp $(@:.bpf.o=.tmp.bpf.o) $@
 

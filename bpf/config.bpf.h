@@ -17,6 +17,29 @@
 #define PPW_CFG(type, name, def) extern const volatile type name
 #endif
 
+/*
+ * PPW_COMPAT: the tracepoint programs built a second time (Makefile:
+ * ledger-compat.bpf.o, lifecycle-compat.bpf.o) for kernels whose verifier
+ * refuses a program that merely contains a BPF atomic fetch or
+ * compare-and-exchange instruction ("bpf: Add BPF_FETCH field / create
+ * atomic_fetch_add instruction" and "bpf: Add instructions for
+ * atomic_[cmp]xchg", v5.12: "BPF_STX uses reserved fields", reachable or
+ * not) or a bpf_loop callback ("bpf: Add bpf_loop helper", v5.17). They
+ * keep counters only (no page ledger, whose slots are taken by
+ * compare-and-exchange), update shared fields with plain stores and
+ * leave a freed pool's per-CPU slots to be refilled. Their names end in
+ * _compat; the loader loads them instead of the others where its probes
+ * find either missing (cli/sources/kfeatures.c).
+ */
+#ifdef PPW_COMPAT
+#define PPW_NAME(n) n##_compat
+#else
+#define PPW_NAME(n) n
+#define PPW_COMPAT  0
+#endif
+/* BPF_PROG with a PPW_NAME()d name (BPF_PROG pastes its name unexpanded) */
+#define PPW_BPF_PROG(name, args...) BPF_PROG(name, ##args)
+
 /* --stacks: take a stack for 1 in cfg_stack_every events (0: off) */
 PPW_CFG(__u32, cfg_stack_every, 0);
 

@@ -21,8 +21,11 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-/* the one object that defines the shared maps and the rodata settings */
+/* the one object that defines the shared maps and the rodata settings
+ * (its PPW_COMPAT build, config.bpf.h, declares them) */
+#ifndef PPW_COMPAT
 #define PPW_DEFINE_MAPS
+#endif
 #include "ledger.bpf.h"
 
 /* --stacks: a stack for 1 in cfg_stack_every events, counted per pool and kind */
@@ -71,7 +74,7 @@ static __always_inline int on_hold(void *ctx, struct page_pool *pool, __u64 netm
 	pc->holds++;
 	if (cfg_stack_every)
 		stack_id = take_stack(ctx, pc->pool, pc->gen, PPW_STACK_HOLD);
-	if (cfg_level == PPW_LEVEL_COUNTERS)
+	if (PPW_COMPAT || cfg_level == PPW_LEVEL_COUNTERS)
 		return 0;
 	/* counted in the base already: the pool was found mid-event */
 	if ((__s32)(hold - pc->base_hold) <= 0)
@@ -104,7 +107,7 @@ static __always_inline int on_release(void *ctx, struct page_pool *pool, __u64 n
 	if ((pc->pool != (__u64)pool || (__s32)(release - pc->release) <= 0) &&
 	    pcpu_fill(pc, pool, PPW_SEEN_RELEASE, release)) {
 		/* no record (table full): still forget the page */
-		if (cfg_level != PPW_LEVEL_COUNTERS && ledger_sampled(h))
+		if (!PPW_COMPAT && cfg_level != PPW_LEVEL_COUNTERS && ledger_sampled(h))
 			ledger_remove(netmem, h);
 		return 0;
 	}
@@ -117,7 +120,7 @@ static __always_inline int on_release(void *ctx, struct page_pool *pool, __u64 n
 				   rec->state == PPW_POOL_LIVE ? PPW_STACK_RELEASE :
 								 PPW_STACK_ZOMBIE_RELEASE);
 	}
-	if (cfg_level == PPW_LEVEL_COUNTERS || !ledger_sampled(h))
+	if (PPW_COMPAT || cfg_level == PPW_LEVEL_COUNTERS || !ledger_sampled(h))
 		return 0;
 	if (cfg_stack_every)
 		bpf_map_delete_elem(&page_stacks, &netmem);
@@ -132,41 +135,43 @@ static __always_inline int on_release(void *ctx, struct page_pool *pool, __u64 n
 }
 
 SEC("tp_btf/page_pool_state_hold")
-int BPF_PROG(hold_btf, struct page_pool *pool, __u64 netmem, __u32 hold)
+int PPW_BPF_PROG(PPW_NAME(hold_btf), struct page_pool *pool, __u64 netmem, __u32 hold)
 {
 	return on_hold(ctx, pool, tp_btf_netmem(ctx, netmem), hold);
 }
 
 SEC("tp_btf/page_pool_state_release")
-int BPF_PROG(release_btf, struct page_pool *pool, __u64 netmem, __u32 release)
+int PPW_BPF_PROG(PPW_NAME(release_btf), struct page_pool *pool, __u64 netmem, __u32 release)
 {
 	return on_release(ctx, pool, tp_btf_netmem(ctx, netmem), release);
 }
 
 SEC("raw_tp/page_pool_state_hold")
-int BPF_PROG(hold_raw, struct page_pool *pool, __u64 netmem, __u32 hold)
+int PPW_BPF_PROG(PPW_NAME(hold_raw), struct page_pool *pool, __u64 netmem, __u32 hold)
 {
 	return on_hold(ctx, pool, netmem, hold);
 }
 
 SEC("raw_tp/page_pool_state_release")
-int BPF_PROG(release_raw, struct page_pool *pool, __u64 netmem, __u32 release)
+int PPW_BPF_PROG(PPW_NAME(release_raw), struct page_pool *pool, __u64 netmem, __u32 release)
 {
 	return on_release(ctx, pool, netmem, release);
 }
 
 SEC("tracepoint/page_pool/page_pool_state_hold")
-int hold_tp(struct trace_event_raw_page_pool_state_hold *ctx)
+int PPW_NAME(hold_tp)(struct trace_event_raw_page_pool_state_hold *ctx)
 {
 	return on_hold(ctx, (struct page_pool *)BPF_CORE_READ(ctx, pool), tp_hold_netmem(ctx),
 		       BPF_CORE_READ(ctx, hold));
 }
 
 SEC("tracepoint/page_pool/page_pool_state_release")
-int release_tp(struct trace_event_raw_page_pool_state_release *ctx)
+int PPW_NAME(release_tp)(struct trace_event_raw_page_pool_state_release *ctx)
 {
 	return on_release(ctx, (struct page_pool *)BPF_CORE_READ(ctx, pool), tp_release_netmem(ctx),
 			  BPF_CORE_READ(ctx, release));
 }
 
+#if !PPW_COMPAT
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+#endif

@@ -70,19 +70,21 @@ static __always_inline int on_update_nid(struct page_pool *pool, int new_nid)
 }
 
 SEC("tp_btf/page_pool_release")
-int BPF_PROG(pool_release_btf, struct page_pool *pool, __s32 inflight, __u32 hold, __u32 release)
+int PPW_BPF_PROG(PPW_NAME(pool_release_btf), struct page_pool *pool, __s32 inflight, __u32 hold,
+		 __u32 release)
 {
 	return on_pool_release(pool, inflight, hold, release, BPF_CORE_READ(pool, destroy_cnt));
 }
 
 SEC("raw_tp/page_pool_release")
-int BPF_PROG(pool_release_raw, struct page_pool *pool, __s32 inflight, __u32 hold, __u32 release)
+int PPW_BPF_PROG(PPW_NAME(pool_release_raw), struct page_pool *pool, __s32 inflight, __u32 hold,
+		 __u32 release)
 {
 	return on_pool_release(pool, inflight, hold, release, BPF_CORE_READ(pool, destroy_cnt));
 }
 
 SEC("tracepoint/page_pool/page_pool_release")
-int pool_release_tp(struct trace_event_raw_page_pool_release *ctx)
+int PPW_NAME(pool_release_tp)(struct trace_event_raw_page_pool_release *ctx)
 {
 	return on_pool_release((struct page_pool *)BPF_CORE_READ(ctx, pool),
 			       BPF_CORE_READ(ctx, inflight), BPF_CORE_READ(ctx, hold),
@@ -90,19 +92,19 @@ int pool_release_tp(struct trace_event_raw_page_pool_release *ctx)
 }
 
 SEC("tp_btf/page_pool_update_nid")
-int BPF_PROG(update_nid_btf, struct page_pool *pool, int new_nid)
+int PPW_BPF_PROG(PPW_NAME(update_nid_btf), struct page_pool *pool, int new_nid)
 {
 	return on_update_nid(pool, new_nid);
 }
 
 SEC("raw_tp/page_pool_update_nid")
-int BPF_PROG(update_nid_raw, struct page_pool *pool, int new_nid)
+int PPW_BPF_PROG(PPW_NAME(update_nid_raw), struct page_pool *pool, int new_nid)
 {
 	return on_update_nid(pool, new_nid);
 }
 
 SEC("tracepoint/page_pool/page_pool_update_nid")
-int update_nid_tp(struct trace_event_raw_page_pool_update_nid *ctx)
+int PPW_NAME(update_nid_tp)(struct trace_event_raw_page_pool_update_nid *ctx)
 {
 	return on_update_nid((struct page_pool *)BPF_CORE_READ(ctx, pool),
 			     BPF_CORE_READ(ctx, new_nid));

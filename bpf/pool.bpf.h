@@ -30,6 +30,12 @@ static __always_inline __u32 next_gen(void)
 
 	if (!v)
 		return 0;
+	if (PPW_COMPAT) {
+		/* an add without fetch: two pools born at once may share a gen,
+		 * never an address */
+		__sync_fetch_and_add(v, 1);
+		return (__u32)*v;
+	}
 	return (__u32)__sync_fetch_and_add(v, 1) + 1;
 }
 
@@ -43,6 +49,11 @@ static __always_inline void u32_store_newer(__u32 *p, __u32 v)
 		old = *p;
 		if ((__s32)(v - old) <= 0)
 			return;
+		if (PPW_COMPAT) {
+			/* a racing older value may win: the next event corrects it */
+			*p = v;
+			return;
+		}
 		if (__sync_val_compare_and_swap(p, old, v) == old)
 			return;
 	}
@@ -362,6 +373,10 @@ static __always_inline void pcpu_clear(struct ppw_pool *rec)
 {
 	struct pcpu_clear c = { .pool = rec->addr, .rec = rec };
 
+	/* (PPW_COMPAT: no bpf_loop; a slot of a freed pool is refilled on
+	 * the next event in it, as after an eviction) */
+	if (PPW_COMPAT)
+		return;
 	c.idx = pcpu_slot_idx((__u32)rec->addr);
 	bpf_loop(PPW_MAX_CPU_SLOTS, pcpu_clear_cb, &c, 0);
 }

@@ -31,7 +31,7 @@ KERNEL_RIG = KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) \
 	PPWATCH_BIN=$(abspath $(OUTPUT))/ppwatch kernel/rig.sh
 
 .PHONY: kernel-list kernel-prepare kernel-build kernel-initramfs kernel-boot kernel-test \
-	kernel-patches-check kernel-bisect
+	kernel-patches-check kernel-bisect kernel-report
 
 kernel-list:
 	$(Q)$(KERNEL_RIG) list
@@ -58,3 +58,7 @@ kernel-patches-check: kernel-prepare
 kernel-bisect: kernel-prepare
 	$(Q)KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
 		kernel/check-patches.sh --bisect
+
+# the kernel x command table of kernel/README.md, from the last run's VM logs
+kernel-report:
+	$(Q)KERNEL_WORK=$(KERNEL_WORK) KERNEL_MATRIX=$(KERNEL_MATRIX) kernel/report.sh --update kernel/README.md

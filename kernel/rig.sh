@@ -46,7 +46,6 @@ TARBALL=/usr/src/linux-source-6.12.tar.xz
 EXPECT_VERSION=6.12.117
 
 TREES=$KERNEL_WORK/trees
-PKGS=$KERNEL_WORK/pkgs
 LOGS=$KERNEL_WORK/logs
 # the git repository of the unpacked tarball ('base'); it is also the source
 # tree of the 'patched' kernel (the path is historical: worktrees of it hold
@@ -351,100 +350,9 @@ build_kernel() {
 }
 
 # --- package kernels -------------------------------------------------------------
-# pkgs/NAME/: the .deb, vmlinuz, the package's file list, the modules the
-# matrix line asks for (with their dependencies, uncompressed, in load order)
-# under root/, and 'package' (the resolved package, version and release).
-
-# first_file PATH...: the first PATH, if it exists: the first match of a
-# glob, nothing if it matched nothing
-first_file() { if [ -e "$1" ]; then echo "$1"; fi; }
-
-# the linux-image-* package a metapackage stands for (or the package itself)
-resolve_package() {
-	local dep
-	dep=$(apt-cache depends "$1" 2>/dev/null |
-		sed -n 's/^  Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n1)
-	echo "${dep:-$1}"
-}
-
-# module file (in the package's file list) of module NAME ('-' and '_' alike)
-module_file() {
-	local want
-	want=$(echo "$1" | tr - _)
-	awk -v w="$want" '{
-		n = $0; sub(/.*\//, "", n); sub(/\.ko(\.xz|\.zst|\.gz)?$/, "", n); gsub(/-/, "_", n)
-		if (n == w && $0 ~ /\.ko(\.xz|\.zst|\.gz)?$/) { print; exit } }' "$2"
-}
-
-fetch_package() {
-	local name=$1 pkg=${M_SRC[$1]} dir=$PKGS/$1 real ver deb want kver
-	mkdir -p "$dir"
-	if ! apt-cache show "$pkg" >/dev/null 2>&1; then
-		if [ -s "$dir/vmlinuz" ] && [ -s "$dir/package" ]; then
-			say "WARNING: apt knows no '$pkg' (no 'apt-get update'?): booting the one fetched before: $(cat "$dir/package")"
-			return 0
-		fi
-		die "$name: apt knows no package '$pkg': run 'apt-get update'"
-	fi
-	real=$(resolve_package "$pkg")
-	ver=$(apt-cache policy "$real" | sed -n 's/^  Candidate: //p')
-	if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then die "$name: no installable version of $real"; fi
-	want="$real $ver modules=$(opt "$name" modules)"
-	if [ "$(head -n1 "$dir/package" 2>/dev/null)" = "$want" ] && [ -s "$dir/vmlinuz" ]; then
-		say "$name: $real $ver already unpacked"
-		return 0
-	fi
-	rm -rf "$dir/root" "$dir/package" "$dir/vmlinuz"
-	deb=$(first_file "$dir/${real}_"*.deb)
-	if [ -z "$deb" ] || [ "$(dpkg-deb -f "$deb" Version)" != "$ver" ]; then
-		rm -f "$dir"/*.deb
-		say "$name: apt-get download $real=$ver ($pkg)"
-		(cd "$dir" && apt-get download -q "$real=$ver" 2>&1 | grep -v 'unsandboxed as root' >&2) || true
-		deb=$(first_file "$dir/${real}_"*.deb)
-		[ -n "$deb" ] || die "$name: apt-get download $real=$ver failed"
-	fi
-	dpkg-deb --fsys-tarfile "$deb" | tar -t | sed 's|^\./||' >"$dir/files.list"
-	kver=$(sed -n 's|^boot/vmlinuz-||p' "$dir/files.list" | head -n1)
-	[ -n "$kver" ] || die "$name: $real has no /boot/vmlinuz-*"
-	mkdir -p "$dir/root"
-	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir/root" "./boot/vmlinuz-$kver" "./boot/config-$kver"
-	cp "$dir/root/boot/vmlinuz-$kver" "$dir/vmlinuz"
-	package_modules "$name" "$deb" "$kver"
-	echo "$want" >"$dir/package"
-	echo "release=$kver" >>"$dir/package"
-	say "$name: $real $ver ($kver) unpacked, modules: $(tr '\n' ' ' <"$dir/modules.load")"
-}
-
-# Extract the modules of the matrix line and what they depend on; write
-# modules.load (guest paths, dependencies first).
-package_modules() {
-	local name=$1 deb=$2 kver=$3 dir=$PKGS/$1 m f dep todo
-	: >"$dir/modules.load"
-	todo=$(opt "$name" modules | tr , ' ')
-	declare -A seen=()
-	# depth-first, dependencies first
-	visit() {
-		local m=$1 f d
-		m=$(echo "$m" | tr - _)
-		[ -z "${seen[$m]:-}" ] || return 0
-		seen[$m]=1
-		f=$(module_file "$m" "$dir/files.list")
-		[ -n "$f" ] || die "$name: no module '$m' in $(basename "$deb")"
-		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir/root" "./$f"
-		case "$f" in
-		*.xz) xz -d -f "$dir/root/$f"; f=${f%.xz} ;;
-		*.zst) zstd -q -d --rm -f "$dir/root/$f"; f=${f%.zst} ;;
-		*.gz) gzip -d -f "$dir/root/$f"; f=${f%.gz} ;;
-		esac
-		# the .modinfo section's depends= (no kmod needed on the host)
-		for d in $(objcopy -O binary --only-section=.modinfo "$dir/root/$f" /dev/stdout |
-			   tr '\0' '\n' | sed -n 's/^depends=//p' | tr , ' '); do
-			visit "$d"
-		done
-		echo "/$f" >>"$dir/modules.load"
-	}
-	for m in $todo; do visit "$m"; done
-}
+# fetch_package, package_env, package_overlay: kernel/rig-package.sh
+# shellcheck source=kernel/rig-package.sh
+. "$ROOT/kernel/rig-package.sh"
 
 # the kernel image NAME boots
 kernel_image() {
@@ -649,7 +557,7 @@ cmd_initramfs() {
 # kernel unpacks concatenated cpio archives in order): /vm/kernel.env (what
 # the matrix says about the kernel) and, for package kernels, the modules.
 overlay() {
-	local name=$1 st=$IRD/overlay-$1 m
+	local name=$1 st=$IRD/overlay-$1
 	rm -rf "$st"
 	mkdir -p "$st/vm"
 	{
@@ -660,17 +568,9 @@ overlay() {
 		echo "PPVM_LACKS='$(opt "$name" lacks | tr , ' ')'"
 		echo "PPVM_MODULES='$(opt "$name" modules | tr , ' ')'"
 		echo "PPVM_SELFTESTS='$(opt "$name" selftests | tr , ' ')'"
-		if [ "${M_KIND[$name]}" = package ]; then
-			echo "PPVM_PACKAGE='$(head -n1 "$PKGS/$name/package")'"
-		fi
+		if [ "${M_KIND[$name]}" = package ]; then package_env "$name"; fi
 	} >"$st/vm/kernel.env"
-	if [ "${M_KIND[$name]}" = package ]; then
-		: >"$st/vm/modules.load"
-		while read -r m; do
-			install -D -m 0644 "$PKGS/$name/root$m" "$st$m"
-			echo "$m" >>"$st/vm/modules.load"
-		done <"$PKGS/$name/modules.load"
-	fi
+	if [ "${M_KIND[$name]}" = package ]; then package_overlay "$name" "$st"; fi
 	kernel_extras "$name" "$st"
 	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$IRD/overlay-$name.cpio.gz"
 	if [ -n "$(opt "$name" selftests)" ]; then
@@ -685,8 +585,9 @@ overlay() {
 # Boot NAME's kernel under qemu TCG with two vmxnet3 NICs joined by a qemu
 # hub (no host or user-mode networking) behind an emulated intel-iommu, and
 # a virtio-net NIC alone on a second hub (a TX ring for XDP frames on kernels
-# whose skbs cannot hold pool pages; kernels without virtio_net ignore it),
-# run the tests and check the serial log.
+# whose skbs cannot hold pool pages) and another one on the first hub (the
+# receiver of t/45-virtio-pp: its driver has page pools on 7.x); kernels
+# without virtio_net ignore both. Run the tests and check the serial log.
 boot_one() {
 	local flavor=$1 img log rc t0
 	need_flavor "$flavor"
@@ -698,6 +599,7 @@ boot_one() {
 	overlay "$flavor"
 	log=$LOGS/vm-$flavor${BUILD_NAME#build}.log
 	say "booting $flavor kernel (log: $log, timeout ${VM_TIMEOUT}s)"
+	if [ "${M_KIND[$flavor]}" = package ]; then say "$flavor is $(cat "$PKGS/$flavor/package")"; fi
 	t0=$(date +%s)
 	set +e
 	timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
@@ -707,6 +609,7 @@ boot_one() {
 		-netdev hubport,id=h0,hubid=0 -device vmxnet3,netdev=h0 \
 		-netdev hubport,id=h1,hubid=0 -device vmxnet3,netdev=h1 \
 		-netdev hubport,id=h2,hubid=1 -device virtio-net-pci,netdev=h2 \
+		-netdev hubport,id=h3,hubid=0 -device virtio-net-pci,netdev=h3 \
 		-kernel "$img" -initrd "$IRD/initrd-$flavor.cpio.gz" \
 		-append "console=ttyS0 panic=-1 ppvm.flavor=$flavor ${VM_APPEND:-}" \
 		</dev/null >"$log" 2>&1
@@ -730,6 +633,7 @@ check_log() {
 	local flavor=$1 log=$2 rc=$3 bad=0 summary
 	tr -d '\r' <"$log" >"$log.txt"
 	grep -E '^PPVM: (FAIL|SKIP)|^PPVM-VALUES|^PPVM-SUMMARY' "$log.txt" | sed "s/^/  [$flavor] /" >&2 || true
+	say "$flavor: time per test: $(sed -n 's/^PPVM-TIME: \([^ ]*\) \([0-9.]*\) s$/\1 \2/p' "$log.txt" | tr '\n' ' ')"
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		say "$flavor: FAIL: VM timed out after ${VM_TIMEOUT}s"; bad=1
 	fi
@@ -767,6 +671,8 @@ cmd_test() {
 	cmd_initramfs
 	local fails=0
 	for fl in $KERNEL_FLAVORS; do (boot_one "$fl") || fails=$((fails + 1)); done
+	# shellcheck disable=SC2086 # the flavors, one word each
+	"$ROOT/kernel/report.sh" $KERNEL_FLAVORS >&2 || true
 	say "kernel-test took $(( $(date +%s) - t0 )) s"
 	[ $fails -eq 0 ] || die "$fails VM run(s) failed"
 }

@@ -34,6 +34,12 @@ static const struct {
 	  "the netdev netlink family (page-pool-get): no per-device pool lists or kernel "
 	  "stats, only what the tracepoints show" },
 	{ "napi_id", FACT(napi), false, UNMAP_UNKNOWN, "NAPI ids (pool->p.napi, 8c48eea3adf3)" },
+	{ "page_ages", FACT(ledger), false, UNMAP_UNKNOWN,
+	  "page ages or per-page state (the page ledger needs BPF atomic fetch and "
+	  "compare-and-exchange instructions, Linux 5.12): counters only" },
+	{ "discovery", FACT(discovery), false, UNMAP_UNKNOWN,
+	  "pools that make no events (the iterators that find them need the bpf_loop helper, "
+	  "Linux 5.17): a pool appears with its first event" },
 	{ "item_stats", FACT(item_stats), true, UNMAP_UNKNOWN,
 	  "item_fast_empty / item_slow_failed (the page_pool item-block series)" },
 	{ "item_blocks", FACT(item_blocks), true, UNMAP_UNKNOWN,

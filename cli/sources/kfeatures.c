@@ -2,10 +2,12 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -59,6 +61,65 @@ static bool params_has(const struct btf *btf, int pool_id, const char *name)
 	const struct btf_member *p = find_member(btf, pool_id, "p");
 
 	return p && find_member(btf, p->type, name);
+}
+
+/* does enum 'ename' of the kernel's BTF have the enumerator 'val'? */
+static bool enum_has(const struct btf *btf, const char *ename, const char *val)
+{
+	int id = btf__find_by_name_kind(btf, ename, BTF_KIND_ENUM);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_enum *e;
+	int i;
+
+	if (!t)
+		return false;
+	e = btf_enum(t);
+	for (i = 0; i < btf_vlen(t); i++, e++)
+		if (!strcmp(btf__name_by_offset(btf, e->name_off), val))
+			return true;
+	return false;
+}
+
+#ifndef BPF_ATOMIC
+#define BPF_ATOMIC 0xc0
+#endif
+#ifndef BPF_FETCH
+#define BPF_FETCH 0x01
+#endif
+
+/*
+ * BPF atomic fetch instructions ("bpf: Add BPF_FETCH field / create
+ * atomic_fetch_add instruction", v5.12, with cmpxchg and xchg): a kernel
+ * without them refuses any program that contains one. No BTF type tells,
+ * so load four instructions that use one. Only EINVAL says no: a probe
+ * that cannot run (no privilege) leaves the answer to the real load.
+ */
+static bool probe_atomics(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 0 },
+		{ .code = BPF_STX | BPF_MEM | BPF_DW,
+		  .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_1,
+		  .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_ATOMIC | BPF_DW,
+		  .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_1,
+		  .off = -8,
+		  .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "ppw_atomics", "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	p_dbg("probe: BPF atomic fetch instruction: %s", strerror(errno));
+	return errno != EINVAL;
 }
 
 /*
@@ -130,6 +191,15 @@ int features_probe(struct features *f)
 		snprintf(name, sizeof(name), "btf_trace_%s", tracepoints[i].name);
 		*tp_flag(f, i) = has_type(btf, name, BTF_KIND_TYPEDEF);
 	}
+	/* "bpf: Add bpf_loop helper" (v5.17) */
+	f->bpf_loop = enum_has(btf, "bpf_func_id", "BPF_FUNC_loop");
+	f->atomics = probe_atomics();
+	/* the answers of a 5.10 kernel, for the integration tests of the
+	 * programs' PPW_COMPAT build on a newer one */
+	if (getenv("PPWATCH_NO_BPF_LOOP"))
+		f->bpf_loop = false;
+	if (getenv("PPWATCH_NO_BPF_ATOMICS"))
+		f->atomics = false;
 	if (f->page_pool) {
 		f->pool_user = find_member(btf, pool_id, "user") != NULL;
 		f->detach_time_is_ns = detach_time_is_ktime(btf, pool_id);
@@ -148,8 +218,9 @@ int features_probe(struct features *f)
 	}
 	btf__free(btf);
 	p_dbg("features: page_pool=%d tp hold=%d release=%d pool_release=%d nid=%d user=%d "
-	      "detach_ns=%d unmap=%s tracefs=%d",
+	      "detach_ns=%d unmap=%s tracefs=%d bpf_loop=%d atomics=%d",
 	      f->page_pool, f->tp_hold, f->tp_release, f->tp_pool_release, f->tp_update_nid,
-	      f->pool_user, f->detach_time_is_ns, unmap_regime_name(f->unmap), f->tracefs);
+	      f->pool_user, f->detach_time_is_ns, unmap_regime_name(f->unmap), f->tracefs,
+	      f->bpf_loop, f->atomics);
 	return 0;
 }

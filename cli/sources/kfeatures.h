@@ -29,7 +29,10 @@ struct features {
 	bool detach_time_is_ns; /* user.detach_time is ktime_t */
 	bool pool_napi;		/* pool->p.napi (v6.5) */
 	enum unmap_regime unmap;
-	bool tracefs; /* events/page_pool visible in tracefs */
+	/* what the BPF programs may contain (their PPW_COMPAT build where not) */
+	bool bpf_loop; /* the bpf_loop helper (v5.17): iterators, freed-pool slots */
+	bool atomics;  /* BPF atomic fetch and cmpxchg (v5.12): the page ledger */
+	bool tracefs;  /* events/page_pool visible in tracefs */
 	long page_size;
 	long struct_page_size; /* sizeof(struct page), for pfns */
 	char btf_err[96];

@@ -292,9 +292,56 @@ static void unmap_ledger(struct session *s)
 	s->ledger_map_len = 0;
 }
 
+/*
+ * The programs' PPW_COMPAT build (bpf/config.bpf.h: names ending in
+ * _compat, counters only) where the kernel lacks what the others contain.
+ */
+static bool compat_build(const struct features *f)
+{
+	return !f->atomics || !f->bpf_loop;
+}
+
+static bool is_compat(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 7 && !strcmp(name + n - 7, "_compat");
+}
+
+/*
+ * What a command asks for that this kernel's BPF cannot do, said once at
+ * the point of failure: the holder scan's iterators are bpf_loop walks,
+ * the page ledger takes its slots with compare-and-exchange. The sampled
+ * level (top, export) falls back to counters, a gap the command reports.
+ */
+static int check_bpf_needs(struct session *s)
+{
+	const struct features *f = &s->feat;
+	bool ledger = s->opts.level != PPW_LEVEL_COUNTERS && !f->atomics;
+	bool scan = s->opts.holders && !f->bpf_loop;
+
+	if (s->opts.level == PPW_LEVEL_SAMPLED && !f->atomics) {
+		s->opts.level = PPW_LEVEL_COUNTERS;
+		ledger = false;
+	}
+	if (!ledger && !scan)
+		return 0;
+	p_err("this kernel (%s) cannot run %s%s%s: its BPF lacks %s%s%s; here ppwatch runs with "
+	      "counters only (pools, top, watch, stacks, check without --run, export)",
+	      f->release, scan ? "the holder scan" : "", scan && ledger ? " or " : "",
+	      ledger ? "the page ledger" : "",
+	      scan ? "the bpf_loop helper (Linux 5.17) the scan's iterators need" : "",
+	      scan && ledger ? " and " : "",
+	      ledger ? "atomic fetch and compare-and-exchange instructions (Linux 5.12)" : "");
+	return -EOPNOTSUPP;
+}
+
 /* the iterators: discovery always, the holder scan when asked, the block walk where blocks exist */
 static bool iter_wanted(const struct session *s, const char *name)
 {
+	/* every iterator walks with bpf_loop */
+	if (!s->feat.bpf_loop)
+		return false;
 	if (!strncmp(name, "scan_", 5))
 		return s->opts.holders;
 	if (!strncmp(name, "blocks_", 7))
@@ -327,7 +374,8 @@ static int try_mode(struct session *s, enum attach_mode m)
 		const char *name = bpf_program__name(prog);
 		bool on = !strncmp(sec, "iter/", 5) ?
 				  iter_wanted(s, name) :
-				  (!strncmp(sec, pfx, strlen(pfx)) && tp_present(&s->feat, sec));
+				  (!strncmp(sec, pfx, strlen(pfx)) && tp_present(&s->feat, sec) &&
+				   is_compat(name) == compat_build(&s->feat));
 
 		bpf_program__set_autoload(prog, on);
 	}
@@ -351,7 +399,8 @@ static int try_mode(struct session *s, enum attach_mode m)
 	libbpf_log_quiet(0);
 	s->mode = m;
 	/* scripts wait for this line (-v) before they make pools */
-	p_info("loaded and attached with %s programs (pid %d)", attach_mode_name(m), (int)getpid());
+	p_info("loaded and attached with %s programs%s (pid %d)", attach_mode_name(m),
+	       compat_build(&s->feat) ? ", counters-only build" : "", (int)getpid());
 	return 0;
 fail:
 	bpf_diag_parse(libbpf_log_captured(), err, &s->diag[m]);
@@ -399,6 +448,7 @@ int session_open(struct session *s, const struct session_opts *o)
 	}
 	features_probe(&s->feat);
 	err = check_kernel(&s->feat);
+	err = err ?: check_bpf_needs(s);
 	if (err)
 		return err;
 

@@ -62,6 +62,8 @@ static void kernel_facts_of(struct monitor *m)
 		.unmap_event = session_hooks(&m->s, "page_pool_destroy_unmap") ||
 			       session_hooks(&m->s, "page_pool_inflight_unmap"),
 		.dma_index_stats = f->dma_index_stats,
+		.ledger = f->atomics,
+		.discovery = f->bpf_loop,
 	};
 }
 

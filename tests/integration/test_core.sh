@@ -15,6 +15,7 @@ ALL_TESTS="
 	top_batch_json
 	attach_while_pools_exist
 	attach_variants
+	compat_programs_match_kernel
 	ledger_full_is_counted
 	group_by_device
 	options_before_or_after_command
@@ -304,6 +305,65 @@ attach_variants() {
 		port=$((port + 1))
 		rm -f "$out" "$out.err"
 	done
+}
+
+# The programs' counters-only build, the one a kernel without BPF atomic
+# fetch/cmpxchg or bpf_loop gets (5.10, where no pool can be made in the
+# VM tests), loaded here by giving ppwatch that kernel's probe answers: in
+# each attach mode the counts are the kernel's; a destroyed pool is a
+# zombie with page_pool_release's inflight; the holder scan refuses in one
+# line.
+compat_programs_match_kernel() {
+	require_kernel
+	tracefs >/dev/null || skip "tracefs not available (classic tracepoints need it)"
+	tr_begin
+	lab_begin
+	local m out p hk rk tpid port=5400 doc ki err rc
+	export PPWATCH_NO_BPF_ATOMICS=1 PPWATCH_NO_BPF_LOOP=1
+	for m in tp_btf raw_tp tracepoint; do
+		out=/tmp/ppwt$BASHPID.$m
+		"$PPWATCH" -v -j --attach "$m" top -b 0.5 >"$out" 2>"$out.err" &
+		tpid=$!
+		at_exit "kill $tpid 2>/dev/null"
+		wait_attached "$out.err" $tpid
+		check "$m: the counters-only build loaded" \
+			grep -q "attached with $m programs, counters-only build" "$out.err"
+		lab_hold 1500 1000 $port >/dev/null || fail "holder"
+		sleep 1.2
+		read -r hk rk < <(tr_counters)
+		p=$(vb_pool "$(tail -1 "$out")") || fail "$m: no vb pool"
+		log "$m: kernel hold=$hk release=$rk; ppwatch $(jq -c '{inflight,hold_cnt,release_cnt,ages}' <<<"$p")"
+		check "$m: hold count is the kernel's" jget "$p" ".hold_cnt == $hk" >/dev/null
+		check "$m: release count is the kernel's" jget "$p" ".release_cnt == $rk" >/dev/null
+		check "$m: inflight = hold - release" jget "$p" ".inflight == $((hk - rk))" >/dev/null
+		check "$m: top's sampled level fell back to counters" \
+			jget "$(tail -1 "$out")" '.ledger.level == "counters"' >/dev/null
+		kill $tpid 2>/dev/null
+		wait $tpid 2>/dev/null
+		lab_release $port
+		port=$((port + 1))
+		rm -f "$out" "$out.err"
+	done
+	lab_hold 800 1000 $port >/dev/null || fail "holder"
+	lab_xdp_off
+	sleep 1.3 # at least one retry
+	doc=$("$PPWATCH" -j pools) || fail "ppwatch pools failed"
+	ki=$(tr_release_inflight)
+	p=$(vb_pool "$doc") || fail "no vb pool"
+	log "kernel page_pool_release inflight=$ki; ppwatch $(jq -c '{state,inflight,retries}' <<<"$p"); unavailable $(jq -c .kernel.unavailable <<<"$doc")"
+	check "zombie" jget "$p" '.state == "zombie"' >/dev/null
+	check "inflight is page_pool_release's" jget "$p" ".inflight == $ki" >/dev/null
+	check "what this kernel cannot report: page_ages, discovery" \
+		jget "$doc" '.kernel.unavailable | index("page_ages") != null and index("discovery") != null' >/dev/null
+	err=$("$PPWATCH" holders 2>&1 >/dev/null)
+	rc=$?
+	log "holders: exit $rc: $err"
+	check "holders refuses: exit 2" [ $rc -eq 2 ]
+	check "holders refuses in one line" [ "$(grep -c . <<<"$err")" -eq 1 ]
+	check "holders refuses naming bpf_loop" grep -q 'bpf_loop' <<<"$err"
+	check "holders refuses naming the atomic instructions" grep -q 'atomic' <<<"$err"
+	lab_release $port
+	unset PPWATCH_NO_BPF_ATOMICS PPWATCH_NO_BPF_LOOP
 }
 
 ledger_full_is_counted() {

@@ -218,10 +218,11 @@ ppw_has() { [ "$(jq -r "[.pools[] | has(\"$1\")] | any" /tmp/ppw.json 2>/dev/nul
 # ppw NAME ARGS...: run 'ppwatch ARGS' into /tmp/NAME.out (stdout) and
 # /tmp/NAME.err; PPW_RC is its exit status
 ppw() {
-	local name=$1; shift
+	local name=$1 t0; shift
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	$PPWATCH "$@" >"/tmp/$name.out" 2>"/tmp/$name.err"
 	PPW_RC=$?
-	log "ppwatch $* -> exit $PPW_RC"
+	log "ppwatch $* -> exit $PPW_RC ($(awk -v a="$t0" '{ printf "%.1f", $1 - a }' /proc/uptime) s)"
 	[ $PPW_RC -eq 0 ] || log "  stderr: $(head -c 300 "/tmp/$name.err" | tr '\n' ' ')"
 	return 0
 }
@@ -247,11 +248,54 @@ ppw_pm_ok() {
 # /tmp/NAME.out), waits until it has attached; ppw_bg_stop NAME: SIGINT, wait,
 # PPW_RC = its exit status
 ppw_bg() {
+	ppw_bg_start "$@"
+	ppw_bg_ready "$1"
+}
+# ppw_bg_start NAME ARGS...: the same without waiting; ppw_bg_ready NAME...
+# waits until each has attached (several load at once, on both vCPUs)
+ppw_bg_start() {
 	local name=$1; shift
+	eval "PPW_T0_$name=\$(cut -d' ' -f1 /proc/uptime) PPW_ARGS_$name=\"\$*\""
 	$PPWATCH -v "$@" >"/tmp/$name.out" 2>"/tmp/$name.err" &
 	eval "PPW_BG_$name=$!"
-	wait_for 60 grep -q 'loaded and attached' "/tmp/$name.err" ||
-		log "ppwatch $* did not report 'loaded and attached' within 60 s: $(head -c 300 "/tmp/$name.err" | tr '\n' ' ')"
+}
+ppw_bg_ready() {
+	local name t0 args
+	for name in "$@"; do
+		eval "t0=\$PPW_T0_$name args=\$PPW_ARGS_$name"
+		if wait_for 60 grep -q 'loaded and attached' "/tmp/$name.err"; then
+			log "ppwatch $args attached after $(awk -v a="$t0" '{ printf "%.1f", $1 - a }' /proc/uptime) s"
+		else
+			log "ppwatch $args did not report 'loaded and attached' within 60 s: $(head -c 300 "/tmp/$name.err" | tr '\n' ' ')"
+		fi
+	done
+}
+# ppw_par NAME ARGS...: 'ppwatch ARGS' (outputs as ppw's) in the background,
+# for runs that observe the same state independently; ppw_par_wait NAME...
+# waits for them; ppw_rc NAME then sets PPW_RC to NAME's exit status (and
+# logs it, as ppw does) for ppw_ok and the checks
+ppw_par() {
+	local name=$1; shift
+	eval "PPW_ARGS_$name=\"\$*\""
+	$PPWATCH "$@" >"/tmp/$name.out" 2>"/tmp/$name.err" &
+	eval "PPW_PAR_$name=$!"
+}
+ppw_par_wait() {
+	local name pid t0
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	for name in "$@"; do
+		eval "pid=\$PPW_PAR_$name"
+		wait "$pid"
+		eval "PPW_RC_$name=$?"
+	done
+	log "ppwatch runs $* in parallel: done $(awk -v a="$t0" '{ printf "%.1f", $1 - a }' /proc/uptime) s after the wait began"
+}
+ppw_rc() {
+	local args
+	eval "PPW_RC=\$PPW_RC_$1 args=\$PPW_ARGS_$1"
+	log "ppwatch $args -> exit $PPW_RC"
+	[ "$PPW_RC" -eq 0 ] || log "  stderr: $(head -c 300 "/tmp/$1.err" | tr '\n' ' ')"
+	return 0
 }
 ppw_bg_stop() {
 	local pid

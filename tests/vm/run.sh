@@ -2,6 +2,7 @@
 # shellcheck shell=dash # busybox ash (sh /vm/run.sh)
 # Runs every /vm/t/NN-*.sh (sorted) with a time limit, then prints the
 # summary and the end marker the host side (kernel/rig.sh) looks for:
+#   PPVM-TIME: NN-name SECONDS s    (one per test; 'total': since boot)
 #   PPVM-SUMMARY: flavor=F pass=N fail=N skip=N
 #   PPVM-END
 export FLAVOR=$1
@@ -46,9 +47,12 @@ echo "PPVM-BEGIN: flavor=$FLAVOR kernel=$(uname -r)"
 			continue
 		fi
 		echo "PPVM-TEST: $name"
+		t0=$(cut -d' ' -f1 /proc/uptime)
 		timeout "${PPVM_TEST_TIMEOUT:-240}" sh -c ". /vm/lib.sh; T=$name; . $t"
 		rc=$?
 		[ $rc -eq 0 ] || echo "PPVM: FAIL $name: test script exited $rc (143: timed out)"
+		# the wall time of each test (the host prints them: the VM budget)
+		echo "PPVM-TIME: $name $(awk -v a="$t0" '{ printf "%.1f", $1 - a }' /proc/uptime) s"
 	done
 	T=dmesg
 	if lacks dma-api-debug || lacks vmxnet3-xdp; then
@@ -69,5 +73,6 @@ echo "PPVM-BEGIN: flavor=$FLAVOR kernel=$(uname -r)"
 pass_n=$(grep -c '^PPVM: PASS ' /tmp/results.log)
 fail_n=$(grep -c '^PPVM: FAIL ' /tmp/results.log)
 skip_n=$(grep -c '^PPVM: SKIP ' /tmp/results.log)
+echo "PPVM-TIME: total $(cut -d' ' -f1 /proc/uptime) s"
 echo "PPVM-SUMMARY: flavor=$FLAVOR pass=$pass_n fail=$fail_n skip=$skip_n"
 echo "PPVM-END"

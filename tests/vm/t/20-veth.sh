@@ -173,6 +173,17 @@ if ppw_snap; then
 		if ppw_has items; then
 			absent "ppwatch: $FLAVOR kernel: pool $ZID .items is null" "$(ppw_pool "${ZID:-0}" items)"
 		fi
+		# who holds the zombie's pages: the sink's socket, every one of them
+		ppw vholders holders "$ZID" -j
+		if ppw_ok vholders "ppwatch holders $ZID -j"; then
+			H=$(jq -c '.pools[0].holders | map(select(.kind == "socket"))[0]' /tmp/vholders.out)
+			log "holder: $H"
+			check "ppwatch holders: the zombie veth pool's inflight" "$(jq '.pools[0].inflight' /tmp/vholders.out)" -eq "$RINFL"
+			check "ppwatch holders: the UDP socket on 192.0.2.2:$PORT" "$(echo "$H" | jq -r .local)" = "192.0.2.2:$PORT"
+			check "ppwatch holders: its pages = the pool's inflight" "$(echo "$H" | jq -r .pages)" -eq "$RINFL"
+			check "ppwatch holders: its process" "$(echo "$H" | jq -r '.owners[0].comm')" = ppvm-tool
+			check "ppwatch holders: unattributed" "$(jq '.pools[0].unattributed' /tmp/vholders.out)" -eq 0
+		fi
 		;;
 	esac
 	# per-block occupancy (issue 11): 'ppwatch blocks ID' walks the same list

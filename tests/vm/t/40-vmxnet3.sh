@@ -99,7 +99,7 @@ elif [ "$FLAVOR" = xarray ]; then
 else
 	absent "$FLAVOR kernel: no unmap-at-destroy tracepoint" \
 		"$(has_event page_pool_destroy_unmap && echo present)$(has_event page_pool_inflight_unmap && echo present)"
-	if [ "$FLAVOR" = stock ]; then how="unmapped through the dma_mapped xarray, unreported"; else how="left mapped: legacy regime"; fi
+	if [ "$PPVM_REGIME" = legacy ]; then how="left mapped: legacy regime"; else how="unmapped through the dma_mapped xarray, unreported"; fi
 	echo "PPVM-VALUES: vmxnet3 inflight-at-destroy=$INFL1 ($FLAVOR: $how)"
 fi
 # --- ppwatch cross-check (extend here: unmap at destroy) ---
@@ -131,8 +131,8 @@ if ppw_finish; then
 	esac
 	# the DMA state of the destroyed pool, by the kernel's regime
 	check "ppwatch: pool $ZID maps its pages" "$(ppw_pool "$ZID" dma_map)" = true
-	case $FLAVOR in
-	prefix)
+	case $PPVM_REGIME in
+	legacy)
 		# neither fix: every page still out is still mapped, the legacy hazard
 		check "ppwatch: pool $ZID dma = hazard" "$(ppw_pool "$ZID" dma)" = hazard
 		check "ppwatch: pool $ZID dma_still_mapped = inflight" "$(ppw_pool "$ZID" dma_still_mapped)" -eq "$INFL1"
@@ -154,3 +154,5 @@ if [ "$FLAVOR" = patched ]; then
 		"$(tcount /tmp/vmx.trace page_pool_item_block_alloc "page_pool=$PTR ")"
 fi
 trace_stop
+# the first NIC back to the initial netns (t/45 sends from it)
+ip netns del vmxA; ip netns del vmxB

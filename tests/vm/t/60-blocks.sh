@@ -23,9 +23,12 @@ if [ "$FLAVOR" != patched ]; then
 	check "ppwatch blocks without item blocks: exit 2" "$PPW_RC" -eq 2
 	check "ppwatch blocks without item blocks: says 'not available'" \
 		"$(grep -c 'not available' /tmp/blocks_na.err)" -ge 1
-	ppw pools_na pools -j
-	check "ppwatch pools -j without item blocks: no pool has .block_occupancy" \
-		"$(jq '[.pools[] | select(.block_occupancy != null)] | length' /tmp/pools_na.out)" -eq 0
+	# the 'pools -j' of 50-live-zombie, its zombie among the pools (one
+	# ppwatch load less), else one of its own
+	PJ=/tmp/pools.out
+	[ -s $PJ ] || { ppw pools_na pools -j; PJ=/tmp/pools_na.out; }
+	check "ppwatch pools -j without item blocks: no pool has .block_occupancy ($(jq '.pools | length' $PJ) pools)" \
+		"$(jq '[.pools[] | select(.block_occupancy != null)] | length' $PJ)" -eq 0
 	return 0
 fi
 if ! ip netns add "$NS" || ! ip -n "$NS" link set lo up; then fail "netns $NS"; return 0; fi

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash; sourced by t/50-live-zombie.sh
+# The oldest kernel of the matrix (Debian 11's 5.10, kernel/matrix
+# lacks=live-frames,bpf-loop,bpf-atomics): no driver of the guest uses
+# page_pool and there are no live frames, so no pool can be made. Every
+# command runs anyway, on none: what this kernel's BPF can serve (counters:
+# pools, top, watch, stacks, check rules, export) exits 0 with nothing
+# found and says once what the kernel cannot report; what it cannot serve
+# (holders, pages, record, postmortem, check --run) refuses in one line
+# that names what the kernel lacks, never a verifier log.
+
+# floor_refused NAME WHAT: the last ppw exited 2 with one line on stderr
+# naming what this kernel lacks
+floor_refused() {
+	local err=/tmp/$1.err
+	check "ppwatch $2 on $FLAVOR: refused (exit 2)" "$PPW_RC" -eq 2
+	check "ppwatch $2: refused in one line" "$(grep -c . "$err")" -eq 1 ||
+		log "stderr: $(head -c 800 "$err" | tr '\n' ' ')"
+	if lacks bpf-loop; then
+		check "ppwatch $2: refused, naming the bpf_loop helper" "$(grep -c 'bpf_loop' "$err")" -eq 1
+	fi
+	if lacks bpf-atomics; then
+		check "ppwatch $2: refused, naming the atomic instructions" "$(grep -c 'atomic' "$err")" -eq 1
+	fi
+	check "ppwatch $2: refused without a verifier log" "$(grep -c -i 'verifier\|reserved fields\|processed [0-9]* insns' "$err")" -eq 0
+}
+
+floor_every_command() {
+	local g
+	ppw f_pools pools -j
+	if ppw_ok f_pools "ppwatch pools -j"; then
+		check "ppwatch pools -j: no pool (no page_pool user in this guest)" "$(jq '.pools | length' /tmp/f_pools.out)" -eq 0
+		check "ppwatch pools -j: loaded with tp_btf programs" "$(jq -r .kernel.attach /tmp/f_pools.out)" = tp_btf
+		for g in page_ages:bpf-atomics discovery:bpf-loop pool_ids:pp-netlink; do
+			lacks "${g#*:}" || continue
+			check "ppwatch pools -j: .kernel.unavailable names ${g%%:*} (lacks ${g#*:})" \
+				"$(jq --arg g "${g%%:*}" '.kernel.unavailable | index($g) != null' /tmp/f_pools.out)" = true
+		done
+	fi
+	ppw f_pools_txt pools
+	ppw_ok f_pools_txt "ppwatch pools (text)"
+	check "ppwatch pools (text): what this kernel cannot report, said once" "$(grep -c 'cannot report' /tmp/f_pools_txt.err)" -eq 1
+	ppw f_top top -b -j 0.5 2
+	if ppw_ok f_top "ppwatch top -b -j 0.5 2"; then
+		check "ppwatch top: one JSON object per interval" "$(jq -s 'length' /tmp/f_top.out)" -eq 2
+		check "ppwatch top: no pool" "$(jq -s '[.[].pools | length] | add' /tmp/f_top.out)" -eq 0
+	fi
+	ppw_bg f_watch watch -j 600
+	sleep 1
+	ppw_bg_stop f_watch
+	check "ppwatch watch: exit status after SIGINT" "$PPW_RC" -eq 0
+	check "ppwatch watch: no event (no pool)" "$(grep -c . /tmp/f_watch.out)" -eq 0
+	ppw f_stacks stacks -j 1
+	if ppw_ok f_stacks "ppwatch stacks -j 1"; then
+		check "ppwatch stacks: no pool" "$(jq '.pools | length' /tmp/f_stacks.out)" -eq 0
+		check "ppwatch stacks: no stack lost" "$(jq .sampling.stacks_lost /tmp/f_stacks.out)" -eq 0
+	fi
+	printf 'version: 1\nrules:\n  - name: small\n    max_inflight: 100\n' >/tmp/small.yaml
+	ppw f_check check -f /tmp/small.yaml -j
+	check "ppwatch check max_inflight 100: exit 0 (no pool breaks it)" "$PPW_RC" -eq 0
+	check "ppwatch check: result" "$(jq -r .result /tmp/f_check.out)" = pass
+	check "ppwatch check: pools checked" "$(jq '.checks[0].pools_checked' /tmp/f_check.out)" -eq 0
+	ppw f_export export --once
+	if ppw_ok f_export "ppwatch export --once"; then
+		check "ppwatch export: ppwatch_pools{state=\"live\"} 0" \
+			"$(sed -n 's/^ppwatch_pools{state="live"} //p' /tmp/f_export.out)" -eq 0
+		check "ppwatch export: no per-pool series" "$(grep -c '^ppwatch_pool_inflight_pages{' /tmp/f_export.out)" -eq 0
+	fi
+	# what needs the holder scan or the page ledger
+	ppw f_holders holders -j
+	floor_refused f_holders holders
+	ppw f_pages pages 1 -j
+	floor_refused f_pages "pages 1"
+	ppw f_record record -o /tmp/f.rec 1
+	floor_refused f_record record
+	ppw f_pm postmortem -j
+	floor_refused f_pm postmortem
+	ppw f_run check --run true --deadline 1 -j
+	floor_refused f_run "check --run"
+	echo "PPVM-VALUES: floor kernel=$(uname -r) unavailable=$(jq -r '.kernel.unavailable | join(",")' /tmp/f_pools.out 2>/dev/null) refusal=\"$(head -n1 /tmp/f_holders.err)\""
+}
