@@ -78,10 +78,10 @@ static int holders_run(int argc, char **argv)
 		p_warn("virt_to_page() self-check failed: the %s memory layout does not map "
 		       "this kernel's memmap (%s); pages in skb heads are counted as unattributed",
 		       scan.layout_from_kallsyms ? "exported" : "default x86_64",
-		       scan.layout_from_kallsyms
-			       ? "it is not virtual: CONFIG_SPARSEMEM_VMEMMAP is off"
-			       : "CONFIG_SPARSEMEM_VMEMMAP is off, or the layout is randomised "
-				 "(CONFIG_RANDOMIZE_MEMORY) without CONFIG_KALLSYMS_ALL to say where");
+		       scan.layout_from_kallsyms ?
+			       "it is not virtual: CONFIG_SPARSEMEM_VMEMMAP is off" :
+			       "CONFIG_SPARSEMEM_VMEMMAP is off, or the layout is randomised "
+			       "(CONFIG_RANDOMIZE_MEMORY) without CONFIG_KALLSYMS_ALL to say where");
 	if (env.json) {
 		json_obj_open(&stdout_json);
 		json_kv_str(&stdout_json, "version", PPWATCH_VERSION);
