@@ -28,7 +28,7 @@
 #   VM_TIMEOUT    seconds before a VM run counts as hung (default 900)
 #   KERNEL_MATRIX the matrix file (default kernel/matrix)
 #   KERNEL_FLAVORS  kernels 'test' builds and boots (default: every line of
-#                 the matrix, in its order)
+#                 the matrix without default=no, in its order; 'all': every line)
 #   KERNEL_CONFIG_EXTRA  more config fragments (e.g. kernel/config-debug/*.config)
 #   KERNEL_BUILD_NAME    build dir name under trees/FLAVOR (default build)
 #   PPWATCH_BIN   ppwatch binary copied into the initramfs
@@ -110,7 +110,15 @@ load_matrix() {
 		M_NAMES+=("$name")
 	done <"$KERNEL_MATRIX"
 	[ ${#M_NAMES[@]} -gt 0 ] || die "$KERNEL_MATRIX lists no kernel"
-	KERNEL_FLAVORS=${KERNEL_FLAVORS:-${M_NAMES[*]}}
+	# default: the lines without default=no; 'all': every line
+	if [ "${KERNEL_FLAVORS:-}" = all ]; then
+		KERNEL_FLAVORS=${M_NAMES[*]}
+	elif [ -z "${KERNEL_FLAVORS:-}" ]; then
+		local nm
+		for nm in "${M_NAMES[@]}"; do
+			[ "$(opt "$nm" default)" = no ] || KERNEL_FLAVORS="${KERNEL_FLAVORS:-}${KERNEL_FLAVORS:+ }$nm"
+		done
+	fi
 }
 
 need_flavor() {
