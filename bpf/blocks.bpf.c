@@ -5,9 +5,8 @@
  * is given back only when its last item is, so one page held for long pins
  * a whole block: the walk shows which blocks are nearly empty.
  *
- *   blocks_walk (iter/task): every live or destroyed pool's totals,
- *   PPW_BLK_POOLS_PER_ELEM a task, resuming at the next; with blocks_pool
- *   set, on its first task, that pool's totals and its blocks one by one.
+ *   blocks_walk (iter/task, on its first task): every live or destroyed
+ *   pool's totals; with blocks_pool set, that pool's blocks one by one too.
  *
  * Not on the hot path: user space runs it when it samples.
  */
@@ -20,14 +19,6 @@
 
 /* 0: every pool, totals only; else this pool's totals and its blocks */
 __u64 blocks_pool;
-/*
- * The walk of every pool resumes across the iterator's elements (tasks):
- * one element's output must fit the seq_file's buffer, PPW_BLK_POOLS_PER_ELEM
- * pools' totals. blocks_done: pools of the table walked (or passed: freed)
- * so far; blocks_complete: the last one was.
- */
-__u32 blocks_done;
-__u32 blocks_complete;
 
 /* struct page pointers: the vmemmap, which items' llist pointers are not in */
 #define PPW_VMEMMAP_SPAN (1ULL << 44)
@@ -76,10 +67,6 @@ struct blocks_walk {
 	__u32 emitted;
 	bool detail;
 	bool done;
-	bool more;    /* pools left for the next element */
-	__u32 skip;   /* pools earlier elements walked */
-	__u32 seen;   /* pools passed so far in this element */
-	__u32 budget; /* pools this element may still write */
 	struct ppw_blk_rec tot;
 	struct ppw_blk_rec blk;
 	struct items_walk iw;
@@ -165,16 +152,6 @@ static void walk_pool(struct blocks_walk *w, struct page_pool *pool, __u32 gen)
 
 static long pool_cb(struct bpf_map *map, __u64 *key, struct ppw_pool *rec, struct blocks_walk *w)
 {
-	if (w->seen < w->skip) {
-		w->seen++;
-		return 0;
-	}
-	if (!w->budget) {
-		w->more = true;
-		return 1;
-	}
-	w->seen++;
-	w->budget--;
 	/* a freed pool's blocks are gone with it */
 	if (rec->state != PPW_POOL_FREED)
 		walk_pool(w, (struct page_pool *)*key, rec->gen);
@@ -188,27 +165,16 @@ int blocks_walk(struct bpf_iter__task *ctx)
 	struct ppw_pool *rec;
 	__u64 key = blocks_pool;
 
-	if (!ctx->task)
-		return 0;
-	if (ctx->meta->seq_num == 0) {
-		blocks_done = 0;
-		blocks_complete = 0;
-	}
-	if (blocks_complete || (key && ctx->meta->seq_num > 0))
+	if (!ctx->task || ctx->meta->seq_num > 0)
 		return 0;
 	w.seq = ctx->meta->seq;
 	w.iw.netmem_off = bpf_core_field_offset(struct page_pool_item___walk, pp_netmem);
 	w.iw.pp_item_off = bpf_core_field_offset(struct page___item, pp_item);
 	w.iw.vmemmap = layout_vmemmap();
 	if (!key) {
-		w.skip = blocks_done;
-		w.budget = PPW_BLK_POOLS_PER_ELEM;
 		bpf_for_each_map_elem(&pools, pool_cb, &w, 0);
-		blocks_done = w.seen;
-		blocks_complete = !w.more;
 		return 0;
 	}
-	blocks_complete = 1;
 	rec = bpf_map_lookup_elem(&pools, &key);
 	if (!rec || rec->state == PPW_POOL_FREED)
 		return 0;

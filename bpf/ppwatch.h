@@ -67,8 +67,6 @@
 /* item blocks (blocks.bpf.c) */
 #define PPW_MAX_BLOCKS	   65536 /* blocks walked per pool (16M items) */
 #define PPW_MAX_BLOCK_RECS 1024	 /* block records per pool: the iterator's 32 KiB */
-/* pools' totals per element of the every-pool walk (24 KiB), which resumes at the next */
-#define PPW_BLK_POOLS_PER_ELEM 512
 
 /* Default sizes; user space overrides them before load. */
 #define PPW_DEF_MAX_POOLS    16384

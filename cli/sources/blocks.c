@@ -55,13 +55,6 @@ int blocks_scan_run(struct session *s, __u64 pool, struct blocks_scan *out)
 		len += n;
 	}
 	close(fd);
-	/* every-pool walks resume task after task: a host with fewer tasks than that needs */
-	if (!err && !pool && !s->skel->bss->blocks_complete && !s->blocks_cut_warned) {
-		p_warn("item blocks: the walk ran out of iterator elements after %u pools; the "
-		       "others' occupancy is left out",
-		       s->skel->bss->blocks_done);
-		s->blocks_cut_warned = true;
-	}
 	if (!err)
 		err = blocks_parse(out, buf, len);
 	free(buf);

@@ -61,9 +61,8 @@ struct session {
 	uint64_t epoch_ns;     /* CLOCK_BOOTTIME the ledger's hold times count from */
 	/* why each attach mode that was tried failed (bpf_diag) */
 	struct bpf_diag diag[ATTACH_TRACEPOINT + 1];
-	const char *stage;	/* the step that failed last */
-	bool discover_warned;	/* a failed discovery walk was reported */
-	bool blocks_cut_warned; /* an item-block walk that stopped short was reported */
+	const char *stage;    /* the step that failed last */
+	bool discover_warned; /* a failed discovery walk was reported */
 };
 
 /* Each function reports its own failure (object, errno, what to do) and returns -errno. */
