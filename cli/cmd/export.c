@@ -32,6 +32,7 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "lib/atomic_file.h"
 #include "lib/http.h"
 #include "lib/httpd.h"
@@ -51,6 +52,8 @@ static struct {
 	const char *user;
 	const char *web_config;
 	const char *textfile;
+	const char *group;	  /* --group: the textfile's readers */
+	struct file_perm tf_perm; /* 0600, 0640 with --group */
 	double interval;
 	double timeout;
 	uint64_t max_clients;
@@ -80,6 +83,7 @@ enum {
 	OPT_TOP_POOLS,
 	OPT_WEB_CONFIG,
 	OPT_TEXTFILE,
+	OPT_GROUP,
 };
 
 static const struct option export_lopts[] = {
@@ -94,6 +98,7 @@ static const struct option export_lopts[] = {
 	{ "top-pools", required_argument, NULL, OPT_TOP_POOLS },
 	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },
 	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+	{ "group", required_argument, NULL, OPT_GROUP },
 	{ 0 },
 };
 
@@ -152,6 +157,9 @@ static int export_opt(int o, const char *arg)
 	case OPT_TEXTFILE:
 		opts.textfile = arg;
 		return 0;
+	case OPT_GROUP:
+		opts.group = arg;
+		return args_group(arg, &opts.tf_perm);
 	}
 	return -ENOENT;
 }
@@ -178,6 +186,8 @@ static void export_help(void)
 	       "  --textfile PATH     write the exposition to PATH every --interval for\n"
 	       "                      node_exporter's textfile collector (PATH ends in .prom;\n"
 	       "                      a temporary file renamed over it), instead of serving\n"
+	       "  --group GROUP       with --textfile: the file readable by GROUP too (0640;\n"
+	       "                      default 0600, the user ppwatch runs as)\n"
 	       "  --once              print one exposition to stdout (or write --textfile once)\n"
 	       "                      and exit, after observing for --interval, at least 1.2s\n"
 	       "  --openmetrics       with --once: OpenMetrics instead of text 0.0.4\n"
@@ -387,8 +397,7 @@ static void reload(void)
 /* the exposition over PATH, atomically: a temporary file beside it, renamed: 0 or -errno */
 static int write_textfile(void)
 {
-	char *body = NULL;
-	const char *what;
+	char *body = NULL, what[1200];
 	size_t len = 0;
 	int err;
 
@@ -397,9 +406,10 @@ static int write_textfile(void)
 		p_err("export: rendering the exposition: %s", strerror(-err));
 		return err;
 	}
-	err = atomic_file_write(opts.textfile, body, len, 0644, &what);
+	/* 0600 as every file ppwatch writes (node_exporter reads it as --user), 0640 with --group */
+	err = atomic_file_write(opts.textfile, body, len, &opts.tf_perm, what, sizeof(what));
 	if (err)
-		p_err("export: --textfile %s: %s: %s", opts.textfile, what, strerror(-err));
+		p_err("export: --textfile: %s", what);
 	free(body);
 	return err;
 }
@@ -536,6 +546,11 @@ static int check_opts(void)
 			    "--web-config do not apply");
 		return -EINVAL;
 	}
+	if (opts.group && !opts.textfile) {
+		usage_error("--group says who reads the --textfile; without one it does not "
+			    "apply");
+		return -EINVAL;
+	}
 	if (opts.textfile && (opts.listen_set || opts.web_config)) {
 		usage_error("--textfile writes a file instead of serving: --listen and "
 			    "--web-config do not apply");
@@ -655,7 +670,8 @@ const struct command cmd_export = {
 	.name = "export",
 	.level = PPW_LEVEL_SAMPLED,
 	.synopsis = "[--listen ADDR:PORT] [--web-config FILE] [--textfile PATH] [--interval DUR] "
-		    "[--timeout DUR] [--max-clients N] [--user USER] [--series auto|pool|device] "
+		    "[--timeout DUR] [--max-clients N] [--user USER] [--group GROUP] "
+		    "[--series auto|pool|device] "
 		    "[--top-pools N] [--once [--openmetrics]]",
 	.summary = "serve per-pool metrics to Prometheus (OpenMetrics or text 0.0.4)",
 	.lopts = export_lopts,

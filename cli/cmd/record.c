@@ -34,6 +34,8 @@ static struct {
 	double duration;
 	uint64_t max_size, max_files;
 	bool max_size_set, max_files_set;
+	struct file_perm perm; /* 0600, or 0640 with --group */
+	const char *group;
 } opts = {
 	/* an always-on recorder's: ppwatch-record(8) DISK says what they cost */
 	.rec = { .snapshot_every = 15, .scan_every = 60, .stall_after = 60, .oldest_pages = 10 },
@@ -41,7 +43,7 @@ static struct {
 	.max_files = DEFAULT_MAX_FILES,
 };
 
-enum { OPT_SNAP = 0x500, OPT_SCAN, OPT_STALL, OPT_OLDEST, OPT_MAX_SIZE, OPT_MAX_FILES };
+enum { OPT_SNAP = 0x500, OPT_SCAN, OPT_STALL, OPT_OLDEST, OPT_MAX_SIZE, OPT_MAX_FILES, OPT_GROUP };
 
 static const struct option record_lopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -51,6 +53,7 @@ static const struct option record_lopts[] = {
 	{ "oldest-pages", required_argument, NULL, OPT_OLDEST },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "max-files", required_argument, NULL, OPT_MAX_FILES },
+	{ "group", required_argument, NULL, OPT_GROUP },
 	{ "stacks", optional_argument, NULL, 'S' },
 	{ 0 }
 };
@@ -94,6 +97,9 @@ static int record_opt(int o, const char *arg)
 		opts.max_files = v;
 		opts.max_files_set = true;
 		return 0;
+	case OPT_GROUP:
+		opts.group = arg;
+		return args_group(arg, &opts.perm);
 	case 'S':
 		return args_stack_every(arg, &opts.rec.stack_every);
 	}
@@ -110,6 +116,8 @@ static void record_help(void)
 	       "                       one file, no limit)\n"
 	       "  --max-files N        keep FILE and N-1 rotations, the oldest dropped\n"
 	       "                       (default 8: at most 512M on disk)\n"
+	       "  --group GROUP        the files readable by GROUP too (0640; default 0600:\n"
+	       "                       root only)\n"
 	       "  --snapshot-every DUR every pool's state this often (default 15s)\n"
 	       "  --scan-every DUR     a holder scan this often (default 60s); a destroy, a\n"
 	       "                       stall and a free scan at once as well\n"
@@ -135,16 +143,16 @@ static int record_run(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	if (!strcmp(opts.out, "-")) {
-		if (opts.max_size_set || opts.max_files_set) {
-			usage_error("--max-size and --max-files rotate files; standard output is "
-				    "not one");
+		if (opts.max_size_set || opts.max_files_set || opts.group) {
+			usage_error("--max-size, --max-files and --group are about files; standard "
+				    "output is not one");
 			return EXIT_ERROR;
 		}
 		rotfile_open_fd(&out, STDOUT_FILENO, "standard output");
 	} else {
 		/* no limit: one file, as before rotation */
 		err = rotfile_open(&out, opts.out, opts.max_size,
-				   opts.max_size ? opts.max_files : 1);
+				   opts.max_size ? opts.max_files : 1, &opts.perm);
 		if (err) {
 			p_err("record: %s", out.what);
 			return EXIT_ERROR;
@@ -178,8 +186,9 @@ static int record_run(int argc, char **argv)
 const struct command cmd_record = {
 	.name = "record",
 	.level = PPW_LEVEL_ALL,
-	.synopsis = "-o FILE [--max-size SIZE] [--max-files N] [--snapshot-every DUR] "
-		    "[--scan-every DUR] [-S[N]] [--stall-after DUR] [DURATION]",
+	.synopsis =
+		"-o FILE [--max-size SIZE] [--max-files N] [--group GROUP] [--snapshot-every DUR] "
+		"[--scan-every DUR] [-S[N]] [--stall-after DUR] [DURATION]",
 	.summary = "record lifecycle events, snapshots, holder scans and stacks to a file",
 	.lopts = record_lopts,
 	.sopts = "o:S::",
