@@ -11,23 +11,25 @@
 #   make kernel-bisect          build the patched kernel at every patch of the
 #                               series (slow: one incremental build per patch)
 #
-# Knobs: KERNEL_WORK (trees, build dirs, ccache; default /var/tmp/ppwatch-kernel),
+# Knobs: KERNEL_WORK (trees, build dirs, package kernels, logs; default the
+# checkout's own, kernel/workdir.sh),
 # PREREQ_DIR (default kernel/prereq), KERNEL_JOBS (make -j),
 # VM_TIMEOUT (seconds per VM boot, default 900), KERNEL_FLAVORS (names of
 # kernel/matrix lines; default: all of them), KERNEL_MATRIX (default
 # kernel/matrix).
 # 'make test' runs kernel-test through tests/run.sh's "kernel" suite.
 
-KERNEL_WORK ?= /var/tmp/ppwatch-kernel
+# empty: the scripts derive the checkout's own (kernel/workdir.sh)
+KERNEL_WORK ?=
 PREREQ_DIR ?= $(abspath kernel/prereq)
 KERNEL_JOBS ?= $(shell nproc)
 VM_TIMEOUT ?= 900
 KERNEL_FLAVORS ?=
 KERNEL_MATRIX ?= $(abspath kernel/matrix)
 
-KERNEL_RIG = KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) \
+KERNEL_ENV = $(if $(KERNEL_WORK),KERNEL_WORK=$(KERNEL_WORK)) KERNEL_MATRIX=$(KERNEL_MATRIX)
+KERNEL_RIG = $(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) \
 	KERNEL_JOBS=$(KERNEL_JOBS) VM_TIMEOUT=$(VM_TIMEOUT) KERNEL_FLAVORS="$(KERNEL_FLAVORS)" \
-	KERNEL_MATRIX=$(KERNEL_MATRIX) \
 	PPWATCH_BIN=$(abspath $(OUTPUT))/ppwatch kernel/rig.sh
 
 .PHONY: kernel-list kernel-prepare kernel-build kernel-initramfs kernel-boot kernel-test \
@@ -52,13 +54,13 @@ kernel-test: deps $(OUTPUT)/ppwatch
 	$(Q)$(KERNEL_RIG) test
 
 kernel-patches-check: kernel-prepare
-	$(Q)KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
+	$(Q)$(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
 		kernel/check-patches.sh
 
 kernel-bisect: kernel-prepare
-	$(Q)KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
+	$(Q)$(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
 		kernel/check-patches.sh --bisect
 
 # the kernel x command table of kernel/README.md, from the last run's VM logs
 kernel-report:
-	$(Q)KERNEL_WORK=$(KERNEL_WORK) KERNEL_MATRIX=$(KERNEL_MATRIX) kernel/report.sh --update kernel/README.md
+	$(Q)$(KERNEL_ENV) kernel/report.sh --update kernel/README.md

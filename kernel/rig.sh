@@ -21,8 +21,10 @@
 # blocks), deb12 (Debian 12's own linux-image-amd64, 6.1).
 #
 # Knobs (environment; kernel/kernel.mk passes its make variables through):
-#   KERNEL_WORK   work dir for trees, build dirs, ccache, logs
-#                 (default /var/tmp/ppwatch-kernel)
+#   KERNEL_WORK   work dir for trees, build dirs, package kernels, logs
+#                 (default: the checkout's own, kernel/workdir.sh)
+#   CCACHE_DIR    the compiler cache (default /var/tmp/ppwatch-ccache,
+#                 shared by every checkout)
 #   PREREQ_DIR    the prerequisite series (default kernel/prereq)
 #   KERNEL_JOBS   make -j (default: nproc)
 #   VM_TIMEOUT    seconds before a VM run counts as hung (default 900)
@@ -36,7 +38,9 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-KERNEL_WORK=${KERNEL_WORK:-/var/tmp/ppwatch-kernel}
+# KERNEL_WORK (this checkout's own), CCACHE_DIR (shared)
+# shellcheck source=kernel/workdir.sh
+. "$ROOT/kernel/workdir.sh"
 PREREQ_DIR=${PREREQ_DIR:-$ROOT/kernel/prereq}
 KERNEL_JOBS=${KERNEL_JOBS:-$(nproc)}
 VM_TIMEOUT=${VM_TIMEOUT:-900}
@@ -51,7 +55,6 @@ LOGS=$KERNEL_WORK/logs
 # tree of the 'patched' kernel (the path is historical: worktrees of it hold
 # every other built kernel, so that existing build dirs stay valid)
 REPO=$TREES/patched/src
-export CCACHE_DIR=${CCACHE_DIR:-$KERNEL_WORK/ccache}
 # both flavors live at trees/<flavor>/{src,build}: with base_dir and no cwd
 # hashing, files that are identical in both trees hit the same cache entry
 export CCACHE_BASEDIR=$TREES
@@ -694,7 +697,10 @@ cmd_list() {
 }
 
 load_matrix
-[ "${1:-}" = list ] && { cmd_list; exit 0; }
+case "${1:-}" in
+list) cmd_list; exit 0 ;;
+workdir) echo "$KERNEL_WORK"; exit 0 ;;
+esac
 
 # Only one kernel build/boot at a time on this machine.
 mkdir -p "$(dirname "$KERNEL_WORK")"
@@ -710,5 +716,5 @@ helpers) cmd_helpers ;;
 initramfs) cmd_initramfs ;;
 boot) cmd_boot "${2:-}" ;;
 test) cmd_test ;;
-*) die "usage: $0 list | prepare | build [NAME] | initramfs | boot [NAME] | test" ;;
+*) die "usage: $0 list | workdir | prepare | build [NAME] | initramfs | boot [NAME] | test" ;;
 esac
