@@ -4,8 +4,8 @@
  *
  * A report on every stalled, destroyed-but-out or recently freed pool,
  * from a recording or live: live, it records a short window into a memory
- * file (sources/rec_writer.c) and reads it back exactly like a file
- * (model/rec_reader.c), so both reports come from the same code
+ * file (sources/recorder.c) and reads it back exactly like a file
+ * (model/recording.c), so both reports come from the same code
  * (model/postmortem.c, output/postmortem_fmt.c).
  */
 #include <errno.h>
@@ -21,12 +21,12 @@
 #include "lib/rotfile.h"
 #include "main.h"
 #include "model/postmortem.h"
-#include "model/rec_reader.h"
+#include "model/recording.h"
 #include "output/postmortem_fmt.h"
-#include "sources/rec_writer.h"
+#include "sources/recorder.h"
 
 static struct {
-	struct rec_writer_opts rec;
+	struct recorder_opts rec;
 	double window;
 	bool yaml;
 } opts = {
@@ -75,7 +75,7 @@ static void pm_help(void)
 /* record --window into a memory file: the stream to read it back, or NULL (reported) */
 static FILE *live_records(void)
 {
-	struct rec_writer w;
+	struct recorder w;
 	struct rotfile out;
 	int fd, err;
 	FILE *f;
@@ -87,10 +87,10 @@ static FILE *live_records(void)
 	}
 	rotfile_open_fd(&out, fd, "the live record");
 	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true };
-	err = rec_writer_open(&w, &out, &opts.rec);
+	err = recorder_open(&w, &out, &opts.rec);
 	if (!err) {
-		err = rec_writer_run(&w, opts.window);
-		err = rec_writer_close(&w) ?: err;
+		err = recorder_run(&w, opts.window);
+		err = recorder_close(&w) ?: err;
 	}
 	if (!err && lseek(fd, 0, SEEK_SET)) {
 		err = -errno;
@@ -105,13 +105,13 @@ static FILE *live_records(void)
 }
 
 /* the first reason a line of the set was not read, for the message */
-static void first_damage(const struct rec_reader *r, char *buf, size_t len)
+static void first_damage(const struct recording *r, char *buf, size_t len)
 {
 	size_t i;
 
 	snprintf(buf, len, "no lines");
 	for (i = 0; i < r->n; i++) {
-		const struct rec_file *f = &r->files[i];
+		const struct recording_file *f = &r->files[i];
 		char name[256];
 
 		esc_buf(name, sizeof(name), f->name, strlen(f->name));
@@ -131,7 +131,7 @@ static void first_damage(const struct rec_reader *r, char *buf, size_t len)
 }
 
 /* records of the types a recording has */
-static uint64_t known_records(const struct rec_reader *r)
+static uint64_t known_records(const struct recording *r)
 {
 	uint64_t n = 0;
 	size_t i;
@@ -142,13 +142,13 @@ static uint64_t known_records(const struct rec_reader *r)
 }
 
 /* every record of the reader into the report; 0, or -errno (reported) */
-static int read_all(struct rec_reader *r, struct pm *a, const char *name)
+static int read_all(struct recording *r, struct pm *a, const char *name)
 {
 	json_t *rec;
 	char why[512];
 	int err;
 
-	while ((err = rec_next(r, &rec)) > 0) {
+	while ((err = recording_next(r, &rec)) > 0) {
 		err = pm_feed(a, rec);
 		json_decref(rec);
 		if (err) {
@@ -186,7 +186,7 @@ static bool any_stalled(const json_t *rep)
 static int pm_run(int argc, char **argv)
 {
 	const char *name = argc ? argv[0] : NULL;
-	struct rec_reader r = { 0 };
+	struct recording r = { 0 };
 	json_t *rep = NULL, *input = NULL;
 	struct pm *a = NULL;
 	FILE *f = NULL;
@@ -197,16 +197,16 @@ static int pm_run(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	if (name && strcmp(name, "-")) {
-		err = rec_open(&r, name);
+		err = recording_open(&r, name);
 		if (err)
 			p_err("opening %s: %s", r.failed ? r.failed : name, strerror(-err));
 	} else if (name) {
-		err = rec_open_stream(&r, stdin, "-");
+		err = recording_open_stream(&r, stdin, "-");
 		if (err)
 			p_err("postmortem: %s", strerror(-err));
 	} else {
 		f = live_records(); /* reports its failure */
-		err = f ? rec_open_stream(&r, f, "(live)") : -EIO;
+		err = f ? recording_open_stream(&r, f, "(live)") : -EIO;
 		if (f && err)
 			p_err("postmortem: %s", strerror(-err));
 	}
@@ -216,7 +216,7 @@ static int pm_run(int argc, char **argv)
 	}
 	err = err ?: read_all(&r, a, name ? name : "the live record");
 	if (!err) {
-		input = name ? rec_summary(&r) : NULL;
+		input = name ? recording_summary(&r) : NULL;
 		rep = pm_report(a, name ? name : "live", input);
 		if (!rep || (name && !input)) {
 			p_err("postmortem: building the report: %s", strerror(ENOMEM));
@@ -233,7 +233,7 @@ static int pm_run(int argc, char **argv)
 			postmortem_text(stdout, rep);
 		}
 	}
-	rec_close(&r);
+	recording_close(&r);
 	if (f)
 		fclose(f);
 	pm_free(a);

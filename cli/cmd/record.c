@@ -4,7 +4,7 @@
  *
  * Writes what happens (lifecycle events, snapshots, holder scans, the
  * oldest pages of destroyed pools, sampled stacks) as JSON Lines
- * (sources/rec_writer.c), for 'ppwatch postmortem FILE' here or on
+ * (sources/recorder.c), for 'ppwatch postmortem FILE' here or on
  * another host.
  */
 #include <errno.h>
@@ -20,7 +20,7 @@
 #include "lib/rotfile.h"
 #include "lib/util.h"
 #include "main.h"
-#include "sources/rec_writer.h"
+#include "sources/recorder.h"
 #include "sources/stacks.h"
 
 /* the bounded recorder's defaults: see OUTPUT FILES in ppwatch-record(8) */
@@ -30,7 +30,7 @@
 
 static struct {
 	const char *out;
-	struct rec_writer_opts rec;
+	struct recorder_opts rec;
 	double duration;
 	uint64_t max_size, max_files;
 	bool max_size_set, max_files_set;
@@ -129,7 +129,7 @@ static void record_help(void)
 
 static int record_run(int argc, char **argv)
 {
-	struct rec_writer w;
+	struct recorder w;
 	struct rotfile out;
 	char size[32];
 	int err;
@@ -162,7 +162,7 @@ static int record_run(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	opts.rec.path = opts.out;
 	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true };
-	err = rec_writer_open(&w, &out, &opts.rec);
+	err = recorder_open(&w, &out, &opts.rec);
 	if (!err) {
 		if (opts.max_size && out.path)
 			p_info("recording to %s (rotated past %s, %llu files at most); Ctrl-C to "
@@ -171,8 +171,8 @@ static int record_run(int argc, char **argv)
 			       (unsigned long long)opts.max_files);
 		else
 			p_info("recording to %s; Ctrl-C to stop", opts.out);
-		err = rec_writer_run(&w, opts.duration);
-		err = rec_writer_close(&w) ?: err;
+		err = recorder_run(&w, opts.duration);
+		err = recorder_close(&w) ?: err;
 		p_info("record: %zu records, %llu rotations, %llu records lost", w.records,
 		       (unsigned long long)out.rotations, (unsigned long long)w.lost_total);
 	}

@@ -8,7 +8,7 @@
 
 #include "fuzz.h"
 #include "model/postmortem.h"
-#include "model/rec_reader.h"
+#include "model/recording.h"
 #include "output/postmortem_fmt.h"
 
 static void check_yaml(const char *text, size_t len)
@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	FILE *f = fmemopen((void *)data, size ? size : 1, "r");
 	json_t *rec, *rep, *input;
-	struct rec_reader r;
+	struct recording r;
 	char *buf = NULL;
 	struct pm *a;
 	size_t len = 0;
@@ -43,21 +43,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (!size)
 		fgetc(f);
-	FUZZ_CHECK(!rec_open_stream(&r, f, "fuzz"));
+	FUZZ_CHECK(!recording_open_stream(&r, f, "fuzz"));
 	a = pm_new();
 	FUZZ_CHECK(a != NULL);
-	while ((err = rec_next(&r, &rec)) > 0) {
+	while ((err = recording_next(&r, &rec)) > 0) {
 		FUZZ_CHECK(!pm_feed(a, rec));
 		json_decref(rec);
 	}
 	FUZZ_CHECK(err == 0);
-	input = rec_summary(&r);
+	input = recording_summary(&r);
 	FUZZ_CHECK(input != NULL);
 	rep = pm_report(a, "fuzz", input);
 	FUZZ_CHECK(rep != NULL);
 	pm_free(a);
 	json_decref(input);
-	rec_close(&r);
+	recording_close(&r);
 	fclose(f);
 
 	f = open_memstream(&buf, &len);
