@@ -130,6 +130,8 @@ for suite in $SUITES; do
 		run format tests/check-format.sh
 		run shell tests/check-shell.sh
 		run completion tests/check-completion.sh
+		# make test's kernel set crosses every boundary of kernel/matrix
+		run matrix kernel/rig.sh sets --check
 		# every fuzz target briefly, its corpus replayed: a regression fails here
 		run fuzz tests/fuzz/run.sh --brief
 		;;
