@@ -249,6 +249,20 @@ int pm_feed(struct pm *a, json_t *rec)
 	return a->nomem ? -ENOMEM : 0;
 }
 
+int pm_read(struct pm *a, struct rec_reader *r)
+{
+	json_t *rec;
+	int err;
+
+	while ((err = rec_next(r, &rec)) > 0) {
+		err = pm_feed(a, rec);
+		json_decref(rec);
+		if (err)
+			return err;
+	}
+	return err;
+}
+
 /* ---- one pool ------------------------------------------------------------------------ */
 
 static json_t *add_timeline(struct pm *a, json_t *tl, double t, const char *event, double inflight,
@@ -519,20 +533,5 @@ json_t *pm_report(struct pm *a, const char *source, json_t *input)
 		json_decref(rep);
 		return NULL;
 	}
-	return rep;
-}
-
-json_t *postmortem_build(const json_t *records, const char *source)
-{
-	struct pm *a = pm_new();
-	json_t *rec, *rep = NULL;
-	size_t i;
-
-	if (!a)
-		return NULL;
-	json_array_foreach(records, i, rec) pm_feed(a, rec);
-	if (!a->nomem)
-		rep = pm_report(a, source, NULL);
-	pm_free(a);
 	return rep;
 }
