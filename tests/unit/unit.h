@@ -172,8 +172,6 @@ static inline const char *table_cell(const char *text, const char *key, const ch
 	return "(none)";
 }
 
-#define CHECK_CELL(text, key, col, want) CHECK_STR(table_cell(text, key, col), want)
-
 /* Capture what fn writes to a FILE into a malloc'd string. */
 #define CAPTURE(buf, f, body)                            \
 	do {                                             \
