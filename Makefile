@@ -124,7 +124,8 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(wildcard tests/fuzz/fuzz_
 FUZZ_PROBE = printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' | \
 	$(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null
 
-LAB_BINS := $(OUTPUT)/lab/ppgen $(OUTPUT)/lab/ppkinds $(OUTPUT)/lab/xdp_pass.bpf.o
+LAB_BINS := $(OUTPUT)/lab/ppgen $(OUTPUT)/lab/ppkinds $(OUTPUT)/lab/xdp_pass.bpf.o \
+	$(OUTPUT)/lab/faultinj.so
 
 MAN_SRCS := $(wildcard docs/*.rst)
 MAN_PAGES := $(patsubst docs/%.rst,$(OUTPUT)/man/%.8,$(filter-out docs/common_options.rst,$(MAN_SRCS)))
@@ -272,6 +273,11 @@ $(OUTPUT)/lab/ppgen: tests/lab/ppgen.c tests/lab/labutil.h | $(OUTPUT)/lab
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< -o $@
 
+# transient faults injected from outside for the recorder's tests (LD_PRELOAD)
+$(OUTPUT)/lab/faultinj.so: tests/lab/faultinj.c | $(OUTPUT)/lab
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared $(ALL_LDFLAGS) $< -ldl -o $@
+
 $(OUTPUT)/lab/gate.bpf.o: tests/lab/gate.bpf.c $(VMLINUX) | $(OUTPUT)/lab
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPFCFLAGS) -c $< -o $@
@@ -401,6 +407,9 @@ install: all man
 	$(Q)install -D -m 0755 $(OUTPUT)/ppwatch $(DESTDIR)$(prefix)/sbin/ppwatch
 	$(Q)install -d $(DESTDIR)$(prefix)/share/man/man8
 	$(Q)install -m 0644 $(MAN_PAGES) $(DESTDIR)$(prefix)/share/man/man8/
+	$(Q)install -d $(DESTDIR)$(prefix)/share/ppwatch/schema/recording
+	$(Q)install -m 0644 docs/schema/*.json docs/schema/README.md $(DESTDIR)$(prefix)/share/ppwatch/schema/
+	$(Q)install -m 0644 docs/schema/recording/*.json $(DESTDIR)$(prefix)/share/ppwatch/schema/recording/
 	$(Q)install -D -m 0644 bash-completion/ppwatch \
 		$(DESTDIR)$(prefix)/share/bash-completion/completions/ppwatch
 	$(Q)install -d $(DESTDIR)$(systemdunitdir)

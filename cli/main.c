@@ -17,6 +17,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "main.h"
+#include "output/doc.h"
 #include "model/lifecycle.h"
 #include "output/pool_table.h"
 #include "ppwatch.h"
@@ -307,7 +308,7 @@ static int finish(int rc)
 		return rc;
 	if (!stdout_json.f)
 		json_init(&stdout_json, stdout, env.pretty);
-	json_obj_open(&stdout_json);
+	doc_open(&stdout_json);
 	json_kv_str(&stdout_json, "error", why);
 	json_obj_close(&stdout_json);
 	json_end(&stdout_json);

@@ -28,7 +28,8 @@ doc=$stage/usr/share/doc/$pkg
 rm -rf "$stage" "$deb"
 install -d -m 0755 "$stage/DEBIAN" "$stage/usr/sbin" "$stage/usr/share/man/man8" \
 	"$stage/usr/share/bash-completion/completions" "$doc/examples" \
-	"$stage/usr/share/$pkg/dashboards" "$stage/lib/systemd/system" "$stage/etc/default" \
+	"$stage/usr/share/$pkg/dashboards" "$stage/usr/share/$pkg/schema/recording" \
+	"$stage/lib/systemd/system" "$stage/etc/default" \
 	"$stage/usr/lib/sysusers.d" "$stage/etc/init.d"
 
 # the binary, stripped as dh_strip does
@@ -53,8 +54,12 @@ printf '%s\n' "/etc/default/$pkg" /etc/init.d/ppwatch-export /etc/init.d/ppwatch
 	>"$stage/DEBIAN/conffiles"
 install -m 0644 dashboards/ppwatch.json dashboards/ppwatch-alerts.yml \
 	"$stage/usr/share/$pkg/dashboards/"
+# the JSON contract: the schemas of -j and of the recording (docs/schema/README.md)
+install -m 0644 docs/schema/*.json "$stage/usr/share/$pkg/schema/"
+install -m 0644 docs/schema/recording/*.json "$stage/usr/share/$pkg/schema/recording/"
 gzip -9n <README.md >"$doc/README.md.gz"
 gzip -9n <dashboards/README.md >"$doc/README.dashboards.md.gz"
+gzip -9n <docs/schema/README.md >"$doc/README.schema.md.gz"
 
 date_r=$(date -u -R -d "@$SOURCE_DATE_EPOCH")
 {

@@ -18,6 +18,7 @@
 #include "lib/util.h"
 #include "lib/vec.h"
 #include "main.h"
+#include "output/doc.h"
 #include "output/block_table.h"
 #include "sources/blocks.h"
 #include "sources/monitor.h"
@@ -98,8 +99,7 @@ static int blocks_run(int argc, char **argv)
 		goto out;
 	}
 	if (env.json) {
-		json_obj_open(&stdout_json);
-		json_kv_str(&stdout_json, "version", PPWATCH_VERSION);
+		doc_open(&stdout_json);
 		json_kv_f64(&stdout_json, "time", now_real_s());
 		render_blocks_json(&stdout_json, views, n);
 		json_obj_close(&stdout_json);

@@ -36,6 +36,7 @@
 #include "lib/spawn.h"
 #include "lib/util.h"
 #include "main.h"
+#include "output/doc.h"
 #include "model/rules.h"
 #include "model/rules_eval.h"
 #include "model/run_report.h"
@@ -458,8 +459,7 @@ static void print_report(const struct check_report *rep, const struct run_report
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", localtime(&t));
 	gethostname(host, sizeof(host) - 1);
 	if (env.json || opts.format == REPORT_JSON) {
-		json_obj_open(&stdout_json);
-		json_kv_str(&stdout_json, "version", PPWATCH_VERSION);
+		doc_open(&stdout_json);
 		json_kv_f64(&stdout_json, "time", t0);
 		json_kv_f64(&stdout_json, "duration_s", duration);
 		json_key(&stdout_json, "rules_files");
@@ -503,7 +503,7 @@ static int validate_only(struct ruleset *sets)
 			for (k = 0; k < LIM_NR; k++)
 				checks += sets[f].rules[i].has[k];
 	if (env.json) {
-		json_obj_open(&stdout_json);
+		doc_open(&stdout_json);
 		json_kv_bool(&stdout_json, "valid", true);
 		json_kv_u64(&stdout_json, "files", opts.nfiles);
 		json_kv_u64(&stdout_json, "rules", rules);

@@ -16,6 +16,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "main.h"
+#include "output/doc.h"
 #include "model/attrib.h"
 #include "output/holder_table.h"
 #include "output/pool_table.h"
@@ -83,8 +84,7 @@ static int holders_run(int argc, char **argv)
 			       "CONFIG_SPARSEMEM_VMEMMAP is off, or the layout is randomised "
 			       "(CONFIG_RANDOMIZE_MEMORY) without CONFIG_KALLSYMS_ALL to say where");
 	if (env.json) {
-		json_obj_open(&stdout_json);
-		json_kv_str(&stdout_json, "version", PPWATCH_VERSION);
+		doc_open(&stdout_json);
 		json_kv_f64(&stdout_json, "time", now_real_s());
 		render_holders_json(&stdout_json, &rep);
 		json_obj_close(&stdout_json);

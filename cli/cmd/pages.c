@@ -24,6 +24,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "main.h"
+#include "output/doc.h"
 #include "model/attrib.h"
 #include "output/holder_table.h"
 #include "output/pool_table.h"
@@ -106,7 +107,7 @@ static int list_once(struct monitor *m, const struct ksyms *k)
 	if (err)
 		return err;
 	if (env.json) {
-		json_obj_open(&stdout_json);
+		doc_open(&stdout_json);
 		json_kv_f64(&stdout_json, "time", now_real_s());
 		if (!isnan(opts.older_than))
 			json_kv_f64(&stdout_json, "older_than_s", opts.older_than);

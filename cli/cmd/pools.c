@@ -19,6 +19,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "main.h"
+#include "output/doc.h"
 #include "output/pool_table.h"
 #include "sources/monitor.h"
 
@@ -93,8 +94,7 @@ static int pools_run(int argc, char **argv)
 	}
 
 	if (env.json) {
-		json_obj_open(&stdout_json);
-		json_kv_str(&stdout_json, "version", PPWATCH_VERSION);
+		doc_open(&stdout_json);
 		json_kv_f64(&stdout_json, "time", now_real_s());
 		json_kv_f64(&stdout_json, "window_s", view.interval_s);
 		render_kernel_json(&stdout_json, &m.kernel);

@@ -19,6 +19,7 @@
 #include "lib/escape.h"
 #include "lib/log.h"
 #include "lib/rotfile.h"
+#include "lib/util.h"
 #include "main.h"
 #include "model/postmortem.h"
 #include "model/recording.h"
@@ -90,7 +91,7 @@ static FILE *live_records(void)
 	err = recorder_open(&w, &out, &opts.rec);
 	if (!err) {
 		err = recorder_run(&w, opts.window);
-		err = recorder_close(&w) ?: err;
+		err = recorder_close(&w, err ? "error" : "duration") ?: err;
 	}
 	if (!err && lseek(fd, 0, SEEK_SET)) {
 		err = -errno;
@@ -141,6 +142,21 @@ static uint64_t known_records(const struct recording *r)
 	return n;
 }
 
+/* now and this boot: to tell how a recording that lacks its end record ended */
+static void context(struct pm *a)
+{
+	char boot[48] = "";
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	if (f) {
+		if (!fgets(boot, sizeof(boot), f))
+			boot[0] = 0;
+		boot[strcspn(boot, "\n")] = 0;
+		fclose(f);
+	}
+	pm_context(a, now_real_s(), boot);
+}
+
 /* every record of the reader into the report; 0, or -errno (reported) */
 static int read_all(struct recording *r, struct pm *a, const char *name)
 {
@@ -148,6 +164,10 @@ static int read_all(struct recording *r, struct pm *a, const char *name)
 	int err;
 
 	err = pm_read(a, r);
+	if (err == -EPROTO) {
+		p_err("postmortem: %s", r->why);
+		return err;
+	}
 	if (err) {
 		p_err("postmortem: reading %s: %s", r->failed ? r->failed : name, strerror(-err));
 		return err;
@@ -206,6 +226,8 @@ static int pm_run(int argc, char **argv)
 		p_err("postmortem: %s", strerror(ENOMEM));
 		err = -ENOMEM;
 	}
+	if (a)
+		context(a);
 	err = err ?: read_all(&r, a, name ? name : "the live record");
 	if (!err) {
 		input = name ? recording_summary(&r) : NULL;

@@ -27,6 +27,9 @@
 #define DEFAULT_MAX_SIZE  (64ull << 20)
 #define DEFAULT_MAX_FILES 8
 #define MIN_MAX_SIZE	  (16ull << 10)
+/* FILE.incidents: at most this by default (or --max-size), the last freed incidents kept */
+#define DEFAULT_INCIDENT_SIZE (4ull << 20)
+#define DEFAULT_INCIDENTS     8
 
 static struct {
 	const char *out;
@@ -36,14 +39,27 @@ static struct {
 	bool max_size_set, max_files_set;
 	struct file_perm perm; /* 0600, or 0640 with --group */
 	const char *group;
+	uint64_t incident_size, incidents;
+	bool incident_size_set;
 } opts = {
 	/* an always-on recorder's: ppwatch-record(8) DISK says what they cost */
 	.rec = { .snapshot_every = 15, .scan_every = 60, .stall_after = 60, .oldest_pages = 10 },
 	.max_size = DEFAULT_MAX_SIZE,
 	.max_files = DEFAULT_MAX_FILES,
+	.incidents = DEFAULT_INCIDENTS,
 };
 
-enum { OPT_SNAP = 0x500, OPT_SCAN, OPT_STALL, OPT_OLDEST, OPT_MAX_SIZE, OPT_MAX_FILES, OPT_GROUP };
+enum {
+	OPT_SNAP = 0x500,
+	OPT_SCAN,
+	OPT_STALL,
+	OPT_OLDEST,
+	OPT_MAX_SIZE,
+	OPT_MAX_FILES,
+	OPT_GROUP,
+	OPT_INCIDENTS,
+	OPT_INCIDENT_SIZE,
+};
 
 static const struct option record_lopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -54,9 +70,21 @@ static const struct option record_lopts[] = {
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "max-files", required_argument, NULL, OPT_MAX_FILES },
 	{ "group", required_argument, NULL, OPT_GROUP },
+	{ "incidents", required_argument, NULL, OPT_INCIDENTS },
+	{ "incident-size", required_argument, NULL, OPT_INCIDENT_SIZE },
 	{ "stacks", optional_argument, NULL, 'S' },
 	{ 0 }
 };
+
+/* an interval: a duration of at least a millisecond (0 would never wait) */
+static int interval(const char *opt, const char *arg, double *out)
+{
+	if (parse_duration(arg, out) || *out < 0.001) {
+		usage_error("%s '%s': expected an interval of 1ms or more, such as 15s", opt, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static int record_opt(int o, const char *arg)
 {
@@ -67,9 +95,9 @@ static int record_opt(int o, const char *arg)
 		opts.out = arg;
 		return 0;
 	case OPT_SNAP:
-		return args_duration("--snapshot-every", arg, &opts.rec.snapshot_every);
+		return interval("--snapshot-every", arg, &opts.rec.snapshot_every);
 	case OPT_SCAN:
-		return args_duration("--scan-every", arg, &opts.rec.scan_every);
+		return interval("--scan-every", arg, &opts.rec.scan_every);
 	case OPT_STALL:
 		return args_duration("--stall-after", arg, &opts.rec.stall_after);
 	case OPT_OLDEST:
@@ -97,6 +125,23 @@ static int record_opt(int o, const char *arg)
 		opts.max_files = v;
 		opts.max_files_set = true;
 		return 0;
+	case OPT_INCIDENTS:
+		if (parse_u64(arg, 0, 1000, &v)) {
+			usage_error("--incidents '%s': expected 0..1000", arg);
+			return -EINVAL;
+		}
+		opts.incidents = v;
+		return 0;
+	case OPT_INCIDENT_SIZE:
+		if (parse_size(arg, &v) || (v && v < MIN_MAX_SIZE) || v > (1ull << 30)) {
+			usage_error(
+				"--incident-size '%s': expected 0 (none) or a size from 16k to 1G",
+				arg);
+			return -EINVAL;
+		}
+		opts.incident_size = v;
+		opts.incident_size_set = true;
+		return 0;
 	case OPT_GROUP:
 		opts.group = arg;
 		return args_group(arg, &opts.perm);
@@ -118,6 +163,10 @@ static void record_help(void)
 	       "                       (default 8: at most 512M on disk)\n"
 	       "  --group GROUP        the files readable by GROUP too (0640; default 0600:\n"
 	       "                       root only)\n"
+	       "  --incident-size SIZE FILE.incidents, each destroyed pool's records kept\n"
+	       "                       past rotation, at most SIZE (default 4M, or --max-size\n"
+	       "                       if smaller; 0: none)\n"
+	       "  --incidents N        freed incidents kept in it (default 8)\n"
 	       "  --snapshot-every DUR every pool's state this often (default 15s)\n"
 	       "  --scan-every DUR     a holder scan this often (default 60s); a destroy, a\n"
 	       "                       stall and a free scan at once as well\n"
@@ -143,9 +192,11 @@ static int record_run(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	if (!strcmp(opts.out, "-")) {
-		if (opts.max_size_set || opts.max_files_set || opts.group) {
-			usage_error("--max-size, --max-files and --group are about files; standard "
-				    "output is not one");
+		if (opts.max_size_set || opts.max_files_set || opts.group ||
+		    opts.incident_size_set) {
+			usage_error(
+				"--max-size, --max-files, --group and --incident-size are about "
+				"files; standard output is not one");
 			return EXIT_ERROR;
 		}
 		rotfile_open_fd(&out, STDOUT_FILENO, "standard output");
@@ -161,6 +212,13 @@ static int record_run(int argc, char **argv)
 	/* a file size limit loses records (counted), as a full disk does, instead of killing */
 	signal(SIGXFSZ, SIG_IGN);
 	opts.rec.path = opts.out;
+	if (!opts.incident_size_set)
+		opts.incident_size = opts.max_size < DEFAULT_INCIDENT_SIZE ? opts.max_size :
+									     DEFAULT_INCIDENT_SIZE;
+	/* no rotation, nothing to keep past it */
+	opts.rec.incident_size = opts.max_size ? opts.incident_size : 0;
+	opts.rec.keep_incidents = opts.incidents;
+	opts.rec.perm = opts.perm;
 	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true };
 	err = recorder_open(&w, &out, &opts.rec);
 	if (!err) {
@@ -172,7 +230,7 @@ static int record_run(int argc, char **argv)
 		else
 			p_info("recording to %s; Ctrl-C to stop", opts.out);
 		err = recorder_run(&w, opts.duration);
-		err = recorder_close(&w) ?: err;
+		err = recorder_close(&w, err ? "error" : exiting ? "signal" : "duration") ?: err;
 		p_info("record: %zu records, %llu rotations, %llu records lost", w.records,
 		       (unsigned long long)out.rotations, (unsigned long long)w.lost_total);
 	}
@@ -187,7 +245,8 @@ const struct command cmd_record = {
 	.name = "record",
 	.level = PPW_LEVEL_ALL,
 	.synopsis =
-		"-o FILE [--max-size SIZE] [--max-files N] [--group GROUP] [--snapshot-every DUR] "
+		"-o FILE [--max-size SIZE] [--max-files N] [--incident-size SIZE] [--incidents N] "
+		"[--group GROUP] [--snapshot-every DUR] "
 		"[--scan-every DUR] [-S[N]] [--stall-after DUR] [DURATION]",
 	.summary = "record lifecycle events, snapshots, holder scans and stacks to a file",
 	.lopts = record_lopts,

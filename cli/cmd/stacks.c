@@ -18,6 +18,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "main.h"
+#include "output/doc.h"
 #include "sources/monitor.h"
 #include "sources/stacks.h"
 
@@ -109,8 +110,7 @@ static int stacks_run(int argc, char **argv)
 	if (!err) {
 		snapshot_filter(&view, opts.view.filters, opts.view.nfilters);
 		if (env.json) {
-			json_obj_open(&stdout_json);
-			json_kv_str(&stdout_json, "version", PPWATCH_VERSION);
+			doc_open(&stdout_json);
 			stacks_write_json(&stdout_json, &k, &view, v, n, opts.every);
 			json_obj_close(&stdout_json);
 			json_end(&stdout_json);

@@ -20,6 +20,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "main.h"
+#include "output/doc.h"
 #include "output/pool_table.h"
 #include "sources/monitor.h"
 
@@ -198,7 +199,7 @@ static int show(struct monitor *m, bool interactive)
 		return err;
 	}
 	if (env.json) {
-		json_obj_open(&stdout_json);
+		doc_open(&stdout_json);
 		json_kv_f64(&stdout_json, "time", now_real_s());
 		json_kv_f64(&stdout_json, "interval_s", view.interval_s);
 		view_print_json(&stdout_json, &opts.view, &view, groups, ngroups);

@@ -106,7 +106,7 @@ static bool print_event(void *arg, const struct life_event *e)
 	if (!wanted(&er))
 		return false;
 	if (env.json) {
-		render_event_json(&stdout_json, &er);
+		render_event_json(&stdout_json, &er, true);
 		json_end(&stdout_json);
 		return false;
 	}

@@ -299,8 +299,8 @@ bool rotfile_due(const struct rotfile *r, size_t len)
 
 int rotfile_rotate(struct rotfile *r)
 {
+	int err = 0, sync_err = 0;
 	char p1[4096];
-	int err = 0;
 
 	if (!r->path)
 		return 0;
@@ -319,17 +319,17 @@ int rotfile_rotate(struct rotfile *r)
 		r->rotations++;
 		return 0;
 	}
-	/* what it holds is on disk before it is renamed and closed */
+	/* what it holds is on disk before it is renamed and closed (a failure: said, after) */
 	if (fdatasync(r->fd) && errno != EINVAL)
-		return failed(r, errno, "syncing %s before rotating it", r->path);
+		sync_err = failed(r, errno, "syncing %s before rotating it", r->path);
 	err = shift(r);
 	if (err)
 		return err; /* nothing renamed: the old file goes on */
-	if (close(r->fd))
-		err = failed(r, errno, "closing %s", nth_path(r, 1, p1, sizeof(p1)));
+	if (close(r->fd) && !sync_err)
+		sync_err = failed(r, errno, "closing %s", nth_path(r, 1, p1, sizeof(p1)));
 	r->fd = -1;
 	r->rotations++;
-	return create(r) ?: err;
+	return create(r) ?: sync_err;
 }
 
 void rotfile_mark_start(struct rotfile *r)

@@ -72,7 +72,8 @@ bool rotfile_due(const struct rotfile *r, size_t len);
 /*
  * FILE synced and closed, FILE -> FILE.1 -> ..., a new FILE: 0 or -errno
  * (r->what). On a failure r->fd says where it stands: still the old file
- * (nothing was renamed), or -1 (renamed, the new one not made).
+ * (nothing was renamed), -1 (renamed, the new one not made), or the new
+ * file (size 0: rotated, but the old one's sync or close failed).
  */
 int rotfile_rotate(struct rotfile *r);
 /* the preamble of the current file ends here */

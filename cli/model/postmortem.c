@@ -7,6 +7,7 @@
 
 #include "lib/util.h"
 #include "lib/vec.h"
+#include "model/contract.h"
 #include "model/postmortem.h"
 
 /* a pool's inflight over time: the last PM_SERIES_MAX changes */
@@ -26,10 +27,13 @@ struct pool_acc {
 	/* the retries, folded as they come: first, last, how many */
 	uint64_t retries;
 	double first_retry, last_retry, retry_inflight, last_n;
-	json_t *holders; /* the pool's entry in the last holders record */
-	double holders_time;
+	double kept_n;	 /* the latest retry FILE.incidents kept (the others may be gone) */
+	json_t *holders; /* the pool's entry in the last holders record (its parts joined) */
+	double holders_time, holders_seq;
 	json_t *pages;
+	double pages_seq;
 	json_t *stacks;
+	double stacks_seq;
 	struct point *series; /* a ring once full */
 	size_t s_head, s_n, s_cap;
 	uint64_t s_dropped;
@@ -46,6 +50,24 @@ struct pm {
 	/* records the recorder could not write (a full disk): its gap and end records say */
 	double lost_gaps, lost_end;
 	json_t *lost_why;
+	/* what it could not take (or write), as its gap records say: the first PM_GAPS_MAX */
+	json_t *gaps;
+	uint64_t gaps_not_listed;
+	/* the recorders whose records these are, by their run: from when to when, their end */
+	struct pm_run {
+		char run[40];
+		char boot_id[48];
+		double from, to, snapshot_every;
+		const char *ended; /* the end record's reason (static), or NULL: none seen */
+		char ended_buf[16];
+	} runs[PM_RUNS_MAX];
+	size_t nruns;
+	uint64_t runs_not_listed;
+	struct pm_run *run; /* the current file's */
+	bool kept; /* the records fed now are FILE.incidents' copies: what the set has is newer */
+	/* what the report is read against (pm_context()) */
+	double now;
+	char boot_id[48];
 	bool nomem;
 };
 
@@ -144,6 +166,42 @@ static void add_point(struct pm *a, struct pool_acc *p, double t, double infligh
 	p->s_dropped++;
 }
 
+/*
+ * What a record says of a pool, kept in *slot: v, or when v continues the
+ * record kept (the same "seq": a record written in parts), what was kept
+ * with v's array key joined to it. *slot_seq: the seq kept (a copy from
+ * FILE.incidents under its own, negative, so as not to be joined to the
+ * set's record of the same seq).
+ */
+static void keep_part(struct pm *a, json_t **slot, double *slot_seq, json_t *v, const char *key,
+		      double seq)
+{
+	json_t *joined, *arr;
+
+	/* a copy FILE.incidents kept and the set's record are not parts of each other */
+	if (a->kept)
+		seq = -1 - seq;
+	if (!*slot || isnan(seq) || seq != *slot_seq) {
+		keep(slot, v);
+		*slot_seq = seq;
+		return;
+	}
+	/* a part after the first: its elements after those kept */
+	arr = json_array();
+	joined = key ? json_copy(*slot) : json_incref(arr);
+	if (!joined || !arr || json_array_extend(arr, key ? json_object_get(*slot, key) : *slot) ||
+	    json_array_extend(arr, key ? json_object_get(v, key) : v) ||
+	    (key && json_object_set(joined, key, arr))) {
+		a->nomem = true;
+		json_decref(joined);
+		json_decref(arr);
+		return;
+	}
+	json_decref(arr);
+	json_decref(*slot);
+	*slot = joined;
+}
+
 /* what a record that lists pools says of each: the part of the pool it updates */
 enum pool_part {
 	PART_ROW,     /* a snapshot's row: the pool's state, and a point of inflight over time */
@@ -155,6 +213,7 @@ enum pool_part {
 static void keep_pools(struct pm *a, const json_t *rec, double t, enum pool_part part)
 {
 	json_t *pools = json_object_get(rec, "pools"), *x;
+	double seq = jnum(rec, "seq", NAN);
 	struct pool_acc *p;
 	size_t i;
 
@@ -170,14 +229,53 @@ static void keep_pools(struct pm *a, const json_t *rec, double t, enum pool_part
 			add_point(a, p, t, jnum(x, "inflight", NAN));
 			break;
 		case PART_HOLDERS:
-			keep(&p->holders, x);
+			keep_part(a, &p->holders, &p->holders_seq, x, "holders", seq);
 			p->holders_time = t;
 			break;
 		case PART_STACKS:
-			keep(&p->stacks, x);
+			keep_part(a, &p->stacks, &p->stacks_seq, x, "stacks", seq);
 			break;
 		}
 	}
+}
+
+/* a gap record: what failed, from when to when; one that ends replaces its beginning */
+static void add_gap(struct pm *a, json_t *rec)
+{
+	const char *what = jstr(rec, "what", NULL);
+	double since = jnum(rec, "since", NAN);
+	json_t *g, *x;
+	size_t i;
+
+	a->lost_gaps += jnum(rec, "lost_records", 0);
+	/* format 1 said why only */
+	keep(&a->lost_why, json_object_get(rec, json_object_get(rec, "error") ? "error" : "why"));
+	if (!what)
+		return;
+	g = json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o}", "what", what, "error",
+		      json_incref(json_object_get(rec, "error") ?: json_null()), "errno",
+		      json_incref(json_object_get(rec, "errno") ?: json_null()), "since",
+		      num(since), "until", num(jnum(rec, "until", NAN)), "failures",
+		      num(jnum(rec, "failures", NAN)), "lost_records",
+		      num(jnum(rec, "lost_records", 0)));
+	if (!g) {
+		a->nomem = true;
+		return;
+	}
+	json_array_foreach(a->gaps, i, x)
+	{
+		if (!strcmp(jstr(x, "what", ""), what) && jnum(x, "since", NAN) == since) {
+			json_array_set_new(a->gaps, i, g);
+			return;
+		}
+	}
+	if (json_array_size(a->gaps) >= PM_GAPS_MAX) {
+		a->gaps_not_listed++;
+		json_decref(g);
+		return;
+	}
+	if (json_array_append_new(a->gaps, g))
+		a->nomem = true;
 }
 
 /* the lifecycle's own events: a pool has each about once */
@@ -187,6 +285,17 @@ static bool lifecycle_kind(const char *e)
 	       !strcmp(e, "unmap") || !strcmp(e, "freed");
 }
 
+/* a lifecycle event kept already: the set's and FILE.incidents' copy of it are one */
+static bool have_event(const struct pool_acc *p, const char *e, double t)
+{
+	const json_t *x;
+	size_t i;
+
+	json_array_foreach(p->events, i, x) if (jnum(x, "time", NAN) == t &&
+						!strcmp(jstr(x, "event", ""), e)) return true;
+	return false;
+}
+
 static void add_event(struct pm *a, struct pool_acc *p, json_t *ev)
 {
 	const char *e = jstr(ev, "event", "");
@@ -194,6 +303,13 @@ static void add_event(struct pm *a, struct pool_acc *p, json_t *ev)
 	bool life = lifecycle_kind(e);
 	json_t *kept;
 
+	if (!strcmp(e, "retry") && a->kept) {
+		/* not counted: the set has it, or the ones before it are gone */
+		p->kept_n = fmax(p->kept_n, jnum(ev, "retry", 0));
+		return;
+	}
+	if (life && have_event(p, e, t))
+		return;
 	p->freed |= !strcmp(e, "freed");
 	p->stalled |= !strcmp(e, "stalled");
 	add_point(a, p, t, jnum(ev, "inflight", NAN));
@@ -222,6 +338,47 @@ static void add_event(struct pm *a, struct pool_acc *p, json_t *ev)
 		a->nomem = true;
 }
 
+/* a header: the run it begins a file of (format 1 has no run id: one run per header-less id) */
+static void run_of(struct pm *a, const json_t *hdr)
+{
+	const char *id = jstr(hdr, "run", "");
+	size_t i;
+
+	for (i = 0; i < a->nruns; i++)
+		if (*id && !strcmp(a->runs[i].run, id)) {
+			a->run = &a->runs[i];
+			return;
+		}
+	if (a->nruns == PM_RUNS_MAX) {
+		a->runs_not_listed++;
+		a->run = NULL;
+		return;
+	}
+	a->run = &a->runs[a->nruns++];
+	memset(a->run, 0, sizeof(*a->run));
+	snprintf(a->run->run, sizeof(a->run->run), "%s", id);
+	snprintf(a->run->boot_id, sizeof(a->run->boot_id), "%s", jstr(hdr, "boot_id", ""));
+	a->run->from = a->run->to = NAN;
+	a->run->snapshot_every = jnum(hdr, "snapshot_every_s", NAN);
+}
+
+/* the times a run's records cover, and its end */
+static void run_note(struct pm *a, const char *type, const json_t *rec, double t)
+{
+	struct pm_run *r = a->run;
+
+	if (!r)
+		return;
+	if (!isnan(t) && (isnan(r->from) || t < r->from))
+		r->from = t;
+	if (!isnan(t) && (isnan(r->to) || t > r->to))
+		r->to = t;
+	if (!strcmp(type, "end")) {
+		snprintf(r->ended_buf, sizeof(r->ended_buf), "%s", jstr(rec, "ended", "ended"));
+		r->ended = r->ended_buf;
+	}
+}
+
 int pm_feed(struct pm *a, json_t *rec)
 {
 	const char *type = jstr(rec, "type", "");
@@ -231,6 +388,9 @@ int pm_feed(struct pm *a, json_t *rec)
 
 	if (!isnan(t))
 		a->end_time = t;
+	if (!strcmp(type, "header"))
+		run_of(a, rec);
+	run_note(a, type, rec, t);
 	if (!strcmp(type, "header")) {
 		keep(&a->header, rec);
 	} else if (!strcmp(type, "snapshot")) {
@@ -242,15 +402,15 @@ int pm_feed(struct pm *a, json_t *rec)
 	} else if (!strcmp(type, "pages")) {
 		p = acc_get(a, rec);
 		if (p)
-			keep(&p->pages, json_object_get(rec, "pages"));
+			keep_part(a, &p->pages, &p->pages_seq, json_object_get(rec, "pages"), NULL,
+				  jnum(rec, "seq", NAN));
 	} else if (!strcmp(type, "event")) {
 		ev = json_object_get(rec, "event");
 		p = acc_get(a, ev);
 		if (p)
 			add_event(a, p, ev);
 	} else if (!strcmp(type, "gap")) {
-		a->lost_gaps += jnum(rec, "lost_records", 0);
-		keep(&a->lost_why, json_object_get(rec, "why"));
+		add_gap(a, rec);
 	} else if (!strcmp(type, "end")) {
 		a->lost_end = jnum(rec, "lost_records", 0);
 	}
@@ -263,6 +423,8 @@ int pm_read(struct pm *a, struct recording *r)
 	int err;
 
 	while ((err = recording_next(r, &rec)) > 0) {
+		/* the file of the record: FILE.incidents' copies come first, the set's win */
+		a->kept = r->files[r->cur].incidents;
 		err = pm_feed(a, rec);
 		json_decref(rec);
 		if (err)
@@ -353,7 +515,7 @@ static void timeline(struct pm *a, json_t *out, const struct pool_acc *p, double
 		add_timeline(a, tl, destroyed_at + stall_after, "stalled", NAN, detail, true);
 	}
 	set(a, out, "destroyed_at", num(destroyed_at));
-	set(a, out, "retries", num(p->retries ? p->last_n : 0));
+	set(a, out, "retries", num(fmax(p->retries ? p->last_n : 0, p->kept_n)));
 	set(a, out, "events_not_listed", json_integer(p->not_listed));
 }
 
@@ -467,7 +629,10 @@ struct pm *pm_new(void)
 		return NULL;
 	a->end_time = NAN;
 	a->index = json_object();
-	if (!a->index) {
+	a->gaps = json_array();
+	if (!a->index || !a->gaps) {
+		json_decref(a->index);
+		json_decref(a->gaps);
 		free(a);
 		return NULL;
 	}
@@ -495,7 +660,53 @@ void pm_free(struct pm *a)
 	json_decref(a->index);
 	json_decref(a->header);
 	json_decref(a->lost_why);
+	json_decref(a->gaps);
 	free(a);
+}
+
+void pm_context(struct pm *a, double now, const char *boot_id)
+{
+	a->now = now;
+	snprintf(a->boot_id, sizeof(a->boot_id), "%s", boot_id ? boot_id : "");
+}
+
+/*
+ * How a run ended: its end record's reason; without one, what the reading
+ * can tell: the host booted again since (a crash, a power cut, a reboot),
+ * its last record is recent (it may still be recording), or neither
+ * (killed, or crashed)
+ */
+static const char *run_end(const struct pm *a, const struct pm_run *r)
+{
+	double recent = 2 * (isnan(r->snapshot_every) ? 15 : r->snapshot_every) + 5;
+
+	if (r->ended)
+		return r->ended;
+	if (r->boot_id[0] && a->boot_id[0] && strcmp(r->boot_id, a->boot_id))
+		return "rebooted";
+	if (a->now > 0 && !isnan(r->to) && a->now - r->to <= recent)
+		return "running";
+	return "killed";
+}
+
+static json_t *runs(struct pm *a)
+{
+	json_t *v = json_array(), *x;
+	size_t i;
+
+	for (i = 0; v && i < a->nruns; i++) {
+		const struct pm_run *r = &a->runs[i];
+
+		x = json_pack("{s:o,s:o,s:o,s:s,s:b}", "run",
+			      r->run[0] ? json_string(r->run) : json_null(), "from", num(r->from),
+			      "to", num(r->to), "end", run_end(a, r), "end_record",
+			      r->ended != NULL);
+		if (!x || json_array_append_new(v, x))
+			a->nomem = true;
+	}
+	if (!v)
+		a->nomem = true;
+	return v ? v : json_null();
 }
 
 json_t *pm_report(struct pm *a, const char *source, json_t *input)
@@ -510,6 +721,9 @@ json_t *pm_report(struct pm *a, const char *source, json_t *input)
 		json_decref(pools);
 		return NULL;
 	}
+	/* a -j document of its own (model/contract.h), and the same in YAML */
+	set(a, rep, "format", json_integer(JSON_FORMAT));
+	set(a, rep, "version", str(PPWATCH_VERSION));
 	set(a, rep, "source", str(source));
 	if (input)
 		copy(a, rep, "input", input);
@@ -519,6 +733,10 @@ json_t *pm_report(struct pm *a, const char *source, json_t *input)
 	set(a, rep, "stall_after_s", num(stall_after));
 	set(a, rep, "lost_records", num(a->lost_gaps > a->lost_end ? a->lost_gaps : a->lost_end));
 	copy(a, rep, "lost_why", a->lost_why);
+	copy(a, rep, "gaps", a->gaps);
+	set(a, rep, "gaps_not_listed", json_integer(a->gaps_not_listed));
+	set(a, rep, "runs", runs(a));
+	set(a, rep, "runs_not_listed", json_integer(a->runs_not_listed));
 	set(a, rep, "pools", pools);
 	for (i = 0; i < a->n; i++) {
 		p = &a->v[i];

@@ -27,6 +27,8 @@
 #define PM_EVENTS_MAX 64  /* events listed per pool: a lifecycle has 5 */
 #define PM_MINOR_MAX  32  /* of them, of the kinds that repeat */
 #define PM_SERIES_MAX 512 /* inflight changes kept per pool */
+#define PM_GAPS_MAX   32  /* the recorder's gaps listed (the rest counted) */
+#define PM_RUNS_MAX   16  /* the recorder runs a set holds, listed (the rest counted) */
 
 struct pm;
 
@@ -39,7 +41,18 @@ int pm_feed(struct pm *a, json_t *rec);
  */
 int pm_read(struct pm *a, struct recording *r);
 /*
- * The report (a new reference), or NULL without memory. source: "live" or
+ * What the report is read against, to say how a recording without its
+ * recorder's end record ended: now (wall clock; 0: unknown) and this
+ * boot's /proc/sys/kernel/random/boot_id (NULL: unknown).
+ */
+void pm_context(struct pm *a, double now, const char *boot_id);
+/*
+ * The report (a new reference), or NULL without memory. Its "runs" say,
+ * for each recorder run the records are of, the time its records cover
+ * and its "end": its end record's reason (duration, signal, error), or
+ * without one "rebooted" (the host booted since: a crash, a power cut, a
+ * reboot), "running" (its last record is recent: it may still record),
+ * "killed" (killed, or crashed). source: "live" or
  * the file name; input: what the reader says it read (recording_summary(), borrowed), or NULL.
  */
 json_t *pm_report(struct pm *a, const char *source, json_t *input);

@@ -143,6 +143,11 @@ int recording_open(struct recording *r, const char *path)
 		if (!f) {
 			if (k && errno == ENOENT) /* rotated away since */
 				continue;
+			if (!k && errno == ENOENT && count > 1) {
+				/* a crash between a rotation's renames and its new file */
+				r->newest_missing = true;
+				continue;
+			}
 			err = -errno;
 			r->failed = path;
 			goto out;
@@ -159,6 +164,18 @@ int recording_open(struct recording *r, const char *path)
 			fclose(f);
 			goto out;
 		}
+	}
+	/* the incidents kept past rotation: read first (the set's records are newer) */
+	free(name);
+	if (asprintf(&name, "%s.incidents", path) < 0) {
+		name = NULL;
+		err = -ENOMEM;
+		goto out;
+	}
+	f = fopen(name, "re");
+	if (f && (err = add_file(r, f, name))) {
+		fclose(f);
+		goto out;
 	}
 	/* oldest first */
 	for (i = 0; i < r->n / 2; i++) {
@@ -245,7 +262,8 @@ static ssize_t next_line(struct recording *r, FILE *f, bool *nl, bool *toolong)
 		avail = r->blk_end - r->blk_pos;
 		e = memchr(s, '\n', avail);
 		take = e ? (size_t)(e - s) : avail;
-		if (!*toolong && len + take > RECORDING_MAX_LINE)
+		/* the bound counts the newline */
+		if (!*toolong && len + take + 1 > RECORDING_MAX_RECORD)
 			*toolong = true;
 		if (!*toolong) {
 			if (grow(&r->line, &r->line_cap, len + take + 1))
@@ -296,6 +314,40 @@ static void damaged(struct recording_file *f, uint64_t from, const char *why, in
 		esc_buf(d->why, sizeof(d->why), text, strlen(text));
 	}
 	f->damaged++;
+}
+
+/*
+ * A header's format: one this ppwatch reads, or -EPROTO with r->why
+ * saying what it is and what to do
+ */
+static int check_format(struct recording *r, struct recording_file *f, const json_t *hdr)
+{
+	const json_t *v = json_object_get(hdr, "format");
+	const char *by = jstr(hdr, "version", "?");
+	json_int_t n = !v ? 1 : json_is_integer(v) ? json_integer_value(v) : -1;
+	char msg[sizeof(r->why)];
+
+	/* no format at all: what format 1 is read as (it always said it, a hand-made one may not) */
+
+	if (n >= RECORDING_FORMAT_MIN && n <= RECORDING_FORMAT) {
+		f->format = n;
+		return 0;
+	}
+	if (n > RECORDING_FORMAT)
+		snprintf(msg, sizeof(msg),
+			 "%s is in recording format %lld (written by ppwatch %s), newer than "
+			 "this ppwatch %s reads (formats %d to %d): read it with ppwatch %s or a "
+			 "newer one",
+			 f->name, (long long)n, by, PPWATCH_VERSION, RECORDING_FORMAT_MIN,
+			 RECORDING_FORMAT, by);
+	else
+		snprintf(msg, sizeof(msg),
+			 "%s has a header whose \"format\" is not a recording format ppwatch "
+			 "knows (formats %d to %d are): not a file 'ppwatch record' wrote, or a "
+			 "damaged one",
+			 f->name, RECORDING_FORMAT_MIN, RECORDING_FORMAT);
+	esc_buf(r->why, sizeof(r->why), msg, strlen(msg));
+	return -EPROTO;
 }
 
 int recording_next(struct recording *r, json_t **out)
@@ -352,10 +404,17 @@ int recording_next(struct recording *r, json_t **out)
 		}
 		f->records++;
 		f->escaped += fixed > 0;
-		if (!strcmp(jstr(rec, "type", ""), "header"))
+		if (!strcmp(jstr(rec, "type", ""), "header")) {
 			f->header = true;
-		else if (!known(jstr(rec, "type", "")))
+			f->incidents |= !strcmp(jstr(rec, "file", ""), "incidents");
+			if (check_format(r, f, rec)) {
+				json_decref(rec);
+				r->failed = f->name;
+				return -EPROTO;
+			}
+		} else if (!known(jstr(rec, "type", ""))) {
 			f->unknown++;
+		}
 		*out = rec;
 		return 1;
 	}
@@ -406,6 +465,10 @@ static json_t *file_summary(const struct recording_file *f)
 		      (json_int_t)f->records, "damaged_lines", (json_int_t)f->damaged, "damaged",
 		      dmg, "escaped_lines", (json_int_t)f->escaped, "unknown_records",
 		      (json_int_t)f->unknown, "header", f->header, "cut", cut);
+	if (o && f->format)
+		json_object_set_new(o, "format", json_integer(f->format));
+	if (o && f->incidents)
+		json_object_set_new(o, "incidents", json_true());
 	return o;
 }
 
@@ -426,7 +489,7 @@ json_t *recording_summary(const struct recording *r)
 		damaged += r->files[i].damaged;
 		cut += r->files[i].cut;
 	}
-	return json_pack("{s:o,s:I,s:I,s:I}", "files", files, "records",
+	return json_pack("{s:o,s:I,s:I,s:I,s:b}", "files", files, "records",
 			 (json_int_t)recording_records(r), "damaged_lines", (json_int_t)damaged,
-			 "cut_files", (json_int_t)cut);
+			 "cut_files", (json_int_t)cut, "newest_missing", r->newest_missing);
 }

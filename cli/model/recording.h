@@ -10,10 +10,18 @@
  * killed by the OOM killer, a hung host, a full disk or a power cut
  * leaves is read as far as it goes: a line that is not a record (not
  * JSON to jansson's strict reading, no "type", nested too deep, longer
- * than RECORDING_MAX_LINE) is skipped and counted, a last line cut short is
- * noted with where the file ends, and raw bytes that are not UTF-8
- * inside a string are read as the \xHH escape every output shows them
- * as (lib/escape.h). recording_summary() says all of it, for the report.
+ * than the record bound, RECORDING_MAX_RECORD, the writer's too) is
+ * skipped and counted, a last line cut short is noted with where the
+ * file ends, and raw bytes that are not UTF-8 inside a string are read
+ * as the \xHH escape every output shows them as (lib/escape.h). FILE
+ * itself missing beside its rotations (a crash between a rotation's
+ * renames and its new file) is noted, not an error. recording_summary()
+ * says all of it, for the report.
+ *
+ * Each file's header says its format (model/contract.h; none: read as
+ * format 1): one this ppwatch does not read (newer, or not a number)
+ * stops the reading with -EPROTO, and r->why says what it is and what
+ * to do.
  */
 #ifndef __PPWATCH_MODEL_RECORDING_H
 #define __PPWATCH_MODEL_RECORDING_H
@@ -25,11 +33,10 @@
 #include <jansson.h>
 
 #include "lib/json_read.h"
+#include "model/contract.h"
 
 /* deeper than any record ppwatch writes: a line nested deeper is damaged */
 #define RECORDING_MAX_DEPTH 16
-/* longer than any record ppwatch writes (a holder scan of a big host): damaged */
-#define RECORDING_MAX_LINE (64u << 20)
 /* FILE and FILE.1 ... FILE.999 at most */
 #define RECORDING_MAX_FILES 1000
 /* damaged lines described per file (all are counted) */
@@ -50,6 +57,8 @@ struct recording_file {
 	uint64_t escaped; /* lines read with raw bytes escaped */
 	uint64_t unknown; /* records of a type this ppwatch does not know */
 	bool header;	  /* it has a header record */
+	int format;	  /* its header's (0: none seen) */
+	bool incidents;	  /* FILE.incidents (its header says so): copies, read first */
 	bool cut;	  /* it ends inside its last record */
 	uint64_t cut_line, cut_from;
 	FILE *fp;
@@ -64,13 +73,16 @@ struct recording {
 	size_t blk_pos, blk_end, line_cap, fix_cap;
 	bool blk_eof;
 	uint64_t off;
-	const char *failed; /* the file an error is about */
+	const char *failed;  /* the file an error is about */
+	bool newest_missing; /* FILE was not there, its rotations were */
+	char why[400];	     /* what -EPROTO is about, and what to do (escaped) */
 };
 
 /*
  * FILE and its rotations (FILE.1 ... FILE.999, as far as they go), opened
  * at once, newest first, so a rotation meanwhile neither hides a file nor
- * shows one twice (a file seen again is left out); read oldest first.
+ * shows one twice (a file seen again is left out); read oldest first,
+ * after FILE.incidents (the incidents kept past rotation) when there is one.
  * 0, or -errno with r->failed naming the file that would not open.
  */
 int recording_open(struct recording *r, const char *path);
@@ -78,7 +90,8 @@ int recording_open(struct recording *r, const char *path);
 int recording_open_stream(struct recording *r, FILE *f, const char *name);
 /*
  * The next record (a new reference in *rec): 1; 0 after the last file;
- * -errno when reading failed (r->failed names the file) or without memory.
+ * -errno when reading failed (r->failed names the file) or without memory;
+ * -EPROTO for a file of a format this ppwatch does not read (r->why).
  */
 int recording_next(struct recording *r, json_t **rec);
 /* records read in all */

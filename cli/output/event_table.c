@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "lib/util.h"
+#include "output/doc.h"
 #include "output/event_table.h"
 #include "output/table.h"
 
@@ -166,9 +167,11 @@ void render_event_text(FILE *f, const struct event_row *er, bool header)
 	out_text(f, &ov, er, 1, sizeof(*er), false, header);
 }
 
-void render_event_json(struct json *j, const struct event_row *er)
+void render_event_json(struct json *j, const struct event_row *er, bool doc)
 {
 	json_obj_open(j);
+	if (doc)
+		doc_members(j);
 	json_kv_f64(j, "time", er->time);
 	json_kv_str(j, "event", life_kind_name(er->kind));
 	json_key(j, "id");

@@ -31,7 +31,7 @@ void event_row_of(struct event_row *er, const struct life_event *e, const struct
 /* the event view's columns (text); JSON: render_event_json() */
 struct oview event_oview(void);
 void render_event_text(FILE *f, const struct event_row *er, bool header);
-/* one JSON object (the caller ends the line) */
-void render_event_json(struct json *j, const struct event_row *er);
+/* one JSON object (the caller ends the line); doc: a -j document (output/doc.h) */
+void render_event_json(struct json *j, const struct event_row *er, bool doc);
 
 #endif /* __PPWATCH_OUTPUT_EVENT_TABLE_H */

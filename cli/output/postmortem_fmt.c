@@ -246,6 +246,70 @@ static void text_pool(FILE *f, const json_t *p)
 	text_details(f, p);
 }
 
+/* what each recorder run covers, and how one ended that has no end record */
+static void text_runs(FILE *f, const json_t *rep)
+{
+	const json_t *runs = json_object_get(rep, "runs"), *r;
+	char a[32], b[32], c[32];
+	const char *end;
+	size_t i;
+
+	if (!strcmp(jstr(rep, "source", ""), "live"))
+		return; /* this window, ended now */
+	json_array_foreach(runs, i, r)
+	{
+		end = jstr(r, "end", "");
+		fprintf(f, "recorded from %s to %s (%s)",
+			clock_str(a, sizeof(a), jnum(r, "from", NAN)),
+			clock_str(b, sizeof(b), jnum(r, "to", NAN)),
+			fmt_age(c, sizeof(c), jnum(r, "to", NAN) - jnum(r, "from", NAN)));
+		if (!strcmp(end, "rebooted"))
+			fputs(": no end record, and the host booted since: the recorder ended with "
+			      "it (a crash, a power cut or a reboot)",
+			      f);
+		else if (!strcmp(end, "running"))
+			fputs(": no end record yet, and its last record is recent: the recorder may "
+			      "still be recording",
+			      f);
+		else if (!strcmp(end, "killed"))
+			fputs(": no end record: the recorder was killed (SIGKILL, the OOM killer) or "
+			      "crashed; what it had written is all there is",
+			      f);
+		else if (strcmp(end, "duration") && strcmp(end, "signal"))
+			fprintf(f, ": the recorder ended on an %s", end);
+		fputc('\n', f);
+	}
+}
+
+/* what the recorder could not take: one line a gap */
+static void text_gaps(FILE *f, const json_t *rep)
+{
+	const json_t *g;
+	char a[32], b[32], c[32];
+	size_t i;
+
+	json_array_foreach(json_object_get(rep, "gaps"), i, g)
+	{
+		if (!strcmp(jstr(g, "what", ""), "writing"))
+			continue; /* said with the records lost */
+		fputs("the recorder's ", f);
+		put_str(f, g, "what", "?");
+		fprintf(f, " failed %s time%s from %s ",
+			count_str(a, sizeof(a), jnum(g, "failures", 0)),
+			jnum(g, "failures", 0) == 1 ? "" : "s",
+			clock_str(b, sizeof(b), jnum(g, "since", NAN)));
+		if (isnan(jnum(g, "until", NAN)))
+			fputs("on (it had not ended) (", f);
+		else
+			fprintf(f, "to %s (", clock_str(c, sizeof(c), jnum(g, "until", NAN)));
+		put_str(f, g, "error", "?");
+		fputs(")\n", f);
+	}
+	if (jnum(rep, "gaps_not_listed", 0) > 0)
+		fprintf(f, "and %s more gaps\n",
+			count_str(a, sizeof(a), jnum(rep, "gaps_not_listed", 0)));
+}
+
 void postmortem_text(FILE *f, const json_t *rep)
 {
 	const json_t *pools = json_object_get(rep, "pools"), *p;
@@ -264,6 +328,8 @@ void postmortem_text(FILE *f, const json_t *rep)
 		put_str(f, rep, "lost_why", "?");
 		fprintf(f, "): the recording has gaps\n");
 	}
+	text_runs(f, rep);
+	text_gaps(f, rep);
 	if (!n) {
 		fprintf(f, "no destroyed pool with pages out, none freed in the recording\n");
 		return;

@@ -2,28 +2,39 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The flight recorder survives what it records, and postmortem reads what
-# it leaves: rotation holds its bounds under a fast snapshot rate, every
-# file starts with a header and holds whole records; 'record' SIGKILLed
-# during an incident leaves files whose postmortem still names the
-# zombie pool and its holder's pid; a restarted recorder keeps the
-# recording before it; a recording cut at every byte of its last record
-# or in the middle, with damaged and non-UTF-8 lines, is read as far as
-# it goes, said so and exit by its report; a big recording is read in
-# bounded memory; what matters is synced (strace). About 40 s in all.
+# it leaves: its files only root reads; rotation holds its bounds under a
+# fast snapshot rate, every file starts with a header and holds whole
+# records valid against docs/schema/recording/; 'record' SIGKILLed during
+# an incident leaves files whose postmortem still names the zombie pool
+# and its holder's pid, and SIGKILLed during rotations a set that is
+# whole; a restarted recorder keeps the recording before it; transient
+# errors (a holder scan that fails, injected from outside) and a disk
+# that fills during a holder scan are gap records and the recording goes
+# on; zero intervals are refused; a recording cut at every byte of its
+# last record or in the middle, with damaged and non-UTF-8 lines, is read
+# as far as it goes, said so and exit by its report; a big recording is
+# read in bounded memory; what matters is synced (strace). About 90 s.
 
 ALL_TESTS="
 	files_only_root_reads
 	rotation_bounds_under_fast_snapshots
+	sigkill_during_rotations
+	incident_kept_past_rotation
 	sigkill_during_an_incident
 	what_matters_is_synced
 	restart_keeps_the_last_recording
 	full_disk_loses_records_and_says
+	full_disk_during_a_holder_scan
+	transient_errors_are_gaps
+	zero_intervals_refused
 	cut_and_damaged_recordings
 	big_recording_bounded_memory
 "
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=../lab/scale.sh
+. "$TOP/tests/lab/scale.sh"
 
 WORK=/tmp/ppwt$$.record
 
@@ -39,6 +50,13 @@ whole_records() {	# files...
 		jq -e -s 'length > 0 and (.[0].type == "header") and all(.[]; has("type"))' "$f" >/dev/null ||
 			fail "$f: not whole records with a header first: $(head -c 200 "$f")"
 	done
+}
+
+# and each one valid against its schema (docs/schema/recording/): what ppwatch wrote
+valid_records() {	# files...
+	whole_records "$@"
+	python3 "$TOP/tests/contract/validate.py" --recording "$@" >/dev/null 2>"$WORK/v.err" ||
+		fail "records not valid against docs/schema/recording/: $(head -c 800 "$WORK/v.err")"
 }
 
 # the recordings and export's textfile: 0600 (0640 with --group) whatever
@@ -105,7 +123,8 @@ rotation_bounds_under_fast_snapshots() {
 	log "$(grep 'rotations' "$WORK/err")"
 	check "rotated more often than it keeps files" \
 		[ "$(sed -n 's/.* \([0-9]*\) rotations.*/\1/p' "$WORK/err")" -gt $files ]
-	n=$(find "$WORK" -name 'rec*' ! -name '*.err' | wc -l)
+	# FILE.incidents too, if an incident (another lab's) was seen: at most --max-size
+	n=$(find "$WORK" -name 'rec*' ! -name '*.err' ! -name rec.incidents | wc -l)
 	biggest=0
 	for f in "$WORK"/rec*; do
 		total=$((total + $(stat -c %s "$f")))
@@ -116,16 +135,69 @@ rotation_bounds_under_fast_snapshots() {
 	check "rotated: $files files" [ "$n" -eq $files ]
 	check "no FILE.$files" [ ! -e "$WORK/rec.$files" ]
 	for f in "$WORK"/rec*; do
-		check "$(basename "$f"): at most --max-size, or one record past it" \
-			[ "$(stat -c %s "$f")" -le $((max + biggest)) ]
+		check "$(basename "$f"): at most --max-size" [ "$(stat -c %s "$f")" -le $max ]
 	done
-	check "the set: at most N x SIZE plus one record" [ "$total" -le $((files * max + biggest)) ]
-	whole_records "$WORK"/rec*
+	check "the set: at most N x SIZE, and its incident file SIZE" [ "$total" -le $(((files + 1) * max)) ]
+	check "no record past the bound the header states" \
+		[ "$biggest" -le "$(head -1 "$WORK/rec" | jq .max_record_bytes)" ]
+	valid_records "$WORK"/rec*
 	"$PPWATCH" -j postmortem "$WORK/rec" >"$WORK/pm.json"
 	check "postmortem: exit 0" [ $? -eq 0 ]
 	check "postmortem: read the 3 files, oldest first, nothing damaged" jq -e \
-		'(.input.files | map(.name | sub(".*/"; ""))) == ["rec.2", "rec.1", "rec"] and
+		'(.input.files | map(.name | sub(".*/"; "")) | map(select(. != "rec.incidents"))) == ["rec.2", "rec.1", "rec"] and
 		 .input.damaged_lines == 0 and .input.cut_files == 0' "$WORK/pm.json" >/dev/null
+}
+
+# The issue's case: a 3 x 64 KiB set on a host with 200 idle pools, a
+# pool destroyed with 300 pages held by a socket; 600 snapshots later (10
+# minutes at --snapshot-every 1s; here 0.05s) the set has rotated the
+# destroy, its scans and every record naming the holder away many times
+# over, and the recorder is killed (no last scan); postmortem still names
+# the holder, the destroy and the stall, from FILE.incidents, and the disk
+# holds at most (3 + 1) x 64 KiB.
+incident_kept_past_rotation() {
+	require_kernel
+	workdir
+	local pid rpid total=0 f seq
+	lab_begin
+	export SCALE_NS=$LAB-scale SCALE_DEVS=4 SCALE_QUEUES=50
+	at_exit scale_down
+	scale_up >/dev/null 2>&1 || fail "200 idle pools (tests/lab/scale.sh)"
+	read -r pid _ < <(lab_hold 300 1000) || fail "holder"
+	"$PPWATCH" -v record -o "$WORK/rec" --max-size 64k --max-files 3 --snapshot-every 0.05 \
+		--stall-after 2s 2>"$WORK/err" &
+	rpid=$!
+	wait_attached "$WORK/err" $rpid
+	sleep 1
+	lab_xdp_off
+	# 600 records past the destroy, snapshots of 200 pools each (in parts)
+	for _ in $(seq 1200); do
+		seq=$(tail -n 1 "$WORK/rec" 2>/dev/null | jq -r '.seq // 0' 2>/dev/null)
+		[ "${seq:-0}" -ge 700 ] && break
+		sleep 0.1
+	done
+	kill -KILL $rpid
+	wait $rpid 2>/dev/null
+	log "killed at record $seq after $(grep -c . "$WORK/rec") lines in rec; $(cd "$WORK" && echo rec*)"
+	check "600 records past the destroy" [ "${seq:-0}" -ge 700 ]
+	check "the set no longer has the destroy" bash -c "! grep -q '\"event\":\"destroy\"' '$WORK'/rec '$WORK'/rec.1 '$WORK'/rec.2"
+	check "nor a record naming the holder" bash -c "! grep -q 'pid $pid ppgen' '$WORK'/rec '$WORK'/rec.1 '$WORK'/rec.2"
+	for f in "$WORK"/rec*; do
+		total=$((total + $(stat -c %s "$f")))
+	done
+	check "the disk bound: (3 + 1) x 64 KiB ($total bytes)" [ "$total" -le $((4 * 65536)) ]
+	valid_records "$WORK"/rec.incidents
+	"$PPWATCH" -j postmortem "$WORK/rec" >"$WORK/pm.json" 2>/dev/null
+	check "postmortem: a stalled pool, exit 1 ($?)" [ $? -eq 1 ]
+	f=$(jq -c --arg ns "$(lab_netns_ino)" '[.pools[] | select((.netns | tostring) == $ns)] | first' "$WORK/pm.json")
+	log "$(jq -c '{id, state, stalled, inflight, t: [.timeline[].event], h: [.holders.holders[]?.holder]}' <<<"$f")"
+	check "names the zombie pool" jq -e '.state == "zombie" and .stalled and .inflight == 300' <<<"$f" >/dev/null
+	check "and its holder's pid" jq -e --arg p "pid $pid ppgen" 'any(.holders.holders[]; .holder | contains($p))' <<<"$f" >/dev/null
+	check "the destroy and the stall, as recorded" \
+		jq -e '[.timeline[] | select(.derived | not) | .event] | index("destroy") and index("stalled")' <<<"$f" >/dev/null
+	check "its oldest pages" jq -e '.oldest_pages | length > 0' <<<"$f" >/dev/null
+	check "read from FILE.incidents" jq -e 'any(.input.files[]; .incidents)' "$WORK/pm.json" >/dev/null
+	check "and says the recorder did not end" jq -e 'any(.runs[]; .end == "killed")' "$WORK/pm.json" >/dev/null
 }
 
 sigkill_during_an_incident() {
@@ -222,12 +294,14 @@ full_disk_loses_records_and_says() {
 	workdir
 	command -v unshare >/dev/null || skip "no unshare(1) for a private tmpfs"
 	lab_begin # a pool, so that snapshots are not tiny
-	# a private 256 KiB tmpfs with 16 KiB free; room comes back after a second
+	# a private 256 KiB tmpfs with 8 KiB free; room comes back after a second
 	unshare -m bash -c '
 		mount -t tmpfs -o size=256k,mode=0700 ppwatch-full "$1" || exit 4
-		head -c 245760 /dev/zero >"$1/filler"
-		"$2" -v record -o "$1/rec" --max-size 0 --snapshot-every 0.01 3 2>"$1/err" &
-		sleep 1.2
+		head -c 253952 /dev/zero >"$1/filler"
+		"$2" -v record -o "$1/rec" --max-size 0 --snapshot-every 0.01 4 2>"$1/err" &
+		# a second of full disk once it records (loading may take a while)
+		for _ in $(seq 300); do grep -q "loaded and attached" "$1/err" && break; sleep 0.1; done
+		sleep 1
 		rm "$1/filler"
 		wait $! || { cat "$1/err"; exit 1; }
 		cp "$1/rec" "$1/err" "$3/"
@@ -239,10 +313,129 @@ full_disk_loses_records_and_says() {
 	esac
 	log "$(grep -E 'lost|rotations' "$WORK/err" | tr '\n' ' ')"
 	check "warned that records are lost" grep -q 'records are lost until there is room' "$WORK/err"
-	check "a gap record" grep -q '"type":"gap".*"why":"No space left on device"' "$WORK/rec"
-	whole_records "$WORK/rec"
+	check "a gap record" grep -q '"type":"gap".*"what":"writing","errno":28,"error":"No space left on device"' "$WORK/rec"
+	valid_records "$WORK/rec"
 	pm "$WORK/rec"
 	check "postmortem says so" grep -q '^the recorder could not write [0-9]* records (No space left on device): the recording has gaps$' <<<"$OUT"
+}
+
+# The disk fills while the holder scan a destroy starts is written (its
+# oldest pages, in parts): the parts that do not fit are lost and counted,
+# the gap is said when there is room again, every line is a whole record,
+# and postmortem still names the zombie and its holder.
+full_disk_during_a_holder_scan() {
+	require_kernel
+	workdir
+	command -v unshare >/dev/null || skip "no unshare(1) for a private tmpfs"
+	local pid
+	lab_begin
+	read -r pid _ < <(lab_hold 300 1000) || fail "holder"
+	# 40 KiB free: the header, snapshots, the scan's pool; not 300 oldest pages too
+	unshare -m bash -c '
+		mount -t tmpfs -o size=384k,mode=0700 ppwatch-full "$1" || exit 4
+		head -c 352256 /dev/zero >"$1/filler"
+		"$2" -v record -o "$1/rec" --max-size 0 --snapshot-every 5 --oldest-pages 300 \
+			--stall-after 1s 6 2>"$1/err" &
+		rpid=$!
+		for _ in $(seq 300); do grep -q "loaded and attached" "$1/err" && break; sleep 0.1; done
+		$4
+		for _ in $(seq 50); do grep -q "records are lost" "$1/err" && break; sleep 0.1; done
+		sleep 0.5
+		rm "$1/filler"
+		wait $rpid || { cat "$1/err"; exit 1; }
+		cp "$1/rec" "$1/err" "$3/"
+	' _ "$WORK/mnt" "$PPWATCH" "$WORK" "bash $TOP/tests/lab/lab.sh xdp-off" 2>&1
+	case $? in
+	0) ;;
+	4) skip "cannot mount a tmpfs here" ;;
+	*) fail "a recording on a full tmpfs" ;;
+	esac
+	log "$(grep -E 'lost|rotations' "$WORK/err" | tr '\n' ' ')"
+	check "the destroy got in" grep -q '"event":"destroy"' "$WORK/rec"
+	check "records lost: said on stderr" grep -q 'records are lost until there is room' "$WORK/err"
+	check "a gap record with what was lost" \
+		jq -e -s 'any(.[]; .type == "gap" and .what == "writing" and .lost_records > 0 and .until)' "$WORK/rec" >/dev/null
+	check "the recording went on after it: the freed pool's end" \
+		jq -e -s '(map(.type) | index("gap")) < (map(.type) | rindex("snapshot")) and .[-1].type == "end"' "$WORK/rec" >/dev/null
+	valid_records "$WORK/rec"
+	"$PPWATCH" -j postmortem "$WORK/rec" >"$WORK/pm.json" 2>/dev/null
+	check "postmortem: the lost records counted" jq -e '.lost_records > 0' "$WORK/pm.json" >/dev/null
+	check "postmortem: the zombie and its holder" jq -e --arg p "pid $pid ppgen" \
+		'any(.pools[]; .state == "zombie" and any(.holders.holders[]?; .holder | contains($p)))' "$WORK/pm.json" >/dev/null
+}
+
+# A holder scan that fails (injected from outside: reads of the BPF
+# iterators fail with EIO for a second, as a walk that made no progress
+# does) is a gap,
+# begun and ended, and the recording goes on; postmortem lists it.
+transient_errors_are_gaps() {
+	require_kernel
+	workdir
+	local inj=$OUTPUT/lab/faultinj.so
+	[ -f "$inj" ] || fail "$inj missing: run make"
+	lab_begin
+	lab_hold 50 1000 >/dev/null || fail "holder"
+	# every iterator read fails from 2 s to 3 s after start: the scans then
+	LD_PRELOAD=$inj PPW_FAULT_ITER_EIO=2-3 "$PPWATCH" -v record -o "$WORK/rec" \
+		--scan-every 0.3 --snapshot-every 0.5 5 2>"$WORK/err"
+	check "exit 0: it went on ($?)" [ $? -eq 0 ]
+	log "$(grep -i 'holder scan' "$WORK/err" | head -3 | tr '\n' ' ')"
+	check "warned, once a minute at most" [ "$(grep -c 'record: holder scan failed: Input/output error; recording on' "$WORK/err")" -eq 1 ]
+	check "the gap begun" jq -e -s 'any(.[]; .type == "gap" and .what == "holder scan" and .errno == 5 and (has("until") | not))' "$WORK/rec" >/dev/null
+	check "and ended, with how often it failed" jq -e -s 'any(.[]; .type == "gap" and .what == "holder scan" and .until > .since and .failures >= 1)' "$WORK/rec" >/dev/null
+	check "scans after it" jq -e -s '(map(.type == "gap" and has("until")) | index(true)) < (map(.type) | rindex("holders"))' "$WORK/rec" >/dev/null
+	check "an end record: not ended by it" jq -e -s '.[-1].type == "end" and .[-1].ended == "duration" and .[-1].gaps >= 1' "$WORK/rec" >/dev/null
+	valid_records "$WORK/rec"
+	"$PPWATCH" -j postmortem "$WORK/rec" >"$WORK/pm.json" 2>/dev/null
+	check "postmortem lists the gap" jq -e 'any(.gaps[]; .what == "holder scan" and .error == "Input/output error" and .until)' "$WORK/pm.json" >/dev/null
+	pm "$WORK/rec"
+	check "and says it" grep -q 'holder scan failed' <<<"$OUT"
+}
+
+# Killed (SIGKILL) again and again at any moment of fast rotations, and
+# restarted each time: the set is always whole: no file past FILE.2, each
+# starting with a header, whole records but the last line of a file,
+# within the disk bound, read by postmortem.
+sigkill_during_rotations() {
+	require_kernel
+	workdir
+	local i rpid f total bad=0 max=16384
+	lab_begin
+	for i in $(seq 12); do
+		"$PPWATCH" record -o "$WORK/rec" --max-size 16k --max-files 3 --snapshot-every 0.002 \
+			--scan-every 0.05 30 2>"$WORK/err.$i" &
+		rpid=$!
+		sleep "0.$((RANDOM % 9 + 4))"
+		kill -KILL $rpid
+		wait $rpid 2>/dev/null
+		total=0
+		for f in "$WORK"/rec*; do
+			total=$((total + $(stat -c %s "$f")))
+			[ "$(stat -c %s "$f")" -le $max ] || { log "kill $i: $f is $(stat -c %s "$f") bytes"; bad=1; }
+			[ ! -s "$f" ] || head -1 "$f" | jq -e '.type == "header"' >/dev/null ||
+				{ log "kill $i: $f starts with no header"; bad=1; }
+			head -n -1 "$f" | jq -e -s 'all(.[]; has("type"))' >/dev/null ||
+				{ log "kill $i: $f has a damaged line before its last"; bad=1; }
+		done
+		[ ! -e "$WORK/rec.3" ] || { log "kill $i: rec.3 exists"; bad=1; }
+		[ "$total" -le $((4 * max)) ] || { log "kill $i: $total bytes"; bad=1; }
+		"$PPWATCH" -j postmortem "$WORK/rec" >"$WORK/pm.json" 2>"$WORK/pm.err"
+		case $? in 0 | 1) ;; *) log "kill $i: postmortem: $(cat "$WORK/pm.err")"; bad=1 ;; esac
+	done
+	log "after 12 kills: $(cat "$WORK"/rec* | wc -l) lines in $(find "$WORK" -name 'rec*' | wc -l) files, rotations each run: $(cat "$WORK"/err.* | grep -c . || true) lines of stderr"
+	check "the set whole after every kill" [ $bad -eq 0 ]
+	check "files only root reads" [ "$(stat -c %a "$WORK"/rec* | sort -u)" = 600 ]
+}
+
+zero_intervals_refused() {
+	[ -x "$PPWATCH" ] || fail "$PPWATCH missing: run make"
+	local o
+	for o in --snapshot-every --scan-every; do
+		"$PPWATCH" record -o /dev/null "$o" 0 1 >/dev/null 2>"$WORK.err"
+		check "$o 0: exit 2" [ $? -eq 2 ]
+		check "$o 0: says why" grep -q -e "$o '0': expected an interval of 1ms or more" "$WORK.err"
+	done
+	rm -f "$WORK.err"
 }
 
 # postmortem FILE: sets RC, OUT (text)

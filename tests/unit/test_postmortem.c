@@ -444,7 +444,7 @@ static void test_recording_damage(void)
 /* a line longer than any record: skipped without keeping it */
 static void test_recording_long_line(void)
 {
-	size_t n = RECORDING_MAX_LINE + 100, len;
+	size_t n = RECORDING_MAX_RECORD + 100, len;
 	char *text = malloc(n + 64);
 	json_t *recs, *sum;
 

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Transient faults for the recorder's tests, injected from outside
+ * (LD_PRELOAD=faultinj.so): ppwatch itself has no test hooks. With
+ * PPW_FAULT_ITER_EIO=FROM-TO (seconds since the process started), every
+ * read of a BPF iterator (an fd that is anon_inode:bpf_iter: the holder
+ * scan's, discovery's) in that window fails with EIO, as a walk that
+ * made no progress does; every other read is the real one.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static ssize_t (*real_read)(int, void *, size_t);
+static double from, to, t0;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int is_iter(int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return 0;
+	link[n] = 0;
+	return !strcmp(link, "anon_inode:bpf_iter");
+}
+
+ssize_t read(int fd, void *buf, size_t len)
+{
+	if (!real_read)
+		real_read = (ssize_t(*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+	if (to > 0 && now() - t0 >= from && now() - t0 < to && is_iter(fd)) {
+		errno = EIO;
+		return -1;
+	}
+	return real_read(fd, buf, len);
+}
+
+__attribute__((constructor)) static void faultinj_init(void)
+{
+	const char *s = getenv("PPW_FAULT_ITER_EIO");
+
+	t0 = now();
+	if (s && sscanf(s, "%lf-%lf", &from, &to) != 2)
+		from = to = 0;
+}
