@@ -142,19 +142,38 @@ static uint64_t known_records(const struct recording *r)
 	return n;
 }
 
-/* now and this boot: to tell how a recording that lacks its end record ended */
-static void context(struct pm *a)
+/* the first line of a file, without its newline, in buf ("" if none) */
+static void first_line(const char *path, char *buf, size_t len)
 {
-	char boot[48] = "";
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	FILE *f = fopen(path, "re");
 
+	buf[0] = 0;
 	if (f) {
-		if (!fgets(boot, sizeof(boot), f))
-			boot[0] = 0;
-		boot[strcspn(boot, "\n")] = 0;
+		if (!fgets(buf, len, f))
+			buf[0] = 0;
+		buf[strcspn(buf, "\n")] = 0;
 		fclose(f);
 	}
-	pm_context(a, now_real_s(), boot);
+}
+
+/* is pid a ppwatch running on this host? */
+static bool ppwatch_alive(int pid)
+{
+	char path[64], comm[32];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	first_line(path, comm, sizeof(comm));
+	return !strcmp(comm, "ppwatch");
+}
+
+/* now, this boot, this host: to tell how a recording that lacks its end record ended */
+static void context(struct pm *a)
+{
+	char boot[48], host[72] = "";
+
+	first_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
+	gethostname(host, sizeof(host) - 1);
+	pm_context(a, now_real_s(), boot, host, ppwatch_alive);
 }
 
 /* every record of the reader into the report; 0, or -errno (reported) */

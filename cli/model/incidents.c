@@ -215,10 +215,15 @@ char *inc_render(struct incidents *x, const char *header, size_t hlen, size_t *l
 	memcpy(out + off, header, hlen);
 	off += hlen;
 	for (k = 0; k < n; k++) {
+		/* one record kept in two slots (the stall's scan is the latest): written once */
+		if (k && lines[k]->seq == lines[k - 1]->seq && lines[k]->len == lines[k - 1]->len &&
+		    !memcmp(lines[k]->text, lines[k - 1]->text, lines[k]->len))
+			continue;
 		memcpy(out + off, lines[k]->text, lines[k]->len);
 		off += lines[k]->len;
 	}
 	out[off] = 0;
+	*len = off;
 	x->dirty = false;
 out:
 	free(p.in);

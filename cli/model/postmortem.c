@@ -57,6 +57,8 @@ struct pm {
 	struct pm_run {
 		char run[40];
 		char boot_id[48];
+		char host[72];
+		double pid; /* the recorder's (NAN: not said) */
 		double from, to, snapshot_every;
 		const char *ended; /* the end record's reason (static), or NULL: none seen */
 		char ended_buf[16];
@@ -68,6 +70,8 @@ struct pm {
 	/* what the report is read against (pm_context()) */
 	double now;
 	char boot_id[48];
+	char host[72];
+	bool (*alive)(int pid); /* is pid a ppwatch here? */
 	bool nomem;
 };
 
@@ -358,6 +362,8 @@ static void run_of(struct pm *a, const json_t *hdr)
 	memset(a->run, 0, sizeof(*a->run));
 	snprintf(a->run->run, sizeof(a->run->run), "%s", id);
 	snprintf(a->run->boot_id, sizeof(a->run->boot_id), "%s", jstr(hdr, "boot_id", ""));
+	snprintf(a->run->host, sizeof(a->run->host), "%s", jstr(hdr, "hostname", ""));
+	a->run->pid = jnum(hdr, "pid", NAN);
 	a->run->from = a->run->to = NAN;
 	a->run->snapshot_every = jnum(hdr, "snapshot_every_s", NAN);
 }
@@ -664,29 +670,33 @@ void pm_free(struct pm *a)
 	free(a);
 }
 
-void pm_context(struct pm *a, double now, const char *boot_id)
+void pm_context(struct pm *a, double now, const char *boot_id, const char *host,
+		bool (*alive)(int pid))
 {
 	a->now = now;
 	snprintf(a->boot_id, sizeof(a->boot_id), "%s", boot_id ? boot_id : "");
+	snprintf(a->host, sizeof(a->host), "%s", host ? host : "");
+	a->alive = alive;
 }
 
 /*
  * How a run ended: its end record's reason; without one, what the reading
- * can tell: the host booted again since (a crash, a power cut, a reboot),
- * its last record is recent (it may still be recording), or neither
- * (killed, or crashed)
+ * can tell on the host that recorded it: this boot, and its recorder's pid
+ * still a ppwatch (running) or not (killed or crashed), or another boot (a
+ * crash, a power cut, a reboot); elsewhere, or with a recorder that did
+ * not say (format 1): only that it ended without one
  */
 static const char *run_end(const struct pm *a, const struct pm_run *r)
 {
-	double recent = 2 * (isnan(r->snapshot_every) ? 15 : r->snapshot_every) + 5;
+	bool here = r->host[0] && !strcmp(r->host, a->host) && r->boot_id[0] && a->boot_id[0];
 
 	if (r->ended)
 		return r->ended;
-	if (r->boot_id[0] && a->boot_id[0] && strcmp(r->boot_id, a->boot_id))
+	if (here && strcmp(r->boot_id, a->boot_id))
 		return "rebooted";
-	if (a->now > 0 && !isnan(r->to) && a->now - r->to <= recent)
-		return "running";
-	return "killed";
+	if (here && !isnan(r->pid) && r->pid > 0 && r->pid < 1 << 30 && a->alive)
+		return a->alive((int)r->pid) ? "running" : "killed";
+	return "no_end";
 }
 
 static json_t *runs(struct pm *a)

@@ -42,17 +42,20 @@ int pm_feed(struct pm *a, json_t *rec);
 int pm_read(struct pm *a, struct recording *r);
 /*
  * What the report is read against, to say how a recording without its
- * recorder's end record ended: now (wall clock; 0: unknown) and this
- * boot's /proc/sys/kernel/random/boot_id (NULL: unknown).
+ * recorder's end record ended: now (wall clock; 0: unknown), this boot's
+ * /proc/sys/kernel/random/boot_id and this host's name (NULL: unknown),
+ * and whether a pid is a ppwatch running here (NULL: unknown).
  */
-void pm_context(struct pm *a, double now, const char *boot_id);
+void pm_context(struct pm *a, double now, const char *boot_id, const char *host,
+		bool (*alive)(int pid));
 /*
  * The report (a new reference), or NULL without memory. Its "runs" say,
  * for each recorder run the records are of, the time its records cover
  * and its "end": its end record's reason (duration, signal, error), or
- * without one "rebooted" (the host booted since: a crash, a power cut, a
- * reboot), "running" (its last record is recent: it may still record),
- * "killed" (killed, or crashed). source: "live" or
+ * without one, on the host and boot that recorded it, "running" (its
+ * recorder's pid is a ppwatch still) or "killed" (killed, or crashed);
+ * on the host after another boot, "rebooted" (a crash, a power cut, a
+ * reboot); elsewhere "no_end". source: "live" or
  * the file name; input: what the reader says it read (recording_summary(), borrowed), or NULL.
  */
 json_t *pm_report(struct pm *a, const char *source, json_t *input);

@@ -112,17 +112,22 @@ int recording_open(struct recording *r, const char *path)
 	if (err)
 		return err;
 	r->own = true;
-	/* the set as it is now: FILE.1, FILE.2, ... as long as they go on */
-	while (count < RECORDING_MAX_FILES) {
+	/*
+	 * The set as it is now: FILE.1, FILE.2, ... as long as they go on, past
+	 * one missing (a crash between a rotation's renames leaves FILE.k
+	 * missing beside FILE.k+1); count is one past the last there.
+	 */
+	for (k = 1; k < RECORDING_MAX_FILES; k++) {
 		free(name);
-		if (asprintf(&name, "%s.%zu", path, count) < 0) {
+		if (asprintf(&name, "%s.%zu", path, k) < 0) {
 			name = NULL;
 			err = -ENOMEM;
 			goto out;
 		}
-		if (lstat(name, &st))
+		if (!lstat(name, &st))
+			count = k + 1;
+		else if (k >= count + 1)
 			break;
-		count++;
 	}
 	ids = calloc(count, sizeof(*ids));
 	if (!ids) {

@@ -268,12 +268,14 @@ static void text_runs(FILE *f, const json_t *rep)
 			      "it (a crash, a power cut or a reboot)",
 			      f);
 		else if (!strcmp(end, "running"))
-			fputs(": no end record yet, and its last record is recent: the recorder may "
-			      "still be recording",
-			      f);
+			fputs(": no end record yet: its recorder is still running", f);
 		else if (!strcmp(end, "killed"))
 			fputs(": no end record: the recorder was killed (SIGKILL, the OOM killer) or "
 			      "crashed; what it had written is all there is",
+			      f);
+		else if (!strcmp(end, "no_end"))
+			fputs(": no end record: the recorder was killed, crashed or still runs (read "
+			      "it on the host and boot that recorded it to tell which)",
 			      f);
 		else if (strcmp(end, "duration") && strcmp(end, "signal"))
 			fprintf(f, ": the recorder ended on an %s", end);

@@ -108,6 +108,7 @@ static const struct rfield header_fields[] = {
 	FN("run", hdr_run, NULL),
 	FN("hostname", hdr_hostname, NULL),
 	FN("boot_id", hdr_boot_id, hdr_has_boot_id),
+	F("pid", RF_U32, struct rbuild_header, pid, W_NONZERO),
 	F("boot_to_real_s", RF_F64, struct rbuild_header, boot_to_real, W_ALWAYS),
 	F("stall_after_s", RF_F64, struct rbuild_header, stall_after, W_ALWAYS),
 	F("snapshot_every_s", RF_F64, struct rbuild_header, snapshot_every, W_ALWAYS),

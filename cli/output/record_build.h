@@ -26,6 +26,7 @@ struct rbuild_header {
 	double boot_to_real, stall_after, snapshot_every, scan_every;
 	uint32_t stack_every;
 	uint64_t max_record;
+	uint32_t pid; /* the recorder's */
 };
 char *rbuild_header(const struct rbuild_header *h, double time, uint64_t seq, size_t *len);
 

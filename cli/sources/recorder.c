@@ -230,6 +230,7 @@ static char *header(struct recorder *w, const char *file, size_t *len)
 		.stack_every = w->o.stack_every,
 		.max_record = w->limit,
 		.file = file,
+		.pid = getpid(),
 	};
 	struct utsname u;
 	char host[256] = "";

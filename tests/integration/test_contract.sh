@@ -20,7 +20,7 @@ WORK=/tmp/ppwt$$.contract
 VALIDATE=$TOP/tests/contract/validate.py
 
 workdir() {
-	mkdir -p -m 0700 "$WORK"
+	mkdir -m 0700 "$WORK"
 	at_exit "rm -rf $WORK"
 }
 

@@ -191,8 +191,8 @@ incident_kept_past_rotation() {
 	check "postmortem: a stalled pool, exit 1 ($?)" [ $? -eq 1 ]
 	f=$(jq -c --arg ns "$(lab_netns_ino)" '[.pools[] | select((.netns | tostring) == $ns)] | first' "$WORK/pm.json")
 	log "$(jq -c '{id, state, stalled, inflight, t: [.timeline[].event], h: [.holders.holders[]?.holder]}' <<<"$f")"
-	check "names the zombie pool" jq -e '.state == "zombie" and .stalled and .inflight == 300' <<<"$f" >/dev/null
-	check "and its holder's pid" jq -e --arg p "pid $pid ppgen" 'any(.holders.holders[]; .holder | contains($p))' <<<"$f" >/dev/null
+	check "names the zombie pool" jq -e '.state == "zombie" and .stalled and .inflight > 0' <<<"$f" >/dev/null
+	check "and its holder's pid, once" jq -e --arg p "pid $pid ppgen" '[.holders.holders[] | select(.holder | contains($p))] | length == 1' <<<"$f" >/dev/null
 	check "the destroy and the stall, as recorded" \
 		jq -e '[.timeline[] | select(.derived | not) | .event] | index("destroy") and index("stalled")' <<<"$f" >/dev/null
 	check "its oldest pages" jq -e '.oldest_pages | length > 0' <<<"$f" >/dev/null
@@ -402,10 +402,12 @@ sigkill_during_rotations() {
 	local i rpid f total bad=0 max=16384
 	lab_begin
 	for i in $(seq 12); do
-		"$PPWATCH" record -o "$WORK/rec" --max-size 16k --max-files 3 --snapshot-every 0.002 \
-			--scan-every 0.05 30 2>"$WORK/err.$i" &
+		"$PPWATCH" -v record -o "$WORK/rec" --max-size 16k --max-files 3 \
+			--snapshot-every 0.002 --scan-every 0.05 30 2>"$WORK/err.$i" &
 		rpid=$!
-		sleep "0.$((RANDOM % 9 + 4))"
+		wait_attached "$WORK/err.$i" $rpid
+		# a file fills in a few hundredths of a second: the kill lands anywhere
+		sleep "0.$((RANDOM % 6))$((RANDOM % 10))"
 		kill -KILL $rpid
 		wait $rpid 2>/dev/null
 		total=0
@@ -422,7 +424,7 @@ sigkill_during_rotations() {
 		"$PPWATCH" -j postmortem "$WORK/rec" >"$WORK/pm.json" 2>"$WORK/pm.err"
 		case $? in 0 | 1) ;; *) log "kill $i: postmortem: $(cat "$WORK/pm.err")"; bad=1 ;; esac
 	done
-	log "after 12 kills: $(cat "$WORK"/rec* | wc -l) lines in $(find "$WORK" -name 'rec*' | wc -l) files, rotations each run: $(cat "$WORK"/err.* | grep -c . || true) lines of stderr"
+	log "after 12 kills: $(cat "$WORK"/rec* | wc -l) lines in $(find "$WORK" -name 'rec*' | wc -l) files"
 	check "the set whole after every kill" [ $bad -eq 0 ]
 	check "files only root reads" [ "$(stat -c %a "$WORK"/rec* | sort -u)" = 600 ]
 }

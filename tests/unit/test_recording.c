@@ -591,8 +591,19 @@ static void test_incidents_budget(void)
 	inc_free(&x);
 }
 
-/* how the set at path's first run ended, read now on boot */
-static const char *run_end(const char *path, double now, const char *boot)
+static bool alive_42(int pid)
+{
+	return pid == 42;
+}
+
+static bool none_alive(int pid)
+{
+	return false;
+}
+
+/* how the set at path's first run ended, read now on boot of host */
+static const char *run_end(const char *path, const char *boot, const char *host,
+			   bool (*alive)(int))
 {
 	static char end[32];
 	struct recording r;
@@ -600,7 +611,7 @@ static const char *run_end(const char *path, double now, const char *boot)
 	json_t *rep;
 
 	CHECK_INT(recording_open(&r, path), 0);
-	pm_context(a, now, boot);
+	pm_context(a, 10000, boot, host, alive);
 	CHECK_INT(pm_read(a, &r), 0);
 	rep = pm_report(a, path, NULL);
 	snprintf(end, sizeof(end), "%s",
@@ -627,7 +638,8 @@ static void test_incidents_read_with_the_set(void)
 	snprintf(name, sizeof(name), "%s.incidents", path);
 	f = fopen(name, "w");
 	fputs("{\"type\":\"header\",\"time\":100,\"seq\":1,\"format\":2,\"run\":\"r1\","
-	      "\"file\":\"incidents\",\"boot_id\":\"b\",\"stall_after_s\":60}\n"
+	      "\"file\":\"incidents\",\"boot_id\":\"b\",\"hostname\":\"h\",\"pid\":42,"
+	      "\"stall_after_s\":60}\n"
 	      "{\"type\":\"event\",\"time\":110,\"seq\":5,\"event\":{\"time\":110,\"event\":"
 	      "\"destroy\",\"pool\":\"9\",\"addr\":\"0x9\",\"gen\":1,\"inflight\":300}}\n"
 	      "{\"type\":\"holders\",\"time\":111,\"seq\":6,\"pools\":[{\"pool\":\"9\",\"addr\":"
@@ -657,7 +669,7 @@ static void test_incidents_read_with_the_set(void)
 	fclose(f);
 	CHECK_INT(recording_open(&r, path), 0);
 	a = pm_new();
-	pm_context(a, 10000, "b");
+	pm_context(a, 10000, "b", "h", none_alive);
 	CHECK_INT(pm_read(a, &r), 0);
 	sum = recording_summary(&r);
 	CHECK(json_is_true(json_object_get(sum, "newest_missing")), "FILE missing, said");
@@ -682,9 +694,18 @@ static void test_incidents_read_with_the_set(void)
 	json_decref(sum);
 	pm_free(a);
 	recording_close(&r);
-	/* the host booted since: said so; a recent last record: perhaps still running */
-	CHECK_STR(run_end(path, 10000, "another boot"), "rebooted");
-	CHECK_STR(run_end(path, 610, "b"), "running");
+	/* FILE.1 missing between FILE and FILE.2 (a crash between two renames): FILE.2 read still */
+	snprintf(name, sizeof(name), "%s.1", path);
+	CHECK_INT(rename(name, path), 0);
+	CHECK_INT(recording_open(&r, path), 0);
+	CHECK_INT(r.n, 3); /* FILE.incidents, FILE.2, FILE */
+	recording_close(&r);
+	snprintf(name, sizeof(name), "%s.1", path);
+	CHECK_INT(rename(path, name), 0);
+	/* the host booted since; its recorder still running; read on another host */
+	CHECK_STR(run_end(path, "another boot", "h", none_alive), "rebooted");
+	CHECK_STR(run_end(path, "b", "h", alive_42), "running");
+	CHECK_STR(run_end(path, "b", "another host", alive_42), "no_end");
 	snprintf(name, sizeof(name), "rm -rf '%s'", dir);
 	CHECK(system(name) == 0, "clean");
 }
