@@ -14,6 +14,7 @@
 #include "lib/util.h"
 #include "model/postmortem.h"
 #include "model/rec_reader.h"
+#include "output/pm_verdict_fmt.h"
 #include "output/postmortem_fmt.h"
 
 /* ---- text ---------------------------------------------------------------------- */
@@ -223,6 +224,8 @@ static void text_pool(FILE *f, const json_t *p)
 	fputs("; DMA ", f);
 	put_str(f, dma, "state", "unknown");
 	fputc('\n', f);
+	pm_text_verdict(f, p);
+	pm_text_kernel_log(f, p);
 	text_timeline(f, json_object_get(p, "timeline"));
 	if (rec_num(p, "events_not_listed", 0) > 0)
 		fprintf(f, "    (%s more events not listed: of each kind that repeats, %d are)\n",
@@ -255,11 +258,18 @@ void postmortem_text(FILE *f, const json_t *rep)
 	size_t i, n = json_array_size(pools);
 	char a[32], b[32];
 
-	fputs("ppwatch post-mortem (", f);
-	put_str(f, rep, "source", "?");
-	fprintf(f, ", %s, stall after %ss): %zu pool%s\n",
-		clock_str(a, sizeof(a), rec_num(rep, "time", NAN)),
-		count_str(b, sizeof(b), rec_num(rep, "stall_after_s", 60)), n, n == 1 ? "" : "s");
+	if (json_is_true(json_object_get(json_object_get(rep, "kernel_log"), "alone"))) {
+		/* a saved log alone */
+		fputs("ppwatch post-mortem of a kernel log: ", f);
+		fprintf(f, "%zu pool%s\n", n, n == 1 ? "" : "s");
+	} else {
+		fputs("ppwatch post-mortem (", f);
+		put_str(f, rep, "source", "?");
+		fprintf(f, ", %s, stall after %ss): %zu pool%s\n",
+			clock_str(a, sizeof(a), rec_num(rep, "time", NAN)),
+			count_str(b, sizeof(b), rec_num(rep, "stall_after_s", 60)), n,
+			n == 1 ? "" : "s");
+	}
 	text_input(f, json_object_get(rep, "input"));
 	if (rec_num(rep, "lost_records", 0) > 0) {
 		fprintf(f, "the recorder could not write %s records (",
@@ -267,15 +277,20 @@ void postmortem_text(FILE *f, const json_t *rep)
 		put_str(f, rep, "lost_why", "?");
 		fprintf(f, "): the recording has gaps\n");
 	}
-	if (!n) {
+	pm_text_log_summary(f, rep);
+	if (!n && json_object_get(rep, "input"))
 		fprintf(f, "no destroyed pool with pages out, none freed in the recording\n");
-		return;
-	}
+	else if (!n && !json_object_get(rep, "kernel_log"))
+		fprintf(f, "no destroyed pool with pages out\n");
 	json_array_foreach(pools, i, p)
 	{
 		fputc('\n', f);
-		text_pool(f, p);
+		if (!strcmp(rec_str(p, "from", ""), "kernel_log"))
+			pm_text_log_pool(f, p);
+		else
+			text_pool(f, p);
 	}
+	pm_text_gone(f, rep);
 }
 
 /* ---- JSON ------------------------------------------------------------------------ */

@@ -4,29 +4,10 @@
  * JSON and YAML. Each output must be well-formed: text lines the escape leaves
  * alone, JSON that jansson reads back, YAML that libyaml loads.
  */
-#include <yaml.h>
-
 #include "fuzz.h"
 #include "model/postmortem.h"
 #include "model/rec_reader.h"
 #include "output/postmortem_fmt.h"
-
-static void check_yaml(const char *text, size_t len)
-{
-	yaml_document_t doc;
-	yaml_parser_t p;
-	int ok;
-
-	FUZZ_CHECK(yaml_parser_initialize(&p));
-	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-	ok = yaml_parser_load(&p, &doc);
-	if (!ok)
-		fprintf(stderr, "YAML does not load: %s\n", p.problem ? p.problem : "?");
-	FUZZ_CHECK(ok);
-	FUZZ_CHECK(yaml_document_get_root_node(&doc) != NULL);
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&p);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -78,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err = postmortem_yaml(f, rep);
 	fclose(f);
 	FUZZ_CHECK(!err);
-	check_yaml(buf, len);
+	fuzz_check_yaml(buf, len);
 	free(buf);
 
 	json_decref(rep);
