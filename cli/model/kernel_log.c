@@ -201,7 +201,7 @@ static int add_line(struct klog *k, const struct klog_line *l)
 		p->boot = l->boot;
 		p->has_id = l->has_id;
 		p->id = l->id;
-		p->grouped_by = l->has_id			      ? "id" :
+		p->grouped_by = l->has_id			       ? "id" :
 				!isnan(l->t.mono) || !isnan(l->t.wall) ? "destroy time" :
 									 "sequence";
 		p->first = *l;

@@ -68,26 +68,26 @@ struct klog_pool {
 	size_t npts, head;
 	uint64_t pts_dropped;
 	/* set by klog_finish(): */
-	bool ended;		  /* the log goes on past its next warning without it */
-	bool rebooted;		  /* a later boot follows in the log */
-	double ended_after_s;	  /* the log's end - its last line (same clock); NAN: unknown */
+	bool ended;	      /* the log goes on past its next warning without it */
+	bool rebooted;	      /* a later boot follows in the log */
+	double ended_after_s; /* the log's end - its last line (same clock); NAN: unknown */
 };
 
 struct klog {
 	uint64_t lines;
-	uint64_t stall_lines;	      /* read and grouped */
-	uint64_t unread_lines;	      /* saying it, but not with the numbers a pool needs */
-	uint64_t unread_first;	      /* the first of them */
+	uint64_t stall_lines;  /* read and grouped */
+	uint64_t unread_lines; /* saying it, but not with the numbers a pool needs */
+	uint64_t unread_first; /* the first of them */
 	char unread_text[KLOG_TEXT_MAX];
-	uint64_t negative_warnings;   /* "Negative(N) inflight packet-pages" (WARN in page_pool_inflight) */
-	int64_t negative_first;	      /* the first one's N */
-	uint64_t by_fmt[KF_MAX];      /* stamped lines of each form */
-	unsigned boots;		      /* boots the lines span (0: no line) */
-	char kernel[64];	      /* the release of the last boot's banner, "" */
+	uint64_t negative_warnings; /* "Negative(N) inflight packet-pages" (WARN in page_pool_inflight) */
+	int64_t negative_first;	 /* the first one's N */
+	uint64_t by_fmt[KF_MAX]; /* stamped lines of each form */
+	unsigned boots;		 /* boots the lines span (0: no line) */
+	char kernel[64];	 /* the release of the last boot's banner, "" */
 	struct klog_pool *pools;
 	size_t n, cap;
-	uint64_t lines_not_grouped;   /* of pools past KLOG_POOLS_MAX */
-	uint64_t lost_lines;	      /* not kept for want of memory */
+	uint64_t lines_not_grouped; /* of pools past KLOG_POOLS_MAX */
+	uint64_t lost_lines;	    /* not kept for want of memory */
 	/* the log's last time in the last boot, in each clock (NAN: none) */
 	struct klog_time end;
 	/* the parser's state */

@@ -177,9 +177,9 @@ static bool ctime_stamp(struct cur *c, struct klog_time *t)
 	double sec, res;
 	uint64_t y;
 
-	if (!eat(&s, '[') || !wday(&s) || !eat(&s, ' ') || (mon = month(&s)) < 0 ||
-	    !mday(&s, &d) || !eat(&s, ' ') || !clock_time(&s, &h, &m, &sec, &res) ||
-	    !eat(&s, ' ') || !digits(&s, 4, &y) || !eat(&s, ']'))
+	if (!eat(&s, '[') || !wday(&s) || !eat(&s, ' ') || (mon = month(&s)) < 0 || !mday(&s, &d) ||
+	    !eat(&s, ' ') || !clock_time(&s, &h, &m, &sec, &res) || !eat(&s, ' ') ||
+	    !digits(&s, 4, &y) || !eat(&s, ']'))
 		return false;
 	t->wall = klog_civil_s((int)y, mon, d, h, m, sec);
 	t->resolution = res;
@@ -208,8 +208,8 @@ static bool iso_stamp(struct cur *c, struct klog_time *t)
 		t->zoned = true;
 	} else if (s.p < s.e && (*s.p == '+' || *s.p == '-')) {
 		sign = *s.p++ == '-' ? -1 : 1;
-		if (digits(&s, 2, &zh) && (eat(&s, ':'), s.p >= s.e || !is_digit(*s.p) ||
-					   digits(&s, 2, &zm)) &&
+		if (digits(&s, 2, &zh) &&
+		    (eat(&s, ':'), s.p >= s.e || !is_digit(*s.p) || digits(&s, 2, &zm)) &&
 		    zh <= 14 && zm <= 59) {
 			t->zoned = true;
 			t->wall -= sign * (double)(zh * 3600 + zm * 60);
@@ -667,8 +667,8 @@ static bool negative_warning(const char *p, const char *e, int64_t *v)
 	return tok_int(&t, v);
 }
 
-enum klog_kind klog_parse_line(const char *line, size_t len, struct klog_line *l,
-			       int64_t *negative, char *kernel, size_t kernel_len)
+enum klog_kind klog_parse_line(const char *line, size_t len, struct klog_line *l, int64_t *negative,
+			       char *kernel, size_t kernel_len)
 {
 	struct cur c = { line, line + len };
 	const char *at, *msg;

@@ -45,11 +45,11 @@ struct klog_line {
 	struct klog_time t;
 	bool has_id;
 	uint32_t id;
-	int64_t inflight; /* may be negative: a double release */
-	int64_t sec;	  /* since the destroy */
-	bool variant;	  /* words the upstream forms do not have */
-	char dev[32];	  /* a device a variant names, "" */
-	char stamp[48];	  /* the line's time as written, "" */
+	int64_t inflight;	  /* may be negative: a double release */
+	int64_t sec;		  /* since the destroy */
+	bool variant;		  /* words the upstream forms do not have */
+	char dev[32];		  /* a device a variant names, "" */
+	char stamp[48];		  /* the line's time as written, "" */
 	char text[KLOG_TEXT_MAX]; /* the message as written (from the function's name on) */
 };
 

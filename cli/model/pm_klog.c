@@ -446,7 +446,8 @@ int pm_add_kernel_log(json_t *rep, const struct klog *k, const struct klog_link_
 			} else {
 				put(&t, pool, "kernel_log", kl);
 			}
-		} else if (o->live && g->ended) {
+		} else if (o->live) {
+			/* no pool of the host's fits: its pages came back since */
 			put(&t, kl, "match", json_null());
 			if (json_array_append_new(gone, kl))
 				t.nomem = true;

@@ -49,8 +49,8 @@ struct klog_link_opts {
 /*
  * k (finished) into rep (a postmortem report): rep.kernel_log, each linked
  * pool's .kernel_log, the log's other pools added to rep.pools (from:
- * "kernel_log"), or, live, those the log stopped naming and no pool of the
- * host fits, to rep.kernel_log.gone. 0, or -ENOMEM.
+ * "kernel_log"), or, live, those no pool of the host fits (freed since), to
+ * rep.kernel_log.gone. 0, or -ENOMEM.
  */
 int pm_add_kernel_log(json_t *rep, const struct klog *k, const struct klog_link_opts *o);
 

@@ -56,10 +56,10 @@ static void gather(struct pts *s, const json_t *pool, const json_t *kl, bool log
 	}
 	if (log_only || isnan(d))
 		return;
-	json_array_foreach(json_object_get(pool, "timeline"), i, x)
-		if (!strcmp(rec_str(x, "event", ""), "destroy") &&
-		    !json_is_true(json_object_get(x, "derived")))
-			add(s, 0, rec_num(x, "inflight", NAN));
+	json_array_foreach(json_object_get(pool, "timeline"), i,
+			   x) if (!strcmp(rec_str(x, "event", ""), "destroy") &&
+				  !json_is_true(json_object_get(x, "derived")))
+		add(s, 0, rec_num(x, "inflight", NAN));
 	json_array_foreach(json_object_get(pool, "inflight_over_time"), i, x)
 	{
 		t = json_number_value(json_array_get(x, 0));
@@ -196,9 +196,10 @@ static void one(struct out *o, const json_t *rep, json_t *pool, bool gone)
 	pool_verdict_decide(&in, &v);
 
 	if (!log_only)
-		json_array_append_new(basis, json_string(!strcmp(rec_str(rep, "source", ""), "live") ?
-								 "live" :
-								 "recording"));
+		json_array_append_new(basis,
+				      json_string(!strcmp(rec_str(rep, "source", ""), "live") ?
+							  "live" :
+							  "recording"));
 	if (json_is_object(kl))
 		json_array_append_new(basis, json_string("kernel_log"));
 	if (in.scanned)
@@ -215,9 +216,9 @@ static void one(struct out *o, const json_t *rep, json_t *pool, bool gone)
 	}
 	put(o, vd, "trend",
 	    isnan(in.to_age) ? json_null() :
-			       json_pack("{s:o,s:o,s:o,s:o,s:o}", "from_age_s", num(in.from_age), "from",
-					 num(in.from), "to_age_s", num(in.to_age), "to", num(in.to),
-					 "steady_s", num(in.steady_s)));
+			       json_pack("{s:o,s:o,s:o,s:o,s:o}", "from_age_s", num(in.from_age),
+					 "from", num(in.from), "to_age_s", num(in.to_age), "to",
+					 num(in.to), "steady_s", num(in.steady_s)));
 	put(o, vd, "rate_pages_per_s", num(v.rate_per_s));
 	put(o, vd, "eta_s", num(v.eta_s));
 	put(o, vd, "holders", hs ?: json_null());

@@ -50,7 +50,7 @@ struct pv_in {
 	 * first); NAN: fewer than two sightings
 	 */
 	double from_age, from, to_age, to, recent;
-	double steady_s; /* how long inflight has been what it is now; NAN: unknown */
+	double steady_s;     /* how long inflight has been what it is now; NAN: unknown */
 	bool scanned;	     /* a holder scan saw the pool */
 	double attributed;   /* pages its walkable holders hold */
 	double unattributed; /* pages nothing it walked holds */

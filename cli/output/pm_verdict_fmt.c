@@ -62,8 +62,8 @@ static void facts(const json_t *pool, const json_t *v, struct pv_facts *f)
 	json_t *h;
 	size_t i;
 
-	json_array_foreach(json_object_get(v, "holders"), i, h) f->attributed +=
-		rec_num(h, "pages", 0);
+	json_array_foreach(json_object_get(v, "holders"), i, h)
+		f->attributed += rec_num(h, "pages", 0);
 	f->unattributed = rec_num(v, "unattributed", NAN);
 	f->driver = json_string_value(json_object_get(v, "driver"));
 	f->freed_by = json_string_value(json_object_get(v, "freed_by"));
@@ -108,22 +108,26 @@ static json_t *next_steps(const json_t *rep, const json_t *pool, enum pv_code c)
 	if (log_only) {
 		switch (c) {
 		case PV_ACCOUNTING_BUG:
-			next_cmd(next, "on the host: ppwatch pools (the pool whose inflight is "
-				       "negative, and its driver)%s",
-				 "");
 			next_cmd(next,
-				 "before the next unload: ppwatch record -o /var/tmp/pp.jsonl "
-				 "--stacks%s (the release stacks show the path that releases twice)",
+				 "on the host: ppwatch pools (the pool whose inflight is "
+				 "negative, and its driver)%s",
 				 "");
+			next_cmd(
+				next,
+				"before the next unload: ppwatch record -o /var/tmp/pp.jsonl "
+				"--stacks%s (the release stacks show the path that releases twice)",
+				"");
 			break;
 		case PV_DRAINING:
-			next_cmd(next, "on the host: ppwatch watch -e freed%s (says when it is freed)",
+			next_cmd(next,
+				 "on the host: ppwatch watch -e freed%s (says when it is freed)",
 				 "");
 			next_cmd(next, "ppwatch holders%s (who still holds its pages)", id);
 			break;
 		default:
-			next_cmd(next, "on the host, while it stalls: ppwatch postmortem (links these "
-				       "lines to the pool, its holders and what to do)%s",
+			next_cmd(next,
+				 "on the host, while it stalls: ppwatch postmortem (links these "
+				 "lines to the pool, its holders and what to do)%s",
 				 "");
 			next_cmd(next, "ppwatch holders%s (who holds its pages)", id);
 			next_cmd(next,
@@ -142,12 +146,14 @@ static json_t *next_steps(const json_t *rep, const json_t *pool, enum pv_code c)
 		next_cmd(next, "ppwatch pages%s (its oldest pages, their ages)", id);
 		if (!json_is_true(json_object_get(v, "stacks_recorded")) ||
 		    !json_array_size(json_object_get(v, "hold_stacks")))
-			next_cmd(next,
-				 "to have the stacks that took its pages next time: ppwatch record -o "
-				 "/var/tmp/pp.jsonl --stacks%s, before the device goes down",
-				 "");
-		next_cmd(next, "the driver's ring: unload or reset the driver (modprobe -r, "
-			       "ethtool --reset) to give its pages back%s",
+			next_cmd(
+				next,
+				"to have the stacks that took its pages next time: ppwatch record -o "
+				"/var/tmp/pp.jsonl --stacks%s, before the device goes down",
+				"");
+		next_cmd(next,
+			 "the driver's ring: unload or reset the driver (modprobe -r, "
+			 "ethtool --reset) to give its pages back%s",
 			 "");
 		break;
 	case PV_ACCOUNTING_BUG:
@@ -192,7 +198,8 @@ int postmortem_prose(json_t *rep)
 	size_t i;
 	int err = 0;
 
-	json_array_foreach(json_object_get(rep, "pools"), i, pool) err = prose_one(rep, pool) ?: err;
+	json_array_foreach(json_object_get(rep, "pools"), i, pool) err = prose_one(rep, pool) ?:
+												err;
 	json_array_foreach(json_object_get(json_object_get(rep, "kernel_log"), "gone"), i, pool)
 		err = prose_one(rep, pool) ?: err;
 	return err;
@@ -216,7 +223,8 @@ void pm_text_log_summary(FILE *f, const json_t *rep)
 	fm = json_object_get(kl, "formats");
 	json_object_foreach((json_t *)fm, key, x)
 	{
-		fprintf(f, "%s%s %s", first ? "" : ", ", key, count(b, sizeof(b), json_number_value(x)));
+		fprintf(f, "%s%s %s", first ? "" : ", ", key,
+			count(b, sizeof(b), json_number_value(x)));
 		first = false;
 	}
 	fprintf(f, "%s)", first ? "none" : "");
@@ -234,8 +242,9 @@ void pm_text_log_summary(FILE *f, const json_t *rep)
 		fputs(": no \"stalled pool shutdown\" line\n", f);
 	if (rec_num(kl, "unread_lines", 0) > 0) {
 		x = json_object_get(kl, "unread_first");
-		fprintf(f, "%s line%s it without an inflight and a sec ppwatch can read; the "
-			   "first, line %s: ",
+		fprintf(f,
+			"%s line%s it without an inflight and a sec ppwatch can read; the "
+			"first, line %s: ",
 			count(a, sizeof(a), rec_num(kl, "unread_lines", 0)),
 			rec_num(kl, "unread_lines", 0) == 1 ? " says" : "s say",
 			count(b, sizeof(b), rec_num(x, "line", 0)));
@@ -243,8 +252,9 @@ void pm_text_log_summary(FILE *f, const json_t *rep)
 		fputc('\n', f);
 	}
 	if (rec_num(kl, "negative_warnings", 0) > 0)
-		fprintf(f, "the kernel warned %s time%s of a negative inflight (the first: %s): a "
-			   "page released twice\n",
+		fprintf(f,
+			"the kernel warned %s time%s of a negative inflight (the first: %s): a "
+			"page released twice\n",
 			count(a, sizeof(a), rec_num(kl, "negative_warnings", 0)),
 			rec_num(kl, "negative_warnings", 0) == 1 ? "" : "s",
 			count(b, sizeof(b), rec_num(kl, "negative_first", 0)));
@@ -347,7 +357,10 @@ static void put_match(FILE *f, const json_t *m)
 	{
 		const char *w = json_string_value(x);
 
-		fprintf(f, "%s%s", !i ? "" : i + 1 == n ? " and " : ", ",
+		fprintf(f, "%s%s",
+			!i	   ? "" :
+			i + 1 == n ? " and " :
+				     ", ",
 			!strcmp(w, "destroy_time") ? "destroy time" :
 			!strcmp(w, "inflight")	   ? "inflight at the line's age" :
 			!strcmp(w, "age")	   ? "age (warned about within the minute)" :
@@ -373,14 +386,16 @@ static void put_match(FILE *f, const json_t *m)
 			fprintf(f, ", but the destroy times differ by %s: the log of another boot?",
 				fmt_age(a, sizeof(a), rec_num(m, "destroy_times_apart_s", NAN)));
 		else
-			fputs(", but the recording's inflight at the line's age is not the line's", f);
+			fputs(", but the recording's inflight at the line's age is not the line's",
+			      f);
 	}
 	fputc('\n', f);
 }
 
 static void put_log(FILE *f, const json_t *kl)
 {
-	const json_t *first = json_object_get(kl, "first"), *last = json_object_get(kl, "last"), *pt;
+	const json_t *first = json_object_get(kl, "first"), *last = json_object_get(kl, "last"),
+		     *pt;
 	const json_t *pts = json_object_get(kl, "inflight_by_sec");
 	double lines = rec_num(kl, "lines", 0);
 	char a[32], b[32];
@@ -395,7 +410,8 @@ static void put_log(FILE *f, const json_t *kl)
 			fmt_age(a, sizeof(a), rec_num(first, "sec", NAN)),
 			fmt_age(b, sizeof(b), rec_num(last, "sec", NAN)));
 	} else {
-		fprintf(f, " (%s after the destroy)", fmt_age(a, sizeof(a), rec_num(first, "sec", NAN)));
+		fprintf(f, " (%s after the destroy)",
+			fmt_age(a, sizeof(a), rec_num(first, "sec", NAN)));
 	}
 	fputc('\n', f);
 	if (n > 1) {
@@ -451,7 +467,8 @@ static void log_pool_title(FILE *f, const json_t *kl)
 		put_str(f, kl, "device", "");
 	}
 	if (rec_num(kl, "boot", 0) > 0)
-		fprintf(f, " (boot %s of the log)", count(a, sizeof(a), rec_num(kl, "boot", 0) + 1));
+		fprintf(f, " (boot %s of the log)",
+			count(a, sizeof(a), rec_num(kl, "boot", 0) + 1));
 }
 
 void pm_text_log_pool(FILE *f, const json_t *pool)
@@ -470,9 +487,9 @@ void pm_text_gone(FILE *f, const json_t *rep)
 
 	if (!n)
 		return;
-	fprintf(f, "\n%zu more pool%s of the kernel log %s gone: the kernel stopped warning and no "
-		   "pool on this host fits\n",
-		n, n == 1 ? "" : "s", n == 1 ? "is" : "are");
+	fprintf(f,
+		"\n%zu more pool%s of the kernel log %s gone: no pool on this host fits %s now\n",
+		n, n == 1 ? "" : "s", n == 1 ? "is" : "are", n == 1 ? "it" : "them");
 	json_array_foreach(gone, i, g)
 	{
 		const json_t *last = json_object_get(g, "last");

@@ -82,16 +82,19 @@ const char *pool_verdict_say(char *buf, size_t len, const struct pv_facts *f)
 	add(&b, "%s: ", pool_verdict_word(f->code));
 	switch (f->code) {
 	case PV_ACCOUNTING_BUG:
-		add(&b, "inflight went negative (%.0f): the %s%s released a page twice (a "
-			"double release), so the kernel cannot count this pool's pages and will "
-			"never free it; report it to the %s%s maintainers with this log",
-		    f->min_inflight < 0 ? f->min_inflight : f->inflight, drv[0] ? "driver " : "driver",
-		    drv, drv[0] ? drv : "driver's", drv[0] ? " driver's" : "");
+		add(&b,
+		    "inflight went negative (%.0f): the %s%s released a page twice (a "
+		    "double release), so the kernel cannot count this pool's pages and will "
+		    "never free it; report it to the %s%s maintainers with this log",
+		    f->min_inflight < 0 ? f->min_inflight : f->inflight,
+		    drv[0] ? "driver " : "driver", drv, drv[0] ? drv : "driver's",
+		    drv[0] ? " driver's" : "");
 		break;
 	case PV_FREED:
 		if (f->freed_by && !strcmp(f->freed_by, "log"))
-			add(&b, "most likely: the log goes on %s past its last line without it, "
-				"and the kernel warns once a minute while a pool stalls",
+			add(&b,
+			    "most likely: the log goes on %s past its last line without it, "
+			    "and the kernel warns once a minute while a pool stalls",
 			    fmt_age(a, sizeof(a), f->ended_after_s));
 		else if (f->freed_by && !strcmp(f->freed_by, "host"))
 			add(&b, "no pool on this host fits it now: its pages came back and the "
@@ -113,7 +116,8 @@ const char *pool_verdict_say(char *buf, size_t len, const struct pv_facts *f)
 		add(&b, " out, %.0f of them held by %zu %s ppwatch walked", f->attributed,
 		    f->nholders, f->nholders == 1 ? "holder" : "holders");
 		if (f->unattributed > 0)
-			add(&b, " (%.0f by nothing it walks: the driver or a ring)", f->unattributed);
+			add(&b, " (%.0f by nothing it walks: the driver or a ring)",
+			    f->unattributed);
 		add(&b, "; what to do about each is below");
 		break;
 	case PV_LEAKED:
@@ -121,24 +125,29 @@ const char *pool_verdict_say(char *buf, size_t len, const struct pv_facts *f)
 		add(&b, " out");
 		if (f->steady_s >= 1)
 			add(&b, ", constant for %s,", fmt_age(a, sizeof(a), f->steady_s));
-		add(&b, " and held by nothing ppwatch can walk (no socket, queue or qdisc has "
-			"them): most likely the %s%s%s or a hardware ring (a TX ring never reaped, "
-			"pages it lost)",
+		add(&b,
+		    " and held by nothing ppwatch can walk (no socket, queue or qdisc has "
+		    "them): most likely the %s%s%s or a hardware ring (a TX ring never reaped, "
+		    "pages it lost)",
 		    drv[0] ? "driver (" : "driver", drv, drv[0] ? ")" : "");
 		break;
 	case PV_STUCK:
 		amount(&b, f);
-		add(&b, " out, not moved in %s; a log alone cannot tell a holder (a socket "
-			"that never reads) from a leak (the driver or a ring)",
+		add(&b,
+		    " out, not moved in %s; a log alone cannot tell a holder (a socket "
+		    "that never reads) from a leak (the driver or a ring)",
 		    fmt_age(a, sizeof(a), f->steady_s));
 		break;
 	case PV_UNKNOWN:
 		amount(&b, f);
-		if (f->steady_s > 0)
+		if (f->unknown_why)
+			add(&b, " out; who holds them is not known: %s", f->unknown_why);
+		else if (f->steady_s > 0)
 			add(&b, " out, not moved in %s: too short to tell a trend",
 			    fmt_age(a, sizeof(a), f->steady_s));
 		else
-			add(&b, " out; one sighting, no trend yet (the kernel warns once a minute)");
+			add(&b,
+			    " out; one sighting, no trend yet (the kernel warns once a minute)");
 		break;
 	}
 	if (f->rebooted)

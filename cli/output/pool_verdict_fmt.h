@@ -25,6 +25,7 @@ struct pv_facts {
 	const char *freed_by; /* "recording", "host", "log", "run" */
 	double ended_after_s; /* freed_by "log": the log went on this long */
 	bool rebooted;
+	const char *unknown_why; /* unknown: why (else: one sighting) */
 };
 
 /* the verdict's word: "draining", "accounting bug", ... */

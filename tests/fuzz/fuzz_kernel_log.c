@@ -45,7 +45,8 @@ static void check_log(const struct klog *k)
 		lines += p->lines;
 		FUZZ_CHECK(p->lines >= 1 && p->first.lineno <= p->last.lineno);
 		FUZZ_CHECK(p->min_inflight <= p->max_inflight);
-		FUZZ_CHECK(p->first.inflight >= p->min_inflight && p->last.inflight <= p->max_inflight);
+		FUZZ_CHECK(p->first.inflight >= p->min_inflight &&
+			   p->last.inflight <= p->max_inflight);
 		FUZZ_CHECK(klog_npoints(p) >= 1 && klog_npoints(p) <= KLOG_POINTS_MAX);
 		FUZZ_CHECK(klog_point(p, 0)->inflight == p->first.inflight);
 		for (j = 0; j < klog_npoints(p); j++)

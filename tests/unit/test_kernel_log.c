@@ -115,14 +115,15 @@ static void test_line_forms(void)
 		  KF_DMESG, 200.1, NAN, true, 12, 3, 60, "", true },
 		{ "[  +0.000123] page_pool_release_retry() stalled pool shutdown: id 12, 3 inflight 60 sec",
 		  KF_NONE, NAN, NAN, true, 12, 3, 60, "", false },
-		{ "Stalled pool shutdown: id 4294967295, 0 pages inflight 2 secs", KF_NONE, NAN, NAN,
-		  true, 4294967295u, 0, 2, "", true },
+		{ "Stalled pool shutdown: id 4294967295, 0 pages inflight 2 secs", KF_NONE, NAN,
+		  NAN, true, 4294967295u, 0, 2, "", true },
 	};
 	struct klog_line l;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(c); i++) {
-		enum klog_kind kind = klog_parse_line(c[i].line, strlen(c[i].line), &l, NULL, NULL, 0);
+		enum klog_kind kind =
+			klog_parse_line(c[i].line, strlen(c[i].line), &l, NULL, NULL, 0);
 
 		CHECK(kind == KL_STALL, "%zu: %s: kind %d", i, c[i].line, kind);
 		CHECK(l.fmt == c[i].fmt, "%zu: format %s", i, klog_fmt_name(l.fmt));
@@ -192,7 +193,7 @@ static void test_line_others(void)
 	CHECK(klog_parse_line("-- Logs begin at Mon --", 23, &l, &neg, NULL, 0) == KL_OTHER,
 	      "journal's head");
 	CHECK(klog_parse_line("[ 1.0] Negative(-5) inflight packet-pages", 41, &l, &neg, NULL, 0) ==
-		      KL_NEGATIVE &&
+			      KL_NEGATIVE &&
 		      neg == -5,
 	      "negative %lld", (long long)neg);
 }
@@ -267,7 +268,8 @@ static void test_journal(void)
 	CHECK_INT(k.stall_lines, 10);
 	CHECK_STR(k.kernel, "6.8.0-45-generic");
 	p = pool_id(&k, 0, 51);
-	CHECK(p && p->lines == 2 && p->rebooted && p->ended, "boot 0's pool 51: ended by the reboot");
+	CHECK(p && p->lines == 2 && p->rebooted && p->ended,
+	      "boot 0's pool 51: ended by the reboot");
 	p = pool_id(&k, 1, 51);
 	CHECK(p && p->lines == 4 && !p->rebooted && !p->ended, "boot 1's pool 51");
 	CHECK(p && p->first.t.noyear, "syslog's stamps");
@@ -367,9 +369,10 @@ static void test_sequence_and_bounds(void)
 	/* one pool for a day: its first point and its last changes */
 	klog_init(&k);
 	for (i = 0; i < 1440; i++) {
-		snprintf(line, sizeof(line),
-			 "[%d.5] page_pool_release_retry() stalled pool shutdown: id 5, %d inflight %d sec",
-			 100 + 60 * i, 5000 - i, 60 + 60 * i);
+		snprintf(
+			line, sizeof(line),
+			"[%d.5] page_pool_release_retry() stalled pool shutdown: id 5, %d inflight %d sec",
+			100 + 60 * i, 5000 - i, 60 + 60 * i);
 		klog_feed_line(&k, line, strlen(line));
 	}
 	klog_finish(&k, NAN);

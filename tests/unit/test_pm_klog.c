@@ -78,12 +78,14 @@ static const json_t *match(const json_t *pool)
 
 /* booted at Unix 1000: printk 100 s is 1100 */
 static const struct klog_link_opts same_boot = {
-	.printk_to_unix = 1000, .drift = KLOG_DRIFT, .source = "dmesg.txt",
+	.printk_to_unix = 1000,
+	.drift = KLOG_DRIFT,
+	.source = "dmesg.txt",
 };
 
-#define HEADER                                                                                  \
+#define HEADER                                                                                     \
 	"{\"type\":\"header\",\"time\":1100,\"format\":1,\"hostname\":\"h\",\"stall_after_s\":60," \
-	"\"boot_to_real_s\":1000,\"stack_every\":%d,\"kernel\":{\"release\":\"6.12\","            \
+	"\"boot_to_real_s\":1000,\"stack_every\":%d,\"kernel\":{\"release\":\"6.12\","             \
 	"\"page_size\":4096}}\n"
 
 /*
@@ -94,30 +96,32 @@ static char *held_recording(int id, const char *holders)
 {
 	char *s;
 
-	if (asprintf(&s,
-		     HEADER
-		     "{\"type\":\"event\",\"event\":{\"time\":1100,\"event\":\"new\",\"id\":%d,"
-		     "\"addr\":\"0x1000\",\"gen\":1,\"inflight\":600}}\n"
-		     "{\"type\":\"event\",\"event\":{\"time\":1110,\"event\":\"destroy\",\"id\":%d,"
-		     "\"addr\":\"0x1000\",\"gen\":1,\"inflight\":500,\"detail\":\"\"}}\n"
-		     "{\"type\":\"event\",\"event\":{\"time\":1175,\"event\":\"retry\",\"retry\":65,"
-		     "\"id\":%d,\"addr\":\"0x1000\",\"gen\":1,\"inflight\":480}}\n"
-		     "{\"type\":\"snapshot\",\"time\":1400,\"pools\":[{\"id\":%d,\"addr\":\"0x1000\","
-		     "\"gen\":1,\"device\":\"eth1\",\"driver\":\"mlx5_core\",\"state\":\"zombie\","
-		     "\"inflight\":480,\"inflight_bytes\":1966080,\"detach_age_s\":290}]}\n"
-		     "{\"type\":\"holders\",\"time\":1400,\"pools\":[{\"id\":%d,\"addr\":\"0x1000\","
-		     "\"gen\":1,\"inflight\":480,\"unattributed\":%s}]}\n"
-		     "{\"type\":\"end\",\"time\":1400}\n",
-		     0, id, id, id, id, id, holders) < 0)
+	if (asprintf(
+		    &s,
+		    HEADER
+		    "{\"type\":\"event\",\"event\":{\"time\":1100,\"event\":\"new\",\"id\":%d,"
+		    "\"addr\":\"0x1000\",\"gen\":1,\"inflight\":600}}\n"
+		    "{\"type\":\"event\",\"event\":{\"time\":1110,\"event\":\"destroy\",\"id\":%d,"
+		    "\"addr\":\"0x1000\",\"gen\":1,\"inflight\":500,\"detail\":\"\"}}\n"
+		    "{\"type\":\"event\",\"event\":{\"time\":1175,\"event\":\"retry\",\"retry\":65,"
+		    "\"id\":%d,\"addr\":\"0x1000\",\"gen\":1,\"inflight\":480}}\n"
+		    "{\"type\":\"snapshot\",\"time\":1400,\"pools\":[{\"id\":%d,\"addr\":\"0x1000\","
+		    "\"gen\":1,\"device\":\"eth1\",\"driver\":\"mlx5_core\",\"state\":\"zombie\","
+		    "\"inflight\":480,\"inflight_bytes\":1966080,\"detach_age_s\":290}]}\n"
+		    "{\"type\":\"holders\",\"time\":1400,\"pools\":[{\"id\":%d,\"addr\":\"0x1000\","
+		    "\"gen\":1,\"inflight\":480,\"unattributed\":%s}]}\n"
+		    "{\"type\":\"end\",\"time\":1400}\n",
+		    0, id, id, id, id, id, holders) < 0)
 		return NULL;
 	return s;
 }
 
-#define SOCKET_HOLDS                                                                        \
+#define SOCKET_HOLDS                                                                         \
 	"0,\"holders\":[{\"pages\":480,\"kind\":\"socket\",\"holder\":\"udp 192.0.2.2:5001 " \
 	"ino 77 pid 5 app fd 9\",\"remedy\":\"pid 5 (app) fd 9 has not read 700KiB: read "   \
 	"from it or close it\"}]"
-#define NOTHING_HOLDS "480,\"holders\":[{\"pages\":480,\"kind\":\"unattributed\",\"holder\":\"unattributed\"}]"
+#define NOTHING_HOLDS \
+	"480,\"holders\":[{\"pages\":480,\"kind\":\"unattributed\",\"holder\":\"unattributed\"}]"
 
 /* by id, the time and inflight agreeing: certain; held, with the holder's remedy */
 static void test_link_by_id_held(void)
@@ -194,9 +198,10 @@ static void test_link_no_id_leaked(void)
 	      "how to have the stacks next time");
 	json_decref(rep);
 	/* a log whose inflight the recording never had at that age: not this pool */
-	rep = report(rec,
-		     "[  170.500000] page_pool_release_retry() stalled pool shutdown 77 inflight 60 sec\n",
-		     &same_boot);
+	rep = report(
+		rec,
+		"[  170.500000] page_pool_release_retry() stalled pool shutdown 77 inflight 60 sec\n",
+		&same_boot);
 	CHECK_INT(json_array_size(json_object_get(rep, "pools")), 2);
 	CHECK(json_is_null(match(pool_at(rep, 1))), "unlinked");
 	json_decref(rep);
@@ -273,15 +278,17 @@ static void test_live(void)
 
 	CHECK_INT(json_array_size(json_object_get(rep, "pools")), 1);
 	CHECK_STR(rec_str(match(pool_at(rep, 0)), "confidence", ""), "low");
-	CHECK_STR(json_string_value(json_array_get(json_object_get(match(pool_at(rep, 0)), "by"), 0)),
-		  "age");
+	CHECK_STR(
+		json_string_value(json_array_get(json_object_get(match(pool_at(rep, 0)), "by"), 0)),
+		"age");
 	CHECK_STR(verdict(pool_at(rep, 0)), "leaked");
 	CHECK(json_is_true(json_object_get(json_object_get(pool_at(rep, 0), "verdict"),
 					   "stacks_recorded")),
 	      "stacks were sampled");
 	CHECK_INT(json_array_size(gone), 1);
 	CHECK_STR(verdict(json_array_get(gone, 0)), "freed");
-	CHECK_STR(rec_str(json_object_get(json_array_get(gone, 0), "verdict"), "freed_by", ""), "host");
+	CHECK_STR(rec_str(json_object_get(json_array_get(gone, 0), "verdict"), "freed_by", ""),
+		  "host");
 	json_decref(rep);
 }
 
@@ -325,8 +332,9 @@ static void test_verdicts_recorded(void)
 /* names from a log are escaped in every format */
 static void test_untrusted(void)
 {
-	static const char log[] = "[ 1.0] \x1b[31m\xff page_pool_release_retry() stalled pool shutdown "
-				  "(\x1b]0;x\x07): 5 inflight 60 sec\n";
+	static const char log[] =
+		"[ 1.0] \x1b[31m\xff page_pool_release_retry() stalled pool shutdown "
+		"(\x1b]0;x\x07): 5 inflight 60 sec\n";
 	struct klog_link_opts o = same_boot;
 	json_t *rep = report("{\"type\":\"header\",\"time\":1}\n", log, &o);
 	char *buf;
