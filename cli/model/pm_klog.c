@@ -8,6 +8,7 @@
 #include "lib/escape.h"
 #include "lib/util.h"
 #include "lib/vec.h"
+#include "model/jtree.h"
 #include "model/pm_klog.h"
 #include "model/rec_reader.h"
 
@@ -16,17 +17,6 @@
 struct tree {
 	bool nomem;
 };
-
-static void put(struct tree *t, json_t *obj, const char *key, json_t *v)
-{
-	if (!v || json_object_set_new(obj, key, v))
-		t->nomem = true;
-}
-
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
 
 /* text from the log: escaped, so that it is UTF-8 whatever it held */
 static json_t *text(const char *s)
@@ -66,14 +56,14 @@ static json_t *line_obj(struct tree *t, const struct klog_line *l, const struct 
 		t->nomem = true;
 		return NULL;
 	}
-	put(t, v, "line", json_integer((json_int_t)l->lineno));
-	put(t, v, "time", text_or_null(l->stamp));
-	put(t, v, "unix", num(line_unix(l, o, &tol)));
-	put(t, v, "printk_s", num(l->t.mono));
-	put(t, v, "sec", json_integer(l->sec));
-	put(t, v, "inflight", json_integer(l->inflight));
-	put(t, v, "format", json_string(klog_fmt_name(l->fmt)));
-	put(t, v, "text", text(l->text));
+	jt_put(&t->nomem, v, "line", json_integer((json_int_t)l->lineno));
+	jt_put(&t->nomem, v, "time", text_or_null(l->stamp));
+	jt_put(&t->nomem, v, "unix", jt_num(line_unix(l, o, &tol)));
+	jt_put(&t->nomem, v, "printk_s", jt_num(l->t.mono));
+	jt_put(&t->nomem, v, "sec", json_integer(l->sec));
+	jt_put(&t->nomem, v, "inflight", json_integer(l->inflight));
+	jt_put(&t->nomem, v, "format", json_string(klog_fmt_name(l->fmt)));
+	jt_put(&t->nomem, v, "text", text(l->text));
 	return v;
 }
 
@@ -90,29 +80,29 @@ static json_t *pool_obj(struct tree *t, const struct klog_pool *p, const struct 
 		t->nomem = true;
 		return NULL;
 	}
-	put(t, v, "id", p->has_id ? json_integer(p->id) : json_null());
-	put(t, v, "boot", json_integer(p->boot));
-	put(t, v, "device", text_or_null(p->dev));
-	put(t, v, "grouped_by", json_string(p->grouped_by));
-	put(t, v, "destroyed_together", json_boolean(p->together));
-	put(t, v, "lines", json_integer((json_int_t)p->lines));
-	put(t, v, "first", line_obj(t, &p->first, o));
-	put(t, v, "last", line_obj(t, &p->last, o));
-	put(t, v, "destroyed_unix", num(lu - (double)p->last.sec));
-	put(t, v, "destroyed_printk_s", num(p->last.t.mono - (double)p->last.sec));
-	put(t, v, "min_inflight", json_integer(p->min_inflight));
-	put(t, v, "max_inflight", json_integer(p->max_inflight));
+	jt_put(&t->nomem, v, "id", p->has_id ? json_integer(p->id) : json_null());
+	jt_put(&t->nomem, v, "boot", json_integer(p->boot));
+	jt_put(&t->nomem, v, "device", text_or_null(p->dev));
+	jt_put(&t->nomem, v, "grouped_by", json_string(p->grouped_by));
+	jt_put(&t->nomem, v, "destroyed_together", json_boolean(p->together));
+	jt_put(&t->nomem, v, "lines", json_integer((json_int_t)p->lines));
+	jt_put(&t->nomem, v, "first", line_obj(t, &p->first, o));
+	jt_put(&t->nomem, v, "last", line_obj(t, &p->last, o));
+	jt_put(&t->nomem, v, "destroyed_unix", jt_num(lu - (double)p->last.sec));
+	jt_put(&t->nomem, v, "destroyed_printk_s", jt_num(p->last.t.mono - (double)p->last.sec));
+	jt_put(&t->nomem, v, "min_inflight", json_integer(p->min_inflight));
+	jt_put(&t->nomem, v, "max_inflight", json_integer(p->max_inflight));
 	for (i = 0; i < klog_npoints(p); i++) {
 		x = klog_point(p, i);
 		pt = json_pack("[II]", (json_int_t)x->sec, (json_int_t)x->inflight);
 		if (!pt || json_array_append_new(pts, pt))
 			t->nomem = true;
 	}
-	put(t, v, "inflight_by_sec", pts);
-	put(t, v, "inflight_by_sec_dropped", json_integer((json_int_t)p->pts_dropped));
-	put(t, v, "ended", json_boolean(p->ended));
-	put(t, v, "ended_after_s", num(p->ended_after_s));
-	put(t, v, "rebooted", json_boolean(p->rebooted));
+	jt_put(&t->nomem, v, "inflight_by_sec", pts);
+	jt_put(&t->nomem, v, "inflight_by_sec_dropped", json_integer((json_int_t)p->pts_dropped));
+	jt_put(&t->nomem, v, "ended", json_boolean(p->ended));
+	jt_put(&t->nomem, v, "ended_after_s", jt_num(p->ended_after_s));
+	jt_put(&t->nomem, v, "rebooted", json_boolean(p->rebooted));
 	return v;
 }
 
@@ -291,18 +281,18 @@ static json_t *match_obj(struct tree *t, const struct cand *c, const struct cand
 		json_array_append_new(by, json_string("inflight"));
 	if (c->age > 0)
 		json_array_append_new(by, json_string("age"));
-	put(t, m, "by", by);
-	put(t, m, "confidence", json_string(confidence(c, tie || shared)));
-	put(t, m, "ambiguous", json_boolean(tie));
-	put(t, m, "shared", json_boolean(shared));
-	put(t, m, "candidates", cands);
-	put(t, m, "destroy_times_apart_s", num(c->dt));
+	jt_put(&t->nomem, m, "by", by);
+	jt_put(&t->nomem, m, "confidence", json_string(confidence(c, tie || shared)));
+	jt_put(&t->nomem, m, "ambiguous", json_boolean(tie));
+	jt_put(&t->nomem, m, "shared", json_boolean(shared));
+	jt_put(&t->nomem, m, "candidates", cands);
+	jt_put(&t->nomem, m, "destroy_times_apart_s", jt_num(c->dt));
 	conf = json_array();
 	if (conf && c->id > 0 && c->time < 0)
 		json_array_append_new(conf, json_string("destroy_time"));
 	if (conf && c->id > 0 && c->infl < 0)
 		json_array_append_new(conf, json_string("inflight"));
-	put(t, m, "conflicts", conf ?: json_null());
+	jt_put(&t->nomem, m, "conflicts", conf ?: json_null());
 	return m;
 }
 
@@ -316,16 +306,16 @@ static json_t *log_only_pool(struct tree *t, const struct klog_pool *g, json_t *
 		json_decref(kl);
 		return NULL;
 	}
-	put(t, v, "id", g->has_id ? json_integer(g->id) : json_null());
-	put(t, v, "device", text_or_null(g->dev));
-	put(t, v, "from", json_string("kernel_log"));
-	put(t, v, "state", json_null());
-	put(t, v, "inflight", json_integer(g->last.inflight));
-	put(t, v, "inflight_bytes", json_null());
-	put(t, v, "stalled", json_true());
-	put(t, v, "detach_age_s", json_real((double)g->last.sec));
-	put(t, v, "destroyed_at", json_incref(json_object_get(kl, "destroyed_unix")));
-	put(t, v, "kernel_log", kl);
+	jt_put(&t->nomem, v, "id", g->has_id ? json_integer(g->id) : json_null());
+	jt_put(&t->nomem, v, "device", text_or_null(g->dev));
+	jt_put(&t->nomem, v, "from", json_string("kernel_log"));
+	jt_put(&t->nomem, v, "state", json_null());
+	jt_put(&t->nomem, v, "inflight", json_integer(g->last.inflight));
+	jt_put(&t->nomem, v, "inflight_bytes", json_null());
+	jt_put(&t->nomem, v, "stalled", json_true());
+	jt_put(&t->nomem, v, "detach_age_s", json_real((double)g->last.sec));
+	jt_put(&t->nomem, v, "destroyed_at", json_incref(json_object_get(kl, "destroyed_unix")));
+	jt_put(&t->nomem, v, "kernel_log", kl);
 	return v;
 }
 
@@ -340,31 +330,32 @@ static json_t *summary(struct tree *t, const struct klog *k, const struct klog_l
 		t->nomem = true;
 		return NULL;
 	}
-	put(t, s, "source", text(o->source ? o->source : "?"));
-	put(t, s, "lines", json_integer((json_int_t)k->lines));
-	put(t, s, "stall_lines", json_integer((json_int_t)k->stall_lines));
-	put(t, s, "unread_lines", json_integer((json_int_t)k->unread_lines));
+	jt_put(&t->nomem, s, "source", text(o->source ? o->source : "?"));
+	jt_put(&t->nomem, s, "lines", json_integer((json_int_t)k->lines));
+	jt_put(&t->nomem, s, "stall_lines", json_integer((json_int_t)k->stall_lines));
+	jt_put(&t->nomem, s, "unread_lines", json_integer((json_int_t)k->unread_lines));
 	u = k->unread_lines ? json_pack("{s:I,s:o}", "line", (json_int_t)k->unread_first, "text",
 					text(k->unread_text)) :
 			      json_null();
-	put(t, s, "unread_first", u);
+	jt_put(&t->nomem, s, "unread_first", u);
 	for (i = 0; i < KF_MAX; i++)
 		if (k->by_fmt[i])
-			put(t, f, klog_fmt_name(i), json_integer((json_int_t)k->by_fmt[i]));
-	put(t, s, "formats", f);
-	put(t, s, "boots", json_integer(k->boots));
-	put(t, s, "kernel", text_or_null(k->kernel));
-	put(t, s, "negative_warnings", json_integer((json_int_t)k->negative_warnings));
-	put(t, s, "negative_first",
-	    k->negative_warnings ? json_integer(k->negative_first) : json_null());
-	put(t, s, "pools", json_integer((json_int_t)k->n));
-	put(t, s, "lines_not_grouped", json_integer((json_int_t)k->lines_not_grouped));
-	put(t, s, "lines_lost", json_integer((json_int_t)k->lost_lines));
-	put(t, s, "printk_to_unix_s", num(o->printk_to_unix));
-	put(t, s, "local_utc_offset_s", num(o->utc_offset_s));
-	put(t, s, "assumed_year", o->year ? json_integer(o->year) : json_null());
-	put(t, s, "live", json_boolean(o->live));
-	put(t, s, "alone", json_boolean(o->alone));
+			jt_put(&t->nomem, f, klog_fmt_name(i),
+			       json_integer((json_int_t)k->by_fmt[i]));
+	jt_put(&t->nomem, s, "formats", f);
+	jt_put(&t->nomem, s, "boots", json_integer(k->boots));
+	jt_put(&t->nomem, s, "kernel", text_or_null(k->kernel));
+	jt_put(&t->nomem, s, "negative_warnings", json_integer((json_int_t)k->negative_warnings));
+	jt_put(&t->nomem, s, "negative_first",
+	       k->negative_warnings ? json_integer(k->negative_first) : json_null());
+	jt_put(&t->nomem, s, "pools", json_integer((json_int_t)k->n));
+	jt_put(&t->nomem, s, "lines_not_grouped", json_integer((json_int_t)k->lines_not_grouped));
+	jt_put(&t->nomem, s, "lines_lost", json_integer((json_int_t)k->lost_lines));
+	jt_put(&t->nomem, s, "printk_to_unix_s", jt_num(o->printk_to_unix));
+	jt_put(&t->nomem, s, "local_utc_offset_s", jt_num(o->utc_offset_s));
+	jt_put(&t->nomem, s, "assumed_year", o->year ? json_integer(o->year) : json_null());
+	jt_put(&t->nomem, s, "live", json_boolean(o->live));
+	jt_put(&t->nomem, s, "alone", json_boolean(o->alone));
 	return s;
 }
 
@@ -379,9 +370,9 @@ int pm_add_kernel_log(json_t *rep, const struct klog *k, const struct klog_link_
 		return -EINVAL;
 	sum = summary(&t, k, o);
 	gone = json_array();
-	put(&t, rep, "kernel_log", sum);
+	jt_put(&t.nomem, rep, "kernel_log", sum);
 	if (sum)
-		put(&t, sum, "gone", gone);
+		jt_put(&t.nomem, sum, "gone", gone);
 	taken = calloc(np + 1, sizeof(*taken));
 	by_g = calloc(k->n + 1, sizeof(*by_g));
 	for (i = 0; taken && by_g && !t.nomem && i < k->n; i++)
@@ -432,27 +423,27 @@ int pm_add_kernel_log(json_t *rep, const struct klog *k, const struct klog_link_
 		}
 		if (best) {
 			pool = json_array_get(pools, best->p);
-			put(&t, kl, "match", match_obj(&t, best, c, n, pools, shared));
+			jt_put(&t.nomem, kl, "match", match_obj(&t, best, c, n, pools, shared));
 			/* two log pools for one: the later one stays beside it */
 			if (json_object_get(pool, "kernel_log")) {
 				json_t *also = json_object_get(pool, "kernel_log_also");
 
 				if (!also) {
 					also = json_array();
-					put(&t, pool, "kernel_log_also", also);
+					jt_put(&t.nomem, pool, "kernel_log_also", also);
 				}
 				if (json_array_append_new(also, kl))
 					t.nomem = true;
 			} else {
-				put(&t, pool, "kernel_log", kl);
+				jt_put(&t.nomem, pool, "kernel_log", kl);
 			}
 		} else if (o->live) {
 			/* no pool of the host's fits: its pages came back since */
-			put(&t, kl, "match", json_null());
+			jt_put(&t.nomem, kl, "match", json_null());
 			if (json_array_append_new(gone, kl))
 				t.nomem = true;
 		} else {
-			put(&t, kl, "match", json_null());
+			jt_put(&t.nomem, kl, "match", json_null());
 			pool = log_only_pool(&t, g, kl);
 			if (!pool || json_array_append_new(pools, pool))
 				t.nomem = true;

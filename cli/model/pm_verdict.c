@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/vec.h"
+#include "model/jtree.h"
 #include "model/pm_verdict.h"
 #include "model/pool_verdict.h"
 #include "model/rec_reader.h"
@@ -107,22 +108,6 @@ struct out {
 	bool nomem;
 };
 
-static void put(struct out *o, json_t *obj, const char *key, json_t *v)
-{
-	if (!v || json_object_set_new(obj, key, v))
-		o->nomem = true;
-}
-
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *copy(const json_t *v)
-{
-	return v ? json_incref((json_t *)v) : json_null();
-}
-
 /* the walkable holders: what the holder scan named, unattributed apart */
 static json_t *holders(struct out *o, const json_t *h, double *attributed)
 {
@@ -145,10 +130,10 @@ static json_t *holders(struct out *o, const json_t *h, double *attributed)
 			o->nomem = true;
 			continue;
 		}
-		put(o, e, "holder", copy(json_object_get(x, "holder")));
-		put(o, e, "kind", copy(json_object_get(x, "kind")));
-		put(o, e, "pages", copy(json_object_get(x, "pages")));
-		put(o, e, "remedy", copy(json_object_get(x, "remedy")));
+		jt_put(&o->nomem, e, "holder", jt_copy(json_object_get(x, "holder")));
+		jt_put(&o->nomem, e, "kind", jt_copy(json_object_get(x, "kind")));
+		jt_put(&o->nomem, e, "pages", jt_copy(json_object_get(x, "pages")));
+		jt_put(&o->nomem, e, "remedy", jt_copy(json_object_get(x, "remedy")));
 	}
 	return v;
 }
@@ -204,34 +189,36 @@ static void one(struct out *o, const json_t *rep, json_t *pool, bool gone)
 		json_array_append_new(basis, json_string("kernel_log"));
 	if (in.scanned)
 		json_array_append_new(basis, json_string("holder_scan"));
-	put(o, vd, "verdict", json_string(pool_verdict_name(v.code)));
-	put(o, vd, "basis", basis);
-	put(o, vd, "inflight", num(in.inflight));
+	jt_put(&o->nomem, vd, "verdict", json_string(pool_verdict_name(v.code)));
+	jt_put(&o->nomem, vd, "basis", basis);
+	jt_put(&o->nomem, vd, "inflight", jt_num(in.inflight));
 	if (json_is_number(json_object_get(pool, "inflight_bytes"))) {
-		put(o, vd, "bytes", copy(json_object_get(pool, "inflight_bytes")));
-		put(o, vd, "bytes_estimated", json_false());
+		jt_put(&o->nomem, vd, "bytes", jt_copy(json_object_get(pool, "inflight_bytes")));
+		jt_put(&o->nomem, vd, "bytes_estimated", json_false());
 	} else {
-		put(o, vd, "bytes", num(in.inflight > 0 ? in.inflight * psize : NAN));
-		put(o, vd, "bytes_estimated", json_true());
+		jt_put(&o->nomem, vd, "bytes", jt_num(in.inflight > 0 ? in.inflight * psize : NAN));
+		jt_put(&o->nomem, vd, "bytes_estimated", json_true());
 	}
-	put(o, vd, "trend",
-	    isnan(in.to_age) ? json_null() :
-			       json_pack("{s:o,s:o,s:o,s:o,s:o}", "from_age_s", num(in.from_age),
-					 "from", num(in.from), "to_age_s", num(in.to_age), "to",
-					 num(in.to), "steady_s", num(in.steady_s)));
-	put(o, vd, "rate_pages_per_s", num(v.rate_per_s));
-	put(o, vd, "eta_s", num(v.eta_s));
-	put(o, vd, "holders", hs ?: json_null());
-	put(o, vd, "unattributed", num(in.scanned ? in.unattributed : NAN));
-	put(o, vd, "driver", copy(json_object_get(pool, "driver")));
-	put(o, vd, "hold_stacks", copy(json_object_get(pool, "hold_stacks")));
-	put(o, vd, "stacks_recorded",
-	    log_only || !json_is_number(json_object_get(rep, "stack_every")) ?
-		    json_null() :
-		    json_boolean(rec_num(rep, "stack_every", 0) > 0));
-	put(o, vd, "freed_by", freed_by ? json_string(freed_by) : json_null());
-	put(o, vd, "rebooted", json_boolean(json_is_true(json_object_get(kl, "rebooted"))));
-	put(o, pool, "verdict", vd);
+	jt_put(&o->nomem, vd, "trend",
+	       isnan(in.to_age) ?
+		       json_null() :
+		       json_pack("{s:o,s:o,s:o,s:o,s:o}", "from_age_s", jt_num(in.from_age), "from",
+				 jt_num(in.from), "to_age_s", jt_num(in.to_age), "to",
+				 jt_num(in.to), "steady_s", jt_num(in.steady_s)));
+	jt_put(&o->nomem, vd, "rate_pages_per_s", jt_num(v.rate_per_s));
+	jt_put(&o->nomem, vd, "eta_s", jt_num(v.eta_s));
+	jt_put(&o->nomem, vd, "holders", hs ?: json_null());
+	jt_put(&o->nomem, vd, "unattributed", jt_num(in.scanned ? in.unattributed : NAN));
+	jt_put(&o->nomem, vd, "driver", jt_copy(json_object_get(pool, "driver")));
+	jt_put(&o->nomem, vd, "hold_stacks", jt_copy(json_object_get(pool, "hold_stacks")));
+	jt_put(&o->nomem, vd, "stacks_recorded",
+	       log_only || !json_is_number(json_object_get(rep, "stack_every")) ?
+		       json_null() :
+		       json_boolean(rec_num(rep, "stack_every", 0) > 0));
+	jt_put(&o->nomem, vd, "freed_by", freed_by ? json_string(freed_by) : json_null());
+	jt_put(&o->nomem, vd, "rebooted",
+	       json_boolean(json_is_true(json_object_get(kl, "rebooted"))));
+	jt_put(&o->nomem, pool, "verdict", vd);
 }
 
 int pm_add_verdicts(json_t *rep)

@@ -5,23 +5,14 @@
 
 const char *pool_verdict_name(enum pv_code c)
 {
-	switch (c) {
-	case PV_UNKNOWN:
-		return "unknown";
-	case PV_ACCOUNTING_BUG:
-		return "accounting_bug";
-	case PV_FREED:
-		return "freed";
-	case PV_DRAINING:
-		return "draining";
-	case PV_HELD:
-		return "held";
-	case PV_LEAKED:
-		return "leaked";
-	case PV_STUCK:
-		return "stuck";
-	}
-	return "unknown";
+	static const char *const name[] = {
+		[PV_UNKNOWN] = "unknown", [PV_ACCOUNTING_BUG] = "accounting_bug",
+		[PV_FREED] = "freed",	  [PV_DRAINING] = "draining",
+		[PV_HELD] = "held",	  [PV_LEAKED] = "leaked",
+		[PV_STUCK] = "stuck",
+	};
+
+	return (unsigned)c < sizeof(name) / sizeof(name[0]) ? name[c] : "unknown";
 }
 
 void pool_verdict_decide(const struct pv_in *in, struct pool_verdict *out)

@@ -8,21 +8,8 @@
 #include "lib/util.h"
 #include "model/rec_reader.h"
 #include "output/pm_verdict_fmt.h"
+#include "output/postmortem_fmt.h"
 #include "output/pool_verdict_fmt.h"
-
-/* a count from a report (any number): whole, or %g past 1e15 */
-static const char *count(char *buf, size_t len, double v)
-{
-	snprintf(buf, len, fabs(v) < 1e15 ? "%.0f" : "%.3g", v);
-	return buf;
-}
-
-static void put_str(FILE *f, const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = rec_str(o, key, dflt);
-
-	esc_put(f, s, strlen(s), NULL);
-}
 
 static enum pv_code code_of(const char *name)
 {
@@ -219,25 +206,25 @@ void pm_text_log_summary(FILE *f, const json_t *rep)
 		return;
 	fputs("kernel log ", f);
 	put_str(f, kl, "source", "?");
-	fprintf(f, ": %s lines (", count(a, sizeof(a), rec_num(kl, "lines", 0)));
+	fprintf(f, ": %s lines (", count_str(a, sizeof(a), rec_num(kl, "lines", 0)));
 	fm = json_object_get(kl, "formats");
 	json_object_foreach((json_t *)fm, key, x)
 	{
 		fprintf(f, "%s%s %s", first ? "" : ", ", key,
-			count(b, sizeof(b), json_number_value(x)));
+			count_str(b, sizeof(b), json_number_value(x)));
 		first = false;
 	}
 	fprintf(f, "%s)", first ? "none" : "");
 	if (rec_num(kl, "boots", 0) > 1)
-		fprintf(f, ", %s boots", count(a, sizeof(a), rec_num(kl, "boots", 0)));
+		fprintf(f, ", %s boots", count_str(a, sizeof(a), rec_num(kl, "boots", 0)));
 	if (json_is_string(json_object_get(kl, "kernel"))) {
 		fputs(", kernel ", f);
 		put_str(f, kl, "kernel", "");
 	}
 	if (stall > 0)
 		fprintf(f, ": %s \"stalled pool shutdown\" line%s of %s pool%s\n",
-			count(a, sizeof(a), stall), stall == 1 ? "" : "s", count(b, sizeof(b), np),
-			np == 1 ? "" : "s");
+			count_str(a, sizeof(a), stall), stall == 1 ? "" : "s",
+			count_str(b, sizeof(b), np), np == 1 ? "" : "s");
 	else
 		fputs(": no \"stalled pool shutdown\" line\n", f);
 	if (rec_num(kl, "unread_lines", 0) > 0) {
@@ -245,9 +232,9 @@ void pm_text_log_summary(FILE *f, const json_t *rep)
 		fprintf(f,
 			"%s line%s it without an inflight and a sec ppwatch can read; the "
 			"first, line %s: ",
-			count(a, sizeof(a), rec_num(kl, "unread_lines", 0)),
+			count_str(a, sizeof(a), rec_num(kl, "unread_lines", 0)),
 			rec_num(kl, "unread_lines", 0) == 1 ? " says" : "s say",
-			count(b, sizeof(b), rec_num(x, "line", 0)));
+			count_str(b, sizeof(b), rec_num(x, "line", 0)));
 		put_str(f, x, "text", "");
 		fputc('\n', f);
 	}
@@ -255,13 +242,13 @@ void pm_text_log_summary(FILE *f, const json_t *rep)
 		fprintf(f,
 			"the kernel warned %s time%s of a negative inflight (the first: %s): a "
 			"page released twice\n",
-			count(a, sizeof(a), rec_num(kl, "negative_warnings", 0)),
+			count_str(a, sizeof(a), rec_num(kl, "negative_warnings", 0)),
 			rec_num(kl, "negative_warnings", 0) == 1 ? "" : "s",
-			count(b, sizeof(b), rec_num(kl, "negative_first", 0)));
+			count_str(b, sizeof(b), rec_num(kl, "negative_first", 0)));
 	if (rec_num(kl, "lines_not_grouped", 0) > 0)
 		fprintf(f, "%s lines of pools past the first %s not grouped\n",
-			count(a, sizeof(a), rec_num(kl, "lines_not_grouped", 0)),
-			count(b, sizeof(b), np));
+			count_str(a, sizeof(a), rec_num(kl, "lines_not_grouped", 0)),
+			count_str(b, sizeof(b), np));
 }
 
 static void put_holders(FILE *f, const json_t *v)
@@ -272,7 +259,7 @@ static void put_holders(FILE *f, const json_t *v)
 
 	json_array_foreach(json_object_get(v, "holders"), i, h)
 	{
-		fprintf(f, "    %s %s  ", count(a, sizeof(a), rec_num(h, "pages", 0)),
+		fprintf(f, "    %s %s  ", count_str(a, sizeof(a), rec_num(h, "pages", 0)),
 			rec_num(h, "pages", 0) == 1 ? "page" : "pages");
 		put_str(f, h, "holder", "?");
 		fputc('\n', f);
@@ -286,26 +273,16 @@ static void put_holders(FILE *f, const json_t *v)
 
 static void put_stacks(FILE *f, const json_t *v)
 {
-	const json_t *st = json_object_get(v, "hold_stacks"), *s, *fr;
+	const json_t *st = json_object_get(v, "hold_stacks"), *s;
 	char a[32];
-	size_t i, j;
+	size_t i;
 
 	if (json_array_size(st)) {
 		fputs("    its pages were taken at (sampled hold stacks):\n", f);
 		json_array_foreach(st, i, s)
 		{
-			fprintf(f, "      %s:", count(a, sizeof(a), rec_num(s, "count", 0)));
-			json_array_foreach(json_object_get(s, "frames"), j, fr)
-			{
-				const char *x = json_string_value(fr);
-
-				if (j == 8)
-					break;
-				fputs(j ? " < " : " ", f);
-				x = x ? x : "?";
-				esc_put(f, x, strlen(x), NULL);
-			}
-			fputc('\n', f);
+			fprintf(f, "      %s:", count_str(a, sizeof(a), rec_num(s, "count", 0)));
+			put_frames(f, json_object_get(s, "frames"));
 		}
 	} else if (json_is_false(json_object_get(v, "stacks_recorded"))) {
 		fputs("    no stacks were recorded: the recorder ran without --stacks\n", f);
@@ -340,7 +317,7 @@ static void put_line_ref(FILE *f, const json_t *l)
 	if (json_is_string(json_object_get(l, "time")))
 		put_str(f, l, "time", "");
 	else
-		fprintf(f, "line %s", count(a, sizeof(a), rec_num(l, "line", 0)));
+		fprintf(f, "line %s", count_str(a, sizeof(a), rec_num(l, "line", 0)));
 }
 
 static void put_match(FILE *f, const json_t *m)
@@ -373,7 +350,7 @@ static void put_match(FILE *f, const json_t *m)
 		json_array_foreach(json_object_get(m, "candidates"), i, x)
 		{
 			if (json_is_number(x))
-				fprintf(f, " %s", count(a, sizeof(a), json_number_value(x)));
+				fprintf(f, " %s", count_str(a, sizeof(a), json_number_value(x)));
 			else if (json_is_string(x))
 				fprintf(f, " %s", json_string_value(x));
 		}
@@ -401,7 +378,8 @@ static void put_log(FILE *f, const json_t *kl)
 	char a[32], b[32];
 	size_t i, n = json_array_size(pts);
 
-	fprintf(f, "  kernel log: %s line%s, ", count(a, sizeof(a), lines), lines == 1 ? "" : "s");
+	fprintf(f, "  kernel log: %s line%s, ", count_str(a, sizeof(a), lines),
+		lines == 1 ? "" : "s");
 	put_line_ref(f, first);
 	if (lines > 1) {
 		fputs(" to ", f);
@@ -426,13 +404,13 @@ static void put_log(FILE *f, const json_t *kl)
 			if (i > 6 && i < n - 2)
 				continue;
 			fprintf(f, "%s %s at %s", i ? "," : "",
-				count(a, sizeof(a), json_number_value(json_array_get(pt, 1))),
+				count_str(a, sizeof(a), json_number_value(json_array_get(pt, 1))),
 				fmt_age(b, sizeof(b), json_number_value(json_array_get(pt, 0))));
 		}
 		fputc('\n', f);
 	} else if (lines > 1) {
 		fprintf(f, "    inflight %s at every line\n",
-			count(a, sizeof(a), rec_num(last, "inflight", 0)));
+			count_str(a, sizeof(a), rec_num(last, "inflight", 0)));
 	}
 	if (json_is_true(json_object_get(kl, "destroyed_together")))
 		fputs("    destroyed in the same second as another pool: their lines told apart by "
@@ -459,7 +437,7 @@ static void log_pool_title(FILE *f, const json_t *kl)
 	char a[32];
 
 	if (json_is_number(json_object_get(kl, "id")))
-		fprintf(f, "pool %s", count(a, sizeof(a), rec_num(kl, "id", 0)));
+		fprintf(f, "pool %s", count_str(a, sizeof(a), rec_num(kl, "id", 0)));
 	else
 		fputs("pool (no id: the kernel's line has none before 6.8)", f);
 	if (json_is_string(json_object_get(kl, "device"))) {
@@ -468,7 +446,7 @@ static void log_pool_title(FILE *f, const json_t *kl)
 	}
 	if (rec_num(kl, "boot", 0) > 0)
 		fprintf(f, " (boot %s of the log)",
-			count(a, sizeof(a), rec_num(kl, "boot", 0) + 1));
+			count_str(a, sizeof(a), rec_num(kl, "boot", 0) + 1));
 }
 
 void pm_text_log_pool(FILE *f, const json_t *pool)
@@ -496,11 +474,11 @@ void pm_text_gone(FILE *f, const json_t *rep)
 
 		fputs("  ", f);
 		log_pool_title(f, g);
-		fprintf(f, ": %s line%s to ", count(a, sizeof(a), rec_num(g, "lines", 0)),
+		fprintf(f, ": %s line%s to ", count_str(a, sizeof(a), rec_num(g, "lines", 0)),
 			rec_num(g, "lines", 0) == 1 ? "" : "s");
 		put_line_ref(f, last);
 		fprintf(f, ", %s inflight %s after the destroy; freed since\n",
-			count(a, sizeof(a), rec_num(last, "inflight", 0)),
+			count_str(a, sizeof(a), rec_num(last, "inflight", 0)),
 			fmt_age(b, sizeof(b), rec_num(last, "sec", NAN)));
 	}
 }

@@ -10,23 +10,14 @@
 
 const char *pool_verdict_word(enum pv_code c)
 {
-	switch (c) {
-	case PV_ACCOUNTING_BUG:
-		return "accounting bug";
-	case PV_FREED:
-		return "freed";
-	case PV_DRAINING:
-		return "draining";
-	case PV_HELD:
-		return "held";
-	case PV_LEAKED:
-		return "leaked";
-	case PV_STUCK:
-		return "stuck";
-	case PV_UNKNOWN:
-		break;
-	}
-	return "stalled";
+	static const char *const word[] = {
+		[PV_UNKNOWN] = "stalled", [PV_ACCOUNTING_BUG] = "accounting bug",
+		[PV_FREED] = "freed",	  [PV_DRAINING] = "draining",
+		[PV_HELD] = "held",	  [PV_LEAKED] = "leaked",
+		[PV_STUCK] = "stuck",
+	};
+
+	return (unsigned)c < ARRAY_SIZE(word) ? word[c] : "stalled";
 }
 
 struct sb {

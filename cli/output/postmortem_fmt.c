@@ -51,18 +51,36 @@ static const char *clock_str(char *buf, size_t len, double t)
 }
 
 /* a recorded count: whole, or in %g form past 1e15 (a recording may hold any number) */
-static const char *count_str(char *buf, size_t len, double v)
+const char *count_str(char *buf, size_t len, double v)
 {
 	snprintf(buf, len, fabs(v) < 1e15 ? "%.0f" : "%.3g", v);
 	return buf;
 }
 
 /* a recorded string, escaped; dflt when there is none */
-static void put_str(FILE *f, const json_t *o, const char *key, const char *dflt)
+void put_str(FILE *f, const json_t *o, const char *key, const char *dflt)
 {
 	const char *s = rec_str(o, key, dflt);
 
 	esc_put(f, s, strlen(s), NULL);
+}
+
+void put_frames(FILE *f, const json_t *frames)
+{
+	const json_t *fr;
+	size_t j;
+
+	json_array_foreach(frames, j, fr)
+	{
+		const char *s = json_string_value(fr);
+
+		if (j == 8)
+			break;
+		fputs(j ? " < " : " ", f);
+		s = s ? s : "?";
+		esc_put(f, s, strlen(s), NULL);
+	}
+	fputc('\n', f);
 }
 
 static void text_timeline(FILE *f, const json_t *tl)
@@ -142,9 +160,9 @@ static void text_input(FILE *f, const json_t *in)
 static void text_details(FILE *f, const json_t *p)
 {
 	const json_t *h = json_object_get(p, "holders"), *pg = json_object_get(p, "oldest_pages");
-	const json_t *st = json_object_get(p, "release_stacks"), *x, *fr;
+	const json_t *st = json_object_get(p, "release_stacks"), *x;
 	char a[32], b[32];
-	size_t i, j;
+	size_t i;
 	double age;
 
 	if (json_is_object(h)) {
@@ -182,17 +200,7 @@ static void text_details(FILE *f, const json_t *p)
 				break;
 			fprintf(f,
 				"    %s pages:", count_str(b, sizeof(b), rec_num(x, "count", 0)));
-			json_array_foreach(json_object_get(x, "frames"), j, fr)
-			{
-				const char *s = json_string_value(fr);
-
-				if (j == 8)
-					break;
-				fputs(j ? " < " : " ", f);
-				s = s ? s : "?";
-				esc_put(f, s, strlen(s), NULL);
-			}
-			fputc('\n', f);
+			put_frames(f, json_object_get(x, "frames"));
 		}
 	}
 }

@@ -10,14 +10,13 @@
  */
 #include <math.h>
 
-#include "fuzz.h"
+#include "fuzz_report.h"
 #include "model/kernel_log.h"
 #include "model/pm_klog.h"
 #include "model/pm_verdict.h"
 #include "model/postmortem.h"
 #include "model/rec_reader.h"
 #include "output/pm_verdict_fmt.h"
-#include "output/postmortem_fmt.h"
 
 /* pools for the log to meet: a zombie with an id and holders, one without, one freed */
 static const char recording[] =
@@ -82,11 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct klog_link_opts o = { .drift = KLOG_DRIFT, .source = "fuzz", .year = 2025 };
 	json_t *rep;
 	uint8_t how = size ? data[0] : 0;
-	char *buf = NULL;
 	struct klog k;
-	size_t len = 0;
-	struct json j;
-	FILE *f;
 
 	o.live = how & 1;
 	o.printk_to_unix = how & 2 ? 900 : NAN;
@@ -102,25 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(!pm_add_verdicts(rep));
 	FUZZ_CHECK(!postmortem_prose(rep));
 
-	f = open_memstream(&buf, &len);
-	postmortem_text(f, rep);
-	fclose(f);
-	fuzz_check_text(buf, len);
-	free(buf);
-
-	f = open_memstream(&buf, &len);
-	json_init(&j, f, how & 16);
-	postmortem_json(&j, rep);
-	json_end(&j);
-	fclose(f);
-	fuzz_check_json(buf, len);
-	free(buf);
-
-	f = open_memstream(&buf, &len);
-	FUZZ_CHECK(!postmortem_yaml(f, rep));
-	fclose(f);
-	fuzz_check_yaml(buf, len);
-	free(buf);
+	fuzz_check_report(rep, how & 16);
 	json_decref(rep);
 	return 0;
 }
