@@ -356,9 +356,20 @@ $(OUTPUT)/bench/count.skel.h: $(OUTPUT)/bench/count.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name count_bpf > $@
 
-$(OUTPUT)/bench/ppbench: bench/ppbench.c $(OUTPUT)/bench/count.skel.h
+$(OUTPUT)/bench/alt.bpf.o: bench/alt.bpf.c $(VMLINUX) | $(OUTPUT)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPFCFLAGS) -c $< -o $@
+
+$(OUTPUT)/bench/alt.skel.h: $(OUTPUT)/bench/alt.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name alt_bpf > $@
+
+# ppbench --fold times the fold ppwatch runs: the model's own source
+$(OUTPUT)/bench/ppbench: bench/ppbench.c $(OUTPUT)/bench/count.skel.h $(OUTPUT)/bench/alt.skel.h \
+		cli/model/page_ledger.c cli/lib/vec.c
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/bench $< $(ALL_LDFLAGS) -lbpf -lelf -lz -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/bench -Icli -Ibpf $< cli/model/page_ledger.c cli/lib/vec.c \
+		$(ALL_LDFLAGS) -lbpf -lelf -lz -o $@
 
 .PHONY: bench
 bench: all $(OUTPUT)/bench/ppbench
