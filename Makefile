@@ -310,7 +310,7 @@ unit: $(UNIT_BINS)
 	$(Q)tests/run-unit.sh $(OUTPUT)/tests
 
 unit-san: $(SAN_UNIT_BINS)
-	$(Q)tests/run-unit.sh $(SAN_OUT)/tests
+	$(Q)tests/run-unit.sh $(SAN_OUT)/tests unit-san
 
 # --- fuzzing -------------------------------------------------------------------
 $(FUZZ_OUT)/cli/%.o: cli/%.c | $(addprefix $(FUZZ_OUT)/cli/,$(PURE_DIRS))

@@ -200,9 +200,14 @@ static int load_file(struct ruleset *rs, const char *path)
 	err = read_file(path, RULES_MAX_BYTES, &buf, &len);
 	if (err == -ENOMEM)
 		return err;
+	if (err == -EFBIG) {
+		fprintf(stderr, "%s: error: cannot read the rules file: more than %d MiB\n", path,
+			RULES_MAX_MIB);
+		return 1;
+	}
 	if (err) {
 		fprintf(stderr, "%s: error: cannot read the rules file: %s\n", path,
-			err == -EFBIG ? "more than 1 MiB: not a rules file" : strerror(-err));
+			strerror(-err));
 		return 1;
 	}
 	if (strlen(buf) != len) {
