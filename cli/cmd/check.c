@@ -287,6 +287,7 @@ static void run_find_holders(struct monitor *m, struct run_report *rep)
 				 ph->v[h].desc);
 			snprintf(rh->remedy, sizeof(rh->remedy), "%s", ph->v[h].remedy);
 			rh->pages = ph->v[h].pages;
+			rh->walked = ph->v[h].kind != HK_UNATTRIBUTED;
 		}
 	}
 	holders_release(&scan, &hr);
@@ -440,6 +441,7 @@ static int run_command(struct monitor *m, struct run_report *rep, struct run_key
 	for (i = 0; i < PPW_CNT_MAX; i++)
 		rep->losses_during[i] = m->cur.counters[i] - before[i];
 	run_find_holders(m, rep);
+	run_report_verdicts(rep);
 	return 0;
 }
 
