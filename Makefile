@@ -316,14 +316,14 @@ unit: $(UNIT_BINS)
 	$(Q)tests/run-unit.sh $(OUTPUT)/tests
 
 unit-san: $(SAN_UNIT_BINS)
-	$(Q)tests/run-unit.sh $(SAN_OUT)/tests
+	$(Q)tests/run-unit.sh $(SAN_OUT)/tests unit-san
 
 # --- fuzzing -------------------------------------------------------------------
 $(FUZZ_OUT)/cli/%.o: cli/%.c | $(addprefix $(FUZZ_OUT)/cli/,$(PURE_DIRS))
 	$(call msg,CC-FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/unit/fixtures.h $(FUZZ_PURE_OBJS)
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/fuzz/fuzz_report.h tests/unit/fixtures.h $(FUZZ_PURE_OBJS)
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) -Itests/fuzz -Itests/unit $(FUZZ_CFLAGS) -fsanitize=fuzzer \
 		$< $(FUZZ_PURE_OBJS) $(PURE_LDLIBS) -o $@

@@ -8,8 +8,8 @@
 
 /* what goes first from an open incident when there is not room: left to right */
 static const enum inc_slot trim_order[] = {
-	IS_STACKS,	  IS_PAGES_LAST,    IS_PAGES_STALL, IS_PAGES_FIRST, IS_ROW_LAST,
-	IS_HOLDERS_LAST,  IS_HOLDERS_STALL, IS_RETRY,	    IS_UNMAP,
+	IS_STACKS,	 IS_PAGES_LAST,	   IS_PAGES_STALL, IS_PAGES_FIRST, IS_ROW_LAST,
+	IS_HOLDERS_LAST, IS_HOLDERS_STALL, IS_RETRY,	   IS_UNMAP,
 };
 
 void inc_init(struct incidents *x, size_t budget, unsigned keep_closed)
@@ -96,8 +96,8 @@ struct incident *inc_get(struct incidents *x, __u64 addr, __u32 gen, bool create
 	return i;
 }
 
-int inc_keep(struct incidents *x, struct incident *i, enum inc_slot s, const char *text,
-	     size_t len, double time, uint64_t seq)
+int inc_keep(struct incidents *x, struct incident *i, enum inc_slot s, const char *text, size_t len,
+	     double time, uint64_t seq)
 {
 	struct inc_line *l = &i->slot[s];
 	char *t = malloc(len);

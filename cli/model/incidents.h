@@ -85,8 +85,8 @@ int inc_before(struct incidents *x, const char *text, size_t len);
 /* the incident of pool (addr, gen): NULL if none (and, create, none could be made) */
 struct incident *inc_get(struct incidents *x, __u64 addr, __u32 gen, bool create, double now);
 /* a slot's copy: text (whole lines, copied) of the record at time/seq; -ENOMEM or 0 */
-int inc_keep(struct incidents *x, struct incident *i, enum inc_slot s, const char *text,
-	     size_t len, double time, uint64_t seq);
+int inc_keep(struct incidents *x, struct incident *i, enum inc_slot s, const char *text, size_t len,
+	     double time, uint64_t seq);
 /* does the slot hold a copy already? (the first-after slots are kept once) */
 static inline bool inc_has(const struct incident *i, enum inc_slot s)
 {

@@ -24,11 +24,12 @@
 
 #include "model/recording.h"
 
-#define PM_EVENTS_MAX 64  /* events listed per pool: a lifecycle has 5 */
-#define PM_MINOR_MAX  32  /* of them, of the kinds that repeat */
-#define PM_SERIES_MAX 512 /* inflight changes kept per pool */
-#define PM_GAPS_MAX   32  /* the recorder's gaps listed (the rest counted) */
-#define PM_RUNS_MAX   16  /* the recorder runs a set holds, listed (the rest counted) */
+#define PM_EVENTS_MAX  64  /* events listed per pool: a lifecycle has 5 */
+#define PM_MINOR_MAX   32  /* of them, of the kinds that repeat */
+#define PM_SERIES_MAX  512 /* inflight changes kept per pool */
+#define PM_HOLD_STACKS 3   /* hold stacks shown per pool */
+#define PM_GAPS_MAX    32  /* the recorder's gaps listed (the rest counted) */
+#define PM_RUNS_MAX    16  /* the recorder runs a set holds, listed (the rest counted) */
 
 struct pm;
 

@@ -32,21 +32,21 @@ char *rbuild_prefix(const char *type, double time, uint64_t seq)
 }
 
 /* a whole record: its start, what body writes, its end and newline */
-#define WHOLE(type, time, seq, len, ...)                                \
-	__extension__({                                                 \
-		struct rp_capture c_;                                   \
-		struct rp_piece x_ = { 0 };                             \
-		struct json *j = rp_capture_begin(&c_);                 \
-		if (j) {                                                \
-			start(j, type, time, seq);                      \
-			__VA_ARGS__;                                    \
-			json_obj_close(j);                              \
-			fputc('\n', c_.f);                              \
-		}                                                       \
-		if (!j || rp_capture_end(&c_, &x_, false))              \
-			x_.s = NULL;                                    \
-		*(len) = x_.n;                                          \
-		x_.s;                                                   \
+#define WHOLE(type, time, seq, len, ...)                   \
+	__extension__({                                    \
+		struct rp_capture c_;                      \
+		struct rp_piece x_ = { 0 };                \
+		struct json *j = rp_capture_begin(&c_);    \
+		if (j) {                                   \
+			start(j, type, time, seq);         \
+			__VA_ARGS__;                       \
+			json_obj_close(j);                 \
+			fputc('\n', c_.f);                 \
+		}                                          \
+		if (!j || rp_capture_end(&c_, &x_, false)) \
+			x_.s = NULL;                       \
+		*(len) = x_.n;                             \
+		x_.s;                                      \
 	})
 
 static void hdr_format(struct json *j, const char *key, const void *o)
@@ -72,10 +72,10 @@ static void hdr_str(struct json *j, const char *key, const char *v)
 	json_kv_str(j, key, v ? v : "");
 }
 
-#define HDR_STR(name, m)                                                     \
-	static void name(struct json *j, const char *key, const void *o)      \
-	{                                                                    \
-		hdr_str(j, key, ((const struct rbuild_header *)o)->m);        \
+#define HDR_STR(name, m)                                                 \
+	static void name(struct json *j, const char *key, const void *o) \
+	{                                                                \
+		hdr_str(j, key, ((const struct rbuild_header *)o)->m);   \
 	}
 HDR_STR(hdr_file, file)
 HDR_STR(hdr_run, run)
@@ -178,19 +178,19 @@ char *rbuild_event(const struct event_row *er, double time, uint64_t seq, size_t
 }
 
 /* a piece of JSON text written by the statements: a whole value, or (members) an object's */
-#define PIECE(p, piece, members, ...)                                 \
-	do {                                                          \
-		struct rp_capture c_;                                 \
-		struct json *j = rp_capture_begin(&c_);               \
-		if (j) {                                              \
-			if (members)                                  \
-				json_obj_open(j);                     \
-			__VA_ARGS__;                                  \
-			if (members)                                  \
-				json_obj_close(j);                    \
-		}                                                     \
-		if (!j || rp_capture_end(&c_, &(piece), members))    \
-			(p)->nomem = true;                            \
+#define PIECE(p, piece, members, ...)                             \
+	do {                                                      \
+		struct rp_capture c_;                             \
+		struct json *j = rp_capture_begin(&c_);           \
+		if (j) {                                          \
+			if (members)                              \
+				json_obj_open(j);                 \
+			__VA_ARGS__;                              \
+			if (members)                              \
+				json_obj_close(j);                \
+		}                                                 \
+		if (!j || rp_capture_end(&c_, &(piece), members)) \
+			(p)->nomem = true;                        \
 	} while (0)
 
 void rbuild_snapshot(struct rparts *p, const struct snapshot *s)
@@ -268,7 +268,8 @@ void rbuild_stacks(struct rparts *p, const struct ksyms *k, const struct snapsho
 {
 	struct rp_piece x;
 	size_t i, r;
-	struct sampling sm = { every, s->counters[PPW_CNT_STACKS], s->counters[PPW_CNT_STACK_FAIL] };
+	struct sampling sm = { every, s->counters[PPW_CNT_STACKS],
+			       s->counters[PPW_CNT_STACK_FAIL] };
 
 	rparts_init(p, "pools");
 	PIECE(p, p->once, true,

@@ -32,7 +32,7 @@ char *rbuild_header(const struct rbuild_header *h, double time, uint64_t seq, si
 
 struct rbuild_gap {
 	const char *what;
-	int err;	    /* positive errno */
+	int err;	     /* positive errno */
 	double since, until; /* until NAN: it goes on */
 	uint64_t failures, lost, lost_bytes;
 };

@@ -105,8 +105,7 @@ void rfmt_fields(struct json *j, const struct rfield *f, size_t n, const void *o
 	}
 }
 
-void rfmt_object(struct json *j, const char *key, const struct rfield *f, size_t n,
-		 const void *obj)
+void rfmt_object(struct json *j, const char *key, const struct rfield *f, size_t n, const void *obj)
 {
 	if (key)
 		json_key(j, key);
@@ -120,12 +119,12 @@ void rfmt_object(struct json *j, const char *key, const struct rfield *f, size_t
 /* ---- pools ----------------------------------------------------------------------------- */
 
 /* the conditions of members: a function of the object a table is about */
-#define COND(name, type, expr)                   \
-	static bool name(const void *o)          \
-	{                                        \
-		const type *x = o;               \
-                                                 \
-		return expr;                     \
+#define COND(name, type, expr)          \
+	static bool name(const void *o) \
+	{                               \
+		const type *x = o;      \
+                                        \
+		return expr;            \
 	}
 
 COND(has_record, struct pool_row, x->has_record)
@@ -321,8 +320,7 @@ static const struct rfield pool_fields[] = {
 	FN("destroy_unmap", pool_unmap, has_unmap),
 	/* what the kernel series add */
 	FN("items", pool_items, has_items),
-	FC("dma_index_failed", RF_U64, struct pool_row, dma_index_failed, W_ALWAYS,
-	   has_dma_index),
+	FC("dma_index_failed", RF_U64, struct pool_row, dma_index_failed, W_ALWAYS, has_dma_index),
 	FN("block_occupancy", pool_occupancy, has_occ),
 };
 
@@ -348,7 +346,8 @@ COND(ev_stalled, struct event_row, x->kind == LE_STALLED)
 COND(ev_freed, struct event_row, x->kind == LE_FREED)
 COND(ev_unmap, struct event_row, x->kind == LE_UNMAP)
 COND(ev_unmap_detail, struct event_row, x->kind == LE_UNMAP && x->row.unmap_detail)
-COND(ev_blocks, struct event_row, x->row.item_blocks && (x->kind == LE_BLOCK_ALLOC || x->kind == LE_BLOCK_FREE))
+COND(ev_blocks, struct event_row,
+     x->row.item_blocks && (x->kind == LE_BLOCK_ALLOC || x->kind == LE_BLOCK_FREE))
 COND(ev_slow_failed, struct event_row, x->row.item_stats && x->kind == LE_SLOW_FAILED)
 COND(ev_dma_index, struct event_row, x->row.dma_index_stats)
 COND(ev_has_addr, struct event_row, x->row.addr)
@@ -390,8 +389,7 @@ static const struct rfield event_fields[] = {
 	FC("zombie_s", RF_F64, struct event_row, EV(zombie_s), W_FINITE, ev_freed),
 	FC("unmapped", RF_U32, struct event_row, EV(unmap_pages), W_ALWAYS, ev_unmap),
 	FC("blocks", RF_U32, struct event_row, EV(unmap_blocks), W_ALWAYS, ev_unmap_detail),
-	FC("duration_ns", RF_U64, struct event_row, EV(unmap_took_ns), W_ALWAYS,
-	   ev_unmap_detail),
+	FC("duration_ns", RF_U64, struct event_row, EV(unmap_took_ns), W_ALWAYS, ev_unmap_detail),
 	FC("blocks_prealloc", RF_U64, struct event_row, EV(blocks_prealloc), W_ALWAYS, ev_blocks),
 	FC("blocks_dyn", RF_U64, struct event_row, EV(blocks_dyn), W_ALWAYS, ev_blocks),
 	FC("item_slow_failed", RF_U64, struct event_row, EV(item_slow_failed), W_ALWAYS,
@@ -440,7 +438,8 @@ static void h_sock(struct json *j, const char *key, const void *o)
 	if (sock_addr_str(a, sizeof(a), s->family, s->laddr, s->lport)[0])
 		json_kv_str(j, "local", a);
 	if (s->rport)
-		json_kv_str(j, "remote", sock_addr_str(a, sizeof(a), s->family, s->raddr, s->rport));
+		json_kv_str(j, "remote",
+			    sock_addr_str(a, sizeof(a), s->family, s->raddr, s->rport));
 	json_kv_u64(j, "inode", s->ino);
 	json_kv_u64(j, "netns", s->netns_ino);
 	json_key(j, "owners");
@@ -545,7 +544,8 @@ static void fq_addr(struct json *j, const char *key, const void *o)
 	const struct ppw_rec_fragq *q = o;
 	char a[64];
 
-	json_kv_str(j, key, ip_addr_str(a, sizeof(a), q->family, key[0] == 's' ? q->saddr : q->daddr));
+	json_kv_str(j, key,
+		    ip_addr_str(a, sizeof(a), q->family, key[0] == 's' ? q->saddr : q->daddr));
 }
 
 static const struct rfield fragq_fields[] = {
@@ -560,7 +560,8 @@ static const struct rfield fragq_fields[] = {
 
 static void h_fragq_obj(struct json *j, const char *key, const void *o)
 {
-	rfmt_object(j, key, fragq_fields, ARRAY_SIZE(fragq_fields), ((const struct holder *)o)->fragq);
+	rfmt_object(j, key, fragq_fields, ARRAY_SIZE(fragq_fields),
+		    ((const struct holder *)o)->fragq);
 }
 
 static const struct rfield holder_fields[] = {
@@ -622,8 +623,8 @@ static void scan_layout(struct json *j, const char *key, const void *o)
 
 static void scan_layout_source(struct json *j, const char *key, const void *o)
 {
-	json_kv_str(j, key, ((const struct scan_result *)o)->layout_from_kallsyms ? "kallsyms" :
-										    "default");
+	json_kv_str(j, key,
+		    ((const struct scan_result *)o)->layout_from_kallsyms ? "kallsyms" : "default");
 }
 
 static const struct rfield scan_fields[] = {

@@ -48,9 +48,18 @@ struct rfield {
 	void (*fn)(struct json *j, const char *key, const void *obj);
 };
 
-#define F(key, type, st, m, when)	    { key, type, offsetof(st, m), when, NULL, NULL }
-#define FC(key, type, st, m, when, cond) { key, type, offsetof(st, m), when, cond, NULL }
-#define FN(key, fn, cond)		    { key, RF_FN, 0, W_ALWAYS, cond, fn }
+#define F(key, type, st, m, when)                            \
+	{                                                    \
+		key, type, offsetof(st, m), when, NULL, NULL \
+	}
+#define FC(key, type, st, m, when, cond)                     \
+	{                                                    \
+		key, type, offsetof(st, m), when, cond, NULL \
+	}
+#define FN(key, fn, cond)                         \
+	{                                         \
+		key, RF_FN, 0, W_ALWAYS, cond, fn \
+	}
 
 /* the members of table f about obj, those known */
 void rfmt_fields(struct json *j, const struct rfield *f, size_t n, const void *obj);

@@ -270,7 +270,8 @@ static void group(struct emitter *e, const struct rp_group *g)
 	for (k = 0; k < g->ninner; k++)
 		total += g->inner[k].n + 1;
 	/* whole where it fits, in this part or a new one */
-	if (!make_room(e, total) && !make_room(e, group_cost(g) + (g->ninner ? g->inner[0].n : 0))) {
+	if (!make_room(e, total) &&
+	    !make_room(e, group_cost(g) + (g->ninner ? g->inner[0].n : 0))) {
 		e->drops[e->n]++;
 		return;
 	}

@@ -92,8 +92,8 @@ static void keep(struct incident_file *f, struct incident *i, enum inc_slot s, c
 		p_warn("record: keeping an incident's records: %s", strerror(ENOMEM));
 }
 
-void incf_event(struct incident_file *f, const struct event_row *er, const char *text,
-		size_t len, double time, uint64_t seq)
+void incf_event(struct incident_file *f, const struct event_row *er, const char *text, size_t len,
+		double time, uint64_t seq)
 {
 	static const enum inc_slot of[LE_KIND_MAX] = {
 		[LE_DESTROY] = IS_DESTROY, [LE_STALLED] = IS_STALLED, [LE_UNMAP] = IS_UNMAP,
@@ -123,8 +123,8 @@ static int to_buf(void *arg, const char *line, size_t len)
 }
 
 /* the record p builds, at the time and seq of the one written: its lines, malloc'd */
-static char *lines_of(struct rparts *p, const char *type, double time, uint64_t seq,
-		      size_t limit, size_t *len)
+static char *lines_of(struct rparts *p, const char *type, double time, uint64_t seq, size_t limit,
+		      size_t *len)
 {
 	char *prefix = p->nomem ? NULL : rbuild_prefix(type, time, seq);
 	struct buf b = { 0 };
@@ -184,8 +184,7 @@ void incf_snapshot(struct incident_file *f, const struct snapshot *s, double tim
 	}
 }
 
-void incf_scan(struct incident_file *f, const struct holders_report *rep, double time,
-	       uint64_t seq)
+void incf_scan(struct incident_file *f, const struct holders_report *rep, double time, uint64_t seq)
 {
 	struct holders_report one;
 	struct rparts p;

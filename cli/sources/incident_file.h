@@ -23,7 +23,7 @@ struct incident_file {
 	char *path;
 	struct file_perm perm;
 	struct incidents x;
-	size_t limit; /* the record bound of the copies */
+	size_t limit;	/* the record bound of the copies */
 	double written; /* CLOCK_MONOTONIC of the last write */
 	uint64_t warned_dropped;
 	char what[1200]; /* after a failed write: what failed */
@@ -35,11 +35,10 @@ int incf_open(struct incident_file *f, const char *path, size_t budget, unsigned
 void incf_close(struct incident_file *f);
 
 /* an event record written (text, whole): a destroy begins an incident, a free ends it */
-void incf_event(struct incident_file *f, const struct event_row *er, const char *text,
-		size_t len, double time, uint64_t seq);
+void incf_event(struct incident_file *f, const struct event_row *er, const char *text, size_t len,
+		double time, uint64_t seq);
 /* the records of many pools written: each incident pool's part of them, kept */
-void incf_snapshot(struct incident_file *f, const struct snapshot *s, double time,
-		   uint64_t seq);
+void incf_snapshot(struct incident_file *f, const struct snapshot *s, double time, uint64_t seq);
 void incf_scan(struct incident_file *f, const struct holders_report *rep, double time,
 	       uint64_t seq);
 void incf_pages(struct incident_file *f, const struct pool_row *row, const struct page_list *l,

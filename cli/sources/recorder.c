@@ -562,7 +562,7 @@ int recorder_open(struct recorder *w, struct rotfile *out, const struct recorder
 	mo.stack_every = o->stack_every;
 	mo.keep_freed_s = 3600;
 	mo.on_event = life_feed_on_event;
-	mo.on_ntf = life_feed_on_ntf;
+	mo.on_ntf = monitor_feed_ntf;
 	mo.arg = &w->feed;
 	err = monitor_open(&w->m, &mo);
 	if (err) {
@@ -570,7 +570,7 @@ int recorder_open(struct recorder *w, struct rotfile *out, const struct recorder
 		life_feed_free(&w->feed);
 		return err;
 	}
-	life_feed_start(&w->feed, &w->m);
+	life_feed_start(&w->feed, &w->m.kernel, boot_to_real_s());
 	set_limit(w);
 	/* a set that rotates keeps its incidents in a file of their own */
 	if (out->path && out->max_size && o->incident_size) {
@@ -610,7 +610,7 @@ int recorder_run(struct recorder *w, double duration)
 			break;
 		now = now_mono_s();
 		if (now >= next_tick) {
-			life_feed_tick(&w->feed);
+			life_feed_tick(&w->feed, now_boot_ns());
 			next_tick = now + 1;
 		}
 		if (now >= next_snapshot) {

@@ -40,8 +40,8 @@
 #include "lib/json.h"
 #include "lib/ksyms.h"
 #include "lib/rotfile.h"
+#include "model/life_feed.h"
 #include "sources/incident_file.h"
-#include "sources/life_feed.h"
 #include "sources/monitor.h"
 
 #define REC_RETRIES_ALL 60

@@ -115,11 +115,14 @@ static const json_t *first(const json_t *recs, const char *t)
 	return NULL;
 }
 
-#define HAS(o, k)  CHECK(json_object_get(o, k) != NULL, "%s present", k)
-#define NONE(o, k) CHECK(json_object_get(o, k) == NULL, "%s absent (unknown)", k)
-#define NUM(o, k, v)  CHECK_NEAR(jnum(o, k, NAN), (double)(v), 1e-6)
-#define STR(o, k, v)  CHECK_STR(jstr(o, k, "(absent)"), v)
-#define BOOL_(o, k, v) CHECK(json_is_boolean(json_object_get(o, k)) && json_is_true(json_object_get(o, k)) == (v), "%s", k)
+#define HAS(o, k)    CHECK(json_object_get(o, k) != NULL, "%s present", k)
+#define NONE(o, k)   CHECK(json_object_get(o, k) == NULL, "%s absent (unknown)", k)
+#define NUM(o, k, v) CHECK_NEAR(jnum(o, k, NAN), (double)(v), 1e-6)
+#define STR(o, k, v) CHECK_STR(jstr(o, k, "(absent)"), v)
+#define BOOL_(o, k, v)                                            \
+	CHECK(json_is_boolean(json_object_get(o, k)) &&           \
+		      json_is_true(json_object_get(o, k)) == (v), \
+	      "%s", k)
 
 /* ---- fixtures ------------------------------------------------------------------------ */
 
@@ -234,35 +237,73 @@ static void test_every_record_type(void)
 	struct event_row er = { .time = 1999.5, .kind = LE_DESTROY };
 	struct rbuild_gap gap = { "holder scan", EIO, 1990, NAN, 1, 0, 0 };
 	struct rbuild_end end = { "signal", 12, 3, 1, 0, 0, 7 };
-	struct ppw_rec_sock sock = { .family = 2, .protocol = 17, .state = 7, .lport = 5001,
-				     .ino = 31473, .netns_ino = 4026532247U,
+	struct ppw_rec_sock sock = { .family = 2,
+				     .protocol = 17,
+				     .state = 7,
+				     .lport = 5001,
+				     .ino = 31473,
+				     .netns_ino = 4026532247U,
 				     .laddr = { 192, 0, 2, 2 } };
-	struct ppw_rec_qdisc q = { .ifindex = 3, .handle = 0x10000, .parent = 0xffffffff,
-				   .qlen = 7, .backlog = 9000, .skbs = 7, .kind = "fq_codel",
+	struct ppw_rec_qdisc q = { .ifindex = 3,
+				   .handle = 0x10000,
+				   .parent = 0xffffffff,
+				   .qlen = 7,
+				   .backlog = 9000,
+				   .skbs = 7,
+				   .kind = "fq_codel",
 				   .dev = "eth1" };
 	struct holder hv[3] = {
-		{ .kind = HK_SOCKET, .sock = &sock, .pages = 400, .bytes = 1638400,
-		  .oldest_age_s = 95, .oldest_at_least = true, .head_pages = 400, .nowners = 1,
-		  .owners = { { 5, 9, "nginx" } }, .desc = "udp 192.0.2.2:5001 ino 31473 pid 5",
+		{ .kind = HK_SOCKET,
+		  .sock = &sock,
+		  .pages = 400,
+		  .bytes = 1638400,
+		  .oldest_age_s = 95,
+		  .oldest_at_least = true,
+		  .head_pages = 400,
+		  .nowners = 1,
+		  .owners = { { 5, 9, "nginx" } },
+		  .desc = "udp 192.0.2.2:5001 ino 31473 pid 5",
 		  .remedy = "read from it or close it" },
-		{ .kind = HK_QDISC, .qdisc = &q, .pages = 70, .bytes = 286720, .oldest_age_s = NAN,
+		{ .kind = HK_QDISC,
+		  .qdisc = &q,
+		  .pages = 70,
+		  .bytes = 286720,
+		  .oldest_age_s = NAN,
 		  .desc = "qdisc fq_codel 1:0 eth1" },
-		{ .kind = HK_DEFER, .cpu = 1, .pages = 10, .bytes = 40960, .oldest_age_s = NAN,
+		{ .kind = HK_DEFER,
+		  .cpu = 1,
+		  .pages = 10,
+		  .bytes = 40960,
+		  .oldest_age_s = NAN,
 		  .desc = "cpu 1 defer list" },
 	};
-	struct pool_holders ph = { .row = &z, .inflight = 480, .page_bytes = 4096,
-				   .attributed = 480, .v = hv, .n = 3 };
-	struct scan_result scan = { .netns_scanned = 3, .layout_ok = 1, .elapsed_s = 0.01,
-				    .skb_defer_max = 64 };
+	struct pool_holders ph = {
+		.row = &z, .inflight = 480, .page_bytes = 4096, .attributed = 480, .v = hv, .n = 3
+	};
+	struct scan_result scan = {
+		.netns_scanned = 3, .layout_ok = 1, .elapsed_s = 0.01, .skb_defer_max = 64
+	};
 	struct holders_report hrep = { .pools = &ph, .n = 1, .scan = &scan, .sockets = 18 };
 	struct page_row pg[2] = {
-		{ .netmem = 0xffffea0000001000ULL, .pfn = 64, .age_s = 95, .age_at_least = true,
-		  .cpu = -1, .stack_id = -1, .where = "head", .holder = "udp 192.0.2.2:5001" },
-		{ .netmem = 0xffffea0000002000ULL, .age_s = NAN, .cpu = 1, .stack_id = 3,
-		  .in_ledger = true, .stack = "napi_pp_put_page+0x1" },
+		{ .netmem = 0xffffea0000001000ULL,
+		  .pfn = 64,
+		  .age_s = 95,
+		  .age_at_least = true,
+		  .cpu = -1,
+		  .stack_id = -1,
+		  .where = "head",
+		  .holder = "udp 192.0.2.2:5001" },
+		{ .netmem = 0xffffea0000002000ULL,
+		  .age_s = NAN,
+		  .cpu = 1,
+		  .stack_id = 3,
+		  .in_ledger = true,
+		  .stack = "napi_pp_put_page+0x1" },
 	};
-	struct stack_agg st = { .key = { .kind = PPW_STACK_ZOMBIE_RELEASE }, .count = 5,
-				.nframes = 2, .ips = { 0xffffffff81000000ULL, 0xffffffff81000010ULL } };
+	struct stack_agg st = { .key = { .kind = PPW_STACK_ZOMBIE_RELEASE },
+				.count = 5,
+				.nframes = 2,
+				.ips = { 0xffffffff81000000ULL, 0xffffffff81000010ULL } };
 	struct ksyms k = { 0 };
 	unsigned n;
 	uint64_t dropped;
@@ -463,8 +504,10 @@ static void test_parts_within_the_bound(void)
 		snprintf(hv[i].desc, sizeof(hv[i].desc), "holder %zu", i);
 	}
 	for (i = 0; i < NPAGES; i++)
-		pg[i] = (struct page_row){ .netmem = 0xffffea0000000000ULL + i * 64, .age_s = 1,
-					   .cpu = -1, .stack_id = -1 };
+		pg[i] = (struct page_row){ .netmem = 0xffffea0000000000ULL + i * 64,
+					   .age_s = 1,
+					   .cpu = -1,
+					   .stack_id = -1 };
 	sink_open(&s);
 	rbuild_snapshot(&parts, &snap);
 	put_parts(&s, &parts, "snapshot", 1, limit, &n, &dropped);
@@ -550,7 +593,8 @@ static void test_incidents_budget(void)
 	CHECK_INT(inc_keep(&x, i, IS_HOLDERS_FIRST, buf, n, 10.5, 6), 0);
 	CHECK(inc_has(i, IS_HOLDERS_FIRST) && !inc_has(i, IS_HOLDERS_STALL), "slots");
 	text = inc_render(&x, hdr, strlen(hdr), &len);
-	CHECK(text && str_is_prefix("{\"type\":\"header\",\"time\":0,\"seq\":1,\"run\":\"old\"", text),
+	CHECK(text && str_is_prefix("{\"type\":\"header\",\"time\":0,\"seq\":1,\"run\":\"old\"",
+				    text),
 	      "the old one first: %s", text ? text : "(null)");
 	CHECK(text && strstr(text, hdr) && strstr(text, "destroy") < strstr(text, "holders"),
 	      "then the header, the copies in time order");
@@ -558,8 +602,8 @@ static void test_incidents_budget(void)
 	free(text);
 	/* a copy that leaves no room for it: what a recorder before left goes first */
 	memset(big, 'x', sizeof(big));
-	n = snprintf(buf, sizeof(buf), "{\"type\":\"pages\",\"time\":12,\"seq\":7,\"x\":\"%.*s\"}\n",
-		     3760, big);
+	n = snprintf(buf, sizeof(buf),
+		     "{\"type\":\"pages\",\"time\":12,\"seq\":7,\"x\":\"%.*s\"}\n", 3760, big);
 	CHECK_INT(inc_keep(&x, i, IS_PAGES_FIRST, buf, n, 12, 7), 0);
 	text = inc_render(&x, hdr, strlen(hdr), &len);
 	CHECK(text && !strstr(text, "\"run\":\"old\"") && strstr(text, "\"seq\":7"), "trimmed");
@@ -602,8 +646,7 @@ static bool none_alive(int pid)
 }
 
 /* how the set at path's first run ended, read now on boot of host */
-static const char *run_end(const char *path, const char *boot, const char *host,
-			   bool (*alive)(int))
+static const char *run_end(const char *path, const char *boot, const char *host, bool (*alive)(int))
 {
 	static char end[32];
 	struct recording r;
