@@ -181,10 +181,9 @@ static void one(struct out *o, const json_t *rep, json_t *pool, bool gone)
 	pool_verdict_decide(&in, &v);
 
 	if (!log_only)
-		json_array_append_new(basis,
-				      json_string(!strcmp(jstr(rep, "source", ""), "live") ?
-							  "live" :
-							  "recording"));
+		json_array_append_new(basis, json_string(!strcmp(jstr(rep, "source", ""), "live") ?
+								 "live" :
+								 "recording"));
 	if (json_is_object(kl))
 		json_array_append_new(basis, json_string("kernel_log"));
 	if (in.scanned)

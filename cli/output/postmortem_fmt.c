@@ -197,8 +197,7 @@ static void text_details(FILE *f, const json_t *p)
 		{
 			if (i == 3)
 				break;
-			fprintf(f,
-				"    %s pages:", count_str(b, sizeof(b), jnum(x, "count", 0)));
+			fprintf(f, "    %s pages:", count_str(b, sizeof(b), jnum(x, "count", 0)));
 			put_frames(f, json_object_get(x, "frames"));
 		}
 	}

@@ -222,12 +222,14 @@ full_disk_loses_records_and_says() {
 	workdir
 	command -v unshare >/dev/null || skip "no unshare(1) for a private tmpfs"
 	lab_begin # a pool, so that snapshots are not tiny
-	# a private 256 KiB tmpfs with 16 KiB free; room comes back after a second
+	# a private 256 KiB tmpfs with 8 KiB free; room comes back after a second
 	unshare -m bash -c '
 		mount -t tmpfs -o size=256k,mode=0700 ppwatch-full "$1" || exit 4
-		head -c 245760 /dev/zero >"$1/filler"
-		"$2" -v record -o "$1/rec" --max-size 0 --snapshot-every 0.01 3 2>"$1/err" &
-		sleep 1.2
+		head -c 253952 /dev/zero >"$1/filler"
+		"$2" -v record -o "$1/rec" --max-size 0 --snapshot-every 0.01 4 2>"$1/err" &
+		# a second of full disk once it records (loading may take a while)
+		for _ in $(seq 300); do grep -q "loaded and attached" "$1/err" && break; sleep 0.1; done
+		sleep 1
 		rm "$1/filler"
 		wait $! || { cat "$1/err"; exit 1; }
 		cp "$1/rec" "$1/err" "$3/"
