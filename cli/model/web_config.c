@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <yaml.h>
 
@@ -101,6 +98,7 @@ bool web_client_cert_verified(enum web_client_auth a)
 
 struct wctx {
 	struct diags d;
+	const struct web_reader *rd;
 	yaml_document_t *doc;
 	struct web_config *c;
 	struct rpos pos[K_HTTP2 + 1]; /* where each key was: "first at line ..." */
@@ -194,37 +192,6 @@ static char *resolve(struct wctx *w, const char *path)
 	return out;
 }
 
-/* a whole small file, NUL-terminated, or NULL and *err (EFBIG: too big or a NUL inside) */
-static char *read_small(const char *path, int *err)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	size_t cap = 0;
-	char *buf = NULL;
-	struct stat st;
-	ssize_t n;
-	FILE *f;
-
-	/* a regular file: a FIFO or a device would block or never end */
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
-		*err = fd < 0 ? errno : ENOTSUP;
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	/* getdelim on NUL: the whole file, unless a NUL stops it */
-	n = getdelim(&buf, &cap, '\0', f);
-	*err = n < 0 && ferror(f) ? errno : 0;
-	if (!*err && n > 0 && (n > WEB_CONFIG_MAX_BYTES || strlen(buf) != (size_t)n))
-		*err = EFBIG;
-	fclose(f);
-	if (*err || n <= 0) {
-		free(buf);
-		*err = *err ?: ENODATA;
-		return NULL;
-	}
-	return buf;
-}
-
 static void set_file(struct wctx *w, const yaml_node_t *v, const char *key, char **path, char **pem)
 {
 	char e[DIAG_ECHO_MAX + 4], e2[DIAG_ECHO_MAX + 4];
@@ -236,8 +203,11 @@ static void set_file(struct wctx *w, const yaml_node_t *v, const char *key, char
 	*path = resolve(w, s);
 	if (!*path)
 		return;
-	*pem = read_small(*path, &err);
-	if (!*pem)
+	if (!w->rd)
+		return; /* not read: the fuzz targets */
+	*pem = NULL;
+	err = w->rd->read(w->rd->arg, *path, pem);
+	if (err)
 		werr(w, node_pos(v), "%s '%s': cannot read %s: %s", key, diag_echo(s, strlen(s), e),
 		     diag_echo(*path, strlen(*path), e2),
 		     err == EFBIG   ? "more than 1 MiB, or a NUL byte: not PEM" :
@@ -315,6 +285,35 @@ static bool bcrypt_hash(const char *h)
 	return cost >= 4 && cost <= 31 && strspn(h + 7, b64) == 53;
 }
 
+/* the bcrypt alphabet's value of a character */
+static int b64_value(char ch)
+{
+	static const char b64[] =
+		"./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	const char *p = strchr(b64, ch);
+
+	return p && ch ? (int)(p - b64) : -1;
+}
+
+/*
+ * Why a hash of the right shape can match no password, or NULL. bcrypt
+ * writes its 16-byte salt in 22 characters and its 23-byte hash in 31, so
+ * the last character of each has bits no byte sets: one that sets them is
+ * written by no bcrypt, and what crypt(3) computes never equals it
+ * (exporter-toolkit accepts such a hash, and every login fails).
+ */
+static const char *never_matches(const char *h)
+{
+	if (strstr(h, "REPLACE"))
+		return "is the example's placeholder, not a hash: every login as this user "
+		       "fails; put the hash 'htpasswd -nBC 10 USER' prints";
+	if (b64_value(h[28]) % 16 || b64_value(h[59]) % 4)
+		return "can match no password (its salt or hash ends in a character bcrypt "
+		       "never writes): every login as this user fails; make it again with "
+		       "'htpasswd -nBC 10 USER'";
+	return NULL;
+}
+
 static void users(struct wctx *w, yaml_node_t *map)
 {
 	char e[DIAG_ECHO_MAX + 4], e2[DIAG_ECHO_MAX + 4];
@@ -366,6 +365,8 @@ static void users(struct wctx *w, yaml_node_t *map)
 			w->d.nomem = true;
 			return;
 		}
+		u->pos = node_pos(v);
+		u->never = never_matches(hash);
 		w->c->nusers++;
 	}
 }
@@ -462,6 +463,9 @@ static void check_tls(struct wctx *w)
 
 	c->tls = w->pos[K_CERT_FILE].line || w->pos[K_KEY_FILE].line || w->pos[K_CA_FILE].line ||
 		 w->pos[K_CLIENT_AUTH].line;
+	c->cert_pos = w->pos[K_CERT_FILE];
+	c->key_pos = w->pos[K_KEY_FILE];
+	c->ca_pos = w->pos[K_CA_FILE];
 	if (!c->tls)
 		return;
 	if (!w->pos[K_CERT_FILE].line)
@@ -540,9 +544,9 @@ static void yaml_error(struct wctx *w, const yaml_parser_t *p)
 }
 
 int web_config_parse(struct web_config *c, const char *file, const char *buf, size_t len,
-		     FILE *diag)
+		     FILE *diag, const struct web_reader *rd)
 {
-	struct wctx w = { .d = { .file = file, .out = diag }, .c = c };
+	struct wctx w = { .d = { .file = file, .out = diag }, .c = c, .rd = rd };
 	yaml_document_t doc, extra;
 	yaml_parser_t p;
 	yaml_node_t *root;
@@ -584,26 +588,6 @@ out:
 		return -ENOMEM;
 	}
 	return w.d.errors;
-}
-
-int web_config_load(struct web_config *c, const char *path, FILE *diag)
-{
-	char *buf;
-	int err, n;
-
-	memset(c, 0, sizeof(*c));
-	buf = read_small(path, &err);
-	if (!buf && err != ENODATA) {
-		if (diag)
-			fprintf(diag, "%s: error: cannot read the web config: %s\n", path,
-				err == EFBIG   ? "more than 1 MiB, or a NUL byte: not YAML" :
-				err == ENOTSUP ? "not a regular file" :
-						 strerror(err));
-		return 1;
-	}
-	n = web_config_parse(c, path, buf ? buf : "", buf ? strlen(buf) : 0, diag);
-	free(buf);
-	return n;
 }
 
 static void wipe(char *s)
