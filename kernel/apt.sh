@@ -21,7 +21,9 @@
 # fetches (what was fetched before is used, or the command fails).
 set -euo pipefail
 
-KERNEL_WORK=${KERNEL_WORK:-/var/tmp/ppwatch-kernel}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=kernel/workdir.sh
+. "$ROOT/kernel/workdir.sh"
 MAX_AGE=${KERNEL_APT_MAX_AGE:-86400}
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 

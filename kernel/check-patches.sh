@@ -24,7 +24,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-KERNEL_WORK=${KERNEL_WORK:-/var/tmp/ppwatch-kernel}
+# shellcheck source=kernel/workdir.sh
+. "$ROOT/kernel/workdir.sh"
 KERNEL_JOBS=${KERNEL_JOBS:-$(nproc)}
 PREREQ_DIR=${PREREQ_DIR:-$ROOT/kernel/prereq}
 CHECK_SERIES=${CHECK_SERIES:-items xarray}
@@ -34,7 +35,7 @@ SRC=$TREES/check/src
 BLD=$TREES/check/build
 BLD32=$TREES/check/build32
 OUT=$KERNEL_WORK/logs/check
-export CCACHE_DIR=${CCACHE_DIR:-$KERNEL_WORK/ccache} CCACHE_BASEDIR=$TREES CCACHE_NOHASHDIR=1
+export CCACHE_BASEDIR=$TREES CCACHE_NOHASHDIR=1
 export CCACHE_SLOPPINESS=time_macros
 export KBUILD_BUILD_USER=ppwatch KBUILD_BUILD_HOST=rig
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'

@@ -2,36 +2,44 @@
 #
 # Kernel series rig (included by the top-level Makefile). See kernel/README.md.
 #
-#   make kernel-test            build (or fetch) every kernel of kernel/matrix,
+#   make kernel-test            build (or fetch) the kernels of kernel/matrix's
+#                               set (set=test: the lines 'make test' boots),
 #                               boot each under qemu and run tests/vm
 #                               (non-zero exit on any failure)
+#   make test-matrix            the same for every line of kernel/matrix, then
+#                               the Results and Times of kernel/README.md
+#                               rewritten from the run
 #   make kernel-build           prepare the trees, build/fetch the kernels
 #   make kernel-patches-check   git am, checkpatch --strict, YNL regen and W=1
 #                               checks of patches/ (no VM)
 #   make kernel-bisect          build the patched kernel at every patch of the
 #                               series (slow: one incremental build per patch)
 #
-# Knobs: KERNEL_WORK (trees, build dirs, ccache; default /var/tmp/ppwatch-kernel),
-# PREREQ_DIR (default kernel/prereq), KERNEL_JOBS (make -j),
-# VM_TIMEOUT (seconds per VM boot, default 900), KERNEL_FLAVORS (names of
-# kernel/matrix lines; default: all of them), KERNEL_MATRIX (default
-# kernel/matrix).
+# Knobs: KERNEL_WORK (trees, build dirs, package kernels, logs; default the
+# checkout's own, kernel/workdir.sh), PREREQ_DIR (default kernel/prereq),
+# KERNEL_JOBS (make -j), VM_TIMEOUT (seconds per VM boot, default 900),
+# KERNEL_SET (test: the set=test lines, default; matrix: every line),
+# KERNEL_FLAVORS (names of kernel/matrix lines, 'all' for every one;
+# overrides KERNEL_SET), KERNEL_MATRIX (default kernel/matrix).
 # 'make test' runs kernel-test through tests/run.sh's "kernel" suite.
 
-KERNEL_WORK ?= /var/tmp/ppwatch-kernel
+# empty: the scripts derive the checkout's own (kernel/workdir.sh)
+KERNEL_WORK ?=
 PREREQ_DIR ?= $(abspath kernel/prereq)
 KERNEL_JOBS ?= $(shell nproc)
 VM_TIMEOUT ?= 900
 KERNEL_FLAVORS ?=
+KERNEL_SET ?= test
 KERNEL_MATRIX ?= $(abspath kernel/matrix)
 
-KERNEL_RIG = KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) \
+KERNEL_ENV = $(if $(KERNEL_WORK),KERNEL_WORK=$(KERNEL_WORK)) KERNEL_MATRIX=$(KERNEL_MATRIX)
+KERNEL_RIG_ENV = $(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) \
 	KERNEL_JOBS=$(KERNEL_JOBS) VM_TIMEOUT=$(VM_TIMEOUT) KERNEL_FLAVORS="$(KERNEL_FLAVORS)" \
-	KERNEL_MATRIX=$(KERNEL_MATRIX) \
-	PPWATCH_BIN=$(abspath $(OUTPUT))/ppwatch kernel/rig.sh
+	PPWATCH_BIN=$(abspath $(OUTPUT))/ppwatch
+KERNEL_RIG = $(KERNEL_RIG_ENV) KERNEL_SET=$(KERNEL_SET) kernel/rig.sh
 
 .PHONY: kernel-list kernel-prepare kernel-build kernel-initramfs kernel-boot kernel-test \
-	kernel-patches-check kernel-bisect kernel-report
+	kernel-patches-check kernel-bisect kernel-report test-matrix
 
 kernel-list:
 	$(Q)$(KERNEL_RIG) list
@@ -51,14 +59,20 @@ kernel-boot: kernel-initramfs
 kernel-test: deps $(OUTPUT)/ppwatch
 	$(Q)$(KERNEL_RIG) test
 
+# every line of the matrix, then its Results and Times in kernel/README.md
+# (commit them: the tables say the date, the commit and each line's kernel)
+test-matrix: deps $(OUTPUT)/ppwatch
+	$(Q)$(KERNEL_RIG_ENV) KERNEL_SET=matrix kernel/rig.sh test; rc=$$?; \
+	$(KERNEL_ENV) kernel/report.sh --update kernel/README.md || rc=1; exit $$rc
+
 kernel-patches-check: kernel-prepare
-	$(Q)KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
+	$(Q)$(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
 		kernel/check-patches.sh
 
 kernel-bisect: kernel-prepare
-	$(Q)KERNEL_WORK=$(KERNEL_WORK) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
+	$(Q)$(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
 		kernel/check-patches.sh --bisect
 
-# the kernel x command table of kernel/README.md, from the last run's VM logs
+# the Results and Times of kernel/README.md, from the last run's logs
 kernel-report:
-	$(Q)KERNEL_WORK=$(KERNEL_WORK) KERNEL_MATRIX=$(KERNEL_MATRIX) kernel/report.sh --update kernel/README.md
+	$(Q)$(KERNEL_ENV) kernel/report.sh --update kernel/README.md

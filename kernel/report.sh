@@ -20,7 +20,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-KERNEL_WORK=${KERNEL_WORK:-/var/tmp/ppwatch-kernel}
+# shellcheck source=kernel/workdir.sh
+. "$ROOT/kernel/workdir.sh"
 KERNEL_MATRIX=${KERNEL_MATRIX:-$ROOT/kernel/matrix}
 LOGS=$KERNEL_WORK/logs
 CMDS="pools top holders blocks pages stacks watch record postmortem check export"

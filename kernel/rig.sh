@@ -21,14 +21,18 @@
 # blocks), deb12 (Debian 12's own linux-image-amd64, 6.1).
 #
 # Knobs (environment; kernel/kernel.mk passes its make variables through):
-#   KERNEL_WORK   work dir for trees, build dirs, ccache, logs
-#                 (default /var/tmp/ppwatch-kernel)
+#   KERNEL_WORK   work dir for trees, build dirs, package kernels, logs
+#                 (default: the checkout's own, kernel/workdir.sh)
+#   CCACHE_DIR    the compiler cache (default /var/tmp/ppwatch-ccache,
+#                 shared by every checkout)
 #   PREREQ_DIR    the prerequisite series (default kernel/prereq)
 #   KERNEL_JOBS   make -j (default: nproc)
 #   VM_TIMEOUT    seconds before a VM run counts as hung (default 900)
 #   KERNEL_MATRIX the matrix file (default kernel/matrix)
-#   KERNEL_FLAVORS  kernels 'test' builds and boots (default: every line of
-#                 the matrix without default=no, in its order; 'all': every line)
+#   KERNEL_SET    test (default: the lines with set=test, 'make test') or
+#                 matrix (every line, 'make test-matrix')
+#   KERNEL_FLAVORS  kernels 'test' builds and boots, by name ('all': every
+#                 line); overrides KERNEL_SET
 #   KERNEL_CONFIG_EXTRA  more config fragments (e.g. kernel/config-debug/*.config)
 #   KERNEL_BUILD_NAME    build dir name under trees/FLAVOR (default build)
 #   PPWATCH_BIN   ppwatch binary copied into the initramfs
@@ -36,7 +40,9 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-KERNEL_WORK=${KERNEL_WORK:-/var/tmp/ppwatch-kernel}
+# KERNEL_WORK (this checkout's own), CCACHE_DIR (shared)
+# shellcheck source=kernel/workdir.sh
+. "$ROOT/kernel/workdir.sh"
 PREREQ_DIR=${PREREQ_DIR:-$ROOT/kernel/prereq}
 KERNEL_JOBS=${KERNEL_JOBS:-$(nproc)}
 VM_TIMEOUT=${VM_TIMEOUT:-900}
@@ -51,7 +57,6 @@ LOGS=$KERNEL_WORK/logs
 # tree of the 'patched' kernel (the path is historical: worktrees of it hold
 # every other built kernel, so that existing build dirs stay valid)
 REPO=$TREES/patched/src
-export CCACHE_DIR=${CCACHE_DIR:-$KERNEL_WORK/ccache}
 # both flavors live at trees/<flavor>/{src,build}: with base_dir and no cwd
 # hashing, files that are identical in both trees hit the same cache entry
 export CCACHE_BASEDIR=$TREES
@@ -110,15 +115,71 @@ load_matrix() {
 		M_NAMES+=("$name")
 	done <"$KERNEL_MATRIX"
 	[ ${#M_NAMES[@]} -gt 0 ] || die "$KERNEL_MATRIX lists no kernel"
-	# default: the lines without default=no; 'all': every line
+	local nm
+	for nm in "${M_NAMES[@]}"; do
+		case "$(opt "$nm" set)" in
+		""|test) ;;
+		*) die "$KERNEL_MATRIX: $nm: set=$(opt "$nm" set): the only set is 'test' (every line is in the matrix)" ;;
+		esac
+	done
+	# KERNEL_FLAVORS names lines ('all': every line); else KERNEL_SET: test
+	# (the lines with set=test, 'make test') or matrix (every line)
 	if [ "${KERNEL_FLAVORS:-}" = all ]; then
 		KERNEL_FLAVORS=${M_NAMES[*]}
 	elif [ -z "${KERNEL_FLAVORS:-}" ]; then
-		local nm
-		for nm in "${M_NAMES[@]}"; do
-			[ "$(opt "$nm" default)" = no ] || KERNEL_FLAVORS="${KERNEL_FLAVORS:-}${KERNEL_FLAVORS:+ }$nm"
-		done
+		case "${KERNEL_SET:-test}" in
+		matrix) KERNEL_FLAVORS=${M_NAMES[*]} ;;
+		test) KERNEL_FLAVORS=$(set_lines) ;;
+		*) die "KERNEL_SET=$KERNEL_SET: 'test' (make test) or 'matrix' (make test-matrix)" ;;
+		esac
 	fi
+}
+
+# the lines of the set 'make test' boots (set=test), in the matrix's order
+set_lines() {
+	local nm out=
+	for nm in "${M_NAMES[@]}"; do
+		[ "$(opt "$nm" set)" = test ] && out="$out${out:+ }$nm"
+	done
+	echo "$out"
+}
+
+# The boundaries of the matrix and how the set crosses them: for each
+# lacks= value, the set's lines that lack it and those that have it (both
+# must be there), for each regime= and KIND the set's lines with it (one
+# at least). Prints the table; --check: exits 1 if one is not crossed.
+cmd_sets() {
+	local check=${1:-} members v nm with without bad=0 vals
+	members=$(set_lines)
+	printf 'make test (set=test): %s\nmake test-matrix: %s\n\n' "${members:-none}" "${M_NAMES[*]}"
+	printf '%-26s %-34s %s\n' BOUNDARY 'SET LINES ON ONE SIDE' 'ON THE OTHER'
+	vals=$(for nm in "${M_NAMES[@]}"; do opt "$nm" lacks | tr , '\n'; done | sed '/^$/d' | sort -u)
+	for v in $vals; do
+		with='' without=''
+		for nm in $members; do
+			case ",$(opt "$nm" lacks)," in
+			*",$v,"*) with="$with${with:+ }$nm" ;;
+			*) without="$without${without:+ }$nm" ;;
+			esac
+		done
+		printf '%-26s %-34s %s\n' "lacks=$v" "${with:-NONE}" "${without:-NONE}"
+		if [ -z "$with" ] || [ -z "$without" ]; then bad=1; fi
+	done
+	vals=$(for nm in "${M_NAMES[@]}"; do echo "regime=$(opt "$nm" regime)"; echo "kind=${M_KIND[$nm]}"; done | sort -u)
+	for v in $vals; do
+		with=''
+		for nm in $members; do
+			case "$v" in
+			regime=*) [ "regime=$(opt "$nm" regime)" = "$v" ] && with="$with${with:+ }$nm" ;;
+			kind=*) [ "kind=${M_KIND[$nm]}" = "$v" ] && with="$with${with:+ }$nm" ;;
+			esac
+		done
+		printf '%-26s %s\n' "$v" "${with:-NONE}"
+		[ -n "$with" ] || bad=1
+	done
+	[ "$check" = --check ] || return 0
+	[ $bad -eq 0 ] || die "the set of 'make test' (set=test in $KERNEL_MATRIX) does not cross every boundary: NONE above; mark a line that crosses it set=test"
+	say "the set of 'make test' crosses every boundary of $KERNEL_MATRIX"
 }
 
 need_flavor() {
@@ -694,7 +755,11 @@ cmd_list() {
 }
 
 load_matrix
-[ "${1:-}" = list ] && { cmd_list; exit 0; }
+case "${1:-}" in
+list) cmd_list; exit 0 ;;
+sets) cmd_sets "${2:-}"; exit 0 ;;
+workdir) echo "$KERNEL_WORK"; exit 0 ;;
+esac
 
 # Only one kernel build/boot at a time on this machine.
 mkdir -p "$(dirname "$KERNEL_WORK")"
@@ -710,5 +775,5 @@ helpers) cmd_helpers ;;
 initramfs) cmd_initramfs ;;
 boot) cmd_boot "${2:-}" ;;
 test) cmd_test ;;
-*) die "usage: $0 list | prepare | build [NAME] | initramfs | boot [NAME] | test" ;;
+*) die "usage: $0 list | sets [--check] | workdir | prepare | build [NAME] | initramfs | boot [NAME] | test" ;;
 esac

@@ -189,12 +189,38 @@ static bool rules_need_ages(const struct ruleset *sets, int n)
 	return false;
 }
 
+/* a rules file: read here, parsed by the model; one that cannot be read is one error */
+static int load_file(struct ruleset *rs, const char *path)
+{
+	size_t len;
+	char *buf;
+	int err;
+
+	memset(rs, 0, sizeof(*rs));
+	err = read_file(path, RULES_MAX_BYTES, &buf, &len);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		fprintf(stderr, "%s: error: cannot read the rules file: %s\n", path,
+			err == -EFBIG ? "more than 1 MiB: not a rules file" : strerror(-err));
+		return 1;
+	}
+	if (strlen(buf) != len) {
+		fprintf(stderr, "%s: error: a NUL byte in the file; expected YAML text\n", path);
+		err = 1;
+	} else {
+		err = rules_parse(rs, path, buf, len, stderr);
+	}
+	free(buf);
+	return err;
+}
+
 static int load_rules(struct ruleset *sets)
 {
 	int i, errors = 0, r;
 
 	for (i = 0; i < opts.nfiles; i++) {
-		r = rules_load(&sets[i], opts.files[i], stderr);
+		r = load_file(&sets[i], opts.files[i]);
 		if (r < 0) {
 			p_err("%s: %s", opts.files[i], strerror(-r));
 			return r;

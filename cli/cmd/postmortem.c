@@ -144,18 +144,10 @@ static uint64_t known_records(const struct rec_reader *r)
 /* every record of the reader into the report; 0, or -errno (reported) */
 static int read_all(struct rec_reader *r, struct pm *a, const char *name)
 {
-	json_t *rec;
 	char why[512];
 	int err;
 
-	while ((err = rec_next(r, &rec)) > 0) {
-		err = pm_feed(a, rec);
-		json_decref(rec);
-		if (err) {
-			p_err("postmortem: reading %s: %s", name, strerror(-err));
-			return err;
-		}
-	}
+	err = pm_read(a, r);
 	if (err) {
 		p_err("postmortem: reading %s: %s", r->failed ? r->failed : name, strerror(-err));
 		return err;

@@ -221,3 +221,46 @@ void print_wrapped(const char *text, int col, int width)
 	}
 	putchar('\n');
 }
+
+int read_file(const char *path, size_t max, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	size_t cap = 0, n = 0, got;
+	char *b = NULL, *nb;
+	int err = 0;
+
+	*buf = NULL;
+	*len = 0;
+	if (!f)
+		return -errno;
+	while (!err) {
+		if (n == cap) {
+			/* up to one byte past max: how a longer file shows */
+			cap = cap ? cap * 2 : 4096;
+			cap = cap > max + 1 ? max + 1 : cap;
+			nb = realloc(b, cap + 1);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			b = nb;
+		}
+		got = fread(b + n, 1, cap - n, f);
+		n += got;
+		if (n > max)
+			err = -EFBIG;
+		else if (!got && ferror(f))
+			err = errno ? -errno : -EIO;
+		else if (!got)
+			break;
+	}
+	fclose(f);
+	if (err) {
+		free(b);
+		return err;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}

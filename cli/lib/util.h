@@ -36,6 +36,14 @@ uint64_t now_mono_ns(void);
 double now_mono_s(void);
 double now_real_s(void);
 
+/*
+ * A whole file, at most max bytes, into *buf (NUL-terminated; *len bytes,
+ * NULs inside counted): 0, or -errno (-EFBIG: longer than max). Any file
+ * that reads, a pipe too ('-f <(...)'); what its bytes may be is the
+ * caller's to say. The I/O edge of the parsers, which take a buffer.
+ */
+int read_file(const char *path, size_t max, char **buf, size_t *len);
+
 bool str_is_prefix(const char *pfx, const char *s);
 /* help text: words from column 'col' (the cursor is there), wrapped before 'width' */
 void print_wrapped(const char *text, int col, int width);

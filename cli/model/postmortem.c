@@ -144,7 +144,15 @@ static void add_point(struct pm *a, struct pool_acc *p, double t, double infligh
 	p->s_dropped++;
 }
 
-static void each_pool(struct pm *a, const json_t *rec, double t, int what)
+/* what a record that lists pools says of each: the part of the pool it updates */
+enum pool_part {
+	PART_ROW,     /* a snapshot's row: the pool's state, and a point of inflight over time */
+	PART_HOLDERS, /* a holder scan's entry */
+	PART_STACKS,  /* the release stacks */
+};
+
+/* each pool a snapshot, holders or stacks record lists: its part kept */
+static void keep_pools(struct pm *a, const json_t *rec, double t, enum pool_part part)
 {
 	json_t *pools = json_object_get(rec, "pools"), *x;
 	struct pool_acc *p;
@@ -155,17 +163,17 @@ static void each_pool(struct pm *a, const json_t *rec, double t, int what)
 		p = acc_get(a, x);
 		if (!p)
 			continue;
-		switch (what) {
-		case 's':
+		switch (part) {
+		case PART_ROW:
 			keep(&p->row, x);
 			p->row_time = t;
 			add_point(a, p, t, rec_num(x, "inflight", NAN));
 			break;
-		case 'h':
+		case PART_HOLDERS:
 			keep(&p->holders, x);
 			p->holders_time = t;
 			break;
-		case 'k':
+		case PART_STACKS:
 			keep(&p->stacks, x);
 			break;
 		}
@@ -226,11 +234,11 @@ int pm_feed(struct pm *a, json_t *rec)
 	if (!strcmp(type, "header")) {
 		keep(&a->header, rec);
 	} else if (!strcmp(type, "snapshot")) {
-		each_pool(a, rec, t, 's');
+		keep_pools(a, rec, t, PART_ROW);
 	} else if (!strcmp(type, "holders")) {
-		each_pool(a, rec, t, 'h');
+		keep_pools(a, rec, t, PART_HOLDERS);
 	} else if (!strcmp(type, "stacks")) {
-		each_pool(a, rec, t, 'k');
+		keep_pools(a, rec, t, PART_STACKS);
 	} else if (!strcmp(type, "pages")) {
 		p = acc_get(a, rec);
 		if (p)
@@ -247,6 +255,20 @@ int pm_feed(struct pm *a, json_t *rec)
 		a->lost_end = rec_num(rec, "lost_records", 0);
 	}
 	return a->nomem ? -ENOMEM : 0;
+}
+
+int pm_read(struct pm *a, struct rec_reader *r)
+{
+	json_t *rec;
+	int err;
+
+	while ((err = rec_next(r, &rec)) > 0) {
+		err = pm_feed(a, rec);
+		json_decref(rec);
+		if (err)
+			return err;
+	}
+	return err;
 }
 
 /* ---- one pool ------------------------------------------------------------------------ */
@@ -519,20 +541,5 @@ json_t *pm_report(struct pm *a, const char *source, json_t *input)
 		json_decref(rep);
 		return NULL;
 	}
-	return rep;
-}
-
-json_t *postmortem_build(const json_t *records, const char *source)
-{
-	struct pm *a = pm_new();
-	json_t *rec, *rep = NULL;
-	size_t i;
-
-	if (!a)
-		return NULL;
-	json_array_foreach(records, i, rec) pm_feed(a, rec);
-	if (!a->nomem)
-		rep = pm_report(a, source, NULL);
-	pm_free(a);
 	return rep;
 }

@@ -34,13 +34,15 @@ struct pm *pm_new(void);
 /* one record, in order (borrowed: what is kept is referenced): 0, or -ENOMEM */
 int pm_feed(struct pm *a, json_t *rec);
 /*
+ * Every record the reader has left, in order: 0, or -errno (the reader's:
+ * r->failed names the file; or -ENOMEM).
+ */
+int pm_read(struct pm *a, struct rec_reader *r);
+/*
  * The report (a new reference), or NULL without memory. source: "live" or
  * the file name; input: what the reader says it read (rec_summary(), borrowed), or NULL.
  */
 json_t *pm_report(struct pm *a, const char *source, json_t *input);
 void pm_free(struct pm *a);
-
-/* every record of an array, then the report (tests, fuzzing) */
-json_t *postmortem_build(const json_t *records, const char *source);
 
 #endif /* __PPWATCH_MODEL_POSTMORTEM_H */

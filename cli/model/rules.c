@@ -580,48 +580,6 @@ out_parser:
 	return c.d.errors;
 }
 
-int rules_load(struct ruleset *rs, const char *path, FILE *diag)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	int err;
-
-	memset(rs, 0, sizeof(*rs));
-	f = fopen(path, "r");
-	if (!f) {
-		if (diag)
-			fprintf(diag, "%s: error: cannot read the rules file: %s\n", path,
-				strerror(errno));
-		return 1;
-	}
-	/* getdelim on NUL: the whole file, and its length even with NULs inside */
-	if (getdelim(&buf, &len, '\0', f) < 0) {
-		err = ferror(f) ? errno : 0;
-		fclose(f);
-		free(buf);
-		if (err) {
-			if (diag)
-				fprintf(diag, "%s: error: reading the rules file: %s\n", path,
-					strerror(err));
-			return 1;
-		}
-		return rules_parse(rs, path, "", 0, diag);
-	}
-	if (!feof(f) && fgetc(f) != EOF) {
-		fclose(f);
-		free(buf);
-		if (diag)
-			fprintf(diag, "%s: error: a NUL byte in the file; expected YAML text\n",
-				path);
-		return 1;
-	}
-	fclose(f);
-	err = rules_parse(rs, path, buf, strlen(buf), diag);
-	free(buf);
-	return err;
-}
-
 void rules_free(struct ruleset *rs)
 {
 	size_t i;

@@ -65,14 +65,15 @@ struct ruleset {
 	size_t n;
 };
 
+/* a rules file longer than this is refused (one that is right is a few KiB) */
+#define RULES_MAX_BYTES (1 << 20)
+
 /*
- * Parse a rules document. Diagnostics go to 'diag', one per line, as
+ * Parse a rules document (the caller reads the file: lib/util.h read_file()). Diagnostics go to 'diag', one per line, as
  * "FILE:LINE:COL: error: what was found; what was expected". Returns the
  * number of errors (0: *rs is valid), or -ENOMEM.
  */
 int rules_parse(struct ruleset *rs, const char *file, const char *buf, size_t len, FILE *diag);
-/* the same from a file; a file that cannot be read is one error */
-int rules_load(struct ruleset *rs, const char *path, FILE *diag);
 void rules_free(struct ruleset *rs);
 
 /*

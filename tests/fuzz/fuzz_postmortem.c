@@ -31,7 +31,7 @@ static void check_yaml(const char *text, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	FILE *f = fmemopen((void *)data, size ? size : 1, "r");
-	json_t *rec, *rep, *input;
+	json_t *rep, *input;
 	struct rec_reader r;
 	char *buf = NULL;
 	struct pm *a;
@@ -46,11 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(!rec_open_stream(&r, f, "fuzz"));
 	a = pm_new();
 	FUZZ_CHECK(a != NULL);
-	while ((err = rec_next(&r, &rec)) > 0) {
-		FUZZ_CHECK(!pm_feed(a, rec));
-		json_decref(rec);
-	}
-	FUZZ_CHECK(err == 0);
+	FUZZ_CHECK(pm_read(a, &r) == 0);
 	input = rec_summary(&r);
 	FUZZ_CHECK(input != NULL);
 	rep = pm_report(a, "fuzz", input);

@@ -5,6 +5,23 @@
 # file lists its cases in ALL_TESTS, each case is a function run in its own
 # subshell; a case passes, fails (with the reason) or skips (exit 4, with the
 # reason). Every case gets a fresh lab (tests/lab/lab.sh) and cleans it up.
+#
+# Skips are counted, never only logged:
+#   skip "why"        the case (or, outside a case, the file) cannot run: it
+#                     ends here and counts as skipped
+#   skip_note "why"   a part of the case cannot run here and the case goes on
+#                     (e.g. the Prometheus half of a case that checked the
+#                     format already): the case still passes or fails, and
+#                     the note counts as one skip in the file's and the run's
+#                     summary
+# run_tests prints "# FILE: N passed, N failed, N skipped" (skipped: cases
+# that skipped, and skip_notes) and exits 0 when no case failed and one
+# passed, 1 when a case failed, 4 (skip) when every case skipped or none was
+# selected. TESTS="case ..." runs only those cases of ALL_TESTS. Under
+# tests/run.sh (PPWATCH_TALLY set) it also writes its counts and every
+# skip's reason there for the run's summary:
+#   T NAME PASSED FAILED SKIPPED
+#   S NAME/CASE: why
 
 KSFT_SKIP=4
 _here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
@@ -24,7 +41,21 @@ fail() {
 }
 skip() {
 	echo "    SKIP: $*"
+	_skip_record "$*"
 	exit $KSFT_SKIP
+}
+skip_note() {
+	echo "    SKIP: $* (the case goes on)"
+	_skip_record "$*"
+}
+# a skip's reason, one line: to the running case's list, or (outside a case) the run's tally
+_skip_record() {
+	local why=${*//$'\n'/ }
+	if [ -n "${_CASE_SKIPS:-}" ]; then
+		echo "$why" >>"$_CASE_SKIPS"
+	elif [ -n "${PPWATCH_TALLY:-}" ]; then
+		echo "S integration/$(basename "$0" .sh): $why" >>"$PPWATCH_TALLY"
+	fi
 }
 
 # check "description" command...: fail with the description unless it succeeds
@@ -157,11 +188,33 @@ lab_netns_ino() {
 	stat -L -c %i "/run/netns/$LAB_B"
 }
 
-# Run the test cases named in ALL_TESTS (or in $TESTS), one subshell each.
+# Run the test cases named in ALL_TESTS (or those of $TESTS that are in
+# ALL_TESTS), one subshell each; counts every skip (see the top).
 run_tests() {
-	local t rc pass=0 failed=0 skipped=0
-	for t in ${TESTS:-$ALL_TESTS}; do
+	local t rc n why pass=0 failed=0 skipped=0 cases=() name sel
+	name=$(basename "$0" .sh)
+	sel=" ${TESTS:-} "
+	sel=${sel//[$'\t\n']/ }
+	for t in $ALL_TESTS; do
+		if ! declare -F "$t" >/dev/null; then
+			echo "  FAIL $t: in ALL_TESTS, but no function defines it"
+			failed=$((failed + 1))
+		elif [ -z "${TESTS:-}" ] || [[ $sel == *" $t "* ]]; then
+			cases+=("$t")
+		fi
+	done
+	# a function written as a case (it begins with require_...) that is not in
+	# ALL_TESTS and that nothing calls never runs: a case left out by mistake
+	while read -r t; do
+		[[ " ${ALL_TESTS//[$'\t\n']/ } " == *" $t "* ]] || [ "$(grep -cw -- "$t" "$0")" -gt 1 ] || {
+			echo "  FAIL $t: written as a case, but not in ALL_TESTS (it never runs)"
+			failed=$((failed + 1))
+		}
+	done < <(awk '/^[a-z_0-9]+\(\) \{$/ { f = $1; sub(/\(\)/, "", f); getline; if ($1 ~ /^require_/) print f }' "$0")
+	_CASE_SKIPS=$(mktemp /tmp/ppwt-skips.XXXXXX) || { echo "  FAIL $name: mktemp failed"; return 1; }
+	for t in "${cases[@]}"; do
 		echo "  RUN  $t"
+		: >"$_CASE_SKIPS"
 		( "$t" )
 		rc=$?
 		case $rc in
@@ -169,7 +222,26 @@ run_tests() {
 		"$KSFT_SKIP") echo "  SKIP $t"; skipped=$((skipped + 1)) ;;
 		*) echo "  FAIL $t"; failed=$((failed + 1)) ;;
 		esac
+		# every skip of the case: its own (exit 4, counted above) and its skip_notes
+		n=$(grep -c . "$_CASE_SKIPS")
+		if [ "$rc" -eq "$KSFT_SKIP" ]; then
+			if [ "$n" -eq 0 ]; then echo "(exit 4 without saying why)" >"$_CASE_SKIPS"; else n=$((n - 1)); fi
+		fi
+		skipped=$((skipped + n))
+		if [ -n "${PPWATCH_TALLY:-}" ]; then
+			while IFS= read -r why; do
+				echo "S integration/$name/$t: $why" >>"$PPWATCH_TALLY"
+			done <"$_CASE_SKIPS"
+		fi
 	done
-	echo "  # $(basename "$0"): $pass passed, $failed failed, $skipped skipped"
-	[ $failed -eq 0 ]
+	rm -f "$_CASE_SKIPS"
+	_CASE_SKIPS=
+	if [ ${#cases[@]} -eq 0 ] && [ $failed -eq 0 ]; then
+		echo "  # $name.sh: no case of TESTS=\"${TESTS:-}\" here"
+	else
+		echo "  # $name.sh: $pass passed, $failed failed, $skipped skipped"
+	fi
+	[ -z "${PPWATCH_TALLY:-}" ] || echo "T integration/$name $pass $failed $skipped" >>"$PPWATCH_TALLY"
+	[ $failed -eq 0 ] || return 1
+	[ $pass -gt 0 ] || return $KSFT_SKIP
 }

@@ -328,7 +328,7 @@ output_formats() {
 	if command -v xmllint >/dev/null; then
 		check "JUnit: well-formed XML" xmllint --noout - <<<"$OUT"
 	else
-		log "xmllint not installed (deps/prometheus.txt): well-formedness not checked"
+		skip_note "xmllint not installed (deps/prometheus.txt): JUnit well-formedness not checked"
 	fi
 	check "JUnit: counts" grep -q '<testsuite name="ppwatch check" tests="2" failures="1" errors="0"' <<<"$OUT"
 	check "JUnit: escaped names, the failure" grep -q '<testcase classname="ppwatch.check.tight &lt;&amp;&gt; #1" name="max_inflight &lt;= 10" time="0.000">' <<<"$OUT"

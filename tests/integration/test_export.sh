@@ -92,7 +92,7 @@ dashboard_structure() {
 	if command -v promtool >/dev/null; then
 		check "promtool accepts the alert rules" promtool check rules "$ALERTS" >/dev/null
 	else
-		log "promtool not installed (deps/prometheus.txt): alert rules not checked here"
+		skip_note "promtool not installed (deps/prometheus.txt): alert rules not checked here"
 	fi
 }
 
@@ -289,7 +289,7 @@ prometheus_with() {
 	if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
 		skip "prometheus/promtool not installed (make deps installs deps/prometheus.txt)"
 	fi
-	local dir=/tmp/ppwt$BASHPID.prom e q n m id bad='' skipped='' known items
+	local dir=/tmp/ppwt$BASHPID.prom e q n m id bad='' skipped='' noitems='' known items
 	mkdir -p "$dir"
 	at_exit "rm -rf $dir"
 	prometheus --version >/dev/null 2>&1 || skip "prometheus does not run here: $(prometheus --version 2>&1 | head -1)"
@@ -360,7 +360,7 @@ prometheus_with() {
       no data: $e"
 	done < <(dashboard_exprs)
 	log "dashboard: $(dashboard_exprs | grep -c .) expressions"
-	[ -z "$skipped" ] || log "SKIP (no pool reports item stats on this kernel):$skipped"
+	[ -z "$skipped" ] || skip_note "no pool reports item stats on this kernel: $(grep -c . <<<"$skipped") dashboard queries of item families not checked"
 	[ -z "$bad" ] || fail "dashboard queries without data:$bad"
 
 	# every alert expression is valid, and each metric it reads has data
@@ -372,7 +372,7 @@ prometheus_with() {
 		for m in $(used_metrics <<<"$e") up; do
 			grep -q "\b$m\b" <<<"$e" || continue
 			if [ "$items" -eq 0 ] && [[ $m == ppwatch_pool_item_* || $m == ppwatch_device_item_* ]]; then
-				log "SKIP alert input $m: no pool reports item stats on this kernel"
+				[[ " $noitems " == *" $m "* ]] || noitems="$noitems $m"
 				continue
 			fi
 			[ "$m" = up ] && m='up{job="ppwatch"}'
@@ -381,6 +381,7 @@ prometheus_with() {
       $m (in: $e) has no data"
 		done
 	done < <(alert_exprs)
+	[ -z "$noitems" ] || skip_note "no pool reports item stats on this kernel: alert inputs not checked:$noitems"
 	log "alerts: $(alert_exprs | grep -c .) expressions"
 	[ -z "$bad" ] || fail "alert rules:$bad"
 

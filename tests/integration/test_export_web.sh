@@ -314,7 +314,7 @@ prometheus_over_tls_and_through_node_exporter() {
 	# the item families have data only where the kernel reports item stats
 	local no_items
 	no_items=$("$PPWATCH" -j pools | jq '[.kernel.unavailable[]? | select(. == "item_stats")] | length')
-	[ "$no_items" -eq 0 ] || log "SKIP the ppwatch_{pool,device}_item_* queries: this kernel reports no page-pool item stats"
+	[ "$no_items" -eq 0 ] || skip_note "the ppwatch_{pool,device}_item_* queries: this kernel reports no page-pool item stats"
 	for inst in "$EXP_ADDR" "$NE_ADDR"; do
 		while IFS= read -r e; do
 			[ -n "$e" ] || continue

@@ -175,7 +175,7 @@ import sys, yaml
 d = yaml.safe_load(sys.stdin)
 assert "pools" in d and "kernel" in d, d' || fail "--yaml is not YAML with pools and kernel"
 	else
-		log "python3-yaml missing: YAML parse check skipped"
+		skip_note "python3-yaml missing: --yaml not parsed back"
 	fi
 	# a damaged line: skipped, counted, named in the report
 	printf '{"type":"header"}\n{"type":"event", nope}\n' >"$rec"

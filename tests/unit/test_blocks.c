@@ -5,10 +5,13 @@
  */
 #include <errno.h>
 
+#include <jansson.h>
+
 #include "unit.h"
 
 #include "fixtures.h"
 #include "lib/json.h"
+#include "lib/util.h"
 #include "model/blocks.h"
 #include "output/block_table.h"
 #include "output/pool_table.h"
@@ -124,21 +127,64 @@ static void test_parse_bad(void)
 	blocks_scan_free(&s);
 }
 
-static void test_golden(void)
+/*
+ * The blocks view of the detail walk, each value from the walk's records:
+ * the title's totals, one row per block in the walk's order with its kind,
+ * used, idle and unissued items and its flag, and the same in JSON.
+ */
+static void test_render(void)
 {
+	static const struct {
+		__u64 addr;
+		const char *kind;
+		unsigned used, idle, unissued;
+		const char *flag;
+	} want[] = {
+		/* idle: a pre-allocated block's free items, a spent dynamic block's */
+		{ BLK(1), "prealloc", 254, 0, 0, "-" },
+		{ BLK(2), "prealloc", 100, 154, 0, "-" },
+		{ BLK(3), "dynamic", 3, 251, 0, "sparse" }, /* 3 of 254: under a quarter */
+		{ BLK(4), "dynamic", 50, 50, 154, "current" },
+	};
 	struct pool_row row = fixture_row(7, "vb", ROW_ZOMBIE, 407, 4.0);
 	struct blocks_scan s = {};
 	struct pool_block_view v;
 	struct snapshot snap = { .rows = &row, .n = 1 };
 	struct json j;
-	char *buf = NULL;
+	char *buf = NULL, kind[16], flag[16];
+	const char *line;
+	unsigned long long addr;
+	unsigned used, idle, unissued;
+	json_t *doc, *p, *b;
+	size_t i;
 	int n = detail_walk();
 
 	row.addr = POOL_A;
 	CHECK_INT(blocks_parse(&s, recs, n * sizeof(recs[0])), 0);
 	v = (struct pool_block_view){ &row, &s.pools[0], 4096 };
 	CAPTURE(buf, f, render_blocks_text(f, &v, 1, false));
-	check_golden("blocks.txt", buf);
+	/* 2 + 2 blocks of 254: 1016 items, 354 + 53 used; one sparse block of a page */
+	CHECK(!strncmp(buf,
+		       "pool 7 vb (zombie): 2 pre-allocated + 2 dynamic blocks of 254 items; 407 of "
+		       "1016 items in use; 1 sparse dynamic block (4.0KiB held for under a quarter "
+		       "of their items)\n",
+		       strcspn(buf, "\n") + 1),
+	      "the title: %s", buf);
+	line = strchr(buf, '\n');
+	CHECK(line && !strncmp(line + 1, "BLOCK ", 6), "the header: %s", buf);
+	for (i = 0; line && i < ARRAY_SIZE(want); i++) {
+		line = strchr(line + 1, '\n');
+		CHECK(line && sscanf(line + 1, "%llx %15s %u %u %u %15s", &addr, kind, &used, &idle,
+				     &unissued, flag) == 6,
+		      "row %zu: %s", i, line ? line + 1 : "missing");
+		if (!line)
+			break;
+		CHECK(addr == want[i].addr && !strcmp(kind, want[i].kind) && used == want[i].used &&
+			      idle == want[i].idle && unissued == want[i].unissued &&
+			      !strcmp(flag, want[i].flag),
+		      "row %zu: %.*s", i, (int)strcspn(line + 1, "\n"), line + 1);
+	}
+	CHECK(line && (line = strchr(line + 1, '\n')) && !line[1], "4 rows: %s", buf);
 	free(buf);
 	CAPTURE(buf, f, {
 		json_init(&j, f, true);
@@ -147,7 +193,45 @@ static void test_golden(void)
 		json_obj_close(&j);
 		json_end(&j);
 	});
-	check_golden("blocks.json", buf);
+	doc = json_loads(buf, 0, NULL);
+	CHECK(doc != NULL, "JSON: %s", buf);
+	p = json_array_get(json_object_get(doc, "pools"), 0);
+	CHECK(json_integer_value(json_object_get(p, "id")) == 7 &&
+		      !strcmp(json_string_value(json_object_get(p, "addr")) ?: "",
+			      "0xffff888100007000") &&
+		      json_integer_value(json_object_get(p, "gen")) == 1 &&
+		      json_integer_value(json_object_get(p, "items_per_block")) == 254 &&
+		      json_integer_value(json_object_get(p, "blocks_prealloc")) == 2 &&
+		      json_integer_value(json_object_get(p, "blocks_dynamic")) == 2 &&
+		      json_integer_value(json_object_get(p, "items")) == 1016 &&
+		      json_integer_value(json_object_get(p, "items_used")) == 407 &&
+		      json_integer_value(json_object_get(p, "items_used_dynamic")) == 53 &&
+		      json_integer_value(json_object_get(p, "items_unissued")) == 154 &&
+		      json_integer_value(json_object_get(p, "sparse_blocks")) == 1 &&
+		      json_is_false(json_object_get(p, "blocks_cut")),
+	      "JSON: the pool's totals: %s", buf);
+	CHECK_INT(json_array_size(json_object_get(p, "blocks")), ARRAY_SIZE(want));
+	json_array_foreach(json_object_get(p, "blocks"), i, b)
+	{
+		char a[24];
+
+		if (i >= ARRAY_SIZE(want))
+			break;
+		snprintf(a, sizeof(a), "0x%llx", (unsigned long long)want[i].addr);
+		CHECK(!strcmp(json_string_value(json_object_get(b, "addr")) ?: "", a) &&
+			      !strcmp(json_string_value(json_object_get(b, "kind")) ?: "",
+				      want[i].kind) &&
+			      json_integer_value(json_object_get(b, "used")) == want[i].used &&
+			      json_integer_value(json_object_get(b, "idle")) == want[i].idle &&
+			      json_integer_value(json_object_get(b, "unissued")) ==
+				      want[i].unissued &&
+			      json_is_true(json_object_get(b, "sparse")) ==
+				      !strcmp(want[i].flag, "sparse") &&
+			      json_is_true(json_object_get(b, "current")) ==
+				      !strcmp(want[i].flag, "current"),
+		      "JSON: block %zu", i);
+	}
+	json_decref(doc);
 	free(buf);
 
 	/* the pool view's compact summary */
@@ -181,6 +265,6 @@ int main(void)
 {
 	TEST(test_parse);
 	TEST(test_parse_bad);
-	TEST(test_golden);
+	TEST(test_render);
 	return unit_done();
 }

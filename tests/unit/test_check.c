@@ -2,12 +2,14 @@
 /*
  * ppwatch check without root: rules files (every example in examples/, and
  * every kind of error with its file:line:column), rule evaluation on
- * hand-made snapshots, the --run report, and the four output formats,
- * compared with golden files.
+ * hand-made snapshots, the --run report, and the four output formats, each
+ * result in each with its values and escapes.
  */
 #include <errno.h>
 #include <glob.h>
 #include <time.h>
+
+#include <jansson.h>
 
 #include "unit.h"
 #include "fixtures.h"
@@ -70,14 +72,17 @@ static int parse(const char *text, struct ruleset *rs, char **diag)
 static void test_examples_are_valid(void)
 {
 	struct ruleset rs;
+	size_t i, len;
+	char *buf;
 	glob_t g;
-	size_t i;
 	int n;
 
 	CHECK(!glob("examples/*.yaml", 0, NULL, &g), "no examples/*.yaml (run from the top)");
 	CHECK(g.gl_pathc >= 3, "%zu example rule files", g.gl_pathc);
 	for (i = 0; i < g.gl_pathc; i++) {
-		n = rules_load(&rs, g.gl_pathv[i], stdout);
+		CHECK_INT(read_file(g.gl_pathv[i], RULES_MAX_BYTES, &buf, &len), 0);
+		n = buf ? rules_parse(&rs, g.gl_pathv[i], buf, len, stdout) : -1;
+		free(buf);
 		CHECK(n == 0, "%s: %d errors", g.gl_pathv[i], n);
 		CHECK(rs.n > 0, "%s: no rules", g.gl_pathv[i]);
 		rules_free(&rs);
@@ -373,7 +378,7 @@ static const char *rules_text = "rules:\n"
 				"  - name: few-losses\n"
 				"    max_losses: 100\n";
 
-static void eval_golden(struct check_report *rep)
+static void eval_fixture(struct check_report *rep)
 {
 	struct ruleset rs;
 	struct snapshot s;
@@ -405,7 +410,7 @@ static void test_eval(void)
 	const struct check_result *r;
 	struct check_report rep;
 
-	eval_golden(&rep);
+	eval_fixture(&rep);
 	CHECK_INT(rep.n, 14);
 #define V(name, key, want)                                         \
 	do {                                                       \
@@ -683,13 +688,47 @@ static const struct report_meta meta = {
 	.rules_file = "rules.yaml",
 };
 
+/* how many lines of text start with pfx */
+static size_t lines_starting(const char *text, const char *pfx)
+{
+	size_t n = 0;
+	const char *l;
+
+	for (l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		n += !strncmp(l, pfx, strlen(pfx));
+	return n;
+}
+
+/* how many times s occurs in text */
+static size_t count_of(const char *text, const char *s)
+{
+	size_t n = 0;
+
+	for (text = strstr(text, s); text; text = strstr(text + 1, s))
+		n++;
+	return n;
+}
+
+/*
+ * The report in each format: every result, with its verdict, name, limit
+ * and message, counts that are the results' own, and the characters each
+ * format must escape escaped (the odd result's name and message as every
+ * output shows untrusted bytes: \xHH). Each value is the test's, not a copy
+ * of a format's own output.
+ */
 static void test_formats(void)
 {
+	/* the odd result, as each format shows it */
+	static const char odd_name[] = "odd #1 <&> \"q\" \\x01";
+	static const char odd_msg[] = "bad \\xff byte, tab\\x09here, 'quote'\\";
+	static const char *const verdict_word[] = { "PASS ", "FAIL ", "ERROR" };
+	size_t i, npass = 0, nfail = 0, nerr = 0;
+	char *buf, want[512];
 	struct check_report rep;
 	struct check_result *r;
-	char *buf;
+	json_t *doc, *c;
 
-	eval_golden(&rep);
+	eval_fixture(&rep);
 	/* a name and a summary with characters each format must escape */
 	r = report_add(&rep);
 	snprintf(r->name, sizeof(r->name), "odd #1 <&> \"q\" \x01");
@@ -697,17 +736,82 @@ static void test_formats(void)
 	r->key = "min_pools";
 	r->v = VERDICT_FAIL;
 	snprintf(r->summary, sizeof(r->summary), "bad \xff byte, tab\there, 'quote'\\");
+	for (i = 0; i < rep.n; i++) {
+		npass += rep.r[i].v == VERDICT_PASS;
+		nfail += rep.r[i].v == VERDICT_FAIL;
+		nerr += rep.r[i].v == VERDICT_ERROR;
+	}
+	CHECK(rep.n == 15 && npass == 7 && nfail == 7 && nerr == 1, "%zu results", rep.n);
 
+	/* text: a line per result, VERDICT  rule: limit: message; then the counts */
 	CAPTURE(buf, f, report_text(f, &rep, &meta));
-	check_golden("check.txt", buf);
+	for (i = 0; i + 1 < rep.n; i++) {
+		snprintf(want, sizeof(want), "%s %s: %s: %s\n", verdict_word[rep.r[i].v],
+			 rep.r[i].name, rep.r[i].what, rep.r[i].summary);
+		CHECK(strstr(buf, want) != NULL, "text: no line '%s' in:\n%s", want, buf);
+	}
+	snprintf(want, sizeof(want), "FAIL  %s: min_pools >= 1: %s\n", odd_name, odd_msg);
+	CHECK(strstr(buf, want) != NULL, "text: the odd result escaped: %s", buf);
+	snprintf(want, sizeof(want),
+		 "ppwatch check: %zu checks, %zu passed, %zu failed, %zu could not be checked\n",
+		 rep.n, npass, nfail, nerr);
+	CHECK(strstr(buf, want) != NULL, "text: the counts: %s", buf);
+	CHECK_INT(count_of(buf, "\n"), rep.n + 1);
 	free(buf);
+
+	/* TAP 13: the plan, an ok / not ok line per result in order, a YAML block each */
 	CAPTURE(buf, f, report_tap(f, &rep, &meta));
-	check_golden("check.tap", buf);
+	CHECK(!strncmp(buf, "TAP version 13\n", 15), "TAP: %s", buf);
+	snprintf(want, sizeof(want), "\n1..%zu\n", rep.n);
+	CHECK(strstr(buf, want) != NULL, "TAP: the plan");
+	CHECK_INT(lines_starting(buf, "ok "), npass);
+	CHECK_INT(lines_starting(buf, "not ok "), nfail + nerr);
+	for (i = 0; i + 1 < rep.n; i++) {
+		snprintf(want, sizeof(want), "\n%sok %zu - %s: %s\n  ---\n  message: \"%s\"\n",
+			 rep.r[i].v == VERDICT_PASS ? "" : "not ", i + 1, rep.r[i].name,
+			 rep.r[i].what, rep.r[i].summary);
+		CHECK(strstr(buf, want) != NULL, "TAP: no '%s'", want);
+	}
+	CHECK_INT(lines_starting(buf, "  severity: fail"), nfail);
+	CHECK_INT(lines_starting(buf, "  severity: error"), nerr);
+	CHECK_INT(lines_starting(buf, "  severity: none"), npass);
+	/* '#' starts a TAP directive: escaped; the message a YAML double-quoted string */
+	CHECK(strstr(buf, "\nnot ok 15 - odd \\#1 <&> \"q\" \\x01: min_pools >= 1\n") != NULL,
+	      "TAP: the odd name: %s", buf);
+	CHECK(strstr(buf, "  message: \"bad \\\\xff byte, tab\\\\x09here, 'quote'\\\\\"\n") != NULL,
+	      "TAP: the odd message: %s", buf);
 	free(buf);
+
+	/* JUnit: the counts as attributes, a testcase per result, XML escaped */
 	CAPTURE(buf, f, report_junit(f, &rep, &meta));
-	check_golden("check.xml", buf);
+	CHECK(!strncmp(buf, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", 39), "XML: %s", buf);
+	snprintf(want, sizeof(want), " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\"", rep.n, nfail,
+		 nerr);
+	CHECK_INT(count_of(buf, want), 2); /* testsuites and testsuite */
+	CHECK_INT(count_of(buf, "<testcase "), rep.n);
+	CHECK_INT(count_of(buf, "<failure message="), nfail);
+	CHECK_INT(count_of(buf, "<error message="), nerr);
+	CHECK_INT(count_of(buf, "<failure ") + count_of(buf, "<error "),
+		  count_of(buf, "</failure>") + count_of(buf, "</error>"));
+	CHECK(strstr(buf, "<testcase classname=\"ppwatch.check.eth0-bounded\" name=\"max_inflight "
+			  "&lt;= 1000\" time=\"0.000\">\n      <failure message=\"pool 7 (eth0): "
+			  "1200 pages &gt; 1000\" type=\"max_inflight\">") != NULL,
+	      "XML: a failed check: %s", buf);
+	CHECK(strstr(buf, " hostname=\"host&lt;&amp;&gt;&quot;1&quot;\"") != NULL,
+	      "XML: the host name escaped");
+	CHECK(strstr(buf, "classname=\"ppwatch.check.odd #1 &lt;&amp;&gt; &quot;q&quot; \\x01\"") !=
+		      NULL,
+	      "XML: the odd name escaped: %s", buf);
+	CHECK(strstr(buf, "message=\"bad \\xff byte, tab\\x09here, &apos;quote&apos;\\\"") != NULL,
+	      "XML: the odd message escaped");
 	CHECK(!strchr(buf, '\x01') && !strstr(buf, "\xff"), "XML carries no invalid bytes");
+	CHECK(strstr(buf, "<property name=\"ppwatch.version\" value=\"0.1.0\"/>") != NULL &&
+		      strstr(buf, "<property name=\"ppwatch.rules\" value=\"rules.yaml\"/>") !=
+			      NULL,
+	      "XML: the properties");
 	free(buf);
+
+	/* JSON: the same results, members by name */
 	CAPTURE(buf, f, {
 		struct json j;
 
@@ -717,7 +821,41 @@ static void test_formats(void)
 		json_obj_close(&j);
 		json_end(&j);
 	});
-	check_golden("check.json", buf);
+	doc = json_loads(buf, 0, NULL);
+	CHECK(doc != NULL, "JSON: %s", buf);
+	CHECK_STR(json_string_value(json_object_get(doc, "result")) ?: "", "fail");
+	CHECK_INT(json_integer_value(json_object_get(doc, "exit_status")), 1);
+	c = json_object_get(doc, "summary");
+	CHECK(json_integer_value(json_object_get(c, "checks")) == (json_int_t)rep.n &&
+		      json_integer_value(json_object_get(c, "passed")) == (json_int_t)npass &&
+		      json_integer_value(json_object_get(c, "failed")) == (json_int_t)nfail &&
+		      json_integer_value(json_object_get(c, "errors")) == (json_int_t)nerr,
+	      "JSON: the counts");
+	CHECK_INT(json_array_size(json_object_get(doc, "checks")), rep.n);
+	json_array_foreach(json_object_get(doc, "checks"), i, c)
+	{
+		bool odd = i + 1 == rep.n;
+
+		CHECK_STR(json_string_value(json_object_get(c, "rule")) ?: "",
+			  odd ? odd_name : rep.r[i].name);
+		CHECK_STR(json_string_value(json_object_get(c, "check")) ?: "", rep.r[i].key);
+		CHECK_STR(json_string_value(json_object_get(c, "what")) ?: "", rep.r[i].what);
+		CHECK_STR(json_string_value(json_object_get(c, "result")) ?: "",
+			  verdict_name(rep.r[i].v));
+		CHECK_STR(json_string_value(json_object_get(c, "message")) ?: "",
+			  odd ? odd_msg : rep.r[i].summary);
+		CHECK_INT(json_array_size(json_object_get(c, "findings")), rep.r[i].nfindings);
+	}
+	c = json_array_get(json_object_get(doc, "checks"), 0);
+	CHECK(json_number_value(json_object_get(c, "limit")) == 1000 &&
+		      json_integer_value(json_object_get(c, "pools_checked")) == 3,
+	      "JSON: the first check's limit and pools");
+	c = json_array_get(json_object_get(c, "findings"), 0);
+	CHECK(json_integer_value(json_object_get(c, "id")) == 7 &&
+		      json_number_value(json_object_get(c, "value")) == 1200 &&
+		      json_is_false(json_object_get(c, "at_least")),
+	      "JSON: pool 7's 1200 pages");
+	json_decref(doc);
 	free(buf);
 	report_free(&rep);
 }

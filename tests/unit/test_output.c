@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The JSON writer, the column renderer and the parsers. */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "unit.h"
 
@@ -223,6 +228,50 @@ static void test_parsers(void)
 	CHECK_INT(parse_size("17179869184G", &u), -EINVAL);
 }
 
+/* read_file(): the whole file and its length, NULs inside counted; a pipe too; bounded */
+static void test_read_file(void)
+{
+	char path[] = "/tmp/ppwatch-read.XXXXXX", fifo[64], *buf;
+	size_t len;
+	pid_t pid;
+	int fd, st;
+
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	CHECK_INT(write(fd, "ab\0cd", 5), 5);
+	close(fd);
+	CHECK_INT(read_file(path, 5, &buf, &len), 0);
+	CHECK_INT(len, 5);
+	CHECK(buf && !memcmp(buf, "ab\0cd", 6), "the bytes, NUL-terminated");
+	free(buf);
+	/* one byte past the limit */
+	CHECK_INT(read_file(path, 4, &buf, &len), -EFBIG);
+	CHECK(buf == NULL && len == 0, "nothing kept");
+	CHECK_INT(truncate(path, 0), 0);
+	CHECK_INT(read_file(path, 4, &buf, &len), 0);
+	CHECK(buf && !*buf && len == 0, "empty: an empty string");
+	free(buf);
+	unlink(path);
+	CHECK_INT(read_file(path, 4, &buf, &len), -ENOENT);
+	/* a pipe, as '-f <(...)' gives, read to its end */
+	snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+	CHECK_INT(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	if (!pid) {
+		fd = open(fifo, O_WRONLY);
+		for (int i = 0; i < 3000; i++)
+			if (write(fd, "0123456789", 10) != 10)
+				_exit(1);
+		_exit(0);
+	}
+	CHECK_INT(read_file(fifo, 1 << 20, &buf, &len), 0);
+	CHECK_INT(len, 30000);
+	CHECK(buf && !strncmp(buf + 29990, "0123456789", 10), "the pipe's last bytes");
+	free(buf);
+	waitpid(pid, &st, 0);
+	unlink(fifo);
+}
+
 static void test_formats(void)
 {
 	char b[32];
@@ -251,5 +300,6 @@ int main(void)
 	TEST(test_columns_untrusted);
 	TEST(test_parsers);
 	TEST(test_formats);
+	TEST(test_read_file);
 	return unit_done();
 }

@@ -80,6 +80,98 @@ static inline void check_golden(const char *name, const char *buf)
 	free(want);
 }
 
+/*
+ * A text table as ppwatch prints one: a header line of column names, then
+ * rows, cells separated by blanks, none empty ("-" stands for nothing).
+ * table_check() fails unless each row has a cell under each name, left-
+ * aligned (it starts where the name starts) or right-aligned (it ends where
+ * the name ends); table_cell() is the cell of column COL in the row whose
+ * first cell is KEY ("(none)" when there is no such row or column).
+ */
+#define TABLE_MAX_COLS 32
+
+struct table_span {
+	int start, end;
+};
+
+/* the blank-separated words of a line: their spans, how many (at most TABLE_MAX_COLS + 1) */
+static inline int table_words(const char *line, size_t len, struct table_span *w)
+{
+	int n = 0;
+	size_t i = 0;
+
+	while (i < len && n <= TABLE_MAX_COLS) {
+		while (i < len && line[i] == ' ')
+			i++;
+		if (i == len)
+			break;
+		w[n].start = i;
+		while (i < len && line[i] != ' ')
+			i++;
+		w[n++].end = i;
+	}
+	return n;
+}
+
+static inline void table_check(const char *text)
+{
+	struct table_span h[TABLE_MAX_COLS + 1], w[TABLE_MAX_COLS + 1];
+	const char *line = text, *nl;
+	int nh = -1, n, i, row = 0;
+
+	for (; *line; line = nl + 1, row++) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = line + strlen(line);
+		n = table_words(line, nl - line, nh < 0 ? h : w);
+		if (nh < 0) {
+			nh = n;
+			CHECK(nh > 0 && nh <= TABLE_MAX_COLS, "header: %d columns", nh);
+		} else {
+			CHECK(n == nh, "row %d: %d cells under %d columns: %.*s", row, n, nh,
+			      (int)(nl - line), line);
+			for (i = 0; i < n && i < nh; i++)
+				CHECK(w[i].start == h[i].start || w[i].end == h[i].end,
+				      "row %d, column %d (%.*s): cell %.*s is not under it", row, i,
+				      h[i].end - h[i].start, text + h[i].start,
+				      w[i].end - w[i].start, line + w[i].start);
+		}
+		if (!*nl)
+			break;
+	}
+}
+
+static inline const char *table_cell(const char *text, const char *key, const char *col)
+{
+	static char out[256];
+	struct table_span h[TABLE_MAX_COLS + 1], w[TABLE_MAX_COLS + 1];
+	const char *line, *nl = strchr(text, '\n');
+	int nh, n, c;
+
+	if (!nl)
+		return "(none)";
+	nh = table_words(text, nl - text, h);
+	for (c = 0; c < nh; c++)
+		if ((size_t)(h[c].end - h[c].start) == strlen(col) &&
+		    !strncmp(text + h[c].start, col, h[c].end - h[c].start))
+			break;
+	for (line = nl + 1; c < nh && *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = line + strlen(line);
+		n = table_words(line, nl - line, w);
+		if (n > c && (size_t)(w[0].end - w[0].start) == strlen(key) &&
+		    !strncmp(line + w[0].start, key, w[0].end - w[0].start)) {
+			snprintf(out, sizeof(out), "%.*s", w[c].end - w[c].start,
+				 line + w[c].start);
+			return out;
+		}
+		if (!*nl)
+			break;
+	}
+	return "(none)";
+}
+
 /* Capture what fn writes to a FILE into a malloc'd string. */
 #define CAPTURE(buf, f, body)                            \
 	do {                                             \
