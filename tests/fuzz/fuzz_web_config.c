@@ -12,12 +12,12 @@
 #include "lib/small_file.h"
 #include "model/web_config.h"
 
-static int read_file(void *arg, const char *path, char **out)
+static int read_pem(void *arg, const char *path, char **out)
 {
 	return small_file_read(path, WEB_CONFIG_MAX_BYTES, out);
 }
 
-static const struct web_reader reader = { read_file, NULL };
+static const struct web_reader reader = { read_pem, NULL };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

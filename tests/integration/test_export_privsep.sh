@@ -62,13 +62,14 @@ make_pki() {
 	printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >"$WORK/server.ext"
 	printf 'extendedKeyUsage=clientAuth\n' >"$WORK/client.ext"
 	printf 'extendedKeyUsage=serverAuth\n' >"$WORK/serveronly.ext"
-	issue server 127.0.0.1 -days 1 -extfile "$WORK/server.ext" &&
+	if ! { issue server 127.0.0.1 -days 1 -extfile "$WORK/server.ext" &&
 		issue client prometheus -days 1 -extfile "$WORK/client.ext" &&
 		issue noeku prometheus -days 1 &&
 		issue serveronly other-exporter -days 1 -extfile "$WORK/serveronly.ext" &&
 		issue expired prometheus -days -1 -extfile "$WORK/client.ext" &&
-		issue oldserver 127.0.0.1 -days -1 -extfile "$WORK/server.ext" ||
+		issue oldserver 127.0.0.1 -days -1 -extfile "$WORK/server.ext"; }; then
 		fail "openssl could not make the test certificates"
+	fi
 	chmod 0644 "$WORK"/*.key # --user nobody reads them
 	HASH=$(htpasswd -nbBC 10 prometheus "$PASS_WORD" | cut -d: -f2) || fail "htpasswd -B"
 	[ -n "$HASH" ] || fail "no bcrypt hash from htpasswd"
@@ -170,7 +171,7 @@ sampler_reads_nothing_from_the_listener() {
 		# scrapes, wrong passwords, garbage: whatever a client sends
 		for i in $(seq 10); do
 			code -u prometheus:"$PASS_WORD" "http://$EXP_ADDR/metrics" >/dev/null
-			code -u prometheus:wrong$i "http://$EXP_ADDR/metrics" >/dev/null
+			code -u "prometheus:wrong$i" "http://$EXP_ADDR/metrics" >/dev/null
 			printf 'GARBAGE %s\r\n\r\n' "$i" | timeout 1 bash -c "cat >/dev/tcp/${EXP_ADDR%:*}/${EXP_ADDR##*:}" 2>/dev/null
 		done
 		kill -HUP "$EXP_PID"
@@ -215,6 +216,7 @@ listener_failures_are_said() {
 		check "${u:-root}: a wrong web config: exit 2" [ "$rc" -eq 2 ]
 		check "${u:-root}: at FILE:LINE:COL" grep -q "bad.yml:2:3: error: unknown key 'cert_fil' in tls_server_config; did you mean 'cert_file'?" <<<"$err"
 		check "${u:-root}: before anything is loaded" bash -c "! grep -q 'loaded and attached' <<<'$err'"
+		# shellcheck disable=SC2086
 		err=$("$PPWATCH" export --listen 127.0.0.1:0 --web-config "$WORK/none.yml" $u 2>&1 >/dev/null)
 		check "${u:-root}: a web config that is not there" grep -q "none.yml: error: cannot read the web config: No such file or directory" <<<"$err"
 	done

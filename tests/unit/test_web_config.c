@@ -35,12 +35,12 @@ static void put_file(const char *name, const char *text)
 	fclose(f);
 }
 
-static int read_file(void *arg, const char *path, char **out)
+static int read_pem(void *arg, const char *path, char **out)
 {
 	return small_file_read(path, WEB_CONFIG_MAX_BYTES, out);
 }
 
-static const struct web_reader reader = { read_file, NULL };
+static const struct web_reader reader = { read_pem, NULL };
 
 /* parse text as DIR/web.yml; *diag gets what it says */
 static int parse(struct web_config *c, const char *text, char **diag)
