@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stddef.h>
 #include <libgen.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,9 +11,7 @@
 #include "lib/util.h"
 #include "lib/vec.h"
 #include "model/web_config.h"
-
-/* the top, a section, a value: deeper is no web config */
-#define WEB_MAX_DEPTH 8
+#include "model/yaml_walk.h"
 
 enum {
 	K_TLS = 1,
@@ -97,81 +96,37 @@ bool web_client_cert_verified(enum web_client_auth a)
 /* ---- the walk --------------------------------------------------------------------- */
 
 struct wctx {
-	struct diags d;
+	struct ywalk y;
 	const struct web_reader *rd;
-	yaml_document_t *doc;
 	struct web_config *c;
 	struct rpos pos[K_HTTP2 + 1]; /* where each key was: "first at line ..." */
 	size_t users_cap;
 };
 
-#define werr(w, p, ...) diag_add(&(w)->d, p, __VA_ARGS__)
-
-static struct rpos node_pos(const yaml_node_t *n)
-{
-	return (struct rpos){ (int)n->start_mark.line + 1, (int)n->start_mark.column + 1 };
-}
+#define werr(w, p, ...) ywerr(&(w)->y, p, __VA_ARGS__)
+#define node_pos	ywalk_pos
 
 static yaml_node_t *node(struct wctx *w, int idx)
 {
-	return yaml_document_get_node(w->doc, idx);
+	return ywalk_node(&w->y, idx);
 }
 
 /* a scalar's text, or NULL (reported: a list, a mapping, nothing, a NUL) */
 static const char *scalar(struct wctx *w, const yaml_node_t *v, const char *key,
 			  const char *expected)
 {
-	if (v->type != YAML_SCALAR_NODE || !v->data.scalar.length) {
-		werr(w, node_pos(v), "%s: expected %s, got %s", key, expected,
-		     v->type == YAML_SEQUENCE_NODE ? "a list" :
-		     v->type == YAML_MAPPING_NODE  ? "a mapping" :
-						     "nothing");
-		return NULL;
-	}
-	if (strlen((const char *)v->data.scalar.value) != v->data.scalar.length) {
-		werr(w, node_pos(v), "%s: a NUL byte in the value; expected %s", key, expected);
-		return NULL;
-	}
-	return (const char *)v->data.scalar.value;
+	return ywalk_scalar(&w->y, v, key, expected);
 }
 
 static char *xstrdup(struct wctx *w, const char *s)
 {
-	char *r = strdup(s);
-
-	if (!r)
-		w->d.nomem = true;
-	return r;
+	return ywalk_strdup(&w->y, s);
 }
 
 static void unknown_key(struct wctx *w, const yaml_node_t *k, const char *where,
 			const struct wkey *keys)
 {
-	const char *key = (const char *)k->data.scalar.value, *best = NULL;
-	size_t bestd = strlen(key) >= 8 ? 4 : 3, d, off = 0;
-	char list[512], e[DIAG_ECHO_MAX + 4];
-	const struct wkey *kd;
-
-	list[0] = 0;
-	for (kd = keys; kd->key; kd++) {
-		if (kd->unsupported)
-			continue;
-		off += snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0, "%s%s",
-				off ? ", " : "", kd->key);
-		d = diag_distance(key, kd->key);
-		if (d < bestd) {
-			bestd = d;
-			best = kd->key;
-		}
-	}
-	key = diag_echo(key, k->data.scalar.length, e);
-	if (best)
-		werr(w, node_pos(k),
-		     "unknown key '%s' in %s; did you mean '%s'? (expected one of: %s)", key, where,
-		     best, list);
-	else
-		werr(w, node_pos(k), "unknown key '%s' in %s; expected one of: %s", key, where,
-		     list);
+	ywalk_unknown_key(&w->y, k, where, keys, sizeof(*keys), offsetof(struct wkey, unsupported));
 }
 
 /* a path as the config names it: relative to the config's directory */
@@ -185,7 +140,7 @@ static char *resolve(struct wctx *w, const char *path)
 	if (!dir)
 		return NULL;
 	if (asprintf(&out, "%s/%s", dirname(dir), path) < 0) {
-		w->d.nomem = true;
+		w->y.d.nomem = true;
 		out = NULL;
 	}
 	free(dir);
@@ -362,7 +317,7 @@ static void users(struct wctx *w, yaml_node_t *map)
 		if (!u || !(u->name = xstrdup(w, name)) || !(u->hash = xstrdup(w, hash))) {
 			if (u)
 				free(u->name);
-			w->d.nomem = true;
+			w->y.d.nomem = true;
 			return;
 		}
 		u->pos = node_pos(v);
@@ -490,104 +445,42 @@ static void check_tls(struct wctx *w)
 
 /* ---- the document ---------------------------------------------------------------- */
 
-static struct rpos mark_pos(yaml_mark_t m)
-{
-	return (struct rpos){ (int)m.line + 1, (int)m.column + 1 };
-}
-
-/* as rules.c's prescan: deep flow nesting and aliases refused before the load pays */
-static bool prescan(struct wctx *w, const char *buf, size_t len)
-{
-	yaml_parser_t p;
-	yaml_event_t ev;
-	bool ok = true, end = false;
-	int depth = 0;
-
-	if (!yaml_parser_initialize(&p)) {
-		w->d.nomem = true;
-		return false;
-	}
-	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-	while (ok && !end && yaml_parser_parse(&p, &ev)) {
-		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
-			if (++depth > WEB_MAX_DEPTH) {
-				werr(w, mark_pos(ev.start_mark),
-				     "nested deeper than %d levels; a web config needs 3",
-				     WEB_MAX_DEPTH);
-				ok = false;
-			}
-		} else if (ev.type == YAML_SEQUENCE_END_EVENT ||
-			   ev.type == YAML_MAPPING_END_EVENT) {
-			depth--;
-		} else if (ev.type == YAML_ALIAS_EVENT) {
-			werr(w, mark_pos(ev.start_mark),
-			     "an alias: a web config does not expand aliases; write the value out");
-			ok = false;
-		} else if (ev.type == YAML_STREAM_END_EVENT) {
-			end = true;
-		}
-		yaml_event_delete(&ev);
-	}
-	if (p.error == YAML_MEMORY_ERROR)
-		w->d.nomem = true;
-	yaml_parser_delete(&p);
-	return ok;
-}
-
-static void yaml_error(struct wctx *w, const yaml_parser_t *p)
-{
-	if (p->error == YAML_MEMORY_ERROR) {
-		w->d.nomem = true;
-		return;
-	}
-	werr(w, mark_pos(p->problem_mark), "invalid YAML: %s", p->problem ?: "error");
-}
+/* the top, a section, a value: deeper is no web config */
+static const struct ywalk_opts web_yaml = {
+	.max_depth = 8,
+	.needs = "a web config needs 3",
+	.aliases = "a web config does not",
+};
 
 int web_config_parse(struct web_config *c, const char *file, const char *buf, size_t len,
 		     FILE *diag, const struct web_reader *rd)
 {
-	struct wctx w = { .d = { .file = file, .out = diag }, .c = c, .rd = rd };
-	yaml_document_t doc, extra;
-	yaml_parser_t p;
+	struct wctx w = { .c = c, .rd = rd };
 	yaml_node_t *root;
+	bool ok;
+	int n;
 
 	memset(c, 0, sizeof(*c));
 	c->min_version = WEB_TLS_MIN_DEFAULT;
 	c->max_version = WEB_TLS_MAX_DEFAULT;
 	c->prefer_server_ciphers = true;
 	c->file = strdup(file);
-	if (!c->file || !yaml_parser_initialize(&p)) {
+	if (!c->file) {
 		web_config_free(c);
 		return -ENOMEM;
 	}
-	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-	if (!prescan(&w, buf, len))
-		goto out;
-	if (!yaml_parser_load(&p, &doc)) {
-		yaml_error(&w, &p);
-		goto out;
+	root = ywalk_load(&w.y, &web_yaml, file, diag, buf, len, &ok);
+	if (ok) {
+		/* an empty file: no TLS, no users, as exporter-toolkit has it */
+		if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
+			section(&w, root, "the top level", top_keys);
+		ywalk_second_document(&w.y, false);
+		check_tls(&w);
 	}
-	w.doc = &doc;
-	root = yaml_document_get_root_node(&doc);
-	/* an empty file: no TLS, no users, as exporter-toolkit has it */
-	if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
-		section(&w, root, "the top level", top_keys);
-	if (yaml_parser_load(&p, &extra)) {
-		if (yaml_document_get_root_node(&extra))
-			werr(&w, mark_pos(extra.start_mark),
-			     "a second YAML document; expected one document per file");
-		yaml_document_delete(&extra);
-	}
-	yaml_document_delete(&doc);
-	check_tls(&w);
-out:
-	yaml_parser_delete(&p);
-	diag_flush(&w.d);
-	if (w.d.nomem) {
+	n = ywalk_end(&w.y);
+	if (n < 0)
 		web_config_free(c);
-		return -ENOMEM;
-	}
-	return w.d.errors;
+	return n;
 }
 
 static void wipe(char *s)
