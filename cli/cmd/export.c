@@ -74,6 +74,8 @@ static struct {
 	.top_pools = PROM_TOP_POOLS,
 };
 
+static struct prom_devsel devsel; /* --device-include, --device-exclude */
+
 enum {
 	OPT_LISTEN = 0x400,
 	OPT_INTERVAL,
@@ -87,6 +89,8 @@ enum {
 	OPT_WEB_CONFIG,
 	OPT_TEXTFILE,
 	OPT_SYSTEMD_SOCKET,
+	OPT_DEVICE_INCLUDE,
+	OPT_DEVICE_EXCLUDE,
 };
 
 static const struct option export_lopts[] = {
@@ -102,6 +106,8 @@ static const struct option export_lopts[] = {
 	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },
 	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 	{ "systemd-socket", no_argument, NULL, OPT_SYSTEMD_SOCKET },
+	{ "device-include", required_argument, NULL, OPT_DEVICE_INCLUDE },
+	{ "device-exclude", required_argument, NULL, OPT_DEVICE_EXCLUDE },
 	{ 0 },
 };
 
@@ -163,6 +169,19 @@ static int export_opt(int o, const char *arg)
 	case OPT_SYSTEMD_SOCKET:
 		opts.systemd_socket = true;
 		return 0;
+	case OPT_DEVICE_INCLUDE:
+	case OPT_DEVICE_EXCLUDE: {
+		const char *which = o == OPT_DEVICE_INCLUDE ? "include" : "exclude";
+		char why[128];
+
+		if (prom_devsel_set(&devsel, o == OPT_DEVICE_INCLUDE, arg, why, sizeof(why))) {
+			usage_error("--device-%s '%s': %s; expected a POSIX extended regular "
+				    "expression (as node_exporter's --collector.netdev.device-%s)",
+				    which, arg, why, which);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	}
 	return -ENOENT;
 }
@@ -198,16 +217,21 @@ static void export_help(void)
 	       "                      only pools that carry information (zombies, DMA\n"
 	       "                      hazards, pages out for a minute, item failures, the\n"
 	       "                      --top-pools with most pages out); auto (default):\n"
-	       "                      device above %d pools. Every device gets its\n"
-	       "                      ppwatch_device_* sums either way\n"
+	       "                      device above %d pools, pool again at %d or fewer.\n"
+	       "                      Every device gets its ppwatch_device_* sums\n"
+	       "                      either way\n"
 	       "  --top-pools N       with --series device: the N pools with most pages out\n"
 	       "                      keep their series (default %d)\n"
+	       "  --device-include RE only pools of devices RE matches (a POSIX extended\n"
+	       "                      regular expression, anywhere in the name: '^eth')\n"
+	       "  --device-exclude RE no pools of devices RE matches ('^veth'); as\n"
+	       "                      node_exporter's --collector.netdev.device-*\n"
 	       "\n"
 	       "Endpoints: /metrics (OpenMetrics 1.0.0 when the Accept header asks for\n"
 	       "application/openmetrics-text, else text 0.0.4), / (a pointer to /metrics).\n\n"
 	       "METRICS (pool = %s; device = %s):\n",
-	       DEFAULT_LISTEN, PROM_AUTO_POOLS, PROM_TOP_POOLS, prom_pool_labels,
-	       prom_device_labels);
+	       DEFAULT_LISTEN, PROM_AUTO_POOLS, PROM_AUTO_POOLS_BACK, PROM_TOP_POOLS,
+	       prom_pool_labels, prom_device_labels);
 	n = prom_families(&h);
 	for (i = 0; i < n; i++) {
 		printf("  %s %s {%s}\n      ", h[i].name, h[i].type, h[i].labels);
@@ -222,6 +246,7 @@ static struct monitor mon;
 static struct prom_totals totals;
 static struct prom_self self;
 static double start_time;
+static struct snapshot view; /* with them: the pools of the devices selected */
 
 /* this process's CPU (user + system) and resident memory */
 static void process_stats(double *cpu, __u64 *rss_bytes)
@@ -243,6 +268,12 @@ static void process_stats(double *cpu, __u64 *rss_bytes)
 	}
 }
 
+/* the snapshot exported: the monitor's, or its pools of the selected devices */
+static const struct snapshot *shown(void)
+{
+	return prom_devsel_any(&devsel) ? &view : &mon.cur;
+}
+
 static int sample(void)
 {
 	double t0 = now_mono_s(), dt;
@@ -253,17 +284,33 @@ static int sample(void)
 	self.collect_duration_s = dt;
 	self.collect_seconds_total += dt;
 	self.collects_total++;
+	if (!err && prom_devsel_any(&devsel)) {
+		/* the devices --device-include and --device-exclude select */
+		snapshot_free(&view);
+		err = snapshot_copy(&view, &mon.cur);
+		if (err)
+			p_err("export: the pools of %zu: %s", mon.cur.n, strerror(-err));
+		else
+			prom_devsel_filter(&devsel, &view);
+	}
 	if (!err) {
 		struct snapshot_totals tot;
+		bool was = self.per_device;
 
-		snapshot_totals(&mon.cur, &tot);
-		self.per_device =
-			!strcmp(opts.series, "device") ||
-			(!strcmp(opts.series, "auto") && tot.live + tot.zombies > PROM_AUTO_POOLS);
+		snapshot_totals(shown(), &tot);
+		self.per_device = !strcmp(opts.series, "device") ||
+				  (!strcmp(opts.series, "auto") &&
+				   prom_auto_per_device(was, tot.live + tot.zombies));
+		if (!strcmp(opts.series, "auto") && self.per_device != was)
+			p_info("export: --series auto: %s (%llu pools)",
+			       self.per_device ? "per device from now on, with the informative and "
+						 "top pools" :
+						 "every pool its series again",
+			       (unsigned long long)(tot.live + tot.zombies));
 		self.top_pools = opts.top_pools;
-		err = prom_totals_update(&totals, &mon.cur);
+		err = prom_totals_update(&totals, shown());
 		if (err)
-			p_err("export: the totals of %zu pools: %s", mon.cur.n, strerror(-err));
+			p_err("export: the totals of %zu pools: %s", shown()->n, strerror(-err));
 	}
 	if (err) {
 		/* what it does about it (ppwatch_collect_errors_total counts them) */
@@ -285,7 +332,7 @@ static int render_part(enum prom_format fmt, char **body, size_t *len)
 
 	if (!f)
 		return -ENOMEM;
-	prom_render(f, fmt, &mon.cur, &totals, &self);
+	prom_render(f, fmt, shown(), &totals, &self);
 	return fclose(f) ? -ENOMEM : 0;
 }
 
@@ -301,7 +348,7 @@ static int render(enum prom_format fmt, char **body, size_t *len)
 	f = open_memstream(body, len);
 	if (!f)
 		return -ENOMEM;
-	prom_render(f, fmt, &mon.cur, &totals, &self);
+	prom_render(f, fmt, shown(), &totals, &self);
 	prom_render_serve(f, fmt, &sv);
 	return fclose(f) ? -ENOMEM : 0;
 }
@@ -775,6 +822,8 @@ out:
 	if (listener > 0)
 		ret = stop_listener() ?: ret;
 	prom_totals_free(&totals);
+	snapshot_free(&view);
+	prom_devsel_free(&devsel);
 	return ret;
 }
 
@@ -784,7 +833,8 @@ const struct command cmd_export = {
 	.synopsis =
 		"[--listen ADDR:PORT | --systemd-socket] [--web-config FILE] [--textfile PATH] [--interval DUR] "
 		"[--timeout DUR] [--max-clients N] [--user USER] [--series auto|pool|device] "
-		"[--top-pools N] [--once [--openmetrics]]",
+		"[--top-pools N] [--device-include RE] [--device-exclude RE] "
+		"[--once [--openmetrics]]",
 	.summary = "serve per-pool metrics to Prometheus (OpenMetrics or text 0.0.4)",
 	.lopts = export_lopts,
 	.sopts = NULL,

@@ -420,9 +420,74 @@ static void test_feed(void)
 	close(sv[1]);
 }
 
+/* --series auto: one switch each way, however the count hovers about the threshold */
+static void test_series_auto_hysteresis(void)
+{
+	static const size_t counts[] = { 10,  250, 256, 257, 255, 257, 240, 200,
+					 193, 192, 200, 256, 257, 256, 192, 0 };
+	bool per_device = false;
+	int switches = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(counts); i++) {
+		bool now = prom_auto_per_device(per_device, counts[i]);
+
+		switches += now != per_device;
+		per_device = now;
+		if (counts[i] == 257 && i == 3)
+			CHECK(per_device, "above %d: per device", PROM_AUTO_POOLS);
+		if (i > 3 && i < 9)
+			CHECK(per_device, "%zu pools after going above: still per device",
+			      counts[i]);
+		if (i == 9)
+			CHECK(!per_device, "%d: every pool again", PROM_AUTO_POOLS_BACK);
+		if (i == 10 || i == 11)
+			CHECK(!per_device, "%zu: not per device again before %d", counts[i],
+			      PROM_AUTO_POOLS);
+	}
+	/* up at 257, down at 192, up at 257, down at 192 */
+	CHECK_INT(switches, 4);
+	CHECK(prom_auto_per_device(false, PROM_AUTO_POOLS + 1), "up");
+	CHECK(!prom_auto_per_device(false, PROM_AUTO_POOLS), "not up at the threshold itself");
+	CHECK(prom_auto_per_device(true, PROM_AUTO_POOLS_BACK + 1), "not down above the way back");
+}
+
+/* --device-include / --device-exclude: node_exporter's, anywhere in the name */
+static void test_device_select(void)
+{
+	struct prom_devsel d = { 0 };
+	struct snapshot s;
+	char why[128];
+
+	CHECK(!prom_devsel_any(&d), "none given");
+	CHECK(prom_devsel_match(&d, "veth1"), "none given: every device");
+	CHECK_INT(prom_devsel_set(&d, false, "^veth", why, sizeof(why)), 0);
+	CHECK(!prom_devsel_match(&d, "veth1a2b"), "excluded");
+	CHECK(prom_devsel_match(&d, "eth0"), "not excluded");
+	CHECK(prom_devsel_match(&d, "myveth"), "anchored by the expression alone");
+	CHECK_INT(prom_devsel_set(&d, true, "eth|vb", why, sizeof(why)), 0);
+	CHECK(prom_devsel_match(&d, "eth0") && prom_devsel_match(&d, "vb"), "included");
+	CHECK(!prom_devsel_match(&d, "lo"), "not included");
+	CHECK(!prom_devsel_match(&d, "veth0"), "included but excluded");
+	CHECK(!prom_devsel_match(&d, ""), "no device: not included");
+	CHECK_INT(prom_devsel_set(&d, true, "(", why, sizeof(why)), -EINVAL);
+	CHECK(why[0] != 0, "regcomp's reason");
+	CHECK(!d.include_set, "a bad one is not kept");
+	/* a snapshot's rows: the selected ones stay, in order */
+	make_snapshot(&s, false);
+	prom_devsel_free(&d);
+	CHECK_INT(prom_devsel_set(&d, false, "^eth0$", why, sizeof(why)), 0);
+	prom_devsel_filter(&d, &s);
+	CHECK_INT(s.n, 3);
+	CHECK_INT(s.rows[0].id, 12);
+	prom_devsel_free(&d);
+}
+
 int main(void)
 {
 	TEST(test_feed);
+	TEST(test_series_auto_hysteresis);
+	TEST(test_device_select);
 	TEST(test_render_golden);
 	TEST(test_render_structure);
 	TEST(test_totals_wrap);
