@@ -772,7 +772,9 @@ static int export_run(int argc, char **argv)
 	if (opts.user && privs_user(opts.user, &user_uid, &user_gid))
 		return EXIT_ERROR;
 	signal(SIGPIPE, SIG_IGN);
-	stop_on_hangup();
+	/* a daemon re-reads its configuration on SIGHUP; --once ends, as it would by default */
+	if (!opts.once)
+		stop_on_hangup();
 	if (!serving && opts.systemd_socket && getenv("LISTEN_FDS")) {
 		/* the service writing a textfile: its socket is not served */
 		p_info("export: --textfile or --once: the socket systemd passed is not served "
