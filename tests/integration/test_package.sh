@@ -167,9 +167,10 @@ deb_installs_runs_and_removes() {
 			systemd-socket-activate -l "127.0.0.1:$port" $cmd 2>$uerr &
 		pid=$!
 		at_exit "kill $pid 2>/dev/null; rm -f $uerr"
-		# socket activation: the first connection starts it
-		curl -s -m 10 -o /dev/null "http://127.0.0.1:$port/metrics"
-		for _ in $(seq 100); do
+		# socket activation: the first connection starts it (a loaded machine
+		# may take its time to load the programs)
+		curl -s -m 30 -o /dev/null "http://127.0.0.1:$port/metrics"
+		for _ in $(seq 300); do
 			grep -q 'listening on' $uerr && break
 			kill -0 $pid 2>/dev/null || break
 			sleep 0.1
