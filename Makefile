@@ -310,14 +310,14 @@ unit: $(UNIT_BINS)
 	$(Q)tests/run-unit.sh $(OUTPUT)/tests
 
 unit-san: $(SAN_UNIT_BINS)
-	$(Q)tests/run-unit.sh $(SAN_OUT)/tests
+	$(Q)tests/run-unit.sh $(SAN_OUT)/tests unit-san
 
 # --- fuzzing -------------------------------------------------------------------
 $(FUZZ_OUT)/cli/%.o: cli/%.c | $(addprefix $(FUZZ_OUT)/cli/,$(PURE_DIRS))
 	$(call msg,CC-FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/unit/fixtures.h $(FUZZ_PURE_OBJS)
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/fuzz/fuzz_report.h tests/unit/fixtures.h $(FUZZ_PURE_OBJS)
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) -Itests/fuzz -Itests/unit $(FUZZ_CFLAGS) -fsanitize=fuzzer \
 		$< $(FUZZ_PURE_OBJS) $(PURE_LDLIBS) -o $@
@@ -356,9 +356,20 @@ $(OUTPUT)/bench/count.skel.h: $(OUTPUT)/bench/count.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name count_bpf > $@
 
-$(OUTPUT)/bench/ppbench: bench/ppbench.c $(OUTPUT)/bench/count.skel.h
+$(OUTPUT)/bench/alt.bpf.o: bench/alt.bpf.c $(VMLINUX) | $(OUTPUT)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPFCFLAGS) -c $< -o $@
+
+$(OUTPUT)/bench/alt.skel.h: $(OUTPUT)/bench/alt.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name alt_bpf > $@
+
+# ppbench --fold times the fold ppwatch runs: the model's own source
+$(OUTPUT)/bench/ppbench: bench/ppbench.c $(OUTPUT)/bench/count.skel.h $(OUTPUT)/bench/alt.skel.h \
+		cli/model/page_ledger.c cli/lib/vec.c
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/bench $< $(ALL_LDFLAGS) -lbpf -lelf -lz -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/bench -Icli -Ibpf $< cli/model/page_ledger.c cli/lib/vec.c \
+		$(ALL_LDFLAGS) -lbpf -lelf -lz -o $@
 
 .PHONY: bench
 bench: all $(OUTPUT)/bench/ppbench

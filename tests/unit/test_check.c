@@ -560,6 +560,7 @@ static void test_run_report(void)
 	res = report_add(&checks);
 	CHECK_INT(run_report_result(&rep, res), 0);
 	CHECK(res->v == VERDICT_FAIL, "stuck pools fail");
+	run_report_verdicts(&rep);
 	CAPTURE(buf, f, run_report_text(f, &rep));
 	check_golden("check-run.txt", buf);
 	free(buf);
@@ -588,15 +589,22 @@ static void test_run_report(void)
 			.what = "udp 192.0.2.2:5001 inode 306415",
 			.remedy = "read from it or close it",
 			.pages = 151,
+			.walked = true,
 		};
 		rep.pools[i].holders[1] = (struct run_holder){
 			.pid = 77,
 			.comm = "nc",
 			.what = "tcp 192.0.2.2:80 ino 9 pid 77 nc fd 3",
 			.pages = 2,
+			.walked = true,
 		};
+		rep.pools[i].holders_note = NULL;
 	}
+	run_report_verdicts(&rep);
 	CAPTURE(buf, f, run_report_text(f, &rep));
+	CHECK(strstr(buf, "  verdict: held: 151 pages (604KiB) out, 153 of them held by 2 holders "
+			  "ppwatch walked") != NULL,
+	      "the verdict: %s", buf);
 	CHECK(strstr(buf, "  holder: udp 192.0.2.2:5001 inode 306415, pid 4242 (ppgen), "
 			  "151 pages\n") != NULL,
 	      "holder line: %s", buf);
@@ -617,7 +625,23 @@ static void test_run_report(void)
 	{
 		CHECK(strstr(buf, "\"remedy\":\"read from it or close it\"") != NULL, "%s", buf);
 		CHECK(strstr(buf, "\"remedy\":null") != NULL, "%s", buf);
+		CHECK(strstr(buf, "\"verdict\":{\"verdict\":\"held\"") != NULL, "%s", buf);
 		free(buf);
+	}
+	/* only the rest no walk reaches: leaked; pages coming back: draining */
+	for (i = 0; i < rep.n; i++) {
+		if (rep.pools[i].row.id != 8)
+			continue;
+		rep.pools[i].holders[0].walked = rep.pools[i].holders[1].walked = false;
+		run_report_verdicts(&rep);
+		CHECK(rep.pools[i].verdict.code == PV_LEAKED, "leaked");
+		rep.pools[i].row.release_per_s = 10;
+		run_report_verdicts(&rep);
+		CHECK(rep.pools[i].verdict.code == PV_DRAINING, "draining");
+		CHECK_NEAR(rep.pools[i].verdict.eta_s, 15.1, 1e-9);
+		rep.pools[i].row.inflight = -2;
+		run_report_verdicts(&rep);
+		CHECK(rep.pools[i].verdict.code == PV_ACCOUNTING_BUG, "accounting bug");
 	}
 	run_report_free(&rep);
 }
