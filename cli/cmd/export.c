@@ -21,9 +21,6 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <fcntl.h>
 #include <math.h>
 #include <netdb.h>
@@ -46,6 +43,7 @@
 #include "main.h"
 #include "output/prom.h"
 #include "sources/monitor.h"
+#include "serve/child.h"
 #include "serve/listener.h"
 #include "sources/privs.h"
 
@@ -176,7 +174,7 @@ static int export_opt(int o, const char *arg)
 
 		if (prom_devsel_set(&devsel, o == OPT_DEVICE_INCLUDE, arg, why, sizeof(why))) {
 			usage_error("--device-%s '%s': %s; expected a POSIX extended regular "
-				    "expression (as node_exporter's --collector.netdev.device-%s)",
+				    "expression (as node_exporter's netdev collector's device-%s)",
 				    which, arg, why, which);
 			return -EINVAL;
 		}
@@ -225,7 +223,7 @@ static void export_help(void)
 	       "  --device-include RE only pools of devices RE matches (a POSIX extended\n"
 	       "                      regular expression, anywhere in the name: '^eth')\n"
 	       "  --device-exclude RE no pools of devices RE matches ('^veth'); as\n"
-	       "                      node_exporter's --collector.netdev.device-*\n"
+	       "                      node_exporter's netdev device-include/exclude\n"
 	       "\n"
 	       "Endpoints: /metrics (OpenMetrics 1.0.0 when the Accept header asks for\n"
 	       "application/openmetrics-text, else text 0.0.4), / (a pointer to /metrics).\n\n"
@@ -449,153 +447,27 @@ static int systemd_listener(void)
 
 static uid_t user_uid;
 static gid_t user_gid;
-static pid_t listener = -1;
-static int feed_fd = -1;
-static struct feed_out feed;
+static struct listener_proc lp = { .pid = -1, .feed = -1 };
 
-/* every descriptor but stdio, the listener's socket (then 3) and the feed (then 4) closed */
-static int only_fds(int *lfd, int *fd)
-{
-	int a = fcntl(*lfd, F_DUPFD, 10), b = fcntl(*fd, F_DUPFD, 10);
-	long max, i;
-
-	if (a < 0 || b < 0 || dup2(a, 3) != 3 || dup2(b, 4) != 4)
-		return -errno;
-	if (syscall(SYS_close_range, 5, ~0U, 0)) {
-		max = sysconf(_SC_OPEN_MAX);
-		for (i = 5; i < (max > 0 && max < 65536 ? max : 65536); i++)
-			close(i);
-	}
-	*lfd = 3;
-	*fd = 4;
-	return 0;
-}
-
-/* the forked listener's life: what it exits with */
-static int listener_child(int lfd, int fd, pid_t sampler)
+/* in the forked listener, before it serves: every capability and (with --user) uid 0 gone */
+static int listener_privileges(void *arg)
 {
 	char kept[8];
-	int err;
 
-	err = only_fds(&lfd, &fd);
-	if (err) {
-		p_err("export: the listener's descriptors: %s", strerror(-err));
-		return EXIT_ERROR;
-	}
-	if (privs_drop(NULL, 0, opts.user ? &user_uid : NULL, opts.user ? &user_gid : NULL, kept,
-		       sizeof(kept)))
-		return EXIT_ERROR;
-	/* the parent-death signal, after the change of user (which clears it) */
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() != sampler)
-		return EXIT_OK;
-	p_info("export: the listener (pid %d) runs as uid %u with no capabilities, "
-	       "no_new_privs and a seccomp filter",
-	       (int)getpid(), (unsigned int)getuid());
-	return listener_run(&(struct listener_opts){
-		.lfd = lfd,
-		.feed = fd,
+	return privs_drop(NULL, 0, opts.user ? &user_uid : NULL, opts.user ? &user_gid : NULL, kept,
+			  sizeof(kept));
+}
+
+static int start_listener(int lfd)
+{
+	const struct listener_opts o = {
 		.web_config = opts.web_config,
 		.max_clients = opts.max_clients,
 		.timeout = opts.timeout,
 		.interval = opts.interval,
-	});
-}
+	};
 
-/* how the listener ended, said; EXIT_OK only when it was asked to stop */
-static int reap_listener(bool asked)
-{
-	int st = 0;
-	pid_t r;
-	int i;
-
-	if (listener < 0)
-		return EXIT_OK;
-	/* asked to stop, it ends within a bcrypt check: else it is made to */
-	for (i = 0; asked && i < 500; i++) {
-		r = waitpid(listener, &st, WNOHANG);
-		if (r == listener || (r < 0 && errno != EINTR))
-			break;
-		usleep(10000);
-	}
-	if (i == 500) {
-		p_warn("export: the listener (pid %d) did not stop in 5s: killed", (int)listener);
-		kill(listener, SIGKILL);
-	}
-	if (!asked || i == 500)
-		while (waitpid(listener, &st, 0) < 0 && errno == EINTR)
-			;
-	listener = -1;
-	if (WIFEXITED(st) && (asked || WEXITSTATUS(st) == EXIT_ERROR))
-		return WEXITSTATUS(st) ? EXIT_ERROR : EXIT_OK;
-	if (WIFEXITED(st))
-		p_err("export: the listener exited (status %d): serving stopped", WEXITSTATUS(st));
-	else if (WIFSIGNALED(st) && (!asked || WTERMSIG(st) != SIGTERM))
-		p_err("export: the listener was killed by signal %d (%s)%s", WTERMSIG(st),
-		      strsignal(WTERMSIG(st)),
-		      WTERMSIG(st) == SIGSYS ? ": its seccomp filter stopped a system call" : "");
-	else
-		return EXIT_OK;
-	return EXIT_ERROR;
-}
-
-static int stop_listener(void)
-{
-	if (listener > 0)
-		kill(listener, SIGTERM);
-	if (feed_fd >= 0)
-		close(feed_fd);
-	feed_fd = -1;
-	feed_out_free(&feed);
-	return reap_listener(true);
-}
-
-/*
- * Fork the listener, and wait until it has read the web config: 0, or
- * the exit status it ended with (it said why)
- */
-static int start_listener(int lfd)
-{
-	struct pollfd pfd;
-	pid_t sampler = getpid();
-	int sv[2], sndbuf = 4 << 20, st;
-
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		p_err("export: a socketpair for the listener: %s", strerror(errno));
-		return EXIT_ERROR;
-	}
-	fflush(stderr);
-	listener = fork();
-	if (listener < 0) {
-		p_err("export: forking the listener: %s", strerror(errno));
-		close(sv[0]);
-		close(sv[1]);
-		return EXIT_ERROR;
-	}
-	if (!listener) {
-		close(sv[0]);
-		_exit(listener_child(lfd, sv[1], sampler));
-	}
-	close(sv[1]);
-	close(lfd);
-	feed_fd = sv[0];
-	/* ready: its end shut for writing (or closed, when it ended); nothing read */
-	pfd = (struct pollfd){ feed_fd, POLLRDHUP };
-	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
-		if (exiting)
-			return stop_listener();
-	if ((pfd.revents & POLLHUP) || waitpid(listener, &st, WNOHANG) == listener) {
-		if (!(pfd.revents & POLLHUP)) { /* reaped already */
-			listener = -1;
-			return WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : EXIT_ERROR;
-		}
-		close(feed_fd);
-		feed_fd = -1;
-		return reap_listener(false) ?: EXIT_ERROR;
-	}
-	fcntl(feed_fd, F_SETFL, fcntl(feed_fd, F_GETFL) | O_NONBLOCK);
-	setsockopt(feed_fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
-	return 0;
+	return listener_start(&lp, lfd, &o, listener_privileges, NULL);
 }
 
 /* the latest snapshot to the listener, in both formats: 0, or -errno (it is gone) */
@@ -610,14 +482,14 @@ static int feed_listener(void)
 	process_stats(&h.cpu_seconds, &rss);
 	h.rss_bytes = rss;
 	err = render_part(PROM_TEXT, &text, &tl) ?: render_part(PROM_OPENMETRICS, &om, &ol);
-	err = err ?: feed_queue(&feed, &h, text, om);
+	err = err ?: feed_queue(&lp.out, &h, text, om);
 	free(text);
 	free(om);
 	if (err) {
 		p_err("export: rendering the exposition: %s", strerror(-err));
 		return 0; /* the previous one is served */
 	}
-	return feed_flush(&feed, feed_fd);
+	return feed_flush(&lp.out, lp.feed);
 }
 
 /* ---- the command --------------------------------------------------------------------- */
@@ -667,26 +539,23 @@ static int serve(void)
 			/* on schedule; skip the intervals a slow collection overran */
 			next += opts.interval * ceil((now - next + 1e-9) / opts.interval);
 		}
-		pfd = (struct pollfd){ feed_fd, feed_pending(&feed) ? POLLOUT : 0 };
+		pfd = (struct pollfd){ lp.feed, feed_pending(&lp.out) ? POLLOUT : 0 };
 		r = monitor_wait(&mon, next, &pfd, 1);
 		if (r < 0) /* reported */
-			return stop_listener(), r;
+			return listener_stop(&lp), r;
 		if (pfd.revents & (POLLHUP | POLLERR))
 			break;
 		if (pfd.revents & POLLOUT)
-			err = feed_flush(&feed, feed_fd);
+			err = feed_flush(&lp.out, lp.feed);
 		if (hangup) {
 			hangup = 0;
 			p_dbg("export: SIGHUP: passed on to the listener");
-			kill(listener, SIGHUP);
+			kill(lp.pid, SIGHUP);
 		}
 	}
 	if (exiting)
-		return stop_listener() ? -EIO : 0;
-	close(feed_fd);
-	feed_fd = -1;
-	feed_out_free(&feed);
-	reap_listener(false);
+		return listener_stop(&lp) ? -EIO : 0;
+	listener_lost(&lp);
 	return -EIO;
 }
 
@@ -821,8 +690,8 @@ static int export_run(int argc, char **argv)
 out_monitor:
 	monitor_close(&mon);
 out:
-	if (listener > 0)
-		ret = stop_listener() ?: ret;
+	if (lp.pid > 0)
+		ret = listener_stop(&lp) ?: ret;
 	prom_totals_free(&totals);
 	snapshot_free(&view);
 	prom_devsel_free(&devsel);
