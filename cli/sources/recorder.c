@@ -59,12 +59,16 @@ static void gap_fail(struct recorder *w, enum rec_gap g, int err)
 			write_gap(w, g, false);
 	}
 	x->failures++;
-	if (x->warned && now - x->warned < 60)
+	/* once a minute at most, however often the gap ends and begins again */
+	if (w->warned[g] && now - w->warned[g] < 60)
 		return;
-	x->warned = now;
+	w->warned[g] = now;
 	if (g == GAP_WRITE || g == GAP_ROTATE)
 		p_warn("record: %s: records are lost until there is room (%llu so far)",
 		       w->out->what, (unsigned long long)w->lost_total + 1);
+	else if (g == GAP_INCIDENTS)
+		p_warn("record: %s; tried again when they change (%llu so far)", w->inc.what,
+		       (unsigned long long)x->failures);
 	else
 		p_warn("record: %s failed: %s; recording on (%llu so far)", gap_what[g],
 		       strerror(err), (unsigned long long)x->failures);
@@ -509,12 +513,10 @@ static void write_incidents(struct recorder *w, bool force)
 	hdr = header(w, "incidents", &len);
 	err = hdr ? incf_write(&w->inc, hdr, len, now) : -ENOMEM;
 	free(hdr);
-	if (err) {
-		p_warn("record: %s", w->inc.what);
+	if (err)
 		gap_fail(w, GAP_INCIDENTS, -err);
-	} else {
+	else
 		gap_ok(w, GAP_INCIDENTS);
-	}
 }
 
 /* ---- the recorder -------------------------------------------------------------------------- */

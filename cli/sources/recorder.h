@@ -78,7 +78,6 @@ struct recorder_gap {
 	double since;
 	uint64_t failures;
 	uint64_t lost, lost_bytes; /* records (and bytes) not written */
-	double warned;
 };
 
 struct recorder {
@@ -100,6 +99,7 @@ struct recorder {
 	uint64_t parts;	  /* records written in parts */
 	uint64_t dropped; /* elements left out of a record for the bound */
 	struct recorder_gap gaps[GAP_MAX];
+	double warned[GAP_MAX]; /* when each last said it on stderr (CLOCK_MONOTONIC) */
 	uint64_t lost_total, gaps_total;
 	/* the retries of each pool still destroyed: what its last written one said */
 	struct rec_retry {
