@@ -148,19 +148,34 @@ static size_t plan_size(const struct incidents *x, const struct plan *p, size_t 
 	return n;
 }
 
-/* left out until it fits: what a recorder before left, freed incidents, copies, open ones */
-static void trim(struct incidents *x, struct plan *p, size_t hlen)
+/* the copies of the freed (or the open) incidents, in trim order, newest first, until it fits */
+static void trim_copies(struct incidents *x, struct plan *p, size_t hlen, bool freed)
 {
 	size_t k, t;
 
+	for (t = 0; t < sizeof(trim_order) / sizeof(trim_order[0]); t++)
+		for (k = x->n; k-- > 0 && plan_size(x, p, hlen) > x->budget;)
+			if (x->v[k].freed == freed)
+				p->slot[k * IS_MAX + trim_order[t]] = false;
+}
+
+/*
+ * Left out until it fits: what a recorder before left; the freed
+ * incidents' copies, then the freed incidents; the open ones' copies, then
+ * the open ones. A freed incident loses its copies before it is left out
+ * whole: the one incident of a small budget is kept, without its pages.
+ */
+static void trim(struct incidents *x, struct plan *p, size_t hlen)
+{
+	size_t k;
+
 	if (plan_size(x, p, hlen) > x->budget)
 		p->before = false;
+	trim_copies(x, p, hlen, true);
 	for (k = 0; k < x->n && plan_size(x, p, hlen) > x->budget; k++)
 		if (x->v[k].freed)
 			p->in[k] = false;
-	for (t = 0; t < sizeof(trim_order) / sizeof(trim_order[0]); t++)
-		for (k = x->n; k-- > 0 && plan_size(x, p, hlen) > x->budget;)
-			p->slot[k * IS_MAX + trim_order[t]] = false;
+	trim_copies(x, p, hlen, false);
 	for (k = 0; k < x->n && plan_size(x, p, hlen) > x->budget; k++)
 		p->in[k] = false;
 }

@@ -158,7 +158,7 @@ rotation_bounds_under_fast_snapshots() {
 incident_kept_past_rotation() {
 	require_kernel
 	workdir
-	local pid rpid total=0 f seq
+	local pid rpid total=0 f seq sseq
 	lab_begin
 	export SCALE_NS=$LAB-scale SCALE_DEVS=4 SCALE_QUEUES=50
 	at_exit scale_down
@@ -170,16 +170,26 @@ incident_kept_past_rotation() {
 	wait_attached "$WORK/err" $rpid
 	sleep 1
 	lab_xdp_off
-	# 600 records past the destroy, snapshots of 200 pools each (in parts)
+	# counted from the stall's own seq (snapshots of 200 pools in parts
+	# count fast: a count from the start can pass before the destroy is even
+	# written); the stall (--stall-after 2s) starts the last scan naming the holder
+	for _ in $(seq 300); do
+		sseq=$(jq -r 'select(.type == "event" and .event.event == "stalled") | .seq' \
+			"$WORK"/rec.incidents 2>/dev/null | head -n 1)
+		[ -n "$sseq" ] && break
+		sleep 0.1
+	done
+	[ -n "$sseq" ] || { kill -KILL $rpid; fail "no stall kept in rec.incidents in 30 s"; }
+	# 600 records past the stall
 	for _ in $(seq 1200); do
 		seq=$(tail -n 1 "$WORK/rec" 2>/dev/null | jq -r '.seq // 0' 2>/dev/null)
-		[ "${seq:-0}" -ge 700 ] && break
+		[ "${seq:-0}" -ge $((sseq + 600)) ] && break
 		sleep 0.1
 	done
 	kill -KILL $rpid
 	wait $rpid 2>/dev/null
 	log "killed at record $seq after $(grep -c . "$WORK/rec") lines in rec; $(cd "$WORK" && echo rec*)"
-	check "600 records past the destroy" [ "${seq:-0}" -ge 700 ]
+	check "600 records past the stall (its seq $sseq, the last $seq)" [ "${seq:-0}" -ge $((sseq + 600)) ]
 	check "the set no longer has the destroy" bash -c "! grep -q '\"event\":\"destroy\"' '$WORK'/rec '$WORK'/rec.1 '$WORK'/rec.2"
 	check "nor a record naming the holder" bash -c "! grep -q 'pid $pid ppgen' '$WORK'/rec '$WORK'/rec.1 '$WORK'/rec.2"
 	for f in "$WORK"/rec*; do
@@ -239,7 +249,7 @@ what_matters_is_synced() {
 	local rpid ppid log=$WORK/strace d h
 	lab_begin
 	lab_hold 100 1000 >/dev/null || fail "holder"
-	strace -f -qq -s 100 -e trace=write,fdatasync -o "$log" \
+	strace -f -qq -s 256 -e trace=write,fdatasync -o "$log" \
 		"$PPWATCH" -v record -o "$WORK/rec" --snapshot-every 0.5 2>"$WORK/err" &
 	rpid=$!
 	for _ in $(seq 300); do
@@ -330,14 +340,21 @@ full_disk_during_a_holder_scan() {
 	local pid
 	lab_begin
 	read -r pid _ < <(lab_hold 300 1000) || fail "holder"
-	# 40 KiB free: the header, snapshots, the scan's pool; not 300 oldest pages too
+	# 40 KiB free once the recording has begun (the host's other pools, each
+	# a "new" event at the start, may take any room): the destroy, the scan's
+	# pool; not 300 oldest pages too
 	unshare -m bash -c '
-		mount -t tmpfs -o size=384k,mode=0700 ppwatch-full "$1" || exit 4
-		head -c 352256 /dev/zero >"$1/filler"
+		mount -t tmpfs -o size=8m,mode=0700 ppwatch-full "$1" || exit 4
 		"$2" -v record -o "$1/rec" --max-size 0 --snapshot-every 5 --oldest-pages 300 \
 			--stall-after 1s 6 2>"$1/err" &
 		rpid=$!
 		for _ in $(seq 300); do grep -q "loaded and attached" "$1/err" && break; sleep 0.1; done
+		n=-1
+		for _ in $(seq 50); do
+			[ "$(stat -c %s "$1/rec" 2>/dev/null)" = "$n" ] && break
+			n=$(stat -c %s "$1/rec" 2>/dev/null); sleep 0.1
+		done
+		head -c $(($(df -B1 --output=avail "$1" | tail -n 1) - 40960)) /dev/zero >"$1/filler" 2>/dev/null
 		$4
 		for _ in $(seq 50); do grep -q "records are lost" "$1/err" && break; sleep 0.1; done
 		sleep 0.5

@@ -568,7 +568,8 @@ static size_t line(char *buf, size_t len, const char *type, double time, uint64_
 			(unsigned long long)seq, rest);
 }
 
-/* within the budget: what a recorder before left goes first, then freed incidents, copies */
+/* within the budget: what a recorder before left goes first, then freed incidents' copies and
+ * the incidents, then copies of the open ones */
 static void test_incidents_budget(void)
 {
 	const char *hdr = "{\"type\":\"header\",\"time\":1,\"seq\":1,\"file\":\"incidents\"}\n";
@@ -631,6 +632,24 @@ static void test_incidents_budget(void)
 	CHECK(text && len <= 4000, "%zu within 4000", len);
 	CHECK(x.dropped > 0, "left out: %llu", (unsigned long long)x.dropped);
 	CHECK(text && strstr(text, "\"seq\":24"), "the newest open one kept");
+	free(text);
+	inc_free(&x);
+	/* the one incident, freed, its pages past the budget: kept without them */
+	inc_init(&x, 4000, 1);
+	i = inc_get(&x, 0x4000, 1, true, 50);
+	n = line(buf, sizeof(buf), "event", 50, 30, ",\"event\":{\"event\":\"destroy\"}");
+	CHECK_INT(inc_keep(&x, i, IS_DESTROY, buf, n, 50, 30), 0);
+	n = snprintf(buf, sizeof(buf),
+		     "{\"type\":\"pages\",\"time\":51,\"seq\":31,\"x\":\"%.*s\"}\n", 3900, big);
+	CHECK_INT(inc_keep(&x, i, IS_PAGES_FIRST, buf, n, 51, 31), 0);
+	n = line(buf, sizeof(buf), "event", 52, 32, ",\"event\":{\"event\":\"freed\"}");
+	CHECK_INT(inc_keep(&x, i, IS_FREED, buf, n, 52, 32), 0);
+	text = inc_render(&x, hdr, strlen(hdr), &len);
+	CHECK(text && len <= 4000, "%zu within 4000", len);
+	CHECK_INT(x.dropped, 0);
+	CHECK(text && strstr(text, "\"seq\":30") && strstr(text, "\"seq\":32") &&
+		      !strstr(text, "\"seq\":31"),
+	      "the destroy and the free kept, the pages left out: %s", text ? text : "(null)");
 	free(text);
 	inc_free(&x);
 }
