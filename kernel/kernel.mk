@@ -17,7 +17,8 @@
 #
 # Knobs: KERNEL_WORK (trees, build dirs, package kernels, logs; default the
 # checkout's own, kernel/workdir.sh), PREREQ_DIR (default kernel/prereq),
-# KERNEL_JOBS (make -j), VM_TIMEOUT (seconds per VM boot, default 900),
+# KERNEL_JOBS (make -j), VM_TIMEOUT (seconds per VM boot, default 1800;
+# VM_SILENCE, environment: seconds without console output, 300),
 # KERNEL_SET (test: the set=test lines, default; matrix: every line),
 # KERNEL_FLAVORS (names of kernel/matrix lines, 'all' for every one;
 # overrides KERNEL_SET), KERNEL_MATRIX (default kernel/matrix).
@@ -27,7 +28,7 @@
 KERNEL_WORK ?=
 PREREQ_DIR ?= $(abspath kernel/prereq)
 KERNEL_JOBS ?= $(shell nproc)
-VM_TIMEOUT ?= 900
+VM_TIMEOUT ?= 1800
 KERNEL_FLAVORS ?=
 KERNEL_SET ?= test
 KERNEL_MATRIX ?= $(abspath kernel/matrix)
