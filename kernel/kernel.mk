@@ -36,7 +36,7 @@ KERNEL_MATRIX ?= $(abspath kernel/matrix)
 KERNEL_ENV = $(if $(KERNEL_WORK),KERNEL_WORK=$(KERNEL_WORK)) KERNEL_MATRIX=$(KERNEL_MATRIX)
 KERNEL_RIG_ENV = $(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) \
 	KERNEL_JOBS=$(KERNEL_JOBS) VM_TIMEOUT=$(VM_TIMEOUT) KERNEL_FLAVORS="$(KERNEL_FLAVORS)" \
-	PPWATCH_BIN=$(abspath $(OUTPUT))/ppwatch
+	PPWATCH_BIN=$(abspath $(OUTPUT))/ppwatch PPKINDS_BIN=$(abspath $(OUTPUT))/lab/ppkinds
 KERNEL_RIG = $(KERNEL_RIG_ENV) KERNEL_SET=$(KERNEL_SET) kernel/rig.sh
 
 .PHONY: kernel-list kernel-prepare kernel-build kernel-initramfs kernel-boot kernel-test \
@@ -51,18 +51,18 @@ kernel-prepare: deps
 kernel-build: kernel-prepare
 	$(Q)$(KERNEL_RIG) build
 
-kernel-initramfs: kernel-prepare $(OUTPUT)/ppwatch
+kernel-initramfs: kernel-prepare $(OUTPUT)/ppwatch $(OUTPUT)/lab/ppkinds
 	$(Q)$(KERNEL_RIG) initramfs
 
 kernel-boot: kernel-initramfs
 	$(Q)$(KERNEL_RIG) boot
 
-kernel-test: deps $(OUTPUT)/ppwatch
+kernel-test: deps $(OUTPUT)/ppwatch $(OUTPUT)/lab/ppkinds
 	$(Q)$(KERNEL_RIG) test
 
 # every line of the matrix, then its Results and Times in kernel/README.md
 # (commit them: the tables say the date, the commit and each line's kernel)
-test-matrix: deps $(OUTPUT)/ppwatch
+test-matrix: deps $(OUTPUT)/ppwatch $(OUTPUT)/lab/ppkinds
 	$(Q)$(KERNEL_RIG_ENV) KERNEL_SET=matrix kernel/rig.sh test; rc=$$?; \
 	$(KERNEL_ENV) kernel/report.sh --update kernel/README.md || rc=1; exit $$rc
 

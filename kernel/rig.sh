@@ -41,6 +41,8 @@
 #   KERNEL_BUILD_NAME    build dir name under trees/FLAVOR (default build)
 #   PPWATCH_BIN   ppwatch binary copied into the initramfs
 #                 (default .output/ppwatch)
+#   PPKINDS_BIN   the lab's holder maker (t/52-holder-kinds)
+#                 (default .output/lab/ppkinds)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,6 +55,7 @@ VM_TIMEOUT=${VM_TIMEOUT:-1800}
 VM_SILENCE=${VM_SILENCE:-300}
 KERNEL_MATRIX=${KERNEL_MATRIX:-$ROOT/kernel/matrix}
 PPWATCH_BIN=${PPWATCH_BIN:-$ROOT/.output/ppwatch}
+PPKINDS_BIN=${PPKINDS_BIN:-$(dirname "$PPWATCH_BIN")/lab/ppkinds}
 TARBALL=/usr/src/linux-source-6.12.tar.xz
 EXPECT_VERSION=6.12.117
 
@@ -632,9 +635,16 @@ cmd_initramfs() {
 	install -m 0644 "$ROOT/tests/vm/lib.sh" "$ROOT/tests/vm/run.sh" "$STAGE/vm/"
 	install -m 0644 "$ROOT"/tests/vm/t/*.sh "$STAGE/vm/t/"
 	install -m 0755 "$IRD/bin/ppvm-nl" "$IRD/bin/ppvm-tool" "$IRD/bin/ppvm-bpf" "$STAGE/vm/bin/"
-	# iproute2 (ip netns, veth) and jq (ppwatch -j) from the host, with libs
+	# iproute2 (ip netns, veth; tc: t/52's qdiscs) and jq (ppwatch -j) from
+	# the host, with libs
 	copy_dyn "$(command -v ip)" "$STAGE/sbin/ip"
+	copy_dyn "$(command -v tc)" "$STAGE/sbin/tc"
 	copy_dyn "$(command -v jq)" "$STAGE/usr/bin/jq"
+	if [ -x "$PPKINDS_BIN" ]; then
+		copy_dyn "$PPKINDS_BIN" "$STAGE/vm/bin/ppkinds"
+	else
+		say "WARNING: $PPKINDS_BIN missing: t/52-holder-kinds will FAIL"
+	fi
 	if [ -x "$PPWATCH_BIN" ]; then
 		copy_dyn "$PPWATCH_BIN" "$STAGE/vm/bin/ppwatch"
 	else
@@ -662,6 +672,10 @@ overlay() {
 		echo "PPVM_LACKS='$(opt "$name" lacks | tr , ' ')'"
 		echo "PPVM_MODULES='$(opt "$name" modules | tr , ' ')'"
 		echo "PPVM_SELFTESTS='$(opt "$name" selftests | tr , ' ')'"
+		# the depth: test (make test, the default) or matrix; kinds=test
+		# lines run t/52-holder-kinds in make test too
+		echo "PPVM_DEPTH=${KERNEL_SET:-test}"
+		echo "PPVM_KINDS=$(opt "$name" kinds)"
 		if [ "${M_KIND[$name]}" = package ]; then package_env "$name"; fi
 	} >"$st/vm/kernel.env"
 	if [ "${M_KIND[$name]}" = package ]; then package_overlay "$name" "$st"; fi
