@@ -308,3 +308,8 @@ int monitor_wait(struct monitor *m, double until, struct pollfd *extra, size_t n
 			return 0;
 	}
 }
+
+bool monitor_feed_ntf(void *feed, int cmd, const struct nl_pool *p)
+{
+	return life_feed_on_netlink(feed, cmd, p->id, now_boot_ns());
+}
