@@ -355,6 +355,9 @@ static void put_match(FILE *f, const json_t *m)
 				fprintf(f, " %s", json_string_value(x));
 		}
 	}
+	if (json_is_number(json_object_get(m, "zone_shift_s")))
+		fprintf(f, "; the log's local times are %s off this zone's: not compared",
+			fmt_age(a, sizeof(a), fabs(rec_num(m, "zone_shift_s", 0))));
 	if (json_is_true(json_object_get(m, "shared")))
 		fputs(", another group of lines took this pool first", f);
 	json_array_foreach(json_object_get(m, "conflicts"), i, x)
