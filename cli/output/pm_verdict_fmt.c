@@ -206,15 +206,19 @@ void pm_text_log_summary(FILE *f, const json_t *rep)
 		return;
 	fputs("kernel log ", f);
 	put_str(f, kl, "source", "?");
-	fprintf(f, ": %s lines (", count_str(a, sizeof(a), rec_num(kl, "lines", 0)));
+	fprintf(f, ": %s lines", count_str(a, sizeof(a), rec_num(kl, "lines", 0)));
 	fm = json_object_get(kl, "formats");
-	json_object_foreach((json_t *)fm, key, x)
-	{
-		fprintf(f, "%s%s %s", first ? "" : ", ", key,
-			count_str(b, sizeof(b), json_number_value(x)));
-		first = false;
+	/* the forms its lines came in; for /dev/kmsg's own records, none to say */
+	if (json_object_size(fm) != 1 || !json_object_get(fm, rec_str(kl, "source", ""))) {
+		fputs(" (", f);
+		json_object_foreach((json_t *)fm, key, x)
+		{
+			fprintf(f, "%s%s %s", first ? "" : ", ", key,
+				count_str(b, sizeof(b), json_number_value(x)));
+			first = false;
+		}
+		fprintf(f, "%s)", first ? "none" : "");
 	}
-	fprintf(f, "%s)", first ? "none" : "");
 	if (rec_num(kl, "boots", 0) > 1)
 		fprintf(f, ", %s boots", count_str(a, sizeof(a), rec_num(kl, "boots", 0)));
 	if (json_is_string(json_object_get(kl, "kernel"))) {
