@@ -24,6 +24,8 @@ if [ "${KLOG_PHASE:-}" = live ]; then
 	log "kernel: $(line)"
 	check "the kernel's line has no id (before 6.8)" "$(line | grep -c 'shutdown: id ')" -eq 0
 	ppw klog_live postmortem -j
+	# its words, from the same report: the text renderer of the JSON's tree is the same code
+	jq -r --arg a "$ZADDR" '.pools[] | select(.addr == $a) | "  | verdict: \(.verdict.summary)", "  | kernel log: \(.kernel_log.lines) line(s), last: \(.kernel_log.last.text)", "  | linked by \(.kernel_log.match.by | join(", ")): \(.kernel_log.match.confidence)"' /tmp/klog_live.out 2>/dev/null
 	if ppw_pm_ok klog_live "ppwatch postmortem -j (live, /dev/kmsg)"; then
 		P=$(jq -c --arg a "$ZADDR" '[.pools[] | select(.addr == $a)][0]' /tmp/klog_live.out)
 		log "$(echo "$P" | jq -c '{state, kl: .kernel_log | {lines, grouped_by, m: .match}, v: .verdict | {verdict, unattributed, summary}}')"
@@ -66,6 +68,8 @@ if ppw_pm_ok klog_rec "ppwatch postmortem --dmesg LOG RECORDING -j"; then
 		"$(echo "$P" | jq -r '.kernel_log.match.confidence')" = high
 	check "--dmesg + recording: freed, as the recording saw" "$(echo "$P" | jq -r .verdict.verdict)" = freed
 fi
+# the words, for the troubleshooting page's 6.1 example (no BPF: cheap under TCG)
+$PPWATCH postmortem --dmesg /tmp/klog.dmesg /tmp/rec.jsonl 2>&1 | sed 's/^/  | /'
 ppw klog_alone postmortem --dmesg /tmp/klog.dmesg -j
 if ppw_pm_ok klog_alone "ppwatch postmortem --dmesg LOG -j"; then
 	check "--dmesg alone: a pool of the log's, no id, grouped by destroy time" \
