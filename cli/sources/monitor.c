@@ -273,7 +273,8 @@ int monitor_wait(struct monitor *m, double until, struct pollfd *extra, size_t n
 
 	m->woken = false;
 	for (;;) {
-		if (exiting)
+		/* a SIGHUP is the caller's at once (a daemon re-reads its configuration) */
+		if (exiting || hangup)
 			return 0;
 		r = poll_set(m, extra, nextra);
 		if (r) {
