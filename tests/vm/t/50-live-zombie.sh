@@ -201,13 +201,6 @@ if ppw_ok export "ppwatch export --once"; then
 	fi
 fi
 
-# --- kernels before 6.8 (deb12): the kernel's line without an id, a minute
-# after the destroy, linked to this zombie (t/51-kernel-log.sh) ---
-if lacks pp-netlink; then
-	# shellcheck source=tests/vm/t/51-kernel-log.sh
-	KLOG_PHASE=live . /vm/t/51-kernel-log.sh
-fi
-
 # --- the socket closes (the device is unbound): freed ---
 release_pages
 freed() { trace_snap /tmp/lz.trace; [ "$(trace_release_inflight /tmp/lz.trace "$PTR")" = 0 ]; }
