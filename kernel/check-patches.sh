@@ -4,7 +4,7 @@
 # Checks of the kernel series of this repository, each on its own base
 # (kernel/rig-base.sh):
 #   items   patches/series         on base (6.12.117) + the prerequisite (kernel/prereq)
-#   xarray  patches/xarray/series  on base (stock 6.12.117)
+#   xarray  patches/xarray/series  on base-7.3 (7.3.4)
 #
 #   kernel/check-patches.sh [--bisect] [SERIES...]    (default: items xarray)
 #
@@ -205,7 +205,7 @@ check_series() {
 	local -a ser base_patches objs revs
 	case "$name" in
 	items) sfile=patches/series b=base base_patches=("${PRE[@]}") ;;
-	xarray) sfile=patches/xarray/series b=base base_patches=() ;;
+	xarray) sfile=patches/xarray/series b=base-7.3 base_patches=() ;;
 	*) die "unknown series '$name' (items, xarray)" ;;
 	esac
 	mapfile -t ser < <(series_files "$sfile")

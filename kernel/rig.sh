@@ -378,13 +378,21 @@ cmd_config() {
 	make -s -C "$src" O="$bld" tinyconfig >/dev/null
 	(cd "$bld" && "$src/scripts/kconfig/merge_config.sh" -m -O "$bld" "$bld/.config" "${FRAGS[@]}" >/dev/null)
 	make -s -C "$src" O="$bld" olddefconfig >/dev/null
-	# every option a fragment asks for must have survived olddefconfig
-	local miss=0 line opt val
+	# every option a fragment asks for must have survived olddefconfig,
+	# but those the base's Kconfig does not have (renamed or merged
+	# in another base: the fragment says which), said once
+	local miss=0 line opt val gone='' syms=$bld/.ppwatch-kconfig-symbols
+	git -C "$src" grep -h -o -E '^[[:space:]]*(menu)?config [A-Za-z0-9_]+' -- '*Kconfig*' |
+		awk '{ print "CONFIG_" $2 }' | sort -u >"$syms"
 	while read -r line; do
 		case "$line" in
 		CONFIG_*=*) opt=${line%%=*}; val=${line#*=} ;;
 		*) continue ;;
 		esac
+		if ! grep -qx "$opt" "$syms"; then
+			gone="$gone $opt"
+			continue
+		fi
 		if [ "$val" = n ]; then
 			grep -q "^$opt=" "$bld/.config" && { say "$opt should be off"; miss=1; }
 		elif ! grep -qx "$opt=$val" "$bld/.config"; then
@@ -392,6 +400,7 @@ cmd_config() {
 			miss=1
 		fi
 	done < <(cat "${FRAGS[@]}")
+	[ -z "$gone" ] || say "$flavor: not in $(base_desc "$b")'s Kconfig, left out:$gone"
 	[ $miss -eq 0 ] || die "config fragments are not satisfiable"
 	echo "$want" >"$bld/.ppwatch-config"
 }
