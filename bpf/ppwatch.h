@@ -101,8 +101,8 @@ enum ppw_pool_flags {
 	PPW_PF_DEV_CHILD = 1U << 11,
 	/* alloc_stats.dma_index_failed (ppwatch's xarray series) */
 	PPW_PF_DMA_INDEX_STATS = 1U << 12,
-	/* the unmap at destroy came from page_pool_inflight_unmap: no block count, no duration */
-	PPW_PF_UNMAP_XA = 1U << 13,
+	/* alloc_stats.dma_map_failed (ppwatch's xarray series) */
+	PPW_PF_DMA_MAP_STATS = 1U << 13,
 };
 
 /*
@@ -175,8 +175,10 @@ struct ppw_pool {
 	__u32 pad2;
 
 	/* pages dropped because their DMA index (dma_mapped xarray entry)
-	 * could not be registered (ppwatch's xarray series) */
+	 * could not be registered, or because they could not be DMA-mapped
+	 * (ppwatch's xarray series) */
 	__u64 dma_index_failed;
+	__u64 dma_map_failed;
 };
 
 /*
@@ -520,7 +522,7 @@ enum ppw_counter {
 #define PPW_ABI_SIZE(t, n) _Static_assert(sizeof(struct t) == (n), "ABI: sizeof(struct " #t ")")
 #define PPW_ABI_OFF(t, f, n) \
 	_Static_assert(__builtin_offsetof(struct t, f) == (n), "ABI: offset of " #t "." #f)
-PPW_ABI_SIZE(ppw_pool, 312);
+PPW_ABI_SIZE(ppw_pool, 320);
 PPW_ABI_OFF(ppw_pool, first_seen_ns, 120);
 PPW_ABI_OFF(ppw_pool, item_fast_empty, 256);
 PPW_ABI_OFF(ppw_pool, xdp_mem_id, 296);
@@ -538,7 +540,7 @@ PPW_ABI_SIZE(ppw_rec_qdisc, 80);
 PPW_ABI_SIZE(ppw_rec_fragq, 72);
 PPW_ABI_SIZE(ppw_scan_rec, 96);
 PPW_ABI_OFF(ppw_scan_rec, sock, 8);
-PPW_ABI_SIZE(ppw_event, 336);
+PPW_ABI_SIZE(ppw_event, 344);
 PPW_ABI_OFF(ppw_event, rec, 24);
 PPW_ABI_SIZE(ppw_stack_key, 24);
 PPW_ABI_SIZE(ppw_blk_rec, 48);

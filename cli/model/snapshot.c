@@ -213,11 +213,12 @@ static void fill_counts(struct pool_row *w, const struct reading *rd, const stru
 	w->blocks_dyn_free = r->blocks_dyn_free;
 	w->dma_index_stats = r->flags & PPW_PF_DMA_INDEX_STATS;
 	w->dma_index_failed = r->dma_index_failed;
+	w->dma_map_stats = r->flags & PPW_PF_DMA_MAP_STATS;
+	w->dma_map_failed = r->dma_map_failed;
 	w->occ_known = o->has_occ && w->state != ROW_FREED;
 	w->occ = o->occ;
 	if (r->unmap_ns) {
 		w->unmap_seen = true;
-		w->unmap_detail = !(r->flags & PPW_PF_UNMAP_XA);
 		w->unmap_pages = r->unmapped_pages;
 		w->unmap_blocks = r->unmap_blocks;
 		w->unmap_took_ns = r->unmap_took_ns;
@@ -326,10 +327,6 @@ static void fill_dma(struct pool_row *w, const struct reading *rd, const struct 
 		w->dma = r->dma_mapped_left ? DMA_HAZARD : DMA_UNMAPPED;
 		w->dma_still_mapped = r->dma_mapped_left ? -1 : 0;
 		w->dma_unmap_age_s = w->detach_age_s; /* the first scrub */
-		if (r->unmap_ns) { /* page_pool_inflight_unmap (patches/xarray/) */
-			w->dma_unmapped_at_destroy = r->unmapped_pages;
-			w->dma_unmap_age_s = age_s(rd->now_ns, r->unmap_ns);
-		}
 		break;
 	case UNMAP_ITEM_BLOCKS:
 		if (r->unmap_ns) {

@@ -149,16 +149,17 @@ struct pool_row {
 	__u64 blocks_dyn;
 	__u64 blocks_dyn_alloc;
 	__u64 blocks_dyn_free;
-	/* xarray kernels with ppwatch's series (patches/xarray/) */
+	/* xarray kernels with ppwatch's series (patches/xarray/): pages
+	 * dropped in the pool's DMA mapping, for want of an index or a mapping */
 	bool dma_index_stats;
 	__u64 dma_index_failed;
+	bool dma_map_stats;
+	__u64 dma_map_failed;
 	/*
 	 * The unmap at destroy, when its tracepoint fired: page_pool_destroy_unmap
-	 * (item blocks, patches/) or page_pool_inflight_unmap (xarray,
-	 * patches/xarray/; no block count or duration: unmap_detail false).
+	 * (item blocks, patches/).
 	 */
 	bool unmap_seen;
-	bool unmap_detail;
 	__u32 unmap_pages;
 	__u32 unmap_blocks;
 	__u64 unmap_took_ns;

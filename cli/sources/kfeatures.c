@@ -139,7 +139,6 @@ static const struct {
 	{ "page_pool_item_fast_empty", offsetof(struct features, tp_fast_empty) },
 	{ "page_pool_item_slow_failed", offsetof(struct features, tp_slow_failed) },
 	{ "page_pool_destroy_unmap", offsetof(struct features, tp_destroy_unmap) },
-	{ "page_pool_inflight_unmap", offsetof(struct features, tp_inflight_unmap) },
 };
 
 static bool *tp_flag(struct features *f, size_t i)
@@ -208,6 +207,7 @@ int features_probe(struct features *f)
 
 		f->item_stats = stats > 0 && find_member(btf, stats, "item_fast_empty");
 		f->dma_index_stats = stats > 0 && find_member(btf, stats, "dma_index_failed");
+		f->dma_map_stats = stats > 0 && find_member(btf, stats, "dma_map_failed");
 		f->item_blocks = find_member(btf, pool_id, "item_blks_prealloc") != NULL;
 		if (has_type(btf, "page_pool_item", BTF_KIND_STRUCT))
 			f->unmap = UNMAP_ITEM_BLOCKS;

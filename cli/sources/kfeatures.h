@@ -21,8 +21,8 @@ struct features {
 	/* ppwatch's kernel series (patches/) */
 	bool tp_block_alloc, tp_block_free, tp_fast_empty, tp_slow_failed, tp_destroy_unmap;
 	/* ppwatch's xarray series (patches/xarray/) */
-	bool tp_inflight_unmap;
 	bool dma_index_stats;	/* alloc_stats.dma_index_failed */
+	bool dma_map_stats;	/* alloc_stats.dma_map_failed */
 	bool item_stats;	/* alloc_stats.item_fast_empty (the v7 series) */
 	bool item_blocks;	/* item block counters (ppwatch's series) */
 	bool pool_user;		/* pool->user: ids, netdev lists (v6.8) */

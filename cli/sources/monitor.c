@@ -59,9 +59,9 @@ static void kernel_facts_of(struct monitor *m)
 		.item_stats = f->item_stats,
 		.item_blocks = f->item_blocks,
 		/* what this session hooks, in whichever attach mode loaded */
-		.unmap_event = session_hooks(&m->s, "page_pool_destroy_unmap") ||
-			       session_hooks(&m->s, "page_pool_inflight_unmap"),
+		.unmap_event = session_hooks(&m->s, "page_pool_destroy_unmap"),
 		.dma_index_stats = f->dma_index_stats,
+		.dma_map_stats = f->dma_map_stats,
 		.ledger = f->atomics,
 		.discovery = f->bpf_loop,
 	};

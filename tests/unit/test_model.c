@@ -415,20 +415,19 @@ static void test_dma(void)
 	CHECK(!r->unmap_seen, "no unmap event on a stock kernel");
 	CHECK_INT(row(&s, 11)->dma, DMA_UNKNOWN); /* netlink only */
 	snapshot_free(&s);
-	/* ... with the xarray series: page_pool_inflight_unmap says how many */
-	obs[1].rec.unmap_ns = NOW - 74 * SEC;
-	obs[1].rec.unmapped_pages = 612;
-	obs[1].rec.unmap_blocks = obs[1].rec.unmap_took_ns = 0;
-	obs[1].rec.flags |= PPW_PF_UNMAP_XA | PPW_PF_DMA_INDEX_STATS;
+	/* ... with the xarray series: its DMA failure counters, no event */
+	obs[1].rec.flags |= PPW_PF_DMA_INDEX_STATS | PPW_PF_DMA_MAP_STATS;
 	obs[1].rec.dma_index_failed = 3;
+	obs[1].rec.dma_map_failed = 5;
 	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
 	r = row(&s, 8);
 	CHECK_INT(r->dma, DMA_UNMAPPED);
-	CHECK_INT(r->dma_unmapped_at_destroy, 612);
-	CHECK_NEAR(r->dma_unmap_age_s, 74, 1e-9);
-	CHECK(r->unmap_seen && !r->unmap_detail, "the xarray event has no blocks or duration");
+	CHECK_INT(r->dma_unmapped_at_destroy, 620);
+	CHECK(!r->unmap_seen, "the xarray series has no unmap event");
 	CHECK(r->dma_index_stats && r->dma_index_failed == 3, "dma_index_failed");
+	CHECK(r->dma_map_stats && r->dma_map_failed == 5, "dma_map_failed");
 	CHECK(!row(&s, 7)->dma_index_stats, "not available is not 0");
+	CHECK(!row(&s, 7)->dma_map_stats, "not available is not 0 (dma_map_failed)");
 	snapshot_free(&s);
 	make_reading(true);
 	rd.regime = UNMAP_XARRAY;
@@ -625,7 +624,7 @@ static void test_render(void)
 	CHECK_JNUM(p, "destroy_cnt", 76);
 	CHECK_JSTR(p, "dma", "unmapped");
 	CHECK_JNUM(p, "dma_unmapped_at_destroy", 620);
-	CHECK_JNUM(p, "dma_unmap_age_s", 74);
+	CHECK_JNUM(p, "dma_unmap_age_s", 75); /* the xarray regime: at destroy */
 	CHECK_JNUM(json_object_get(p, "items"), "fast_empty", 1234);
 	CHECK_JNUM(json_object_get(p, "items"), "slow_failed", 2);
 	CHECK_JNUM(json_object_get(p, "items"), "blocks_prealloc", 5);
