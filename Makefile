@@ -59,7 +59,7 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 ALL_CPPFLAGS = -I$(OUTPUT) -Ibpf -Icli $(YNL_CPPFLAGS) $(CPPFLAGS)
 # The libraries, by pkg-config name: the dynamic link takes their --libs,
 # 'make static' their --static --libs (what each .a needs in turn).
-LIB_PKGS := libbpf libelf zlib yaml-0.1 jansson libmicrohttpd gnutls libcrypt
+LIB_PKGS := libbpf libelf zlib yaml-0.1 jansson libmicrohttpd gnutls libcrypt libseccomp
 ALL_LDLIBS = $(call pkg_libs,) -lm $(LDLIBS)
 pkg_libs = $(shell $(PKG_CONFIG) $(1) --libs $(LIB_PKGS))
 PKG_CONFIG ?= pkg-config
@@ -94,7 +94,7 @@ YNL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(EXTRA_CFLAGS)
 # cli/ by role (README "How it works"): the pure folders are unit-tested
 # without root and may not reach the kernel (tests/check-layout.sh)
 PURE_DIRS := lib model output
-IMPURE_DIRS := sources cmd
+IMPURE_DIRS := sources serve cmd
 PURE_SRCS := $(foreach d,$(PURE_DIRS),$(wildcard cli/$(d)/*.c))
 CLI_SRCS := $(wildcard cli/*.c) $(PURE_SRCS) $(foreach d,$(IMPURE_DIRS),$(wildcard cli/$(d)/*.c))
 CLI_OBJS := $(patsubst cli/%.c,$(OUTPUT)/cli/%.o,$(CLI_SRCS))
@@ -310,14 +310,14 @@ unit: $(UNIT_BINS)
 	$(Q)tests/run-unit.sh $(OUTPUT)/tests
 
 unit-san: $(SAN_UNIT_BINS)
-	$(Q)tests/run-unit.sh $(SAN_OUT)/tests
+	$(Q)tests/run-unit.sh $(SAN_OUT)/tests unit-san
 
 # --- fuzzing -------------------------------------------------------------------
 $(FUZZ_OUT)/cli/%.o: cli/%.c | $(addprefix $(FUZZ_OUT)/cli/,$(PURE_DIRS))
 	$(call msg,CC-FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/unit/fixtures.h $(FUZZ_PURE_OBJS)
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/fuzz/fuzz_report.h tests/unit/fixtures.h $(FUZZ_PURE_OBJS)
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) -Itests/fuzz -Itests/unit $(FUZZ_CFLAGS) -fsanitize=fuzzer \
 		$< $(FUZZ_PURE_OBJS) $(PURE_LDLIBS) -o $@
@@ -356,9 +356,20 @@ $(OUTPUT)/bench/count.skel.h: $(OUTPUT)/bench/count.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name count_bpf > $@
 
-$(OUTPUT)/bench/ppbench: bench/ppbench.c $(OUTPUT)/bench/count.skel.h
+$(OUTPUT)/bench/alt.bpf.o: bench/alt.bpf.c $(VMLINUX) | $(OUTPUT)/bench
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPFCFLAGS) -c $< -o $@
+
+$(OUTPUT)/bench/alt.skel.h: $(OUTPUT)/bench/alt.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name alt_bpf > $@
+
+# ppbench --fold times the fold ppwatch runs: the model's own source
+$(OUTPUT)/bench/ppbench: bench/ppbench.c $(OUTPUT)/bench/count.skel.h $(OUTPUT)/bench/alt.skel.h \
+		cli/model/page_ledger.c cli/lib/vec.c
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/bench $< $(ALL_LDFLAGS) -lbpf -lelf -lz -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/bench -Icli -Ibpf $< cli/model/page_ledger.c cli/lib/vec.c \
+		$(ALL_LDFLAGS) -lbpf -lelf -lz -o $@
 
 .PHONY: bench
 bench: all $(OUTPUT)/bench/ppbench
@@ -396,6 +407,7 @@ install: all man
 	$(Q)for u in ppwatch-export ppwatch-record; do \
 		sed 's|@SBINDIR@|$(prefix)/sbin|g' systemd/$$u.service > $(DESTDIR)$(systemdunitdir)/$$u.service && \
 		chmod 0644 $(DESTDIR)$(systemdunitdir)/$$u.service || exit; done
+	$(Q)install -m 0644 systemd/ppwatch-export.socket $(DESTDIR)$(systemdunitdir)/
 	$(Q)install -D -m 0644 systemd/ppwatch.sysusers $(DESTDIR)$(sysusersdir)/ppwatch.conf
 	$(Q)# the options file is the admin's once there: never overwritten
 	$(Q)test -e $(DESTDIR)$(sysconfdir)/default/ppwatch || \

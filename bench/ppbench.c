@@ -4,7 +4,8 @@
  * (bpf_prog_info run_time_ns / run_cnt, BPF_STATS_RUN_TIME), next to the
  * counting-only baseline of bench/count.bpf.c measured in the same run.
  *
- *   ppbench [--contention] [--label TEXT] [--pid PID] -- COMMAND...
+ *   ppbench [--contention | --alt NAME] [--label TEXT] [--pid PID] -- COMMAND...
+ *   ppbench --fold PAGES [--label TEXT]
  *
  * Loads and attaches the baseline (and with --contention the shared and
  * per-CPU bookkeeping pairs), enables run-time statistics, runs COMMAND
@@ -20,13 +21,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "alt.skel.h"
 #include "count.skel.h"
+#include "model/page_ledger.h"
 
 struct prog_stat {
 	char name[BPF_OBJ_NAME_LEN];
@@ -38,6 +43,9 @@ static const char *const watched[] = {
 	"count_hold",	"count_release", "shared_hold",	    "shared_release", "pcpu_hold",
 	"pcpu_release", "hold_btf",	 "release_btf",	    "hold_raw",	      "release_raw",
 	"hold_tp",	"release_tp",	 "pool_release_bt", "hold_stack",     "release_stack",
+	"alog_hold",	"alog_release",	 "ajif_hold",	    "ajif_release",   "aktm_hold",
+	"aktm_release", "aarr_hold",	 "aarr_release",    "ahash_hold",     "ahash_release",
+	"aring_hold",	"aring_release",
 };
 
 /* the program ids process 'pid' holds fds of (fdinfo "prog_id:"), 0-terminated */
@@ -71,13 +79,31 @@ static int held_by(int pid, __u32 *ids, int max)
 
 static __u32 only_ids[256];
 static bool only;
+static int only_pid;
+
+/* the time pid has run on a CPU, in ns (/proc/PID/schedstat), or 0 */
+static unsigned long long run_ns_of(int pid)
+{
+	unsigned long long ns = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
 
 static bool wanted(__u32 id, const char *name)
 {
 	int i;
 
 	if (!only || !strncmp(name, "count_", 6) || !strncmp(name, "shared_", 7) ||
-	    !strncmp(name, "pcpu_", 5))
+	    !strncmp(name, "pcpu_", 5) || name[0] == 'a')
 		return true;
 	for (i = 0; only_ids[i]; i++)
 		if (only_ids[i] == id)
@@ -126,12 +152,173 @@ static const struct prog_stat *find(const struct prog_stat *v, int n, __u32 id)
 	return NULL;
 }
 
+/* ---- --alt: one alternative pair, its log or ring drained meanwhile ------------ */
+
+struct alt_rec {
+	__u64 w;
+	__u32 gen, t;
+};
+
+struct alt_ctl {
+	__u64 head, tail, dropped, pad[5];
+};
+
+static int ring_skip(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	(void)data;
+	(void)size;
+	return 0;
+}
+
+static struct alt_bpf *alt_load(const char *name)
+{
+	char hold[32], rel[32];
+	struct bpf_program *p;
+	struct alt_bpf *a = alt_bpf__open();
+
+	if (!a)
+		return NULL;
+	snprintf(hold, sizeof(hold), "a%s_hold", name);
+	snprintf(rel, sizeof(rel), "a%s_release", name);
+	bpf_object__for_each_program(p, a->obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), hold) ||
+						     !strcmp(bpf_program__name(p), rel));
+	if (alt_bpf__load(a) || alt_bpf__attach(a)) {
+		alt_bpf__destroy(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* while the child runs: every 5 ms, the logs' tails to their heads, the ring consumed */
+static void alt_drain_until(struct alt_bpf *a, pid_t pid, int *st)
+{
+	int fd = bpf_map__fd(a->maps.alt_ctl), ncpu = libbpf_num_possible_cpus();
+	size_t len = (size_t)(ncpu > 64 ? 64 : ncpu) * sizeof(struct alt_ctl);
+	struct ring_buffer *rb =
+		ring_buffer__new(bpf_map__fd(a->maps.alt_ring), ring_skip, NULL, NULL);
+	struct alt_ctl *c =
+		mmap(NULL, 4096 > len ? 4096 : len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	__u64 dropped = 0;
+	int i;
+
+	while (waitpid(pid, st, WNOHANG) == 0) {
+		usleep(5000);
+		for (i = 0; c != MAP_FAILED && i < ncpu && i < 64; i++)
+			__atomic_store_n(&c[i].tail, __atomic_load_n(&c[i].head, __ATOMIC_ACQUIRE),
+					 __ATOMIC_RELEASE);
+		if (rb)
+			ring_buffer__consume(rb);
+	}
+	for (i = 0; c != MAP_FAILED && i < ncpu && i < 64; i++)
+		dropped += c[i].dropped;
+	if (dropped)
+		fprintf(stderr, "ppbench: the alternative's log dropped %llu events\n",
+			(unsigned long long)dropped);
+	if (c != MAP_FAILED)
+		munmap(c, 4096 > len ? 4096 : len);
+	ring_buffer__free(rb);
+}
+
+/* ---- --fold: the user-space fold on made-up logs ---------------------------------- */
+
+static double mono(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); /* this process's CPU: the machine is shared */
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static __u64 xs = 0x9e3779b97f4a7c15ULL;
+
+static __u64 rnd64(void)
+{
+	xs ^= xs << 13;
+	xs ^= xs >> 7;
+	xs ^= xs << 17;
+	return xs;
+}
+
+static int count_cb(void *arg, const struct pl_page *p)
+{
+	(void)p;
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+static int fold_bench(size_t pages, const char *label, FILE *j)
+{
+	/* distinct struct pages (an odd multiplier permutes the page numbers) of a 1 TiB machine */
+	const __u64 base = 0xffffea0000000000ULL, pfn_mask = (1ULL << 28) - 1;
+	__u64 ctr = 1;
+	size_t nev = pages * 4 > 4000000 ? pages * 4 : 4000000, i, n = 0;
+	struct page_ledger l;
+	__u64 *live, t = 1;
+	double t0, t1, t2;
+
+	live = calloc(pages, sizeof(*live));
+	if (!live || pl_init(&l, pages + pages / 8 + 16)) {
+		fprintf(stderr, "ppbench: no memory for %zu pages\n", pages);
+		return 2;
+	}
+	for (i = 0; i < pages; i++) {
+		live[i] = base + ((ctr++ * 0x9e3779b1ULL) & pfn_mask) * 64;
+		pl_fold(&l, live[i], false, 1, t, 0);
+	}
+	pl_pass(&l, t);
+	t0 = mono();
+	/* as sources/page_log.c drains: 16 records prefetched, then folded */
+	for (i = 0; i < nev; i += 16) {
+		__u64 rel[8], hold[8];
+		size_t k, b;
+
+		if (!(i & 1023)) {
+			t++;
+			if (!(i & 65535))
+				pl_pass(&l, t - 2);
+		}
+		for (b = 0; b < 8; b++) {
+			k = rnd64() % pages;
+			rel[b] = live[k];
+			live[k] = hold[b] = base + ((ctr++ * 0x9e3779b1ULL) & pfn_mask) * 64;
+			pl_prefetch(&l, rel[b]);
+			pl_prefetch(&l, hold[b]);
+		}
+		for (b = 0; b < 8; b++) {
+			pl_fold(&l, rel[b], true, 1, t, (__u32)(b & 1));
+			pl_fold(&l, hold[b], false, 1, t, (__u32)(b & 1));
+		}
+	}
+	t1 = mono();
+	pl_pass(&l, t + 2);
+	pl_collect(&l, count_cb, &n);
+	t2 = mono();
+	printf("fold: %zu pages inflight, %zu events: %.1f ns per event; a walk %.1f ms (%.1f ns "
+	       "a page); %zu KiB (%.1f B a page), %zu inflight\n",
+	       pages, nev, (t1 - t0) * 1e9 / nev, (t2 - t1) * 1e3, (t2 - t1) * 1e9 / pages,
+	       pl_bytes(&l) / 1024, (double)pl_bytes(&l) / pages, n);
+	if (j)
+		fprintf(j,
+			"{\"label\":\"%s\",\"pages\":%zu,\"events\":%zu,\"ns_per_event\":%.1f,"
+			"\"walk_ns_per_page\":%.1f,\"bytes\":%zu}\n",
+			label, pages, nev, (t1 - t0) * 1e9 / nev, (t2 - t1) * 1e9 / pages,
+			pl_bytes(&l));
+	pl_free(&l);
+	free(live);
+	return n == pages ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct prog_stat before[64], after[64];
 	const char *label = "";
 	double base = 0, ns;
 	struct count_bpf *skel;
+	struct alt_bpf *alt = NULL;
+	const char *alt_name = NULL;
+	unsigned long long cpu0, cpu1;
 	int nb, na, i, st, stats_fd, first = 1, a = 1;
 	bool contention = false;
 	FILE *j = fdopen(3, "w");
@@ -140,10 +327,15 @@ int main(int argc, char **argv)
 	for (; a < argc && strcmp(argv[a], "--"); a++) {
 		if (!strcmp(argv[a], "--contention"))
 			contention = true;
+		else if (!strcmp(argv[a], "--alt") && a + 1 < argc)
+			alt_name = argv[++a];
+		else if (!strcmp(argv[a], "--fold") && a + 1 < argc)
+			return fold_bench(strtoul(argv[++a], NULL, 0), label, j);
 		else if (!strcmp(argv[a], "--label") && a + 1 < argc)
 			label = argv[++a];
 		else if (!strcmp(argv[a], "--pid") && a + 1 < argc) {
-			if (held_by(atoi(argv[++a]), only_ids, 256) <= 0) {
+			only_pid = atoi(argv[++a]);
+			if (held_by(only_pid, only_ids, 256) <= 0) {
 				fprintf(stderr, "ppbench: no BPF programs held by pid %s\n",
 					argv[a]);
 				return 2;
@@ -154,7 +346,9 @@ int main(int argc, char **argv)
 	}
 	if (a + 1 >= argc || strcmp(argv[a], "--")) {
 		fprintf(stderr,
-			"usage: ppbench [--contention] [--label TEXT] [--pid PID] -- COMMAND...\n");
+			"usage: ppbench [--contention | --alt NAME] [--label TEXT] [--pid PID] "
+			"-- COMMAND...\n"
+			"       ppbench [--label TEXT] --fold PAGES\n");
 		return 2;
 	}
 	argv += a - 1;
@@ -169,20 +363,33 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ppbench: loading the counting baseline: %s\n", strerror(errno));
 		return 2;
 	}
+	if (alt_name) {
+		alt = alt_load(alt_name);
+		if (!alt) {
+			fprintf(stderr, "ppbench: loading alternative '%s' (bench/alt.bpf.c): %s\n",
+				alt_name, strerror(errno));
+			return 2;
+		}
+	}
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (stats_fd < 0) {
 		fprintf(stderr, "ppbench: bpf_enable_stats: %s\n", strerror(errno));
 		return 2;
 	}
 	nb = snapshot(before, 64);
+	cpu0 = only_pid ? run_ns_of(only_pid) : 0;
 	pid = fork();
 	if (pid == 0) {
 		execvp(argv[2], argv + 2);
 		perror(argv[2]);
 		_exit(127);
 	}
-	waitpid(pid, &st, 0);
+	if (alt)
+		alt_drain_until(alt, pid, &st);
+	else
+		waitpid(pid, &st, 0);
 	na = snapshot(after, 64);
+	cpu1 = only_pid ? run_ns_of(only_pid) : 0;
 	close(stats_fd);
 
 	printf("%-16s %10s %12s %10s %8s\n", "PROGRAM", "EVENTS", "RUN_NS", "NS/EVENT", "RATIO");
@@ -194,8 +401,12 @@ int main(int argc, char **argv)
 		if (!strncmp(after[i].name, "count_", 6) && cnt)
 			base += (double)t / cnt / 2; /* mean of hold and release */
 	}
+	if (only_pid)
+		printf("pid %d ran %.1f ms on a CPU meanwhile\n", only_pid, (cpu1 - cpu0) / 1e6);
 	if (j)
-		fprintf(j, "{\"label\":\"%s\",\"baseline_ns\":%.1f,\"programs\":[", label, base);
+		fprintf(j,
+			"{\"label\":\"%s\",\"baseline_ns\":%.1f,\"process_cpu_ns\":%llu,\"programs\":[",
+			label, base, cpu1 - cpu0);
 	for (i = 0; i < na; i++) {
 		const struct prog_stat *b = find(before, nb, after[i].id);
 		__u64 cnt = after[i].run_cnt - (b ? b->run_cnt : 0);
@@ -219,5 +430,6 @@ int main(int argc, char **argv)
 		fclose(j);
 	}
 	count_bpf__destroy(skel);
+	alt_bpf__destroy(alt);
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : 1;
 }

@@ -24,13 +24,16 @@ stats='def stats: sort as $s | ($s | length) as $n |
 
 machine=$(jq -r 'select(.label == "machine") | "\(.cpus) CPUs, Linux \(.kernel), \(.rounds) rounds of \(.seconds) s, \(.time)"' "$in" | tail -n1)
 
+# the levels a run measured, in order (all-base: BASE_PPW's all)
+LEVEL_LIST='["counters", "sampled", "all", "all-base"]'
+
 cost_table() {
 	jq -rs "$stats"'
 	[.[] | select(.label | startswith("cost "))] as $c |
 	if ($c | length) == 0 then empty else
 	"| level | program | ns/event (median, min–max) | ratio to counting-only (median, min–max) |",
 	"|---|---|---|---|",
-	(["counters", "sampled", "all"][] as $l |
+	('"$LEVEL_LIST"'[] as $l |
 	 ["hold_btf", "release_btf"][] as $p |
 	 [$c[] | select(.label == "cost " + $l) | .programs[] | select(.name == $p)] as $v |
 	 select($v | length > 0) |
@@ -41,13 +44,70 @@ cost_table() {
 	end' "$in"
 }
 
+# the books: per level, per round, the BPF ratio (events-weighted mean of
+# hold and release), the ppwatch process's CPU per event (and the fold's
+# share) as the same ratio, their sum, and the pps loss of the pps part
+books_table() {
+	jq -rs "$stats"'
+	. as $all |
+	[.[] | select(.label | startswith("cost "))] as $c |
+	[.[] | select(.label | startswith("pps "))] as $p |
+	if ($c | length) == 0 then empty else
+	def evs($x): [$x.programs[] | select(.name == "hold_btf" or .name == "release_btf") | .events] | add // 0;
+	def bpf($x): ([$x.programs[] | select(.name == "hold_btf" or .name == "release_btf") | .run_ns] | add // 0) / (evs($x) | if . == 0 then 1 else . end);
+	def span(f): "\(.med | f) (\(.min | f)–\(.max | f))";
+	"| level | BPF ns/event (median, min–max) | BPF ratio | ppwatch CPU ns/event = ms per 1M events (median, min–max) | of it the fold | user ratio | **sum** (median, min–max) | pps lost (median, min–max) |",
+	"|---|---|---|---|---|---|---|---|",
+	('"$LEVEL_LIST"'[] as $l |
+	 [$c[] | select(.label == "cost " + $l)] as $v | select($v | length > 0) |
+	 [$v[] | {b: bpf(.), base: .baseline_ns, u: (.process_cpu_ns / (evs(.) | if . == 0 then 1 else . end)), e: evs(.)}] as $r |
+	 [$all[] | select(.label == "fold " + $l)] as $f |
+	 ([$r[].b] | stats) as $bns | ([$r[] | .b / .base] | stats) as $bq |
+	 ([$r[].u] | stats) as $uns | ([$r[] | .u / .base] | stats) as $uq |
+	 ([$r[] | (.b + .u) / .base] | stats) as $sum |
+	 ([$f[] | select(.records > 0) | .cpu_ms * 1e6 / .records] | stats) as $fold |
+	 ([$p[] | select(.label == "pps " + $l) | . as $x | ($p[] | select(.label == "pps none" and .round == $x.round) | .pps) as $n | (($n - $x.pps) / $n * 100)] | stats) as $loss |
+	 "| \($l) | \($bns | span(r1)) | \($bq.med | r2) | \($uns | span(r1)) | \(if $fold then "\($fold.med | r1) ns/record" else "–" end) | \($uq.med | r2) | **\($sum.med | r2)** (\($sum.min | r2)–\($sum.max | r2)) | \(if $loss then "\($loss.med | r1) % (\($loss.min | r1)–\($loss.max | r1))" else "–" end) |"),
+	([$c[].baseline_ns] | stats) as $b |
+	"| counting-only | \($b | span(r1)) | 1 | | | | | |"
+	end' "$in"
+}
+
+# the floor of each way to keep the ledger, per operation
+alt_table() {
+	jq -rs "$stats"'
+	[.[] | select(.label | startswith("alt "))] as $a |
+	if ($a | length) == 0 then empty else
+	"| alternative | hold ns/event (median, min–max) | release ns/event | ratio to counting-only (hold, release; median) |",
+	"|---|---|---|---|",
+	({log: "per-CPU log, no clock", jif: "per-CPU log + jiffies (ppwatch)", ktm: "per-CPU log + bpf_ktime_get_boot_ns", arr: "kernel table: 4-way bucket by page index, cmpxchg, exact clock (ppwatch before)", hash: "kernel hash map netmem -> entry, exact clock", ring: "BPF ring buffer, 16 B a record"} | to_entries[]) as $k |
+	 [$a[] | select(.label == "alt " + $k.key) | .programs[] | select(.name == "a" + $k.key + "_hold")] as $h |
+	 [$a[] | select(.label == "alt " + $k.key) | .programs[] | select(.name == "a" + $k.key + "_release")] as $r |
+	 select($h | length > 0) |
+	 ([$h[].ns_per_event] | stats) as $hs | ([$r[].ns_per_event] | stats) as $rs |
+	 "| \($k.value) | \($hs.med | r1) (\($hs.min | r1)–\($hs.max | r1)) | \($rs.med | r1) (\($rs.min | r1)–\($rs.max | r1)) | \([$h[].ratio] | stats | .med | r2), \([$r[].ratio] | stats | .med | r2) |"
+	end' "$in"
+}
+
+fold_table() {
+	jq -rs "$stats"'
+	[.[] | select(.label == "fold-model")] as $f |
+	if ($f | length) == 0 then empty else
+	"| pages inflight (random addresses) | fold ns/event (median, min–max) | a walk of the ledger, ns/page | memory |",
+	"|---|---|---|---|",
+	(([$f[].pages] | unique)[] as $n | [$f[] | select(.pages == $n)] as $v |
+	 ([$v[].ns_per_event] | stats) as $e |
+	 "| \($n) | \($e.med | r1) (\($e.min | r1)–\($e.max | r1)) | \([$v[].walk_ns_per_page] | stats | .med | r1) | \($v[0].bytes / 1048576 * 10 | round / 10) MiB (\($v[0].bytes / $n | round) B a page) |")
+	end' "$in"
+}
+
 pps_table() {
 	jq -rs "$stats"'
 	[.[] | select(.label | startswith("pps "))] as $p |
 	if ($p | length) == 0 then empty else
 	"| ppwatch | datagrams/s (median, min–max) | loss against none in the same round (median, min–max) |",
 	"|---|---|---|",
-	(["none", "counters", "sampled", "all"][] as $l |
+	(["none", "counters", "sampled", "all", "all-base"][] as $l |
 	 [$p[] | select(.label == "pps " + $l)] as $v | select($v | length > 0) |
 	 ([$v[].pps] | stats) as $s |
 	 ([$v[] | . as $x | ($p[] | select(.label == "pps none" and .round == $x.round) | .pps) as $n |
@@ -115,9 +175,21 @@ scale_table() {
 {
 	echo "Measured on $machine (\`make bench\`, \`$(basename "$in")\`)."
 	echo
+	echo "### On the books: BPF and user space, as ratios to the counting-only probe"
+	echo
+	books_table
+	echo
 	echo "### Per event, from bpf_stats"
 	echo
 	cost_table
+	echo
+	echo "### The floor of each alternative, per operation"
+	echo
+	alt_table
+	echo
+	echo "### The fold alone (user space), by pages inflight"
+	echo
+	fold_table
 	echo
 	echo "### End to end: the lab's flood with ppwatch top attached"
 	echo
@@ -131,9 +203,9 @@ scale_table() {
 	echo
 	memory_table
 	echo
-	echo "![ns per event at each level](results/$(basename "$svg"))"
+	echo "![per event at each level, BPF and user space, in counting probes](results/$(basename "$svg"))"
 } >"$md.main"
-has() { jq -e "select(.label | startswith(\"$1\"))" "$in" >/dev/null 2>&1; }
+has() { jq -se --arg p "$1" 'any(.[]; .label | startswith($p))' "$in" >/dev/null 2>&1; }
 if has "scale "; then
 	{
 		echo "Measured on $machine (\`bench/run.sh scale\`, \`$(basename "$in")\`)."
@@ -145,36 +217,37 @@ if has "scale "; then
 fi
 # the run's report: the parts it ran
 {
-	if has "cost " || has "pps " || has "contention " || has "memory "; then
+	if has "cost " || has "pps " || has "alt " || has "fold" || has "contention " || has "memory "; then
 		cat "$md.main"
 	fi
 	[ ! -f "$md.scale" ] || { echo; echo "### Scale"; echo; cat "$md.scale"; }
 } >"$md"
 
-# the chart: median ns/event per level, hold and release, and the baseline
+# the chart: per level, the median BPF ratio and the ppwatch process's CPU
+# ratio stacked, against the 2x goal
 if command -v gnuplot >/dev/null; then
 	dat=$(mktemp)
 	jq -rs "$stats"'
 	[.[] | select(.label | startswith("cost "))] as $c |
-	([$c[].baseline_ns] | stats | .med) as $b |
-	["counters", "sampled", "all"][] as $l |
-	([$c[] | select(.label == "cost " + $l) | .programs[] | select(.name == "hold_btf") | .ns_per_event] | stats | .med) as $h |
-	([$c[] | select(.label == "cost " + $l) | .programs[] | select(.name == "release_btf") | .ns_per_event] | stats | .med) as $r |
-	select($h != null) | "\($l) \($h) \($r) \($b)"' "$in" >"$dat"
+	def evs($x): [$x.programs[] | select(.name == "hold_btf" or .name == "release_btf") | .events] | add // 0;
+	def bpf($x): ([$x.programs[] | select(.name == "hold_btf" or .name == "release_btf") | .run_ns] | add // 0) / (evs($x) | if . == 0 then 1 else . end);
+	'"$LEVEL_LIST"'[] as $l |
+	[$c[] | select(.label == "cost " + $l)] as $v | select($v | length > 0) |
+	"\($l) \([$v[] | bpf(.) / .baseline_ns] | stats | .med) \([$v[] | .process_cpu_ns / (evs(.) | if . == 0 then 1 else . end) / .baseline_ns] | stats | .med)"' "$in" >"$dat"
 	if [ -s "$dat" ]; then
 		gnuplot <<EOF
 set terminal svg size 640,400 dynamic font "sans,11"
 set output "$svg"
-set title "ppwatch hot path: ns per event (median of $(jq -rs '[.[] | select(.label == "machine")][0].rounds' "$in") rounds)"
-set ylabel "ns per event"
+set title "ppwatch per event, in counting probes (median of $(jq -rs '[.[] | select(.label == "machine")][0].rounds' "$in") rounds)"
+set ylabel "x counting-only probe"
 set style data histogram
-set style histogram clustered gap 1
+set style histogram rowstacked
 set style fill solid 0.8 border -1
-set boxwidth 0.9
+set boxwidth 0.6
 set yrange [0:*]
 set key top left
 set grid ytics
-plot "$dat" using 2:xtic(1) title "hold", "" using 3 title "release", "" using 4 with linespoints lw 2 title "counting-only baseline"
+plot "$dat" using 2:xtic(1) title "BPF (bpf_stats)" noenhanced, "" using 3 title "ppwatch process CPU (fold, refreshes)", 2 with lines dt 2 lw 2 title "goal: 2x"
 EOF
 	fi
 	rm -f "$dat"
@@ -212,7 +285,7 @@ splice() {	# marker file
 	$0 == e { skip = 0 }
 	!skip' "$readme" >"$readme.new" && mv "$readme.new" "$readme"
 }
-if has "cost " || has "pps " || has "contention " || has "memory "; then
+if has "cost " || has "pps " || has "alt " || has "fold" || has "contention " || has "memory "; then
 	splice results "$md.main"
 fi
 [ ! -f "$md.scale" ] || splice scale "$md.scale"

@@ -3,11 +3,20 @@
 #
 # What ppwatch costs, measured (make bench; root):
 #
-#   bench/run.sh [PARTS...]      PARTS: cost pps contention memory scale (default: all)
+#   bench/run.sh [PARTS...]      PARTS: cost pps alt fold contention memory scale
+#                                (default: all of them)
 #
 #   cost        per-event run time of ppwatch's hot-path programs at each
 #               --level, from the kernel's bpf_stats, as a ratio to a
-#               counting-only program on the same tracepoints in the same run
+#               counting-only program on the same tracepoints in the same run;
+#               and the CPU the ppwatch process took meanwhile (the fold of the
+#               page logs, the refreshes: /proc/PID/schedstat) per event, as
+#               the same ratio, and the fold's own share (its -v line)
+#   alt         the floor per operation of each way to keep the ledger
+#               (bench/alt.bpf.c: the log, its clocks, a kernel table, a hash
+#               map, a ring buffer), each next to the counting program
+#   fold        the user-space fold alone (ppbench --fold) at FOLD_PAGES
+#               inflight pages: ns per event, memory per page
 #   pps         the lab's page-churning flood in datagrams/s with no ppwatch
 #               and with ppwatch top at each level, in interleaved rounds
 #               (none, counters, sampled, all, none, ...) so drift cancels
@@ -20,7 +29,9 @@
 #               SCALE_SIZES idle pools (tests/lab/scale.sh), and of
 #               holders with HOLDER_SOCKETS sockets (ppgen crowd)
 #
-# Knobs: SECONDS_PER_ROUND (default 3), ROUNDS (default 3).
+# Knobs: SECONDS_PER_ROUND (default 3), ROUNDS (default 3). BASE_PPW=PATH
+# also runs the cost and pps parts with that ppwatch binary at --level all,
+# labelled "all-base" (another build: the design before, in the same run).
 # Results: bench/results/<time>.jsonl (one JSON line per measurement),
 # then bench/report.sh turns them into <time>.md, a chart <time>.svg and
 # the table in bench/README.md.
@@ -29,7 +40,10 @@ here=$(dirname "$(readlink -f "$0")")
 export OUTPUT=${OUTPUT:-$here/../.output}
 SECONDS_PER_ROUND=${SECONDS_PER_ROUND:-3}
 ROUNDS=${ROUNDS:-3}
-PARTS=${*:-cost pps contention memory scale}
+PARTS=${*:-cost pps alt fold contention memory scale}
+BASE_PPW=${BASE_PPW:-}
+FOLD_PAGES=${FOLD_PAGES:-1000 100000 1000000}
+ALTS="log jif ktm arr hash ring"
 # pools as veth pairs x queues: 10x10, 20x50, 40x250
 SCALE_SIZES=${SCALE_SIZES:-10x10 20x50 40x250}
 HOLDER_SOCKETS=${HOLDER_SOCKETS:-1000 10000 100000}
@@ -50,6 +64,10 @@ BENCH=$OUTPUT/bench/ppbench
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root" >&2; exit 2; }
 if [ ! -x "$PPW" ] || [ ! -x "$BENCH" ]; then
 	echo "bench: run 'make bench' (builds ppwatch and ppbench)" >&2
+	exit 2
+fi
+if [ -n "$BASE_PPW" ] && [ ! -x "$BASE_PPW" ]; then
+	echo "bench: BASE_PPW=$BASE_PPW is not an executable" >&2
 	exit 2
 fi
 ppw=
@@ -73,23 +91,34 @@ flood() {	# [taskset CPU] : the lab's fill-and-close flood for SECONDS_PER_ROUND
 		--seconds "$SECONDS_PER_ROUND" --count 2000 --size 1500
 }
 
+ppw_err=/tmp/ppwbench.$$.err
 ppwatch_start() {	# LEVEL: top -b holds the programs attached; wait until they are
-	local err=/tmp/ppwbench.$$.err
-	"$PPW" -v --level "$1" top -b 1 >/dev/null 2>"$err" &
+	local bin=$PPW level=$1
+	if [ "$level" = all-base ]; then
+		bin=$BASE_PPW level=all
+	fi
+	"$bin" -v -d --level "$level" top -b 1 >/dev/null 2>"$ppw_err" &
 	ppw=$!
 	for _ in $(seq 100); do
-		grep -q "loaded and attached" "$err" 2>/dev/null && break
+		grep -q "loaded and attached" "$ppw_err" 2>/dev/null && break
 		sleep 0.1
 	done
-	grep -q "loaded and attached" "$err" || { cat "$err" >&2; exit 1; }
-	rm -f "$err"
+	grep -q "loaded and attached" "$ppw_err" || { cat "$ppw_err" >&2; exit 1; }
 }
 
+# [LABEL ROUND]: stop it; with a label, its page log's line (records
+# folded, the fold's CPU) into the results
 ppwatch_stop() {
+	local line
 	[ -n "$ppw" ] || return 0
 	kill "$ppw"
 	wait "$ppw" 2>/dev/null || true
 	ppw=
+	line=$(grep -o 'debug: page log: [0-9]* records folded in [0-9]* passes, [0-9.]* ms of CPU' "$ppw_err" || true)
+	if [ -n "${1:-}" ] && [ -n "$line" ]; then
+		put "$(awk -v l="$1" -v r="$2" '{ printf "{\"label\":\"fold %s\",\"round\":%d,\"records\":%d,\"passes\":%d,\"cpu_ms\":%s}", l, r, $4, $8, $10 }' <<<"$line")"
+	fi
+	rm -f "$ppw_err"
 }
 
 fresh_lab() {
@@ -100,14 +129,38 @@ fresh_lab() {
 cost() {
 	local r level
 	for r in $(seq "$ROUNDS"); do
-		for level in $LEVELS; do
+		for level in $LEVELS ${BASE_PPW:+all-base}; do
 			fresh_lab
 			ppwatch_start "$level"
 			echo "-- cost: round $r, --level $level"
 			"$BENCH" --label "cost $level" --pid "$ppw" -- "$PPGEN" flood --from "$LAB_A" \
 				--netns "$LAB_B" --to "$LAB_IP_B:5400" --seconds "$SECONDS_PER_ROUND" \
 				--count 2000 --size 1500 3>>"$out"
-			ppwatch_stop
+			ppwatch_stop "$level" "$r"
+		done
+	done
+}
+
+# each alternative of bench/alt.bpf.c alone next to the counting program
+alt() {
+	local r a
+	for r in $(seq "$ROUNDS"); do
+		for a in $ALTS; do
+			fresh_lab
+			echo "-- alt: round $r, $a"
+			"$BENCH" --alt "$a" --label "alt $a" -- "$PPGEN" flood --from "$LAB_A" \
+				--netns "$LAB_B" --to "$LAB_IP_B:5400" --seconds "$SECONDS_PER_ROUND" \
+				--count 2000 --size 1500 3>>"$out"
+		done
+	done
+}
+
+fold() {
+	local r n
+	for r in $(seq "$ROUNDS"); do
+		for n in $FOLD_PAGES; do
+			echo "-- fold: round $r, $n pages"
+			"$BENCH" --label "fold-model" --fold "$n" 3>>"$out"
 		done
 	done
 }
@@ -115,7 +168,7 @@ cost() {
 pps() {
 	local r cfg line n
 	for r in $(seq "$ROUNDS"); do
-		for cfg in none $LEVELS; do
+		for cfg in none $LEVELS ${BASE_PPW:+all-base}; do
 			fresh_lab
 			[ "$cfg" = none ] || ppwatch_start "$cfg"
 			line=$(flood)
@@ -258,11 +311,11 @@ scale() {
 }
 
 echo "kernel $(uname -r), $(nproc) CPUs, ${SECONDS_PER_ROUND}s x $ROUNDS rounds: $PARTS"
-put "{\"label\":\"machine\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"seconds\":$SECONDS_PER_ROUND,\"rounds\":$ROUNDS,\"time\":\"$(date -u +%FT%TZ)\"}"
+put "{\"label\":\"machine\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"seconds\":$SECONDS_PER_ROUND,\"rounds\":$ROUNDS,\"time\":\"$(date -u +%FT%TZ)\",\"load\":\"$(cut -d' ' -f1-3 /proc/loadavg)\",\"base\":\"$BASE_PPW\"}"
 for part in $PARTS; do
 	case $part in
-	cost|pps|contention|memory|scale) $part ;;
-	*) echo "bench: unknown part '$part' (cost pps contention memory scale)" >&2; exit 2 ;;
+	cost|pps|alt|fold|contention|memory|scale) $part ;;
+	*) echo "bench: unknown part '$part' (cost pps alt fold contention memory scale)" >&2; exit 2 ;;
 	esac
 done
 echo "results: $out"

@@ -46,6 +46,8 @@ for u in ppwatch-export ppwatch-record; do
 	sed 's|@SBINDIR@|/usr/sbin|g' "systemd/$u.service" >"$stage/lib/systemd/system/$u.service"
 	sed 's|@SBINDIR@|/usr/sbin|g' "systemd/$u.init" >"$stage/etc/init.d/$u"
 done
+# the exporter's listening socket (socket activation: --systemd-socket)
+install -m 0644 systemd/ppwatch-export.socket "$stage/lib/systemd/system/"
 install -m 0644 systemd/ppwatch.default "$stage/etc/default/$pkg"
 install -m 0644 systemd/ppwatch.sysusers "$stage/usr/lib/sysusers.d/$pkg.conf"
 install -m 0755 systemd/postinst systemd/prerm systemd/postrm "$stage/DEBIAN/"

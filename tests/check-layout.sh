@@ -6,7 +6,8 @@
 #   cli/lib     small libraries           may include: lib
 #   cli/model   the pure model            may include: lib, model, the ABI header
 #   cli/output  text/JSON/... renderers   may include: lib, model, output, the ABI header
-#   cli/sources everything kernel-facing  anything but cmd/ and the front end
+#   cli/sources everything kernel-facing  anything but serve/, cmd/ and the front end
+#   cli/serve   the exporter's listener   may include: lib, model, output, serve
 #   cli/cmd     one command per file      anything
 #
 # The pure folders (lib, model, output) are what the unit tests link
@@ -26,11 +27,12 @@ allowed() {
 	model) echo "lib/ model/ ppwatch.h" ;;
 	output) echo "lib/ model/ output/ ppwatch.h" ;;
 	sources) echo "lib/ model/ output/ sources/ ppwatch.h ppwatch.skel.h" ;;
-	cmd) echo "lib/ model/ output/ sources/ ppwatch.h ppwatch.skel.h main.h args.h" ;;
+	serve) echo "lib/ model/ output/ serve/" ;;
+	cmd) echo "lib/ model/ output/ sources/ serve/ ppwatch.h ppwatch.skel.h main.h args.h" ;;
 	esac
 }
 
-for dir in lib model output sources cmd; do
+for dir in lib model output sources serve cmd; do
 	ok=$(allowed $dir)
 	for f in "cli/$dir"/*.[ch]; do
 		while IFS=: read -r line inc; do
@@ -53,10 +55,10 @@ for dir in lib model output sources cmd; do
 done
 
 # each .c its own header (cmd/ files declare their command in main.h)
-for f in cli/lib/*.c cli/model/*.c cli/output/*.c cli/sources/*.c cli/args.c; do
+for f in cli/lib/*.c cli/model/*.c cli/output/*.c cli/sources/*.c cli/serve/*.c cli/args.c; do
 	[ -f "${f%.c}.h" ] || bad "$f: no ${f%.c}.h (each .c has its own header)"
 done
-for h in cli/lib/*.h cli/model/*.h cli/output/*.h cli/sources/*.h; do
+for h in cli/lib/*.h cli/model/*.h cli/output/*.h cli/sources/*.h cli/serve/*.h; do
 	[ -f "${h%.h}.c" ] || grep -q 'static inline\|#define' "$h" ||
 		bad "$h: no ${h%.h}.c behind it"
 done
@@ -82,7 +84,7 @@ done < <(wc -l cli/*.[ch] cli/*/*.[ch] bpf/*.[ch] | sort -n)
 
 if [ $fail -eq 0 ]; then
 	srcs=(cli/*/*.c cli/*.c)
-	echo "PASS layout (${#srcs[@]} sources in cli/{lib,model,output,sources,cmd})"
+	echo "PASS layout (${#srcs[@]} sources in cli/{lib,model,output,sources,serve,cmd})"
 else
 	echo "FAIL layout"
 fi

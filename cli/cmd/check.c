@@ -200,9 +200,14 @@ static int load_file(struct ruleset *rs, const char *path)
 	err = read_file(path, RULES_MAX_BYTES, &buf, &len);
 	if (err == -ENOMEM)
 		return err;
+	if (err == -EFBIG) {
+		fprintf(stderr, "%s: error: cannot read the rules file: more than %d MiB\n", path,
+			RULES_MAX_MIB);
+		return 1;
+	}
 	if (err) {
 		fprintf(stderr, "%s: error: cannot read the rules file: %s\n", path,
-			err == -EFBIG ? "more than 1 MiB: not a rules file" : strerror(-err));
+			strerror(-err));
 		return 1;
 	}
 	if (strlen(buf) != len) {
@@ -282,6 +287,7 @@ static void run_find_holders(struct monitor *m, struct run_report *rep)
 				 ph->v[h].desc);
 			snprintf(rh->remedy, sizeof(rh->remedy), "%s", ph->v[h].remedy);
 			rh->pages = ph->v[h].pages;
+			rh->walked = ph->v[h].kind != HK_UNATTRIBUTED;
 		}
 	}
 	holders_release(&scan, &hr);
@@ -435,6 +441,7 @@ static int run_command(struct monitor *m, struct run_report *rep, struct run_key
 	for (i = 0; i < PPW_CNT_MAX; i++)
 		rep->losses_during[i] = m->cur.counters[i] - before[i];
 	run_find_holders(m, rep);
+	run_report_verdicts(rep);
 	return 0;
 }
 

@@ -2,22 +2,25 @@
 /*
  * ppwatch export: a Prometheus / OpenMetrics endpoint.
  *
- * One thread, one poll loop (the monitor's, monitor_wait()): the monitor
- * is sampled every --interval, and a scrape renders the latest snapshot
- * (output/prom.c), so a scrape never waits for the kernel and the kernel
- * side never waits for a client. HTTP is libmicrohttpd's, on that loop
- * (lib/httpd.c: connection limits, deadlines, keep-alive, HEAD); what a
- * request gets is lib/http.c's route and prom_negotiate().
+ * Two processes, as OpenSSH separates its privileges: this one, the
+ * sampler, loads the BPF programs, keeps only the capabilities reading
+ * the kernel needs, samples the monitor every --interval and renders the
+ * exposition (output/prom.c); the listener (serve/listener.c), forked
+ * before anything is loaded, holds no capability, runs under no_new_privs
+ * and a seccomp filter, and is the only one that reads what a client
+ * sends: HTTP (libmicrohttpd, lib/httpd.c), TLS, basic auth and the
+ * --web-config file (exporter-toolkit's format, re-read on SIGHUP, which
+ * the sampler passes on). The sampler feeds it each exposition over a
+ * socketpair (lib/feed.h) and reads nothing back; a scrape never waits
+ * for the kernel and the kernel side never waits for a client.
  *
- * --web-config FILE secures it as exporter-toolkit's exporters are
- * (model/web_config.c: TLS by libmicrohttpd's GnuTLS, client
- * certificates, bcrypt basic auth by libcrypt, lib/basic_auth.c), re-read
- * on SIGHUP. --textfile PATH writes the exposition for node_exporter's
- * textfile collector instead of serving it: a temporary file renamed over
- * PATH, every --interval, or once with --once.
+ * --textfile PATH writes the exposition for node_exporter's textfile
+ * collector instead of serving it: a temporary file renamed over PATH,
+ * every --interval, or once with --once; no listener then.
  */
 #include <errno.h>
 #include <linux/capability.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <math.h>
 #include <netdb.h>
@@ -33,16 +36,16 @@
 #include <unistd.h>
 
 #include "lib/atomic_file.h"
-#include "lib/http.h"
-#include "lib/httpd.h"
+#include "lib/feed.h"
 #include "lib/listen.h"
 #include "lib/log.h"
 #include "lib/util.h"
 #include "main.h"
 #include "output/prom.h"
 #include "sources/monitor.h"
+#include "serve/child.h"
+#include "serve/listener.h"
 #include "sources/privs.h"
-#include "sources/web.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9478"
 
@@ -56,6 +59,7 @@ static struct {
 	uint64_t max_clients;
 	bool once;
 	bool listen_set;
+	bool systemd_socket;
 	enum prom_format once_format;
 	const char *series; /* auto, pool, device */
 	uint64_t top_pools;
@@ -67,6 +71,8 @@ static struct {
 	.series = "auto",
 	.top_pools = PROM_TOP_POOLS,
 };
+
+static struct prom_devsel devsel; /* --device-include, --device-exclude */
 
 enum {
 	OPT_LISTEN = 0x400,
@@ -80,6 +86,9 @@ enum {
 	OPT_TOP_POOLS,
 	OPT_WEB_CONFIG,
 	OPT_TEXTFILE,
+	OPT_SYSTEMD_SOCKET,
+	OPT_DEVICE_INCLUDE,
+	OPT_DEVICE_EXCLUDE,
 };
 
 static const struct option export_lopts[] = {
@@ -94,6 +103,9 @@ static const struct option export_lopts[] = {
 	{ "top-pools", required_argument, NULL, OPT_TOP_POOLS },
 	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },
 	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+	{ "systemd-socket", no_argument, NULL, OPT_SYSTEMD_SOCKET },
+	{ "device-include", required_argument, NULL, OPT_DEVICE_INCLUDE },
+	{ "device-exclude", required_argument, NULL, OPT_DEVICE_EXCLUDE },
 	{ 0 },
 };
 
@@ -152,6 +164,22 @@ static int export_opt(int o, const char *arg)
 	case OPT_TEXTFILE:
 		opts.textfile = arg;
 		return 0;
+	case OPT_SYSTEMD_SOCKET:
+		opts.systemd_socket = true;
+		return 0;
+	case OPT_DEVICE_INCLUDE:
+	case OPT_DEVICE_EXCLUDE: {
+		const char *which = o == OPT_DEVICE_INCLUDE ? "include" : "exclude";
+		char why[128];
+
+		if (prom_devsel_set(&devsel, o == OPT_DEVICE_INCLUDE, arg, why, sizeof(why))) {
+			usage_error("--device-%s '%s': %s; expected a POSIX extended regular "
+				    "expression (as node_exporter's netdev collector's device-%s)",
+				    which, arg, why, which);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	}
 	return -ENOENT;
 }
@@ -163,18 +191,20 @@ static void export_help(void)
 
 	printf("  --listen ADDR:PORT  where to serve (default %s; [::1]:PORT for IPv6,\n"
 	       "                      0.0.0.0:PORT for every address, PORT 0 for any free)\n"
+	       "  --systemd-socket    serve on the socket systemd passes (socket activation,\n"
+	       "                      ppwatch-export.socket's ListenStream=) instead\n"
 	       "  --interval DUR      sample the kernel side every DUR (default 1s)\n"
 	       "  --timeout DUR       a client has DUR to send its request, and DUR again to\n"
 	       "                      take the answer; idle connections close after DUR\n"
 	       "                      (default 5s)\n"
 	       "  --max-clients N     connections at once (default 32); more wait, and the\n"
 	       "                      one waiting longest for a request makes room\n"
-	       "  --user USER         once loaded, serve as USER (name or number), keeping\n"
-	       "                      only the capabilities still needed (see PRIVILEGES\n"
-	       "                      in ppwatch-export(8))\n"
+	       "  --user USER         run as USER (name or number): the listener with no\n"
+	       "                      capabilities, the sampler, once loaded, with only\n"
+	       "                      those it still needs (PRIVILEGES in ppwatch-export(8))\n"
 	       "  --web-config FILE   TLS and basic auth, in the Prometheus exporter-toolkit's\n"
 	       "                      web config format (tls_server_config, basic_auth_users);\n"
-	       "                      re-read on SIGHUP\n"
+	       "                      re-read on SIGHUP, at once, no connection dropped\n"
 	       "  --textfile PATH     write the exposition to PATH every --interval for\n"
 	       "                      node_exporter's textfile collector (PATH ends in .prom;\n"
 	       "                      a temporary file renamed over it), instead of serving\n"
@@ -185,16 +215,21 @@ static void export_help(void)
 	       "                      only pools that carry information (zombies, DMA\n"
 	       "                      hazards, pages out for a minute, item failures, the\n"
 	       "                      --top-pools with most pages out); auto (default):\n"
-	       "                      device above %d pools. Every device gets its\n"
-	       "                      ppwatch_device_* sums either way\n"
+	       "                      device above %d pools, pool again at %d or fewer.\n"
+	       "                      Every device gets its ppwatch_device_* sums\n"
+	       "                      either way\n"
 	       "  --top-pools N       with --series device: the N pools with most pages out\n"
 	       "                      keep their series (default %d)\n"
+	       "  --device-include RE only pools of devices RE matches (a POSIX extended\n"
+	       "                      regular expression, anywhere in the name: '^eth')\n"
+	       "  --device-exclude RE no pools of devices RE matches ('^veth'); as\n"
+	       "                      node_exporter's netdev device-include/exclude\n"
 	       "\n"
 	       "Endpoints: /metrics (OpenMetrics 1.0.0 when the Accept header asks for\n"
 	       "application/openmetrics-text, else text 0.0.4), / (a pointer to /metrics).\n\n"
 	       "METRICS (pool = %s; device = %s):\n",
-	       DEFAULT_LISTEN, PROM_AUTO_POOLS, PROM_TOP_POOLS, prom_pool_labels,
-	       prom_device_labels);
+	       DEFAULT_LISTEN, PROM_AUTO_POOLS, PROM_AUTO_POOLS_BACK, PROM_TOP_POOLS,
+	       prom_pool_labels, prom_device_labels);
 	n = prom_families(&h);
 	for (i = 0; i < n; i++) {
 		printf("  %s %s {%s}\n      ", h[i].name, h[i].type, h[i].labels);
@@ -208,36 +243,33 @@ static void export_help(void)
 static struct monitor mon;
 static struct prom_totals totals;
 static struct prom_self self;
-static struct httpd *httpd;
+static double start_time;
+static struct snapshot view; /* with them: the pools of the devices selected */
 
-static void count_response(void *arg, int code)
+/* this process's CPU (user + system) and resident memory */
+static void process_stats(double *cpu, __u64 *rss_bytes)
 {
-	int i;
-
-	for (i = 0; i < PROM_HTTP_CODES; i++) {
-		if (self.http_code[i] == code || !self.http_code[i]) {
-			self.http_code[i] = code;
-			self.http_count[i]++;
-			return;
-		}
-	}
-}
-
-static void process_stats(void)
-{
-	struct rusage ru;
 	unsigned long size, rss;
+	struct rusage ru;
 	FILE *f;
 
+	*cpu = 0;
+	*rss_bytes = 0;
 	if (!getrusage(RUSAGE_SELF, &ru))
-		self.cpu_seconds = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-				   ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+		*cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+		       ru.ru_stime.tv_usec / 1e6;
 	f = fopen("/proc/self/statm", "r");
 	if (f) {
 		if (fscanf(f, "%lu %lu", &size, &rss) == 2)
-			self.rss_bytes = (__u64)rss * sysconf(_SC_PAGESIZE);
+			*rss_bytes = (__u64)rss * sysconf(_SC_PAGESIZE);
 		fclose(f);
 	}
+}
+
+/* the snapshot exported: the monitor's, or its pools of the selected devices */
+static const struct snapshot *shown(void)
+{
+	return prom_devsel_any(&devsel) ? &view : &mon.cur;
 }
 
 static int sample(void)
@@ -250,17 +282,33 @@ static int sample(void)
 	self.collect_duration_s = dt;
 	self.collect_seconds_total += dt;
 	self.collects_total++;
+	if (!err && prom_devsel_any(&devsel)) {
+		/* the devices --device-include and --device-exclude select */
+		snapshot_free(&view);
+		err = snapshot_copy(&view, &mon.cur);
+		if (err)
+			p_err("export: the pools of %zu: %s", mon.cur.n, strerror(-err));
+		else
+			prom_devsel_filter(&devsel, &view);
+	}
 	if (!err) {
 		struct snapshot_totals tot;
+		bool was = self.per_device;
 
-		snapshot_totals(&mon.cur, &tot);
-		self.per_device =
-			!strcmp(opts.series, "device") ||
-			(!strcmp(opts.series, "auto") && tot.live + tot.zombies > PROM_AUTO_POOLS);
+		snapshot_totals(shown(), &tot);
+		self.per_device = !strcmp(opts.series, "device") ||
+				  (!strcmp(opts.series, "auto") &&
+				   prom_auto_per_device(was, tot.live + tot.zombies));
+		if (!strcmp(opts.series, "auto") && self.per_device != was)
+			p_info("export: --series auto: %s (%llu pools)",
+			       self.per_device ? "per device from now on, with the informative and "
+						 "top pools" :
+						 "every pool its series again",
+			       (unsigned long long)(tot.live + tot.zombies));
 		self.top_pools = opts.top_pools;
-		err = prom_totals_update(&totals, &mon.cur);
+		err = prom_totals_update(&totals, shown());
 		if (err)
-			p_err("export: the totals of %zu pools: %s", mon.cur.n, strerror(-err));
+			p_err("export: the totals of %zu pools: %s", shown()->n, strerror(-err));
 	}
 	if (err) {
 		/* what it does about it (ppwatch_collect_errors_total counts them) */
@@ -275,111 +323,32 @@ static int sample(void)
 	return 0;
 }
 
-/* render the latest snapshot; body is malloc'd */
+/* the sampler's part of the exposition of the latest snapshot; body is malloc'd */
+static int render_part(enum prom_format fmt, char **body, size_t *len)
+{
+	FILE *f = open_memstream(body, len);
+
+	if (!f)
+		return -ENOMEM;
+	prom_render(f, fmt, shown(), &totals, &self);
+	return fclose(f) ? -ENOMEM : 0;
+}
+
+/* a whole exposition, for --once and --textfile (no scrapes: no HTTP families); malloc'd */
 static int render(enum prom_format fmt, char **body, size_t *len)
 {
-	double t0 = now_mono_s();
+	struct prom_serve sv = { .scrape_duration_s = NAN, .start_time = start_time };
 	FILE *f;
 
-	process_stats();
+	/* node_exporter's textfile collector has process_* of its own */
+	sv.no_process = opts.textfile != NULL;
+	process_stats(&sv.cpu_seconds, &sv.rss_bytes);
 	f = open_memstream(body, len);
 	if (!f)
 		return -ENOMEM;
-	prom_render(f, fmt, &mon.cur, &totals, &self);
-	if (fclose(f))
-		return -ENOMEM;
-	self.scrape_duration_s = now_mono_s() - t0;
-	return 0;
-}
-
-/* ---- requests ----------------------------------------------------------------------- */
-
-static void answer_text(struct httpd_answer *ans, int code, const char *text)
-{
-	ans->code = code;
-	ans->ctype = "text/plain; charset=utf-8";
-	ans->len = 0;
-	if (asprintf(&ans->body, "%s", text) >= 0)
-		ans->len = strlen(ans->body);
-	else
-		ans->body = NULL;
-}
-
-static void handle(void *arg, const struct httpd_request *req, struct httpd_answer *ans)
-{
-	struct http_route r;
-	enum prom_format fmt;
-	char text[256];
-
-	http_route(req->method, req->path, &r);
-	if (r.page == HTTP_PAGE_ERROR) {
-		snprintf(text, sizeof(text), "%d %s: %s\n", r.code, http_reason(r.code), r.why);
-		answer_text(ans, r.code, text);
-		ans->allow = r.allow;
-		return;
-	}
-	if (r.page == HTTP_PAGE_HOME) {
-		answer_text(ans, 200,
-			    "ppwatch export " PPWATCH_VERSION ": page_pool metrics at /metrics\n");
-		return;
-	}
-	fmt = prom_negotiate(req->accept[0] ? req->accept : NULL);
-	if (render(fmt, &ans->body, &ans->len)) {
-		free(ans->body);
-		answer_text(ans, 500, "500 Internal Server Error: out of memory\n");
-		return;
-	}
-	ans->code = 200;
-	ans->ctype = prom_content_type(fmt);
-	p_dbg("export: %s %s 200 %zu bytes (%s)", req->method, req->path, ans->len,
-	      fmt == PROM_OPENMETRICS ? "openmetrics" : "text 0.0.4");
-}
-
-/* ---- the web config --------------------------------------------------------------- */
-
-static struct web_state *web; /* in force; NULL: plain HTTP, nobody to authenticate */
-
-static struct httpd_opts server_opts(const struct web_state *w)
-{
-	return (struct httpd_opts){
-		.max_clients = opts.max_clients,
-		.timeout = opts.timeout,
-		.handle = handle,
-		.count = count_response,
-		.tls = w && w->c.tls ? &w->tls : NULL,
-		.auth = w && w->auth ? web_authorize : NULL,
-		.arg = (void *)w,
-		.realm = "ppwatch",
-	};
-}
-
-static const char *scheme(void)
-{
-	return web && web->c.tls ? "https" : "http";
-}
-
-/* SIGHUP: the web config again; what is wrong with it keeps the one in force */
-static void reload(void)
-{
-	struct httpd_opts o;
-	struct web_state *w;
-
-	hangup = 0;
-	if (!opts.web_config || opts.textfile) {
-		p_info("export: SIGHUP: no --web-config to re-read");
-		return;
-	}
-	w = web_state_load(opts.web_config);
-	o = server_opts(w);
-	if (!w || httpd_restart(httpd, &o)) {
-		p_warn("export: SIGHUP: %s not taken; serving as before", opts.web_config);
-		web_state_free(w);
-		return;
-	}
-	web_state_free(web);
-	web = w;
-	p_info("export: SIGHUP: %s re-read: %s, %zu basic auth users", opts.web_config,
-	       w->c.tls ? "HTTPS" : "HTTP", w->c.nusers);
+	prom_render(f, fmt, shown(), &totals, &self);
+	prom_render_serve(f, fmt, &sv);
+	return fclose(f) ? -ENOMEM : 0;
 }
 
 /* ---- the textfile ---------------------------------------------------------------- */
@@ -414,8 +383,10 @@ static int textfile_loop(void)
 		err = monitor_wait(&mon, next, NULL, 0);
 		if (err < 0) /* reported */
 			return err;
-		if (hangup)
-			reload();
+		if (hangup) {
+			hangup = 0;
+			p_info("export: SIGHUP: --textfile has no web config to re-read");
+		}
 		now = now_mono_s();
 		if (exiting || now < next)
 			continue;
@@ -429,30 +400,96 @@ static int textfile_loop(void)
 /* ---- listening --------------------------------------------------------------------- */
 
 /* --listen's socket, before BPF is loaded (a port in use is said first): fd, or -errno */
-static int open_listener(const char *spec, char *shown, size_t shown_len)
+static int open_listener(const char *spec)
 {
 	struct httpd_addr a;
-	int fd;
 
 	if (httpd_listen_parse(spec, &a)) {
 		usage_error("--listen '%s': expected ADDR:PORT, [IPV6]:PORT or PORT", spec);
 		return -EINVAL;
 	}
-	fd = httpd_listen(&a);
-	if (fd < 0)
-		return fd;
-	snprintf(shown, shown_len, "%s", a.shown);
-	if (!a.loopback && !web)
-		p_warn("export: listening on %s, beyond loopback: whoever reaches this host "
-		       "reads every pool's state, the devices and namespaces, without "
-		       "authentication or TLS; keep it to a trusted network, or give "
-		       "--web-config (TLS, basic auth)",
-		       shown);
-	else if (!a.loopback && !web->c.tls)
-		p_warn("export: listening on %s, beyond loopback, without TLS: basic auth "
-		       "passwords cross the network in the clear; add tls_server_config to %s",
-		       shown, opts.web_config);
+	return httpd_listen(&a);
+}
+
+/* --systemd-socket: the one listening stream socket systemd passed (sd_listen_fds(3)) */
+static int systemd_listener(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	int fd = 3, type = 0, acc = 0;
+	socklen_t l = sizeof(int);
+	uint64_t p, n;
+
+	if (!pid || !fds || parse_u64(pid, 1, INT32_MAX, &p) || (pid_t)p != getpid() ||
+	    parse_u64(fds, 0, 1024, &n)) {
+		p_err("export: --systemd-socket: systemd passed no socket (no LISTEN_PID and "
+		      "LISTEN_FDS for this process): start it by ppwatch-export.socket, or give "
+		      "--listen");
+		return -EINVAL;
+	}
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	if (n != 1 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) || type != SOCK_STREAM ||
+	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &l) || !acc) {
+		p_err("export: --systemd-socket: expected one listening stream socket, got %llu "
+		      "descriptor%s%s: give ppwatch-export.socket one ListenStream=",
+		      (unsigned long long)n, n == 1 ? "" : "s", n == 1 ? " that is not one" : "");
+		return -EINVAL;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) || fcntl(fd, F_SETFD, FD_CLOEXEC)) {
+		p_err("export: --systemd-socket: %s", strerror(errno));
+		return -errno;
+	}
 	return fd;
+}
+
+/* ---- the listener ------------------------------------------------------------------- */
+
+static uid_t user_uid;
+static gid_t user_gid;
+static struct listener_proc lp = { .pid = -1, .feed = -1 };
+
+/* in the forked listener, before it serves: every capability and (with --user) uid 0 gone */
+static int listener_privileges(void *arg)
+{
+	char kept[8];
+
+	return privs_drop(NULL, 0, opts.user ? &user_uid : NULL, opts.user ? &user_gid : NULL, kept,
+			  sizeof(kept));
+}
+
+static int start_listener(int lfd)
+{
+	const struct listener_opts o = {
+		.web_config = opts.web_config,
+		.max_clients = opts.max_clients,
+		.timeout = opts.timeout,
+		.interval = opts.interval,
+	};
+
+	return listener_start(&lp, lfd, &o, listener_privileges, NULL);
+}
+
+/* the latest snapshot to the listener, in both formats: 0, or -errno (it is gone) */
+static int feed_listener(void)
+{
+	char *text = NULL, *om = NULL;
+	size_t tl = 0, ol = 0;
+	struct feed_head h = { .start_time = start_time };
+	__u64 rss;
+	int err;
+
+	process_stats(&h.cpu_seconds, &rss);
+	h.rss_bytes = rss;
+	err = render_part(PROM_TEXT, &text, &tl) ?: render_part(PROM_OPENMETRICS, &om, &ol);
+	err = err ?: feed_queue(&lp.out, &h, text, om);
+	free(text);
+	free(om);
+	if (err) {
+		p_err("export: rendering the exposition: %s", strerror(-err));
+		return 0; /* the previous one is served */
+	}
+	return feed_flush(&lp.out, lp.feed);
 }
 
 /* ---- the command --------------------------------------------------------------------- */
@@ -467,9 +504,6 @@ static int open_listener(const char *spec, char *shown, size_t shown_len)
  * setns() into them. Everything else goes, from every set, and
  * no_new_privs is set; with --user, uid 0 goes too.
  */
-static uid_t user_uid;
-static gid_t user_gid;
-
 static int drop_privileges(void)
 {
 	int keep[3], n = 0, err;
@@ -488,39 +522,41 @@ static int drop_privileges(void)
 	return err;
 }
 
-static int serve(int lfd)
+/* sample every --interval and feed the listener; SIGHUP goes on to it, at once */
+static int serve(void)
 {
-	struct httpd_opts o = server_opts(web);
-	struct pollfd pfd[HTTPD_POLLFDS];
-	double next, now, until;
-	size_t n;
-	int r, err;
+	struct pollfd pfd;
+	double next, now;
+	int r, err = 0;
 
-	err = httpd_start(&httpd, lfd, &o);
-	if (err)
-		return err;
+	err = feed_listener();
 	next = now_mono_s() + opts.interval;
-	while (!exiting) {
+	while (!exiting && !err) {
 		now = now_mono_s();
 		if (now >= next) {
 			sample();
+			err = feed_listener();
 			/* on schedule; skip the intervals a slow collection overran */
 			next += opts.interval * ceil((now - next + 1e-9) / opts.interval);
 		}
-		n = httpd_pollfds(httpd, pfd);
-		until = httpd_deadline(httpd);
-		r = monitor_wait(&mon, until < next ? until : next, pfd, n);
-		if (r < 0) { /* reported */
-			err = r;
+		pfd = (struct pollfd){ lp.feed, feed_pending(&lp.out) ? POLLOUT : 0 };
+		r = monitor_wait(&mon, next, &pfd, 1);
+		if (r < 0) /* reported */
+			return listener_stop(&lp), r;
+		if (pfd.revents & (POLLHUP | POLLERR))
 			break;
+		if (pfd.revents & POLLOUT)
+			err = feed_flush(&lp.out, lp.feed);
+		if (hangup) {
+			hangup = 0;
+			p_dbg("export: SIGHUP: passed on to the listener");
+			kill(lp.pid, SIGHUP);
 		}
-		httpd_run(httpd, pfd, n);
-		if (hangup)
-			reload();
 	}
-	httpd_stop(httpd);
-	httpd = NULL;
-	return err;
+	if (exiting)
+		return listener_stop(&lp) ? -EIO : 0;
+	listener_lost(&lp);
+	return -EIO;
 }
 
 /* the options that do not go together */
@@ -529,6 +565,12 @@ static int check_opts(void)
 	if (opts.once_format == PROM_OPENMETRICS && (!opts.once || opts.textfile)) {
 		usage_error("--openmetrics goes with --once to stdout (a scrape asks for its "
 			    "format; the textfile collector reads text 0.0.4)");
+		return -EINVAL;
+	}
+	if (opts.systemd_socket && opts.listen_set) {
+		usage_error("--listen and --systemd-socket: one or the other (with the service, "
+			    "the address is ppwatch-export.socket's ListenStream=: systemctl edit "
+			    "ppwatch-export.socket)");
 		return -EINVAL;
 	}
 	if (opts.once && !opts.textfile && (opts.listen_set || opts.web_config)) {
@@ -580,7 +622,7 @@ static int once(void)
 static int export_run(int argc, char **argv)
 {
 	int err, lfd = -1, ret = EXIT_ERROR;
-	char shown[96] = "";
+	bool serving;
 
 	if (argc > 0) {
 		usage_error("unexpected argument '%s'", argv[0]);
@@ -592,28 +634,40 @@ static int export_run(int argc, char **argv)
 	}
 	if (check_opts())
 		return EXIT_ERROR;
-	self.start_time = now_real_s();
+	serving = !opts.once && !opts.textfile;
+	start_time = now_real_s();
 	self.version = PPWATCH_VERSION;
 	self.interval_s = opts.interval;
-	self.scrape_duration_s = NAN;
-	self.no_process = opts.textfile != NULL;
 	if (opts.user && privs_user(opts.user, &user_uid, &user_gid))
 		return EXIT_ERROR;
-	/* the web config first: what is wrong with it is said before BPF is loaded */
-	if (opts.web_config && !opts.once && !(web = web_state_load(opts.web_config)))
-		return EXIT_ERROR;
 	signal(SIGPIPE, SIG_IGN);
-	stop_on_hangup();
-	if (!opts.once && !opts.textfile) {
+	/* a daemon re-reads its configuration on SIGHUP; --once ends, as it would by default */
+	if (!opts.once)
+		stop_on_hangup();
+	if (!serving && opts.systemd_socket && getenv("LISTEN_FDS")) {
+		/* the service writing a textfile: its socket is not served */
+		p_info("export: --textfile or --once: the socket systemd passed is not served "
+		       "(systemctl disable --now ppwatch-export.socket)");
+		lfd = systemd_listener();
+		if (lfd >= 0)
+			close(lfd);
+		lfd = -1;
+	}
+	if (serving) {
 		/* listen first: a port in use is reported before BPF is loaded */
-		lfd = open_listener(opts.listen, shown, sizeof(shown));
+		lfd = opts.systemd_socket ? systemd_listener() : open_listener(opts.listen);
 		if (lfd < 0)
-			goto out_web;
+			return EXIT_ERROR;
+		/* and the listener reads the web config: what is wrong with it, before too */
+		ret = start_listener(lfd);
+		if (ret)
+			return ret;
+		ret = EXIT_ERROR;
 	}
 	/* notifications: a namespace's netlink dump is taken again only when one says so */
 	if (monitor_open(&mon, &(struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true,
 						       .subscribe = !opts.once }))
-		goto out_listen;
+		goto out;
 	self.attach = mon.kernel.attach;
 	self.netlink = mon.kernel.netlink;
 	if (!opts.once && drop_privileges())
@@ -632,31 +686,26 @@ static int export_run(int argc, char **argv)
 		ret = textfile_loop() ? EXIT_ERROR : EXIT_OK;
 		goto out_monitor;
 	}
-	p_info("export: serving %s://%s/metrics, sampling every %.3gs%s", scheme(), shown,
-	       opts.interval, web && web->auth ? ", basic auth" : "");
-	/* the address for scripts, whatever the log level (port 0 picks one) */
-	fprintf(stderr, "ppwatch export: listening on %s://%s/metrics\n", scheme(), shown);
-	err = serve(lfd);
-	lfd = -1; /* the server closed it */
-	ret = err ? EXIT_ERROR : EXIT_OK;
+	ret = serve() ? EXIT_ERROR : EXIT_OK;
 out_monitor:
 	monitor_close(&mon);
-out_listen:
-	if (lfd >= 0)
-		close(lfd);
+out:
+	if (lp.pid > 0)
+		ret = listener_stop(&lp) ?: ret;
 	prom_totals_free(&totals);
-out_web:
-	web_state_free(web);
-	web = NULL;
+	snapshot_free(&view);
+	prom_devsel_free(&devsel);
 	return ret;
 }
 
 const struct command cmd_export = {
 	.name = "export",
 	.level = PPW_LEVEL_SAMPLED,
-	.synopsis = "[--listen ADDR:PORT] [--web-config FILE] [--textfile PATH] [--interval DUR] "
-		    "[--timeout DUR] [--max-clients N] [--user USER] [--series auto|pool|device] "
-		    "[--top-pools N] [--once [--openmetrics]]",
+	.synopsis =
+		"[--listen ADDR:PORT | --systemd-socket] [--web-config FILE] [--textfile PATH] [--interval DUR] "
+		"[--timeout DUR] [--max-clients N] [--user USER] [--series auto|pool|device] "
+		"[--top-pools N] [--device-include RE] [--device-exclude RE] "
+		"[--once [--openmetrics]]",
 	.summary = "serve per-pool metrics to Prometheus (OpenMetrics or text 0.0.4)",
 	.lopts = export_lopts,
 	.sopts = NULL,

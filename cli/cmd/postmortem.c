@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * ppwatch postmortem [FILE] [--yaml] [--window DUR] [...]
+ * ppwatch postmortem [FILE] [--dmesg LOG] [--yaml] [--window DUR] [...]
  *
  * A report on every stalled, destroyed-but-out or recently freed pool,
  * from a recording or live: live, it records a short window into a memory
  * file (sources/rec_writer.c) and reads it back exactly like a file
  * (model/rec_reader.c), so both reports come from the same code
- * (model/postmortem.c, output/postmortem_fmt.c).
+ * (model/postmortem.c, output/postmortem_fmt.c). The kernel log's
+ * "stalled pool shutdown" lines (model/kernel_log.h) are linked to the
+ * report's pools (model/pm_klog.c): live, /dev/kmsg's (sources/kmsg.c);
+ * with --dmesg, a saved log's, alone or with FILE. Each pool then gets its
+ * verdict (model/pm_verdict.c) and the words for it (output/pm_verdict_fmt.c).
  */
 #include <errno.h>
+#include <math.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,24 +26,33 @@
 #include "lib/log.h"
 #include "lib/rotfile.h"
 #include "main.h"
+#include "lib/util.h"
+#include "model/kernel_log.h"
+#include "model/pm_klog.h"
+#include "model/pm_verdict.h"
 #include "model/postmortem.h"
 #include "model/rec_reader.h"
+#include "output/pm_verdict_fmt.h"
 #include "output/postmortem_fmt.h"
+#include "sources/kmsg.h"
 #include "sources/rec_writer.h"
 
 static struct {
 	struct rec_writer_opts rec;
 	double window;
-	bool yaml;
+	const char *dmesg;
+	bool yaml, no_kernel_log;
 } opts = {
 	.rec = { .snapshot_every = 5, .scan_every = 30, .stall_after = 60, .oldest_pages = 10 },
 	.window = 1.5,
 };
 
-enum { OPT_STALL = 0x500, OPT_WINDOW, OPT_YAML };
+enum { OPT_STALL = 0x500, OPT_WINDOW, OPT_YAML, OPT_DMESG, OPT_NO_KLOG };
 
 static const struct option pm_lopts[] = {
 	{ "yaml", no_argument, NULL, OPT_YAML },
+	{ "dmesg", required_argument, NULL, OPT_DMESG },
+	{ "no-kernel-log", no_argument, NULL, OPT_NO_KLOG },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "stall-after", required_argument, NULL, OPT_STALL },
 	{ "stacks", optional_argument, NULL, 'S' },
@@ -54,6 +69,12 @@ static int pm_opt(int o, const char *arg)
 	case OPT_YAML:
 		opts.yaml = true;
 		return 0;
+	case OPT_DMESG:
+		opts.dmesg = arg;
+		return 0;
+	case OPT_NO_KLOG:
+		opts.no_kernel_log = true;
+		return 0;
 	case 'S':
 		return args_stack_every(arg, &opts.rec.stack_every);
 	}
@@ -66,6 +87,10 @@ static void pm_help(void)
 	       "  FILE                 a 'ppwatch record' file (- for stdin); without it,\n"
 	       "                       a live report over --window\n"
 	       "\n"
+	       "  --dmesg LOG          a saved kernel log (dmesg, dmesg -T, journalctl -k,\n"
+	       "                       syslog; - for stdin): its 'stalled pool shutdown'\n"
+	       "                       lines, alone or linked to FILE's pools\n"
+	       "  --no-kernel-log      live: do not read /dev/kmsg\n"
 	       "  --yaml               YAML instead of text (-j for JSON)\n"
 	       "  --window DUR         live: observe this long (default 1.5s: one retry)\n"
 	       "  --stall-after DUR    live: stalled after this (default 60s)\n"
@@ -161,6 +186,116 @@ static int read_all(struct rec_reader *r, struct pm *a, const char *name)
 	return 0;
 }
 
+/* a saved log, line by line; lines past KLOG_LINE_MAX are cut there. 0, or -errno (reported) */
+#define KLOG_LINE_MAX 65536
+
+static int feed_file(struct klog *k, FILE *f, const char *name)
+{
+	static char buf[KLOG_LINE_MAX];
+	size_t n = 0;
+	int c, err;
+
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (c != '\n') {
+			if (n < sizeof(buf))
+				buf[n++] = (char)c;
+			continue;
+		}
+		err = klog_feed_line(k, buf, n);
+		n = 0;
+		if (err) {
+			p_err("postmortem: reading %s: %s", name, strerror(-err));
+			return err;
+		}
+	}
+	if (ferror(f)) {
+		err = -errno;
+		p_err("postmortem: reading %s: %s", name, strerror(errno));
+		return err;
+	}
+	if (n)
+		return klog_feed_line(k, buf, n);
+	return 0;
+}
+
+/* the zone local stamps are read in (the reader's), and a year for stamps without one */
+static void local_clock_opts(struct klog_link_opts *o, const struct klog *k, double ref)
+{
+	time_t t = isfinite(ref) && ref > 0 && ref < 1e11 ? (time_t)ref : time(NULL);
+	struct tm tm;
+
+	o->utc_offset_s = localtime_r(&t, &tm) ? (double)tm.tm_gmtoff : 0;
+	o->year = tm.tm_year + 1900;
+	/* a log's last stamp is not in the future: else it is of the year before */
+	if (k->end.noyear && !isnan(k->end.wall)) {
+		struct klog_time e = k->end;
+
+		if (klog_wall_unix(&e, o->utc_offset_s, o->year) > (double)t + 86400)
+			o->year--;
+	}
+}
+
+/*
+ * The kernel log into the report: --dmesg's file, or live /dev/kmsg. 0, or
+ * -errno (reported); a live log that cannot be read is said and skipped.
+ */
+static int add_kernel_log(json_t *rep, bool live)
+{
+	struct klog_link_opts lo = {
+		.drift = KLOG_DRIFT,
+		.live = live && !opts.dmesg,
+		.alone = live && opts.dmesg,
+	};
+	struct kmsg_stats st;
+	struct klog k;
+	FILE *f = NULL;
+	int err = 0;
+
+	klog_init(&k);
+	if (opts.dmesg) {
+		lo.source = opts.dmesg;
+		f = strcmp(opts.dmesg, "-") ? fopen(opts.dmesg, "r") : stdin;
+		if (!f) {
+			err = -errno;
+			p_err("postmortem: opening %s: %s: give a saved kernel log (dmesg, dmesg -T, "
+			      "journalctl -k, a syslog file)",
+			      opts.dmesg, strerror(errno));
+			return err;
+		}
+		err = feed_file(&k, f, opts.dmesg);
+		if (f != stdin)
+			fclose(f);
+		klog_finish(&k, NAN);
+		/* a recording's clock: the printk one is its boot's */
+		lo.printk_to_unix = rec_num(rep, "boot_to_real_s", NAN);
+	} else {
+		lo.source = "/dev/kmsg";
+		err = kmsg_read(&k, &st);
+		if (err) {
+			p_warn("postmortem: /dev/kmsg: %s: the report goes on without the kernel "
+			       "log%s",
+			       strerror(-err),
+			       err == -EPERM || err == -EACCES ?
+				       " (it needs root, or CAP_SYSLOG with kernel.dmesg_restrict=1)" :
+				       "");
+			klog_free(&k);
+			return 0;
+		}
+		if (st.overwritten)
+			p_info("postmortem: /dev/kmsg: %llu records overwritten while read",
+			       (unsigned long long)st.overwritten);
+		klog_finish(&k, now_mono_s());
+		lo.printk_to_unix = now_real_s() - now_mono_s();
+	}
+	local_clock_opts(&lo, &k, rec_num(rep, "time", NAN));
+	if (!err && pm_add_kernel_log(rep, &k, &lo)) {
+		p_err("postmortem: the kernel log's pools: %s", strerror(ENOMEM));
+		err = -ENOMEM;
+	}
+	klog_free(&k);
+	return err;
+}
+
 /* a report naming a stalled pool: exit 1, as a failed check does */
 static bool any_stalled(const json_t *rep)
 {
@@ -188,7 +323,13 @@ static int pm_run(int argc, char **argv)
 		usage_error("one FILE at most");
 		return EXIT_ERROR;
 	}
-	if (name && strcmp(name, "-")) {
+	if (opts.dmesg && name && !strcmp(name, "-") && !strcmp(opts.dmesg, "-")) {
+		usage_error("--dmesg - and FILE -: standard input is one of them");
+		return EXIT_ERROR;
+	}
+	if (opts.dmesg && !name) {
+		/* a log alone: no recording, nothing live */
+	} else if (name && strcmp(name, "-")) {
 		err = rec_open(&r, name);
 		if (err)
 			p_err("opening %s: %s", r.failed ? r.failed : name, strerror(-err));
@@ -206,14 +347,21 @@ static int pm_run(int argc, char **argv)
 		p_err("postmortem: %s", strerror(ENOMEM));
 		err = -ENOMEM;
 	}
-	err = err ?: read_all(&r, a, name ? name : "the live record");
+	if (!err && !(opts.dmesg && !name))
+		err = read_all(&r, a, name ? name : "the live record");
 	if (!err) {
 		input = name ? rec_summary(&r) : NULL;
-		rep = pm_report(a, name ? name : "live", input);
+		rep = pm_report(a, name ? name : opts.dmesg ? opts.dmesg : "live", input);
 		if (!rep || (name && !input)) {
 			p_err("postmortem: building the report: %s", strerror(ENOMEM));
 			err = -ENOMEM;
 		}
+	}
+	if (!err && (opts.dmesg || (!name && !opts.no_kernel_log)))
+		err = add_kernel_log(rep, !name); /* !name with --dmesg: the log alone */
+	if (!err && (pm_add_verdicts(rep) || postmortem_prose(rep))) {
+		p_err("postmortem: the verdicts: %s", strerror(ENOMEM));
+		err = -ENOMEM;
 	}
 	if (!err) {
 		if (env.json) {
@@ -225,7 +373,8 @@ static int pm_run(int argc, char **argv)
 			postmortem_text(stdout, rep);
 		}
 	}
-	rec_close(&r);
+	if (!(opts.dmesg && !name))
+		rec_close(&r);
 	if (f)
 		fclose(f);
 	pm_free(a);
@@ -239,8 +388,9 @@ static int pm_run(int argc, char **argv)
 const struct command cmd_postmortem = {
 	.name = "postmortem",
 	.level = PPW_LEVEL_ALL,
-	.synopsis = "[FILE] [--yaml] [--window DUR] [--stall-after DUR] [-S[N]]",
-	.summary = "report on stalled, destroyed and recently freed pools, live or recorded",
+	.synopsis = "[FILE] [--dmesg LOG] [--yaml] [--window DUR] [--stall-after DUR] [-S[N]]",
+	.summary = "report on stalled, destroyed and recently freed pools, live, recorded or "
+		   "from the kernel log",
 	.lopts = pm_lopts,
 	.sopts = "S::",
 	.opt = pm_opt,

@@ -21,7 +21,7 @@
 #include "main.h"
 #include "model/lifecycle.h"
 #include "output/event_table.h"
-#include "sources/life_feed.h"
+#include "sources/monitor.h"
 
 static struct {
 	double stall_after;
@@ -131,7 +131,7 @@ static int watch_run(int argc, char **argv)
 		life_feed_free(&w.feed);
 		return EXIT_ERROR;
 	}
-	life_feed_start(&w.feed, &m);
+	life_feed_start(&w.feed, &m.kernel, boot_to_real_s());
 	end = now_mono_s() + (opts.duration ? opts.duration : 1e12);
 	while (!err && !exiting && (now = now_mono_s()) < end) {
 		if (now >= next_tick) {
@@ -139,7 +139,7 @@ static int watch_run(int argc, char **argv)
 			err = monitor_sample(&m);
 			if (err)
 				break;
-			life_feed_tick(&w.feed);
+			life_feed_tick(&w.feed, now_boot_ns());
 			next_tick = now + 1;
 		}
 		err = monitor_wait(&m, next_tick < end ? next_tick : end, NULL, 0);

@@ -9,9 +9,11 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 #include <microhttpd.h>
 
 #include "lib/escape.h"
@@ -25,8 +27,24 @@
 #define CONN_MEMORY  10240 /* per connection: a request head of up to about 9 KiB */
 #define WARN_EVERY   10.0  /* s between two warnings of one kind */
 
+struct httpd;
+
+/*
+ * One libmicrohttpd daemon: the one new connections go to, and those a
+ * restart left to finish what their connections are doing (draining).
+ */
+struct hdaemon {
+	struct httpd *h;
+	struct MHD_Daemon *d;
+	int efd;
+	struct httpd_opts o;
+	size_t conns; /* its connections */
+	bool draining;
+};
+
 /* one connection libmicrohttpd serves */
 struct hconn {
+	struct hdaemon *dm;
 	struct MHD_Connection *c;
 	int fd;
 	double since;	       /* when the current wait began: the connection, or the last answer */
@@ -36,10 +54,11 @@ struct hconn {
 };
 
 struct httpd {
-	struct MHD_Daemon *d;
-	struct httpd_opts o;
-	char why[256]; /* libmicrohttpd's last complaint: why a start failed */
-	int lfd, efd, spare;
+	struct hdaemon *dms[HTTPD_DAEMONS]; /* [0]: the current one */
+	size_t ndms;
+	struct httpd_opts o; /* the current one's */
+	char why[256];	     /* libmicrohttpd's last complaint: why a start failed */
+	int lfd, spare;
 	struct hconn **conns;
 	size_t n, cap;
 	double paused_until; /* the listener rests (descriptors ran out) */
@@ -70,9 +89,10 @@ static struct hconn *conn_of(struct MHD_Connection *c)
  * best effort: never wait for a client that is being turned away; with
  * TLS nothing, as plain text would be garbage inside a TLS stream
  */
-static void say(struct httpd *h, int fd, const char *msg, size_t len, int code)
+static void say(struct httpd *h, const struct httpd_opts *o, int fd, const char *msg, size_t len,
+		int code)
 {
-	if (h->o.tls)
+	if (o->tls)
 		return;
 	if (send(fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		p_dbg("export: %d: %s", code, strerror(errno));
@@ -87,7 +107,7 @@ static void say(struct httpd *h, int fd, const char *msg, size_t len, int code)
 static void evict(struct httpd *h, struct hconn *hc)
 {
 	if (!hc->busy && !hc->requests)
-		say(h, hc->fd, slow_408, sizeof(slow_408) - 1, 408);
+		say(h, &hc->dm->o, hc->fd, slow_408, sizeof(slow_408) - 1, 408);
 	shutdown(hc->fd, SHUT_RDWR);
 	hc->gone = true;
 }
@@ -146,11 +166,13 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 			  enum MHD_ConnectionNotificationCode code)
 {
 	const union MHD_ConnectionInfo *i;
-	struct httpd *h = cls;
+	struct hdaemon *dm = cls;
+	struct httpd *h = dm->h;
 	struct hconn *hc, **slot;
 	size_t k;
 
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		dm->conns++;
 		i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		hc = calloc(1, sizeof(*hc));
 		slot = hc && i ? VEC_PUSH(h->conns, h->n, h->cap) : NULL;
@@ -159,11 +181,12 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 			free(hc);
 			return;
 		}
-		*hc = (struct hconn){ .c = c, .fd = i->connect_fd, .since = now_mono_s() };
+		*hc = (struct hconn){ .dm = dm, .c = c, .fd = i->connect_fd, .since = now_mono_s() };
 		*slot = hc;
 		*socket_context = hc;
 		return;
 	}
+	dm->conns--;
 	hc = *socket_context;
 	for (k = 0; hc && k < h->n; k++) {
 		if (h->conns[k] == hc) {
@@ -198,13 +221,36 @@ static enum MHD_Result add_accept(void *cls, enum MHD_ValueKind kind, const char
 
 static int head_arrived, answered; /* markers for libmicrohttpd's per-request pointer */
 
-/* what the client certificate policy finds wrong with this connection, or NULL */
-static const char *cert_problem(const struct httpd *h, struct MHD_Connection *c)
+/* "Jan  2 15:04:05 2006 UTC" */
+static const char *when(time_t t, char *buf, size_t len)
 {
-	const struct httpd_tls *t = h->o.tls;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/*
+ * What the client certificate policy finds wrong with this connection,
+ * or NULL: as Go's crypto/tls with exporter-toolkit's settings, a
+ * certificate is verified against the CAs for the clientAuth purpose (a
+ * certificate with extended key usages must list clientAuth), and one
+ * that has expired or is not valid yet is said to be.
+ */
+static const char *cert_problem(const struct hdaemon *dm, struct MHD_Connection *c, char *why,
+				size_t len)
+{
+	const struct httpd_tls *t = dm->o.tls;
+	gnutls_typed_vdata_st purpose = { .type = GNUTLS_DT_KEY_PURPOSE_OID,
+					  .data = (void *)GNUTLS_KP_TLS_WWW_CLIENT };
 	const union MHD_ConnectionInfo *i;
 	unsigned int n = 0, status = 0;
+	const gnutls_datum_t *peers;
+	gnutls_x509_crt_t crt;
+	gnutls_datum_t text;
 	gnutls_session_t s;
+	char at[40];
 
 	if (!t || (!t->cert_required && !t->cert_verified))
 		return NULL;
@@ -212,22 +258,57 @@ static const char *cert_problem(const struct httpd *h, struct MHD_Connection *c)
 	s = i ? i->tls_session : NULL;
 	if (!s)
 		return "no TLS session";
-	if (!gnutls_certificate_get_peers(s, &n) || !n)
+	peers = gnutls_certificate_get_peers(s, &n);
+	if (!peers || !n)
 		return t->cert_required ? "a client certificate is required" : NULL;
-	if (t->cert_verified && (gnutls_certificate_verify_peers2(s, &status) < 0 || status))
+	if (!t->cert_verified)
+		return NULL;
+	if (gnutls_certificate_verify_peers(s, &purpose, 1, &status) < 0)
+		return "the client certificate could not be verified";
+	if (!status)
+		return NULL;
+	if (status & (GNUTLS_CERT_EXPIRED | GNUTLS_CERT_NOT_ACTIVATED) &&
+	    !gnutls_x509_crt_init(&crt)) {
+		if (!gnutls_x509_crt_import(crt, &peers[0], GNUTLS_X509_FMT_DER))
+			snprintf(why, len,
+				 status & GNUTLS_CERT_EXPIRED ?
+					 "the client certificate expired at %s" :
+					 "the client certificate is not valid before %s",
+				 when(status & GNUTLS_CERT_EXPIRED ?
+					      gnutls_x509_crt_get_expiration_time(crt) :
+					      gnutls_x509_crt_get_activation_time(crt),
+				      at, sizeof(at)));
+		else
+			snprintf(why, len,
+				 "the client certificate has expired or is not valid yet");
+		gnutls_x509_crt_deinit(crt);
+		return why;
+	}
+	if (status & GNUTLS_CERT_PURPOSE_MISMATCH)
+		return "the client certificate is not for client authentication (its extended key "
+		       "usage lacks clientAuth)";
+	if (status & (GNUTLS_CERT_SIGNER_NOT_FOUND | GNUTLS_CERT_SIGNER_NOT_CA))
 		return "the client certificate does not verify against client_ca_file";
-	return NULL;
+	if (!gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &text, 0)) {
+		snprintf(why, len, "the client certificate does not verify: %s", text.data);
+		gnutls_free(text.data);
+		return why;
+	}
+	return "the client certificate does not verify against client_ca_file";
 }
 
 /* the request's basic auth, by the callback */
 static enum httpd_auth check_auth(const struct httpd *h, struct MHD_Connection *c)
 {
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *addr = ci ? ci->client_addr : NULL;
 	enum httpd_auth r = HTTPD_AUTH_DENIED;
 #if MHD_VERSION >= 0x00097701
 	struct MHD_BasicAuthInfo *bi = MHD_basic_auth_get_username_password3(c);
 
 	if (bi && bi->username && bi->password)
-		r = h->o.auth(h->o.arg, bi->username, bi->password);
+		r = h->o.auth(h->o.arg, addr, bi->username, bi->password);
 	if (bi && bi->password)
 		explicit_bzero(bi->password, bi->password_len);
 	MHD_free(bi);
@@ -235,7 +316,7 @@ static enum httpd_auth check_auth(const struct httpd *h, struct MHD_Connection *
 	char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
 
 	if (user && pass)
-		r = h->o.auth(h->o.arg, user, pass);
+		r = h->o.auth(h->o.arg, addr, user, pass);
 	if (pass)
 		explicit_bzero(pass, strlen(pass));
 	MHD_free(user);
@@ -245,8 +326,10 @@ static enum httpd_auth check_auth(const struct httpd *h, struct MHD_Connection *
 }
 
 /* a refusal before any answer: 401, 403 or 429, the connection closed but for 401 */
-static enum MHD_Result refuse(struct httpd *h, struct MHD_Connection *c, int code, const char *text)
+static enum MHD_Result refuse(struct hdaemon *dm, struct MHD_Connection *c, int code,
+			      const char *text)
 {
+	struct httpd *h = dm->h;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 	char body[192];
@@ -260,13 +343,13 @@ static enum MHD_Result refuse(struct httpd *h, struct MHD_Connection *c, int cod
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (code == MHD_HTTP_TOO_MANY_REQUESTS)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-	if (code != MHD_HTTP_UNAUTHORIZED)
+	if (code != MHD_HTTP_UNAUTHORIZED || dm->draining)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (code == MHD_HTTP_UNAUTHORIZED)
 #if MHD_VERSION >= 0x00097701
-		ret = MHD_queue_basic_auth_required_response3(c, h->o.realm, MHD_YES, r);
+		ret = MHD_queue_basic_auth_required_response3(c, dm->o.realm, MHD_YES, r);
 #else
-		ret = MHD_queue_basic_auth_fail_response(c, h->o.realm, r);
+		ret = MHD_queue_basic_auth_fail_response(c, dm->o.realm, r);
 #endif
 	else
 		ret = MHD_queue_response(c, code, r);
@@ -276,6 +359,13 @@ static enum MHD_Result refuse(struct httpd *h, struct MHD_Connection *c, int cod
 	return ret;
 }
 
+/*
+ * A request: the client certificate by the policy of the daemon whose
+ * handshake it made, basic auth by the web config in force now (as
+ * exporter-toolkit reads its config for every request), the answer by
+ * the current handler. A draining daemon's answers close their
+ * connection, so it ends once they are out.
+ */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **req)
@@ -283,10 +373,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct httpd_answer ans = { 0 };
 	struct accept_buf acc = { .len = 0 };
 	struct hconn *hc = conn_of(c);
-	struct httpd *h = cls;
+	struct hdaemon *dm = cls;
+	struct httpd *h = dm->h;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 	const char *why;
+	char buf[192];
 
 	if (!*req) {
 		/*
@@ -306,20 +398,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	*req = &answered;
-	why = cert_problem(h, c);
+	why = cert_problem(dm, c, buf, sizeof(buf));
 	if (why) {
 		p_dbg("export: %s %s: 403: %s", method, url, why);
-		return refuse(h, c, MHD_HTTP_FORBIDDEN, why);
+		return refuse(dm, c, MHD_HTTP_FORBIDDEN, why);
 	}
 	if (h->o.auth) {
 		switch (check_auth(h, c)) {
 		case HTTPD_AUTH_OK:
 			break;
 		case HTTPD_AUTH_BUSY:
-			return refuse(h, c, MHD_HTTP_TOO_MANY_REQUESTS,
-				      "too many password checks just now; try again");
+			return refuse(dm, c, MHD_HTTP_TOO_MANY_REQUESTS,
+				      "too many password checks from this address just now; try "
+				      "again");
 		default:
-			return refuse(h, c, MHD_HTTP_UNAUTHORIZED, "authentication required");
+			return refuse(dm, c, MHD_HTTP_UNAUTHORIZED, "authentication required");
 		}
 	}
 	MHD_get_connection_values(c, MHD_HEADER_KIND, add_accept, &acc);
@@ -335,6 +428,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (ans.allow)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, ans.allow);
+	if (dm->draining)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(c, ans.code, r);
 	MHD_destroy_response(r);
 	if (ret == MHD_YES)
@@ -363,7 +458,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req,
  */
 static void on_log(void *cls, const char *fmt, va_list ap)
 {
-	struct httpd *h = cls;
+	struct httpd *h = ((struct hdaemon *)cls)->h;
 	char msg[256], e[1024];
 	unsigned int code;
 	const char *p;
@@ -405,7 +500,7 @@ static void out_of_descriptors(struct httpd *h, int err)
 		close(h->spare);
 		fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd >= 0) {
-			say(h, fd, fds_503, sizeof(fds_503) - 1, 503);
+			say(h, &h->o, fd, fds_503, sizeof(fds_503) - 1, 503);
 			close(fd);
 		}
 		h->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -435,7 +530,7 @@ static void accept_all(struct httpd *h)
 		}
 		room(h, true);
 		/* closes fd itself when it cannot take it */
-		if (MHD_add_connection(h->d, fd, (struct sockaddr *)&ss, sl) != MHD_YES)
+		if (MHD_add_connection(h->dms[0]->d, fd, (struct sockaddr *)&ss, sl) != MHD_YES)
 			warn_accept(h, errno, " (libmicrohttpd did not take it)");
 	}
 }
@@ -448,8 +543,8 @@ bool httpd_tls_available(void)
 	return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES && gnutls_check_version(NULL);
 }
 
-/* a libmicrohttpd daemon with the options o, on h's listener: 0 or -errno (reported) */
-static int daemon_start(struct httpd *h, const struct httpd_opts *o)
+/* a libmicrohttpd daemon with the options o, for h's listener: it, or NULL (reported) */
+static struct hdaemon *daemon_start(struct httpd *h, const struct httpd_opts *o)
 {
 	const struct httpd_tls *t = o->tls;
 	struct MHD_OptionItem tls[] = {
@@ -462,26 +557,34 @@ static int daemon_start(struct httpd *h, const struct httpd_opts *o)
 		{ MHD_OPTION_END, 0, NULL },
 	};
 	const union MHD_DaemonInfo *di;
-	struct MHD_Daemon *d;
+	struct hdaemon *dm;
 
 	if (t && !httpd_tls_available()) {
 		p_err("export: this ppwatch cannot serve HTTPS: it is built without GnuTLS");
-		return -ENOTSUP;
+		return NULL;
 	}
+	dm = calloc(1, sizeof(*dm));
+	if (!dm) {
+		p_err("export: starting the HTTP server: %s", strerror(ENOMEM));
+		return NULL;
+	}
+	dm->h = h;
+	dm->o = *o;
 	h->why[0] = 0;
-	d = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG |
-				     (t ? MHD_USE_TLS : 0),
-			     0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_log, h,
-			     /* room for connections on their way out after an eviction */
-			     MHD_OPTION_CONNECTION_LIMIT, 2 * o->max_clients + 16,
-			     /* a backstop: the deadlines here are shorter */
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)ceil(o->timeout) + 1,
-			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
-			     MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
-			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-			     MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1,
-			     MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
-	di = d ? MHD_get_daemon_info(d, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
+	dm->d = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG |
+					 (t ? MHD_USE_TLS : 0),
+				 0, NULL, NULL, on_request, dm, MHD_OPTION_EXTERNAL_LOGGER, on_log,
+				 dm,
+				 /* room for connections on their way out after an eviction */
+				 MHD_OPTION_CONNECTION_LIMIT, 2 * o->max_clients + 16,
+				 /* a backstop: the deadlines here are shorter */
+				 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)ceil(o->timeout) + 1,
+				 MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+				 MHD_OPTION_NOTIFY_CONNECTION, on_connection, dm,
+				 MHD_OPTION_NOTIFY_COMPLETED, on_completed, dm,
+				 MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_SIGPIPE_HANDLED_BY_APP,
+				 1, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+	di = dm->d ? MHD_get_daemon_info(dm->d, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
 	if (!di) {
 		if (t)
 			p_err("export: libmicrohttpd would not serve HTTPS with the web config's "
@@ -490,20 +593,27 @@ static int daemon_start(struct httpd *h, const struct httpd_opts *o)
 		else
 			p_err("export: libmicrohttpd would not start in epoll mode%s%s",
 			      h->why[0] ? ": " : "", h->why);
-		if (d)
-			MHD_stop_daemon(d);
-		return -EINVAL;
+		if (dm->d)
+			MHD_stop_daemon(dm->d);
+		free(dm);
+		return NULL;
 	}
-	h->d = d;
-	h->efd = di->epoll_fd;
-	h->o = *o;
-	return 0;
+	dm->efd = di->epoll_fd;
+	return dm;
+}
+
+/* a daemon stopped: its connections end, each through on_connection() */
+static void daemon_stop(struct hdaemon *dm)
+{
+	MHD_stop_daemon(dm->d);
+	if (dm->o.release)
+		dm->o.release(dm->o.arg);
+	free(dm);
 }
 
 int httpd_start(struct httpd **out, int lfd, const struct httpd_opts *o)
 {
 	struct httpd *h = calloc(1, sizeof(*h));
-	int err;
 
 	if (!h) {
 		close(lfd);
@@ -512,38 +622,46 @@ int httpd_start(struct httpd **out, int lfd, const struct httpd_opts *o)
 	h->o = *o;
 	h->lfd = lfd;
 	h->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	err = daemon_start(h, o);
-	if (err) {
+	h->dms[0] = daemon_start(h, o);
+	if (!h->dms[0]) {
 		httpd_stop(h);
-		return err;
+		return -EINVAL;
 	}
+	h->ndms = 1;
 	*out = h;
 	return 0;
 }
 
 int httpd_restart(struct httpd *h, const struct httpd_opts *o)
 {
-	struct MHD_Daemon *old = h->d;
-	struct httpd_opts was = h->o;
-	int efd = h->efd, err;
+	struct hdaemon *dm = daemon_start(h, o);
+	size_t i;
 
-	err = daemon_start(h, o);
-	if (err) {
-		h->d = old;
-		h->efd = efd;
-		h->o = was;
-		return err;
+	if (!dm)
+		return -EINVAL;
+	/* at the most daemons at once: the oldest one's connections end now */
+	if (h->ndms == HTTPD_DAEMONS) {
+		p_warn("export: %d web config reloads while connections of the earlier ones "
+		       "are still open: those of the oldest are closed",
+		       HTTPD_DAEMONS);
+		daemon_stop(h->dms[--h->ndms]);
 	}
-	/* its connections end, each through on_connection(): h->conns empties */
-	MHD_stop_daemon(old);
+	for (i = h->ndms; i > 0; i--)
+		h->dms[i] = h->dms[i - 1];
+	h->dms[0] = dm;
+	h->ndms++;
+	for (i = 1; i < h->ndms; i++)
+		h->dms[i]->draining = true;
+	h->o = *o;
 	return 0;
 }
 
 size_t httpd_pollfds(struct httpd *h, struct pollfd *pfd)
 {
-	size_t n = 0;
+	size_t n = 0, i;
 
-	pfd[n++] = (struct pollfd){ h->efd, POLLIN };
+	for (i = 0; i < h->ndms; i++)
+		pfd[n++] = (struct pollfd){ h->dms[i]->efd, POLLIN };
 	/* not while resting, nor while there is no room: it would stay readable */
 	if (now_mono_s() >= h->paused_until && room(h, false))
 		pfd[n++] = (struct pollfd){ h->lfd, POLLIN };
@@ -557,8 +675,10 @@ double httpd_deadline(struct httpd *h)
 	struct hconn *oldest;
 	size_t i;
 
-	if (MHD_get_timeout(h->d, &ms) == MHD_YES)
-		t = now + (ms < 3600000 ? ms : 3600000) / 1e3;
+	for (i = 0; i < h->ndms; i++)
+		if (MHD_get_timeout(h->dms[i]->d, &ms) == MHD_YES &&
+		    now + (ms < 3600000 ? ms : 3600000) / 1e3 < t)
+			t = now + (ms < 3600000 ? ms : 3600000) / 1e3;
 	for (i = 0; i < h->n; i++)
 		if (!h->conns[i]->gone && h->conns[i]->since + h->o.timeout < t)
 			t = h->conns[i]->since + h->o.timeout;
@@ -578,12 +698,23 @@ void httpd_run(struct httpd *h, const struct pollfd *pfd, size_t n)
 	for (i = 0; i < n; i++)
 		if (pfd[i].fd == h->lfd && (pfd[i].revents & POLLIN))
 			accept_all(h);
-	MHD_run(h->d);
+	for (i = 0; i < h->ndms; i++)
+		MHD_run(h->dms[i]->d);
 	/* one deadline for a whole request head, and one for its answer */
 	now = now_mono_s();
 	for (i = 0; i < h->n; i++)
 		if (!h->conns[i]->gone && now >= h->conns[i]->since + h->o.timeout)
 			evict(h, h->conns[i]);
+	/* drained daemons stop */
+	for (i = 1; i < h->ndms;) {
+		if (h->dms[i]->conns) {
+			i++;
+			continue;
+		}
+		daemon_stop(h->dms[i]);
+		memmove(&h->dms[i], &h->dms[i + 1], (h->ndms - i - 1) * sizeof(h->dms[0]));
+		h->ndms--;
+	}
 }
 
 size_t httpd_connections(const struct httpd *h)
@@ -591,12 +722,19 @@ size_t httpd_connections(const struct httpd *h)
 	return h->n;
 }
 
+size_t httpd_daemons(const struct httpd *h)
+{
+	return h->ndms;
+}
+
 void httpd_stop(struct httpd *h)
 {
+	size_t i;
+
 	if (!h)
 		return;
-	if (h->d)
-		MHD_stop_daemon(h->d);
+	for (i = 0; i < h->ndms; i++)
+		daemon_stop(h->dms[i]);
 	if (h->lfd >= 0)
 		close(h->lfd);
 	if (h->spare >= 0)

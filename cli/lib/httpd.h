@@ -30,11 +30,21 @@
  * asked for when there are CAs to name (libmicrohttpd requests one only
  * then); what the policy needs of them (there at all, verified against
  * those CAs) is checked before any answer, and a request without it gets
- * 403 and a closed connection. With 'auth', every request needs HTTP
- * basic auth that the callback accepts (401 with WWW-Authenticate
- * otherwise, 429 when it is too busy to check). httpd_restart() starts
- * over with other options on the same listening socket (SIGHUP: a web
- * config re-read): the connections of the old ones are closed.
+ * 403 and a closed connection: verified for the clientAuth purpose, and
+ * an expired or not yet valid one said to be. With 'auth', every request
+ * needs HTTP basic auth that the callback accepts (401 with
+ * WWW-Authenticate otherwise, 429 when it will not check for that client
+ * address just now).
+ *
+ * httpd_restart() takes other options (SIGHUP: a web config re-read) on
+ * the same listener without dropping a connection: a new libmicrohttpd
+ * daemon takes the new connections, and the earlier ones drain: they
+ * finish what their connections asked, answer with "Connection: close",
+ * and stop when their last connection ends (idle ones at 'timeout'), up
+ * to HTTPD_DAEMONS at once. A request on a draining daemon's connection
+ * is authenticated by the options in force now; its client certificate
+ * was checked by the policy of its handshake (exporter-toolkit reads its
+ * config per connection and per request alike).
  */
 #ifndef __PPWATCH_LIB_HTTPD_H
 #define __PPWATCH_LIB_HTTPD_H
@@ -42,8 +52,11 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 
-#define HTTPD_POLLFDS 2
+/* daemons at once: the current one and those draining after restarts */
+#define HTTPD_DAEMONS 4
+#define HTTPD_POLLFDS (HTTPD_DAEMONS + 1)
 
 struct httpd_request {
 	const char *method;
@@ -82,9 +95,15 @@ struct httpd_opts {
 	void (*count)(void *arg, int code);
 	void *arg;
 	const struct httpd_tls *tls; /* NULL: plain HTTP; kept while the server runs */
-	/* NULL: no authentication; else each request's basic auth user and password */
-	enum httpd_auth (*auth)(void *arg, const char *user, const char *password);
+	/*
+	 * NULL: no authentication; else each request's basic auth user and
+	 * password, and the client's address
+	 */
+	enum httpd_auth (*auth)(void *arg, const struct sockaddr *addr, const char *user,
+				const char *password);
 	const char *realm; /* for WWW-Authenticate */
+	/* NULL, or: the daemon that ran with these options stopped (arg is let go) */
+	void (*release)(void *arg);
 };
 
 struct httpd;
@@ -94,7 +113,10 @@ struct httpd;
  * 0 or -errno (reported, with what libmicrohttpd or GnuTLS said)
  */
 int httpd_start(struct httpd **h, int lfd, const struct httpd_opts *o);
-/* the same listener with other options: 0, or -errno (reported) and the old ones kept */
+/*
+ * the same listener with other options, no connection dropped: 0, or
+ * -errno (reported) and the old ones kept
+ */
 int httpd_restart(struct httpd *h, const struct httpd_opts *o);
 /* can this binary serve HTTPS? (make static's cannot: GnuTLS is stood in for) */
 bool httpd_tls_available(void);
@@ -106,6 +128,8 @@ double httpd_deadline(struct httpd *h);
 void httpd_run(struct httpd *h, const struct pollfd *pfd, size_t n);
 /* connections open now */
 size_t httpd_connections(const struct httpd *h);
+/* libmicrohttpd daemons running now: 1, and those draining after restarts */
+size_t httpd_daemons(const struct httpd *h);
 void httpd_stop(struct httpd *h);
 
 #endif /* __PPWATCH_LIB_HTTPD_H */

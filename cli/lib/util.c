@@ -192,6 +192,11 @@ double now_real_s(void)
 	return clock_ns(CLOCK_REALTIME) / 1e9;
 }
 
+double boot_to_real_s(void)
+{
+	return now_real_s() - now_boot_ns() / 1e9;
+}
+
 bool str_is_prefix(const char *pfx, const char *s)
 {
 	return pfx && *pfx && !strncmp(pfx, s, strlen(pfx));

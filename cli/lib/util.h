@@ -31,6 +31,8 @@ const char *fmt_bytes(char *buf, size_t len, double bytes);
 const char *fmt_age(char *buf, size_t len, double seconds);
 
 uint64_t now_boot_ns(void);
+/* the wall clock (seconds) at CLOCK_BOOTTIME 0: add it to a boot time for the wall clock */
+double boot_to_real_s(void);
 uint64_t now_mono_ns(void);
 /* CLOCK_MONOTONIC in seconds: the clock of every deadline */
 double now_mono_s(void);

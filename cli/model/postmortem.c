@@ -458,6 +458,12 @@ static void build_pool(struct pm *a, json_t *pool, const struct pool_acc *p, dou
 	json_array_foreach(stacks, i, s) if (h &&
 					     !strcmp(rec_str(s, "kind", ""), "zombie_release") &&
 					     json_array_append(h, (json_t *)s)) a->nomem = true;
+	/* where its pages were taken: a leak's driver path (the first few, by count) */
+	h = json_array();
+	put(a, pool, "hold_stacks", h);
+	json_array_foreach(stacks, i, s) if (h && json_array_size(h) < PM_HOLD_STACKS &&
+					     !strcmp(rec_str(s, "kind", ""), "hold") &&
+					     json_array_append(h, (json_t *)s)) a->nomem = true;
 	put(a, pool, "inflight_over_time", series(a, p));
 	put(a, pool, "inflight_over_time_dropped", json_integer(p->s_dropped));
 }
@@ -520,6 +526,8 @@ json_t *pm_report(struct pm *a, const char *source, json_t *input)
 	copy(a, rep, "hostname", json_object_get(a->header, "hostname"));
 	copy(a, rep, "kernel", json_object_get(a->header, "kernel"));
 	put(a, rep, "stall_after_s", num(stall_after));
+	copy(a, rep, "stack_every", json_object_get(a->header, "stack_every"));
+	copy(a, rep, "boot_to_real_s", json_object_get(a->header, "boot_to_real_s"));
 	put(a, rep, "lost_records", num(a->lost_gaps > a->lost_end ? a->lost_gaps : a->lost_end));
 	copy(a, rep, "lost_why", a->lost_why);
 	put(a, rep, "pools", pools);

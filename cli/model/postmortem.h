@@ -24,9 +24,10 @@
 
 #include "model/rec_reader.h"
 
-#define PM_EVENTS_MAX 64  /* events listed per pool: a lifecycle has 5 */
-#define PM_MINOR_MAX  32  /* of them, of the kinds that repeat */
-#define PM_SERIES_MAX 512 /* inflight changes kept per pool */
+#define PM_EVENTS_MAX  64  /* events listed per pool: a lifecycle has 5 */
+#define PM_MINOR_MAX   32  /* of them, of the kinds that repeat */
+#define PM_SERIES_MAX  512 /* inflight changes kept per pool */
+#define PM_HOLD_STACKS 3   /* hold stacks shown per pool */
 
 struct pm;
 

@@ -24,34 +24,16 @@
 #include "lib/vec.h"
 #include "model/rules.h"
 #include "model/rules_schema.h"
+#include "model/yaml_walk.h"
 
-/* ---- diagnostics (model/diag.h) --------------------------------------------- */
+/* ---- diagnostics (model/diag.h), by the YAML walker (model/yaml_walk.h) ---- */
 
 struct pctx {
-	struct diags d;
-	yaml_document_t *doc;
+	struct ywalk y;
 };
 
-#define perr(c, pos, ...) diag_add(&(c)->d, pos, __VA_ARGS__)
-
-static struct rpos node_pos(const yaml_node_t *n)
-{
-	return (struct rpos){ (int)n->start_mark.line + 1, (int)n->start_mark.column + 1 };
-}
-
-static const char *node_kind(const yaml_node_t *n)
-{
-	switch (n->type) {
-	case YAML_SCALAR_NODE:
-		return n->data.scalar.length ? "a value" : "nothing";
-	case YAML_SEQUENCE_NODE:
-		return "a list";
-	case YAML_MAPPING_NODE:
-		return "a mapping";
-	default:
-		return "nothing";
-	}
-}
+#define perr(c, pos, ...) ywerr(&(c)->y, pos, __VA_ARGS__)
+#define node_pos	  ywalk_pos
 
 /* what a node is, for "got ..." (scalars quoted, long ones cut) */
 static const char *node_desc(const yaml_node_t *n, char *buf, size_t len)
@@ -63,65 +45,26 @@ static const char *node_desc(const yaml_node_t *n, char *buf, size_t len)
 			 diag_echo((const char *)n->data.scalar.value, n->data.scalar.length, e));
 		return buf;
 	}
-	return node_kind(n);
+	return ywalk_kind(n);
 }
 
 static void unknown_key(struct pctx *c, const yaml_node_t *k, const char *where,
 			const struct keydef *keys)
 {
-	const char *key = (const char *)k->data.scalar.value, *best = NULL;
-	size_t bestd = strlen(key) >= 8 ? 4 : 3, d, off = 0;
-	char list[512], e[DIAG_ECHO_MAX + 4];
-	const struct keydef *kd;
-
-	list[0] = 0;
-	for (kd = keys; kd->key; kd++) {
-		off += snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0, "%s%s",
-				kd == keys ? "" : ", ", kd->key);
-		d = diag_distance(key, kd->key);
-		if (d < bestd) {
-			bestd = d;
-			best = kd->key;
-		}
-	}
-	key = diag_echo(key, k->data.scalar.length, e);
-	if (best)
-		perr(c, node_pos(k),
-		     "unknown key '%s' in %s; did you mean '%s'? (expected one "
-		     "of: %s)",
-		     key, where, best, list);
-	else
-		perr(c, node_pos(k), "unknown key '%s' in %s; expected one of: %s", key, where,
-		     list);
+	ywalk_unknown_key(&c->y, k, where, keys, sizeof(*keys), -1);
 }
 
 /* ---- values --------------------------------------------------------------------- */
 
 static char *xstrdup(struct pctx *c, const char *s)
 {
-	char *r = strdup(s);
-
-	if (!r)
-		c->d.nomem = true;
-	return r;
+	return ywalk_strdup(&c->y, s);
 }
 
 /* A scalar's text; reports and returns NULL for anything else or nothing. */
 static const char *scalar(struct pctx *c, const yaml_node_t *v, const char *key, enum vtype t)
 {
-	char buf[64];
-
-	if (v->type != YAML_SCALAR_NODE || !v->data.scalar.length) {
-		perr(c, node_pos(v), "%s: expected %s, got %s", key, vtype_expect(t),
-		     node_desc(v, buf, sizeof(buf)));
-		return NULL;
-	}
-	if (strlen((const char *)v->data.scalar.value) != v->data.scalar.length) {
-		perr(c, node_pos(v), "%s: a NUL byte in the value; expected %s", key,
-		     vtype_expect(t));
-		return NULL;
-	}
-	return (const char *)v->data.scalar.value;
+	return ywalk_scalar(&c->y, v, key, vtype_expect(t));
 }
 
 /* "13", "x7" or "@05dfd800": how struct pool_row's ident names a pool */
@@ -199,7 +142,7 @@ static int parse_value(struct pctx *c, const yaml_node_t *v, const char *key, en
 
 static yaml_node_t *node(struct pctx *c, int idx)
 {
-	return yaml_document_get_node(c->doc, idx);
+	return ywalk_node(&c->y, idx);
 }
 
 typedef void (*pair_fn)(struct pctx *c, const struct keydef *d, yaml_node_t *k, yaml_node_t *v,
@@ -317,7 +260,7 @@ static void parse_rule(struct pctx *c, yaml_node_t *n, struct ruleset *rs)
 	struct rule *r = &rs->rules[rs->n];
 	char buf[64], e[DIAG_ECHO_MAX + 4];
 	const struct keydef *d;
-	int errors = c->d.errors;
+	int errors = c->y.d.errors;
 	bool any = false;
 	size_t i;
 	int k;
@@ -340,7 +283,7 @@ static void parse_rule(struct pctx *c, yaml_node_t *n, struct ruleset *rs)
 		any |= r->has[k];
 	for (d = rule_keys, i = 0; d->key; d++, i++)
 		any |= d->lim >= 0 && seen[i].line; /* given, even if its value was bad */
-	if (!any && errors == c->d.errors) {
+	if (!any && errors == c->y.d.errors) {
 		char list[256];
 		size_t off = 0;
 
@@ -374,7 +317,7 @@ static void check_duplicates(struct pctx *c, struct ruleset *rs)
 	size_t i, n = 0, first = 0;
 
 	if (!v) {
-		c->d.nomem = true;
+		c->y.d.nomem = true;
 		return;
 	}
 	for (i = 0; i < rs->n; i++)
@@ -417,7 +360,7 @@ static void file_pair(struct pctx *c, const struct keydef *d, yaml_node_t *k, ya
 	}
 	rs->rules = calloc(n, sizeof(*rs->rules));
 	if (!rs->rules) {
-		c->d.nomem = true;
+		c->y.d.nomem = true;
 		return;
 	}
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++)
@@ -427,115 +370,33 @@ static void file_pair(struct pctx *c, const struct keydef *d, yaml_node_t *k, ya
 }
 
 /* deeper than any rules file goes: the top, rules, a rule, match, a value */
-#define RULES_MAX_DEPTH 16
-
-static struct rpos mark_pos(yaml_mark_t m)
-{
-	return (struct rpos){ (int)m.line + 1, (int)m.column + 1 };
-}
-
-/*
- * libyaml's scanner keeps a possible simple key per flow level and looks
- * at all of them at every token, so deep flow nesting is quadratic (200 KB
- * of '[' took minutes); and the loader resolves an alias to the node it
- * names, so a list of aliases hands the same mapping to the walk again and
- * again (200 KB grew past 10 GB of diagnostics). One pass over the events
- * refuses both before the load pays for them: it stops at the first level
- * too deep or the first alias. Syntax errors are left to the load, which
- * reports them.
- */
-static bool prescan(struct pctx *c, const char *buf, size_t len)
-{
-	char e[DIAG_ECHO_MAX + 4];
-	yaml_parser_t p;
-	yaml_event_t ev;
-	bool ok = true, end = false;
-	int depth = 0;
-
-	if (!yaml_parser_initialize(&p)) {
-		c->d.nomem = true;
-		return false;
-	}
-	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-	while (ok && !end && yaml_parser_parse(&p, &ev)) {
-		switch (ev.type) {
-		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT:
-			if (++depth <= RULES_MAX_DEPTH)
-				break;
-			perr(c, mark_pos(ev.start_mark),
-			     "nested deeper than %d levels; a rules "
-			     "file needs 4 (rules, a rule, match, a value)",
-			     RULES_MAX_DEPTH);
-			ok = false;
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT:
-			depth--;
-			break;
-		case YAML_ALIAS_EVENT:
-			perr(c, mark_pos(ev.start_mark),
-			     "an alias (*%s): rules files do not "
-			     "expand aliases; write the value out",
-			     diag_echo((const char *)ev.data.alias.anchor,
-				       strlen((const char *)ev.data.alias.anchor), e));
-			ok = false;
-			break;
-		case YAML_STREAM_END_EVENT:
-			end = true;
-			break;
-		default:
-			break;
-		}
-		yaml_event_delete(&ev);
-	}
-	if (p.error == YAML_MEMORY_ERROR)
-		c->d.nomem = true;
-	yaml_parser_delete(&p);
-	return ok;
-}
-
-/* libyaml's own errors: problem at a mark, maybe with a context */
-static void yaml_error(struct pctx *c, const yaml_parser_t *p)
-{
-	struct rpos pos = { (int)p->problem_mark.line + 1, (int)p->problem_mark.column + 1 };
-
-	if (p->error == YAML_MEMORY_ERROR) {
-		c->d.nomem = true;
-		return;
-	}
-	if (p->context)
-		perr(c, pos, "invalid YAML: %s %s (line %d, column %d)", p->problem ?: "error",
-		     p->context, (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
-	else
-		perr(c, pos, "invalid YAML: %s", p->problem ?: "error");
-}
+static const struct ywalk_opts rules_yaml = {
+	.max_depth = 16,
+	.needs = "a rules file needs 4 (rules, a rule, match, a value)",
+	.aliases = "rules files do not",
+	.alias_anchor = true,
+	.context = true,
+};
 
 int rules_parse(struct ruleset *rs, const char *file, const char *buf, size_t len, FILE *diag)
 {
 	struct rpos seen[RULES_MAX_KEYS] = {};
-	struct pctx c = { .d = { .file = file, .out = diag } };
-	yaml_document_t doc, extra;
-	yaml_parser_t p;
+	struct pctx c;
 	yaml_node_t *root;
 	char dbuf[64];
+	bool ok;
+	int n;
 
 	memset(rs, 0, sizeof(*rs));
 	rs->file = strdup(file);
-	if (!rs->file || !yaml_parser_initialize(&p)) {
+	if (!rs->file) {
 		rules_free(rs);
 		return -ENOMEM;
 	}
-	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-	if (!prescan(&c, buf, len))
-		goto out_parser;
-	if (!yaml_parser_load(&p, &doc)) {
-		yaml_error(&c, &p);
-		goto out_parser;
-	}
-	c.doc = &doc;
-	root = yaml_document_get_root_node(&doc);
-	if (!root) {
+	root = ywalk_load(&c.y, &rules_yaml, file, diag, buf, len, &ok);
+	if (!ok) {
+		/* refused: said */
+	} else if (!root) {
 		perr(&c, (struct rpos){ 1, 1 },
 		     "the file is empty; expected a mapping with a "
 		     "'rules' list");
@@ -550,34 +411,21 @@ int rules_parse(struct ruleset *rs, const char *file, const char *buf, size_t le
 			perr(&c, node_pos(root),
 			     "no 'rules' list; expected 'rules:' with at least "
 			     "one rule");
-		/* a second document would be ignored silently: refuse it */
-		if (yaml_parser_load(&p, &extra)) {
-			if (yaml_document_get_root_node(&extra))
-				perr(&c,
-				     (struct rpos){ (int)extra.start_mark.line + 1,
-						    (int)extra.start_mark.column + 1 },
-				     "a second YAML document; expected one document per file");
-			yaml_document_delete(&extra);
-		} else {
-			yaml_error(&c, &p);
-		}
+		ywalk_second_document(&c.y, true);
 	}
-	yaml_document_delete(&doc);
-out_parser:
-	yaml_parser_delete(&p);
-	diag_flush(&c.d);
-	if (c.d.nomem) {
+	n = ywalk_end(&c.y);
+	if (n < 0) {
 		rules_free(rs);
 		return -ENOMEM;
 	}
-	if (c.d.errors) {
+	if (n) {
 		char *f = rs->file;
 
 		rs->file = NULL;
 		rules_free(rs);
 		rs->file = f;
 	}
-	return c.d.errors;
+	return n;
 }
 
 void rules_free(struct ruleset *rs)

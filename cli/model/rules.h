@@ -65,8 +65,13 @@ struct ruleset {
 	size_t n;
 };
 
-/* a rules file longer than this is refused (one that is right is a few KiB) */
-#define RULES_MAX_BYTES (1 << 20)
+/*
+ * A rules file longer than this is refused: 16 MiB is half a million rules
+ * (one that is right is a few KiB), and the bound keeps '-f <(yes)' from
+ * growing without end.
+ */
+#define RULES_MAX_MIB	16
+#define RULES_MAX_BYTES (RULES_MAX_MIB << 20)
 
 /*
  * Parse a rules document (the caller reads the file: lib/util.h read_file()). Diagnostics go to 'diag', one per line, as

@@ -126,3 +126,35 @@ void run_report_free(struct run_report *rep)
 	rep->pools = NULL;
 	rep->n = 0;
 }
+
+void run_report_verdicts(struct run_report *rep)
+{
+	struct run_pool *p;
+	struct pv_in in;
+	size_t i, h;
+
+	for (i = 0; i < rep->n; i++) {
+		p = &rep->pools[i];
+		if (!p->stuck)
+			continue;
+		memset(&in, 0, sizeof(in));
+		in.inflight = (double)p->row.inflight;
+		in.negative = p->row.inflight < 0;
+		in.freed = p->row.state == ROW_FREED;
+		in.from_age = in.from = in.to_age = in.to = in.recent = in.steady_s = NAN;
+		in.release_per_s = p->row.release_per_s;
+		in.scanned = p->holders != NULL;
+		p->attributed = p->unattributed = 0;
+		for (h = 0; h < p->nholders; h++) {
+			if (p->holders[h].pages <= 0)
+				continue;
+			if (p->holders[h].walked)
+				p->attributed += (double)p->holders[h].pages;
+			else
+				p->unattributed += (double)p->holders[h].pages;
+		}
+		in.attributed = p->attributed;
+		in.unattributed = p->unattributed;
+		pool_verdict_decide(&in, &p->verdict);
+	}
+}

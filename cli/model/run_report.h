@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "model/check_report.h"
+#include "model/pool_verdict.h"
 #include "model/snapshot.h"
 
 /* A pool as it was just before the command started. */
@@ -31,6 +32,7 @@ struct run_holder {
 	char what[160];	  /* the holding object, e.g. "udp 192.0.2.2:5001 ino 306415" */
 	char remedy[240]; /* what to do about it, as holders says it */
 	__s64 pages;	  /* pages of this pool it holds; -1: not known */
+	bool walked;	  /* a holder the scan walked to (not the unattributed rest) */
 };
 
 struct run_pool {
@@ -42,7 +44,9 @@ struct run_pool {
 	double freed_s;		    /* after the command ended (< 0: before); NAN: not freed */
 	struct run_holder *holders; /* malloc'd */
 	size_t nholders;
-	const char *holders_note; /* why no holders are listed (static string) */
+	const char *holders_note;    /* why no holders are listed (static string) */
+	struct pool_verdict verdict; /* stuck pools: what is the matter (run_report_verdicts()) */
+	double attributed, unattributed; /* pages of walked holders, and the rest */
 };
 
 struct run_report {
@@ -71,6 +75,8 @@ struct run_report {
 int run_report_build(struct run_report *rep, const struct run_key *base, size_t nbase,
 		     const struct snapshot *fin, __u64 start_ns, __u64 end_ns, double deadline_s);
 void run_report_free(struct run_report *rep);
+/* each stuck pool's verdict, once its holders are known (model/pool_verdict.h) */
+void run_report_verdicts(struct run_report *rep);
 /* true when every destroyed pool is freed (nothing left to wait for) */
 bool run_report_settled(const struct run_report *rep);
 /* the verdict as one check result; details are the post-mortem */

@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
-#include <fcntl.h>
+#include <stddef.h>
 #include <libgen.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <yaml.h>
 
 #include "lib/util.h"
 #include "lib/vec.h"
 #include "model/web_config.h"
-
-/* the top, a section, a value: deeper is no web config */
-#define WEB_MAX_DEPTH 8
+#include "model/yaml_walk.h"
 
 enum {
 	K_TLS = 1,
@@ -100,80 +96,37 @@ bool web_client_cert_verified(enum web_client_auth a)
 /* ---- the walk --------------------------------------------------------------------- */
 
 struct wctx {
-	struct diags d;
-	yaml_document_t *doc;
+	struct ywalk y;
+	const struct web_reader *rd;
 	struct web_config *c;
 	struct rpos pos[K_HTTP2 + 1]; /* where each key was: "first at line ..." */
 	size_t users_cap;
 };
 
-#define werr(w, p, ...) diag_add(&(w)->d, p, __VA_ARGS__)
-
-static struct rpos node_pos(const yaml_node_t *n)
-{
-	return (struct rpos){ (int)n->start_mark.line + 1, (int)n->start_mark.column + 1 };
-}
+#define werr(w, p, ...) ywerr(&(w)->y, p, __VA_ARGS__)
+#define node_pos	ywalk_pos
 
 static yaml_node_t *node(struct wctx *w, int idx)
 {
-	return yaml_document_get_node(w->doc, idx);
+	return ywalk_node(&w->y, idx);
 }
 
 /* a scalar's text, or NULL (reported: a list, a mapping, nothing, a NUL) */
 static const char *scalar(struct wctx *w, const yaml_node_t *v, const char *key,
 			  const char *expected)
 {
-	if (v->type != YAML_SCALAR_NODE || !v->data.scalar.length) {
-		werr(w, node_pos(v), "%s: expected %s, got %s", key, expected,
-		     v->type == YAML_SEQUENCE_NODE ? "a list" :
-		     v->type == YAML_MAPPING_NODE  ? "a mapping" :
-						     "nothing");
-		return NULL;
-	}
-	if (strlen((const char *)v->data.scalar.value) != v->data.scalar.length) {
-		werr(w, node_pos(v), "%s: a NUL byte in the value; expected %s", key, expected);
-		return NULL;
-	}
-	return (const char *)v->data.scalar.value;
+	return ywalk_scalar(&w->y, v, key, expected);
 }
 
 static char *xstrdup(struct wctx *w, const char *s)
 {
-	char *r = strdup(s);
-
-	if (!r)
-		w->d.nomem = true;
-	return r;
+	return ywalk_strdup(&w->y, s);
 }
 
 static void unknown_key(struct wctx *w, const yaml_node_t *k, const char *where,
 			const struct wkey *keys)
 {
-	const char *key = (const char *)k->data.scalar.value, *best = NULL;
-	size_t bestd = strlen(key) >= 8 ? 4 : 3, d, off = 0;
-	char list[512], e[DIAG_ECHO_MAX + 4];
-	const struct wkey *kd;
-
-	list[0] = 0;
-	for (kd = keys; kd->key; kd++) {
-		if (kd->unsupported)
-			continue;
-		off += snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0, "%s%s",
-				off ? ", " : "", kd->key);
-		d = diag_distance(key, kd->key);
-		if (d < bestd) {
-			bestd = d;
-			best = kd->key;
-		}
-	}
-	key = diag_echo(key, k->data.scalar.length, e);
-	if (best)
-		werr(w, node_pos(k),
-		     "unknown key '%s' in %s; did you mean '%s'? (expected one of: %s)", key, where,
-		     best, list);
-	else
-		werr(w, node_pos(k), "unknown key '%s' in %s; expected one of: %s", key, where,
-		     list);
+	ywalk_unknown_key(&w->y, k, where, keys, sizeof(*keys), offsetof(struct wkey, unsupported));
 }
 
 /* a path as the config names it: relative to the config's directory */
@@ -187,42 +140,11 @@ static char *resolve(struct wctx *w, const char *path)
 	if (!dir)
 		return NULL;
 	if (asprintf(&out, "%s/%s", dirname(dir), path) < 0) {
-		w->d.nomem = true;
+		w->y.d.nomem = true;
 		out = NULL;
 	}
 	free(dir);
 	return out;
-}
-
-/* a whole small file, NUL-terminated, or NULL and *err (EFBIG: too big or a NUL inside) */
-static char *read_small(const char *path, int *err)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	size_t cap = 0;
-	char *buf = NULL;
-	struct stat st;
-	ssize_t n;
-	FILE *f;
-
-	/* a regular file: a FIFO or a device would block or never end */
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
-		*err = fd < 0 ? errno : ENOTSUP;
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	/* getdelim on NUL: the whole file, unless a NUL stops it */
-	n = getdelim(&buf, &cap, '\0', f);
-	*err = n < 0 && ferror(f) ? errno : 0;
-	if (!*err && n > 0 && (n > WEB_CONFIG_MAX_BYTES || strlen(buf) != (size_t)n))
-		*err = EFBIG;
-	fclose(f);
-	if (*err || n <= 0) {
-		free(buf);
-		*err = *err ?: ENODATA;
-		return NULL;
-	}
-	return buf;
 }
 
 static void set_file(struct wctx *w, const yaml_node_t *v, const char *key, char **path, char **pem)
@@ -236,8 +158,11 @@ static void set_file(struct wctx *w, const yaml_node_t *v, const char *key, char
 	*path = resolve(w, s);
 	if (!*path)
 		return;
-	*pem = read_small(*path, &err);
-	if (!*pem)
+	if (!w->rd)
+		return; /* not read: the fuzz targets */
+	*pem = NULL;
+	err = w->rd->read(w->rd->arg, *path, pem);
+	if (err)
 		werr(w, node_pos(v), "%s '%s': cannot read %s: %s", key, diag_echo(s, strlen(s), e),
 		     diag_echo(*path, strlen(*path), e2),
 		     err == EFBIG   ? "more than 1 MiB, or a NUL byte: not PEM" :
@@ -315,6 +240,35 @@ static bool bcrypt_hash(const char *h)
 	return cost >= 4 && cost <= 31 && strspn(h + 7, b64) == 53;
 }
 
+/* the bcrypt alphabet's value of a character */
+static int b64_value(char ch)
+{
+	static const char b64[] =
+		"./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	const char *p = strchr(b64, ch);
+
+	return p && ch ? (int)(p - b64) : -1;
+}
+
+/*
+ * Why a hash of the right shape can match no password, or NULL. bcrypt
+ * writes its 16-byte salt in 22 characters and its 23-byte hash in 31, so
+ * the last character of each has bits no byte sets: one that sets them is
+ * written by no bcrypt, and what crypt(3) computes never equals it
+ * (exporter-toolkit accepts such a hash, and every login fails).
+ */
+static const char *never_matches(const char *h)
+{
+	if (strstr(h, "REPLACE"))
+		return "is the example's placeholder, not a hash: every login as this user "
+		       "fails; put the hash 'htpasswd -nBC 10 USER' prints";
+	if (b64_value(h[28]) % 16 || b64_value(h[59]) % 4)
+		return "can match no password (its salt or hash ends in a character bcrypt "
+		       "never writes): every login as this user fails; make it again with "
+		       "'htpasswd -nBC 10 USER'";
+	return NULL;
+}
+
 static void users(struct wctx *w, yaml_node_t *map)
 {
 	char e[DIAG_ECHO_MAX + 4], e2[DIAG_ECHO_MAX + 4];
@@ -363,9 +317,11 @@ static void users(struct wctx *w, yaml_node_t *map)
 		if (!u || !(u->name = xstrdup(w, name)) || !(u->hash = xstrdup(w, hash))) {
 			if (u)
 				free(u->name);
-			w->d.nomem = true;
+			w->y.d.nomem = true;
 			return;
 		}
+		u->pos = node_pos(v);
+		u->never = never_matches(hash);
 		w->c->nusers++;
 	}
 }
@@ -462,6 +418,9 @@ static void check_tls(struct wctx *w)
 
 	c->tls = w->pos[K_CERT_FILE].line || w->pos[K_KEY_FILE].line || w->pos[K_CA_FILE].line ||
 		 w->pos[K_CLIENT_AUTH].line;
+	c->cert_pos = w->pos[K_CERT_FILE];
+	c->key_pos = w->pos[K_KEY_FILE];
+	c->ca_pos = w->pos[K_CA_FILE];
 	if (!c->tls)
 		return;
 	if (!w->pos[K_CERT_FILE].line)
@@ -486,123 +445,41 @@ static void check_tls(struct wctx *w)
 
 /* ---- the document ---------------------------------------------------------------- */
 
-static struct rpos mark_pos(yaml_mark_t m)
-{
-	return (struct rpos){ (int)m.line + 1, (int)m.column + 1 };
-}
-
-/* as rules.c's prescan: deep flow nesting and aliases refused before the load pays */
-static bool prescan(struct wctx *w, const char *buf, size_t len)
-{
-	yaml_parser_t p;
-	yaml_event_t ev;
-	bool ok = true, end = false;
-	int depth = 0;
-
-	if (!yaml_parser_initialize(&p)) {
-		w->d.nomem = true;
-		return false;
-	}
-	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-	while (ok && !end && yaml_parser_parse(&p, &ev)) {
-		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
-			if (++depth > WEB_MAX_DEPTH) {
-				werr(w, mark_pos(ev.start_mark),
-				     "nested deeper than %d levels; a web config needs 3",
-				     WEB_MAX_DEPTH);
-				ok = false;
-			}
-		} else if (ev.type == YAML_SEQUENCE_END_EVENT ||
-			   ev.type == YAML_MAPPING_END_EVENT) {
-			depth--;
-		} else if (ev.type == YAML_ALIAS_EVENT) {
-			werr(w, mark_pos(ev.start_mark),
-			     "an alias: a web config does not expand aliases; write the value out");
-			ok = false;
-		} else if (ev.type == YAML_STREAM_END_EVENT) {
-			end = true;
-		}
-		yaml_event_delete(&ev);
-	}
-	if (p.error == YAML_MEMORY_ERROR)
-		w->d.nomem = true;
-	yaml_parser_delete(&p);
-	return ok;
-}
-
-static void yaml_error(struct wctx *w, const yaml_parser_t *p)
-{
-	if (p->error == YAML_MEMORY_ERROR) {
-		w->d.nomem = true;
-		return;
-	}
-	werr(w, mark_pos(p->problem_mark), "invalid YAML: %s", p->problem ?: "error");
-}
+/* the top, a section, a value: deeper is no web config */
+static const struct ywalk_opts web_yaml = {
+	.max_depth = 8,
+	.needs = "a web config needs 3",
+	.aliases = "a web config does not",
+};
 
 int web_config_parse(struct web_config *c, const char *file, const char *buf, size_t len,
-		     FILE *diag)
+		     FILE *diag, const struct web_reader *rd)
 {
-	struct wctx w = { .d = { .file = file, .out = diag }, .c = c };
-	yaml_document_t doc, extra;
-	yaml_parser_t p;
+	struct wctx w = { .c = c, .rd = rd };
 	yaml_node_t *root;
+	bool ok;
+	int n;
 
 	memset(c, 0, sizeof(*c));
 	c->min_version = WEB_TLS_MIN_DEFAULT;
 	c->max_version = WEB_TLS_MAX_DEFAULT;
 	c->prefer_server_ciphers = true;
 	c->file = strdup(file);
-	if (!c->file || !yaml_parser_initialize(&p)) {
+	if (!c->file) {
 		web_config_free(c);
 		return -ENOMEM;
 	}
-	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-	if (!prescan(&w, buf, len))
-		goto out;
-	if (!yaml_parser_load(&p, &doc)) {
-		yaml_error(&w, &p);
-		goto out;
+	root = ywalk_load(&w.y, &web_yaml, file, diag, buf, len, &ok);
+	if (ok) {
+		/* an empty file: no TLS, no users, as exporter-toolkit has it */
+		if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
+			section(&w, root, "the top level", top_keys);
+		ywalk_second_document(&w.y, false);
+		check_tls(&w);
 	}
-	w.doc = &doc;
-	root = yaml_document_get_root_node(&doc);
-	/* an empty file: no TLS, no users, as exporter-toolkit has it */
-	if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
-		section(&w, root, "the top level", top_keys);
-	if (yaml_parser_load(&p, &extra)) {
-		if (yaml_document_get_root_node(&extra))
-			werr(&w, mark_pos(extra.start_mark),
-			     "a second YAML document; expected one document per file");
-		yaml_document_delete(&extra);
-	}
-	yaml_document_delete(&doc);
-	check_tls(&w);
-out:
-	yaml_parser_delete(&p);
-	diag_flush(&w.d);
-	if (w.d.nomem) {
+	n = ywalk_end(&w.y);
+	if (n < 0)
 		web_config_free(c);
-		return -ENOMEM;
-	}
-	return w.d.errors;
-}
-
-int web_config_load(struct web_config *c, const char *path, FILE *diag)
-{
-	char *buf;
-	int err, n;
-
-	memset(c, 0, sizeof(*c));
-	buf = read_small(path, &err);
-	if (!buf && err != ENODATA) {
-		if (diag)
-			fprintf(diag, "%s: error: cannot read the web config: %s\n", path,
-				err == EFBIG   ? "more than 1 MiB, or a NUL byte: not YAML" :
-				err == ENOTSUP ? "not a regular file" :
-						 strerror(err));
-		return 1;
-	}
-	n = web_config_parse(c, path, buf ? buf : "", buf ? strlen(buf) : 0, diag);
-	free(buf);
 	return n;
 }
 

@@ -20,9 +20,10 @@
  * toolkit this exporter cannot honour (cipher_suites, curve_preferences,
  * client_allowed_sans, inline cert/key, headers, rate_limit) refused with
  * why: never silently weaker than the file says. The certificate, key and
- * CA files are read here, so a file that cannot be read is an error of
- * the configuration, at the key that names it. Pure: no network, no TLS
- * library; what GnuTLS makes of the PEM is lib/httpd.c's to say.
+ * CA files are read through the caller's reader (struct web_reader: the
+ * I/O is the caller's), so a file that cannot be read is an error of the
+ * configuration, at the key that names it. Pure: no file, no network, no
+ * TLS library; what GnuTLS makes of the PEM is serve/web.c's to say.
  */
 #ifndef __PPWATCH_MODEL_WEB_CONFIG_H
 #define __PPWATCH_MODEL_WEB_CONFIG_H
@@ -52,6 +53,13 @@ enum web_client_auth {
 struct web_user {
 	char *name;
 	char *hash; /* bcrypt: $2a$, $2b$ or $2y$, cost, salt and hash */
+	struct rpos pos;
+	/*
+	 * why the hash can match no password (the example's placeholder, or
+	 * bits bcrypt never sets), or NULL: a warning, as exporter-toolkit
+	 * accepts it
+	 */
+	const char *never;
 };
 
 struct web_config {
@@ -60,6 +68,7 @@ struct web_config {
 	struct rpos tls_pos;
 	char *cert_file, *key_file, *client_ca_file; /* resolved */
 	char *cert_pem, *key_pem, *ca_pem;	     /* their contents */
+	struct rpos cert_pos, key_pos, ca_pos;	     /* where the keys are */
 	enum web_client_auth client_auth;
 	int min_version, max_version;
 	bool prefer_server_ciphers; /* GnuTLS's %SERVER_PRECEDENCE (default true) */
@@ -68,15 +77,25 @@ struct web_config {
 };
 
 /*
+ * What reads the files the config names: 0 and *out (malloc'd, NUL-
+ * terminated), or a positive errno: EFBIG (more than
+ * WEB_CONFIG_MAX_BYTES, or a NUL inside), ENODATA (empty), ENOTSUP (not a
+ * regular file), or the system's.
+ */
+struct web_reader {
+	int (*read)(void *arg, const char *path, char **out);
+	void *arg;
+};
+
+/*
  * Parse a web config document (file names the file, and is the directory
- * relative paths are taken from). Diagnostics go to 'diag' as
- * "FILE:LINE:COL: error: ...". Returns the number of errors (0: *c is
- * valid), or -ENOMEM.
+ * relative paths are taken from); the files it names are read with rd
+ * (NULL: not read, their contents left NULL). Diagnostics go to 'diag'
+ * as "FILE:LINE:COL: error: ...". Returns the number of errors (0: *c
+ * is valid), or -ENOMEM.
  */
 int web_config_parse(struct web_config *c, const char *file, const char *buf, size_t len,
-		     FILE *diag);
-/* the same from the file; a file that cannot be read is one error */
-int web_config_load(struct web_config *c, const char *path, FILE *diag);
+		     FILE *diag, const struct web_reader *rd);
 /* the key is wiped from memory */
 void web_config_free(struct web_config *c);
 

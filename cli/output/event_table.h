@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "lib/json.h"
+#include "model/life_feed.h"
 #include "model/lifecycle.h"
 #include "model/snapshot.h"
 #include "output/table.h"
@@ -17,14 +18,6 @@ struct event_row {
 	double stall_after_s;
 	struct pool_row row; /* the pool as the event left it */
 	char detail[200];
-};
-
-struct event_ctx {
-	double boot_to_real; /* add to CLOCK_BOOTTIME seconds for wall clock */
-	__u32 page_size;
-	bool detach_time_is_ns;
-	enum unmap_regime regime;
-	double stall_after_s;
 };
 
 void event_row_of(struct event_row *er, const struct life_event *e, const struct event_ctx *c);

@@ -14,6 +14,7 @@
 #include "lib/util.h"
 #include "model/postmortem.h"
 #include "model/rec_reader.h"
+#include "output/pm_verdict_fmt.h"
 #include "output/postmortem_fmt.h"
 
 /* ---- text ---------------------------------------------------------------------- */
@@ -50,18 +51,36 @@ static const char *clock_str(char *buf, size_t len, double t)
 }
 
 /* a recorded count: whole, or in %g form past 1e15 (a recording may hold any number) */
-static const char *count_str(char *buf, size_t len, double v)
+const char *count_str(char *buf, size_t len, double v)
 {
 	snprintf(buf, len, fabs(v) < 1e15 ? "%.0f" : "%.3g", v);
 	return buf;
 }
 
 /* a recorded string, escaped; dflt when there is none */
-static void put_str(FILE *f, const json_t *o, const char *key, const char *dflt)
+void put_str(FILE *f, const json_t *o, const char *key, const char *dflt)
 {
 	const char *s = rec_str(o, key, dflt);
 
 	esc_put(f, s, strlen(s), NULL);
+}
+
+void put_frames(FILE *f, const json_t *frames)
+{
+	const json_t *fr;
+	size_t j;
+
+	json_array_foreach(frames, j, fr)
+	{
+		const char *s = json_string_value(fr);
+
+		if (j == 8)
+			break;
+		fputs(j ? " < " : " ", f);
+		s = s ? s : "?";
+		esc_put(f, s, strlen(s), NULL);
+	}
+	fputc('\n', f);
 }
 
 static void text_timeline(FILE *f, const json_t *tl)
@@ -141,9 +160,9 @@ static void text_input(FILE *f, const json_t *in)
 static void text_details(FILE *f, const json_t *p)
 {
 	const json_t *h = json_object_get(p, "holders"), *pg = json_object_get(p, "oldest_pages");
-	const json_t *st = json_object_get(p, "release_stacks"), *x, *fr;
+	const json_t *st = json_object_get(p, "release_stacks"), *x;
 	char a[32], b[32];
-	size_t i, j;
+	size_t i;
 	double age;
 
 	if (json_is_object(h)) {
@@ -181,17 +200,7 @@ static void text_details(FILE *f, const json_t *p)
 				break;
 			fprintf(f,
 				"    %s pages:", count_str(b, sizeof(b), rec_num(x, "count", 0)));
-			json_array_foreach(json_object_get(x, "frames"), j, fr)
-			{
-				const char *s = json_string_value(fr);
-
-				if (j == 8)
-					break;
-				fputs(j ? " < " : " ", f);
-				s = s ? s : "?";
-				esc_put(f, s, strlen(s), NULL);
-			}
-			fputc('\n', f);
+			put_frames(f, json_object_get(x, "frames"));
 		}
 	}
 }
@@ -223,6 +232,8 @@ static void text_pool(FILE *f, const json_t *p)
 	fputs("; DMA ", f);
 	put_str(f, dma, "state", "unknown");
 	fputc('\n', f);
+	pm_text_verdict(f, p);
+	pm_text_kernel_log(f, p);
 	text_timeline(f, json_object_get(p, "timeline"));
 	if (rec_num(p, "events_not_listed", 0) > 0)
 		fprintf(f, "    (%s more events not listed: of each kind that repeats, %d are)\n",
@@ -255,11 +266,18 @@ void postmortem_text(FILE *f, const json_t *rep)
 	size_t i, n = json_array_size(pools);
 	char a[32], b[32];
 
-	fputs("ppwatch post-mortem (", f);
-	put_str(f, rep, "source", "?");
-	fprintf(f, ", %s, stall after %ss): %zu pool%s\n",
-		clock_str(a, sizeof(a), rec_num(rep, "time", NAN)),
-		count_str(b, sizeof(b), rec_num(rep, "stall_after_s", 60)), n, n == 1 ? "" : "s");
+	if (json_is_true(json_object_get(json_object_get(rep, "kernel_log"), "alone"))) {
+		/* a saved log alone */
+		fputs("ppwatch post-mortem of a kernel log: ", f);
+		fprintf(f, "%zu pool%s\n", n, n == 1 ? "" : "s");
+	} else {
+		fputs("ppwatch post-mortem (", f);
+		put_str(f, rep, "source", "?");
+		fprintf(f, ", %s, stall after %ss): %zu pool%s\n",
+			clock_str(a, sizeof(a), rec_num(rep, "time", NAN)),
+			count_str(b, sizeof(b), rec_num(rep, "stall_after_s", 60)), n,
+			n == 1 ? "" : "s");
+	}
 	text_input(f, json_object_get(rep, "input"));
 	if (rec_num(rep, "lost_records", 0) > 0) {
 		fprintf(f, "the recorder could not write %s records (",
@@ -267,15 +285,20 @@ void postmortem_text(FILE *f, const json_t *rep)
 		put_str(f, rep, "lost_why", "?");
 		fprintf(f, "): the recording has gaps\n");
 	}
-	if (!n) {
+	pm_text_log_summary(f, rep);
+	if (!n && json_object_get(rep, "input"))
 		fprintf(f, "no destroyed pool with pages out, none freed in the recording\n");
-		return;
-	}
+	else if (!n && !json_object_get(rep, "kernel_log"))
+		fprintf(f, "no destroyed pool with pages out\n");
 	json_array_foreach(pools, i, p)
 	{
 		fputc('\n', f);
-		text_pool(f, p);
+		if (!strcmp(rec_str(p, "from", ""), "kernel_log"))
+			pm_text_log_pool(f, p);
+		else
+			text_pool(f, p);
 	}
+	pm_text_gone(f, rep);
 }
 
 /* ---- JSON ------------------------------------------------------------------------ */

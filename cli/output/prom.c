@@ -217,9 +217,10 @@ static const struct family fams[F_NR] = {
 	[F_KERNEL] = { "ppwatch_kernel_info", MT_INFO, NULL, "attach, netlink",
 		       "How ppwatch attached to this kernel: attach=tp_btf|raw_tp|tracepoint, netlink=yes|no." },
 	[F_CPU] = { "process_cpu_seconds_total", MT_COUNTER, "seconds", "",
-		    "User and system CPU time ppwatch used." },
+		    "User and system CPU time ppwatch used (export: its sampler and "
+		    "listener together)." },
 	[F_RSS] = { "process_resident_memory_bytes", MT_GAUGE, "bytes", "",
-		    "ppwatch's resident memory." },
+		    "ppwatch's resident memory (export: its sampler's and listener's)." },
 	[F_START] = { "process_start_time_seconds", MT_GAUGE, "seconds", "",
 		      "Unix time ppwatch started." },
 };
@@ -730,7 +731,6 @@ void prom_render(FILE *f, enum prom_format fmt, const struct snapshot *s,
 	struct out o = { .f = f, .fmt = fmt, .cur = -1 };
 	struct snapshot_totals tot;
 	const char *name;
-	char code[8];
 	size_t i, shown;
 	int idx;
 
@@ -754,25 +754,46 @@ void prom_render(FILE *f, enum prom_format fmt, const struct snapshot *s,
 		sample(&o, F_COLLECT_ERRORS, NULL, NULL, NULL, self->collect_errors_total);
 		sample(&o, F_LAST_COLLECT, NULL, NULL, NULL, self->last_collect_time);
 		sample(&o, F_INTERVAL, NULL, NULL, NULL, self->interval_s);
-		if (isfinite(self->scrape_duration_s))
-			sample(&o, F_SCRAPE_DURATION, NULL, NULL, NULL, self->scrape_duration_s);
-		for (i = 0; i < PROM_HTTP_CODES; i++) {
-			if (!self->http_code[i])
-				continue;
-			snprintf(code, sizeof(code), "%d", self->http_code[i]);
-			sample(&o, F_HTTP, NULL, "code", code, self->http_count[i]);
-		}
 		sample(&o, F_BUILD, NULL, "version", self->version ? self->version : "", 1);
 		family_begin(&o, F_KERNEL);
 		fprintf(f, "%s{attach=\"", fams[F_KERNEL].name);
 		put_label_value(f, self->attach ? self->attach : "");
 		fprintf(f, "\",netlink=\"%s\"} 1\n", self->netlink ? "yes" : "no");
-		if (!self->no_process) {
-			sample(&o, F_CPU, NULL, NULL, NULL, self->cpu_seconds);
-			sample(&o, F_RSS, NULL, NULL, NULL, self->rss_bytes);
-			sample(&o, F_START, NULL, NULL, NULL, self->start_time);
-		}
+	}
+}
+
+void prom_render_serve(FILE *f, enum prom_format fmt, const struct prom_serve *sv)
+{
+	struct out o = { .f = f, .fmt = fmt, .cur = -1 };
+	char code[8];
+	size_t i;
+
+	if (isfinite(sv->scrape_duration_s))
+		sample(&o, F_SCRAPE_DURATION, NULL, NULL, NULL, sv->scrape_duration_s);
+	for (i = 0; i < PROM_HTTP_CODES; i++) {
+		if (!sv->http_code[i])
+			continue;
+		snprintf(code, sizeof(code), "%d", sv->http_code[i]);
+		sample(&o, F_HTTP, NULL, "code", code, sv->http_count[i]);
+	}
+	if (!sv->no_process) {
+		sample(&o, F_CPU, NULL, NULL, NULL, sv->cpu_seconds);
+		sample(&o, F_RSS, NULL, NULL, NULL, sv->rss_bytes);
+		sample(&o, F_START, NULL, NULL, NULL, sv->start_time);
 	}
 	if (fmt == PROM_OPENMETRICS)
 		fputs("# EOF\n", f);
+}
+
+void prom_serve_count(struct prom_serve *sv, int code)
+{
+	int i;
+
+	for (i = 0; i < PROM_HTTP_CODES; i++) {
+		if (sv->http_code[i] == code || !sv->http_code[i]) {
+			sv->http_code[i] = code;
+			sv->http_count[i]++;
+			return;
+		}
+	}
 }

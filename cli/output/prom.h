@@ -47,8 +47,7 @@ int prom_totals_update(struct prom_totals *t, const struct snapshot *s);
 const struct prom_total *prom_totals_find(const struct prom_totals *t, const struct pool_row *r);
 void prom_totals_free(struct prom_totals *t);
 
-/* What ppwatch measures about itself and the host it runs on. */
-#define PROM_HTTP_CODES 8
+/* What ppwatch's sampler measures about itself and the host it runs on. */
 struct prom_self {
 	const char *version;
 	const char *attach; /* tp_btf, raw_tp, tracepoint */
@@ -58,13 +57,7 @@ struct prom_self {
 	double collect_seconds_total;
 	__u64 collects_total;
 	__u64 collect_errors_total;
-	double last_collect_time;	/* Unix time of the latest good collection */
-	double scrape_duration_s;	/* the previous scrape's rendering; NAN: none yet */
-	int http_code[PROM_HTTP_CODES]; /* HTTP responses by status code */
-	__u64 http_count[PROM_HTTP_CODES];
-	double cpu_seconds; /* process user + system */
-	__u64 rss_bytes;
-	double start_time; /* Unix time the process started */
+	double last_collect_time; /* Unix time of the latest good collection */
 	/*
 	 * Which pools get series of their own (--series): every pool, or
 	 * (per device) the informative ones and the top_pools with most
@@ -72,6 +65,22 @@ struct prom_self {
 	 */
 	bool per_device;
 	size_t top_pools;
+};
+
+/*
+ * What the process that serves knows: its scrapes, its answers, and the
+ * exporter's processes together (process_*). The families prom_render()
+ * leaves to the server, so that the listener (serve/listener.c) can add
+ * them to the exposition the sampler sent.
+ */
+#define PROM_HTTP_CODES 8
+struct prom_serve {
+	double scrape_duration_s;	/* the previous scrape's rendering; NAN: none yet */
+	int http_code[PROM_HTTP_CODES]; /* HTTP responses by status code */
+	__u64 http_count[PROM_HTTP_CODES];
+	double cpu_seconds; /* user + system, of every process of the exporter */
+	__u64 rss_bytes;
+	double start_time; /* Unix time the exporter started */
 	bool no_process; /* no process_* families: node_exporter's textfile collector has its own */
 };
 
@@ -79,10 +88,18 @@ struct prom_self {
  * Render every metric for the pools of s that are not freed (freed pools
  * leave the output; with self->per_device only those prom_pools_shown()
  * picks), their devices' sums, ppwatch's own losses and costs. Families without a
- * sample are left out (item stats on kernels without them).
+ * sample are left out (item stats on kernels without them). The server's
+ * families and the end come from prom_render_serve().
  */
 void prom_render(FILE *f, enum prom_format fmt, const struct snapshot *s,
 		 const struct prom_totals *t, const struct prom_self *self);
+/*
+ * The server's families (struct prom_serve), and the end of the
+ * exposition ('# EOF' in OpenMetrics): after prom_render()'s, once.
+ */
+void prom_render_serve(FILE *f, enum prom_format fmt, const struct prom_serve *sv);
+/* count a response with this status in sv */
+void prom_serve_count(struct prom_serve *sv, int code);
 
 /* The metric families, for 'ppwatch export help' and the docs. */
 struct prom_family_help {

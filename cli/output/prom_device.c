@@ -177,3 +177,59 @@ int prom_pools_shown(const struct snapshot *s, size_t top, bool *shown)
 	free(v);
 	return 0;
 }
+
+bool prom_auto_per_device(bool was, size_t pools)
+{
+	return was ? pools > PROM_AUTO_POOLS_BACK : pools > PROM_AUTO_POOLS;
+}
+
+int prom_devsel_set(struct prom_devsel *d, bool include, const char *re, char *why, size_t len)
+{
+	regex_t *r = include ? &d->include : &d->exclude;
+	bool *set = include ? &d->include_set : &d->exclude_set;
+	int err;
+
+	if (*set) {
+		regfree(r);
+		*set = false;
+	}
+	err = regcomp(r, re, REG_EXTENDED | REG_NOSUB);
+	if (err) {
+		regerror(err, r, why, len);
+		regfree(r);
+		return -EINVAL;
+	}
+	*set = true;
+	return 0;
+}
+
+bool prom_devsel_any(const struct prom_devsel *d)
+{
+	return d->include_set || d->exclude_set;
+}
+
+bool prom_devsel_match(const struct prom_devsel *d, const char *device)
+{
+	if (d->include_set && regexec(&d->include, device, 0, NULL, 0))
+		return false;
+	return !d->exclude_set || regexec(&d->exclude, device, 0, NULL, 0);
+}
+
+void prom_devsel_filter(const struct prom_devsel *d, struct snapshot *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		if (prom_devsel_match(d, s->rows[i].device))
+			s->rows[n++] = s->rows[i];
+	s->n = n;
+}
+
+void prom_devsel_free(struct prom_devsel *d)
+{
+	if (d->include_set)
+		regfree(&d->include);
+	if (d->exclude_set)
+		regfree(&d->exclude);
+	memset(d, 0, sizeof(*d));
+}

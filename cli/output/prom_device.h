@@ -13,6 +13,7 @@
 #define __PPWATCH_OUTPUT_PROM_DEVICE_H
 
 #include <stdbool.h>
+#include <regex.h>
 #include <stddef.h>
 
 #include "model/snapshot.h"
@@ -66,8 +67,38 @@ void prom_devs_free(struct prom_devs *d);
  */
 #define PROM_OLD_PAGE_S 60
 int prom_pools_shown(const struct snapshot *s, size_t top, bool *shown);
-/* --series auto: per device above this many pools (12 series a pool) */
-#define PROM_AUTO_POOLS 256
-#define PROM_TOP_POOLS	20
+/*
+ * --series auto: per device above PROM_AUTO_POOLS pools (12 series a
+ * pool), and back to a series set a pool only at PROM_AUTO_POOLS_BACK or
+ * fewer: a host whose pool count moves around the threshold does not
+ * switch every pool's series off and on.
+ */
+#define PROM_AUTO_POOLS	     256
+#define PROM_AUTO_POOLS_BACK 192
+#define PROM_TOP_POOLS	     20
+/* with 'pools' pools now, and per device before ('was'): per device now? */
+bool prom_auto_per_device(bool was, size_t pools);
+
+/*
+ * --device-include / --device-exclude REGEX, as node_exporter's
+ * --collector.netdev.device-include/-exclude: POSIX extended regular
+ * expressions matched anywhere in a pool's device name (its interface,
+ * else its device: the 'device' label; '^...$' to match it whole). A pool
+ * is exported when its device matches the include one (if given) and not
+ * the exclude one (if given); the others leave the exposition, their
+ * devices' sums too.
+ */
+struct prom_devsel {
+	bool include_set, exclude_set;
+	regex_t include, exclude;
+};
+
+/* one of the two expressions: 0, or -EINVAL with regcomp's reason in why */
+int prom_devsel_set(struct prom_devsel *d, bool include, const char *re, char *why, size_t len);
+bool prom_devsel_any(const struct prom_devsel *d);
+bool prom_devsel_match(const struct prom_devsel *d, const char *device);
+/* drop the rows of s whose device is not selected */
+void prom_devsel_filter(const struct prom_devsel *d, struct snapshot *s);
+void prom_devsel_free(struct prom_devsel *d);
 
 #endif /* __PPWATCH_OUTPUT_PROM_DEVICE_H */

@@ -8,6 +8,7 @@
 #include "lib/escape.h"
 #include "lib/util.h"
 #include "output/pool_table.h"
+#include "output/pool_verdict_fmt.h"
 #include "output/run_report_fmt.h"
 
 static const char *pools_word(size_t n)
@@ -62,6 +63,35 @@ static void put_pool_title(FILE *f, const struct pool_row *r)
 	fputc(')', f);
 }
 
+/* a stuck pool's verdict in words (output/pool_verdict_fmt.c) */
+static const char *run_verdict(char *buf, size_t len, const struct run_pool *p)
+{
+	struct pv_facts f = {
+		.code = p->verdict.code,
+		.inflight = (double)p->row.inflight,
+		.min_inflight = (double)p->row.inflight,
+		.bytes = (double)p->row.inflight_bytes,
+		.from_age = NAN,
+		.from = NAN,
+		.to_age = NAN,
+		.to = NAN,
+		.steady_s = NAN,
+		.rate_per_s = p->verdict.rate_per_s,
+		.eta_s = p->verdict.eta_s,
+		.attributed = p->attributed,
+		.unattributed = p->unattributed,
+		.driver = p->row.driver,
+		.freed_by = "run",
+		.ended_after_s = NAN,
+		.unknown_why = p->holders_note ? p->holders_note : "no holder scan",
+	};
+	size_t i;
+
+	for (i = 0; i < p->nholders; i++)
+		f.nholders += p->holders[i].walked && p->holders[i].pages > 0;
+	return pool_verdict_say(buf, len, &f);
+}
+
 /*
  * One stuck pool: where it is, how long it has been a zombie, how much it
  * still has out, how old, and what the ledger knows of it; then its
@@ -70,7 +100,7 @@ static void put_pool_title(FILE *f, const struct pool_row *r)
 static void put_stuck_pool(FILE *f, const struct run_pool *p)
 {
 	const struct pool_row *r = &p->row;
-	char b[32];
+	char b[32], vb[1024];
 	size_t i;
 
 	fputs("stuck: ", f);
@@ -83,6 +113,7 @@ static void put_stuck_pool(FILE *f, const struct run_pool *p)
 	}
 	fprintf(f, ": zombie, %lld %s (%s) inflight\n", (long long)r->inflight,
 		r->inflight == 1 ? "page" : "pages", fmt_bytes(b, sizeof(b), r->inflight_bytes));
+	fprintf(f, "  verdict: %s\n", run_verdict(vb, sizeof(vb), p));
 	fputs("  device ", f);
 	put_name(f, r->device, "-");
 	fputs(", ifindex ", f);
@@ -373,6 +404,21 @@ void run_report_json(struct json *j, const struct run_report *rep)
 		}
 		if (p->holders_note)
 			json_kv_str(j, "holders_note", p->holders_note);
+		json_key(j, "verdict");
+		if (p->stuck) {
+			char vb[1024];
+
+			json_obj_open(j);
+			json_kv_str(j, "verdict", pool_verdict_name(p->verdict.code));
+			json_kv_str(j, "summary", run_verdict(vb, sizeof(vb), p));
+			json_kv_f64(j, "rate_pages_per_s", p->verdict.rate_per_s);
+			json_kv_f64(j, "eta_s", p->verdict.eta_s);
+			json_kv_f64(j, "attributed", p->attributed);
+			json_kv_f64(j, "unattributed", p->unattributed);
+			json_obj_close(j);
+		} else {
+			json_put_null(j);
+		}
 		json_key(j, "pool");
 		out_json_row(j, &ov, &p->row);
 		json_obj_close(j);

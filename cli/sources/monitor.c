@@ -273,7 +273,8 @@ int monitor_wait(struct monitor *m, double until, struct pollfd *extra, size_t n
 
 	m->woken = false;
 	for (;;) {
-		if (exiting)
+		/* a SIGHUP is the caller's at once (a daemon re-reads its configuration) */
+		if (exiting || hangup)
 			return 0;
 		r = poll_set(m, extra, nextra);
 		if (r) {
@@ -307,4 +308,9 @@ int monitor_wait(struct monitor *m, double until, struct pollfd *extra, size_t n
 		if (m->woken || now_mono_s() >= until)
 			return 0;
 	}
+}
+
+bool monitor_feed_ntf(void *feed, int cmd, const struct nl_pool *p)
+{
+	return life_feed_on_netlink(feed, cmd, p->id, now_boot_ns());
 }

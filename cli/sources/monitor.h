@@ -10,6 +10,7 @@
 #include <poll.h>
 
 #include "model/kernel.h"
+#include "model/life_feed.h"
 #include "model/snapshot.h"
 #include "sources/collector.h"
 #include "sources/loader.h"
@@ -81,5 +82,12 @@ void monitor_close(struct monitor *m);
  * when asked to stop (exiting), or -errno.
  */
 int monitor_wait(struct monitor *m, double until, struct pollfd *extra, size_t nextra);
+
+/*
+ * A lifecycle feed (model/life_feed.h) on a monitor: its BPF events as
+ * they come, and its netlink notifications at the time they arrive.
+ */
+bool monitor_feed_ntf(void *feed, int cmd, const struct nl_pool *p);
+#define LIFE_FEED_OPTS(f) .on_event = life_feed_on_event, .on_ntf = monitor_feed_ntf, .arg = (f)
 
 #endif /* __PPWATCH_SOURCES_MONITOR_H */

@@ -115,10 +115,17 @@ int privs_drop(const int *keep, size_t n, const uid_t *uid, const gid_t *gid, ch
 		off += snprintf(kept + off, off < kept_len ? kept_len - off : 0, "%s%s",
 				off ? "," : "", cap_name(keep[i]));
 	}
-	/* the bounding set first: dropping from it needs CAP_SETPCAP */
+	/*
+	 * the bounding set first: dropping from it needs CAP_SETPCAP. A
+	 * process started without it (systemd's User= with
+	 * AmbientCapabilities=) keeps the bounding set it was given: with
+	 * no_new_privs and no uid 0 it can gain nothing from it.
+	 */
 	last = 63;
 	while (last > 0 && prctl(PR_CAPBSET_READ, last) < 0)
 		last--;
+	if (!has((__u32[2]){ c.d[0].effective, c.d[1].effective }, CAP_SETPCAP) && getuid())
+		last = -1;
 	for (cap = 0; cap <= last; cap++) {
 		if (has(want, cap) || prctl(PR_CAPBSET_READ, cap) != 1)
 			continue;
@@ -128,6 +135,10 @@ int privs_drop(const int *keep, size_t n, const uid_t *uid, const gid_t *gid, ch
 			goto fail;
 		}
 	}
+	/* already that user (systemd's User=), with no other group: nothing to change */
+	if (uid && getuid() == *uid && geteuid() == *uid && getgid() == *gid && getegid() == *gid &&
+	    getgroups(0, NULL) == 0)
+		uid = NULL;
 	if (uid) {
 		/* capabilities survive the change of user, then get trimmed below */
 		if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||

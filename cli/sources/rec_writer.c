@@ -11,6 +11,7 @@
 #include "lib/stop.h"
 #include "lib/util.h"
 #include "lib/vec.h"
+#include "output/event_table.h"
 #include "output/holder_table.h"
 #include "output/pool_table.h"
 #include "sources/holder_scan.h"
@@ -371,7 +372,7 @@ int rec_writer_open(struct rec_writer *w, struct rotfile *out, const struct rec_
 	mo.stack_every = o->stack_every;
 	mo.keep_freed_s = 3600;
 	mo.on_event = life_feed_on_event;
-	mo.on_ntf = life_feed_on_ntf;
+	mo.on_ntf = monitor_feed_ntf;
 	mo.arg = &w->feed;
 	err = monitor_open(&w->m, &mo);
 	if (err) {
@@ -380,7 +381,7 @@ int rec_writer_open(struct rec_writer *w, struct rotfile *out, const struct rec_
 		fclose(w->sink);
 		return err;
 	}
-	life_feed_start(&w->feed, &w->m);
+	life_feed_start(&w->feed, &w->m.kernel, boot_to_real_s());
 	err = new_file(w);
 	err = err ?: write_snapshot(w); /* discovery: 'new' events for what exists */
 	err = err ?: w->fatal;
@@ -404,7 +405,7 @@ int rec_writer_run(struct rec_writer *w, double duration)
 			break;
 		now = now_mono_s();
 		if (now >= next_tick) {
-			life_feed_tick(&w->feed);
+			life_feed_tick(&w->feed, now_boot_ns());
 			next_tick = now + 1;
 		}
 		if (now >= next_snapshot) {

@@ -33,7 +33,7 @@
 #include "lib/rotfile.h"
 
 #include "lib/ksyms.h"
-#include "sources/life_feed.h"
+#include "model/life_feed.h"
 #include "sources/monitor.h"
 
 #define RECORD_FORMAT 1

@@ -4,7 +4,7 @@
  * libmicrohttpd.a is built with HTTPS support and so needs GnuTLS, whose
  * own static link needs libp11-kit.a, which Debian does not ship. So
  * the static binary gets these stand-ins for every GnuTLS function
- * libmicrohttpd.a and lib/httpd.c refer to: library set-up succeeds,
+ * libmicrohttpd.a, lib/httpd.c and serve/web.c refer to: library set-up succeeds,
  * everything else fails with GNUTLS_E_UNIMPLEMENTED_FEATURE, and
  * gnutls_check_version() knows no version, which is how the static
  * binary knows it cannot serve HTTPS (httpd_tls_available()): 'export
@@ -16,10 +16,13 @@
 
 #include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 
 #define NO_TLS GNUTLS_E_UNIMPLEMENTED_FEATURE
 
 gnutls_alloc_function gnutls_malloc = malloc;
+#undef gnutls_free
+gnutls_free_function gnutls_free = free;
 
 /* libmicrohttpd's constructor and destructor call these: they succeed */
 int gnutls_global_init(void)
@@ -219,4 +222,50 @@ void gnutls_psk_free_server_credentials(gnutls_psk_server_credentials_t sc)
 void gnutls_psk_set_server_credentials_function(gnutls_psk_server_credentials_t cred,
 						gnutls_psk_server_credentials_function *func)
 {
+}
+
+int gnutls_certificate_verify_peers(gnutls_session_t session, gnutls_typed_vdata_st *data,
+				    unsigned int elements, unsigned int *status)
+{
+	return NO_TLS;
+}
+
+int gnutls_certificate_verification_status_print(unsigned int status,
+						 gnutls_certificate_type_t type,
+						 gnutls_datum_t *out, unsigned int flags)
+{
+	return NO_TLS;
+}
+
+int gnutls_x509_crt_init(gnutls_x509_crt_t *cert)
+{
+	return NO_TLS;
+}
+
+void gnutls_x509_crt_deinit(gnutls_x509_crt_t cert)
+{
+}
+
+int gnutls_x509_crt_import(gnutls_x509_crt_t cert, const gnutls_datum_t *data,
+			   gnutls_x509_crt_fmt_t format)
+{
+	return NO_TLS;
+}
+
+int gnutls_x509_crt_list_import2(gnutls_x509_crt_t **certs, unsigned int *size,
+				 const gnutls_datum_t *data, gnutls_x509_crt_fmt_t format,
+				 unsigned int flags)
+{
+	*size = 0;
+	return NO_TLS;
+}
+
+time_t gnutls_x509_crt_get_activation_time(gnutls_x509_crt_t cert)
+{
+	return (time_t)-1;
+}
+
+time_t gnutls_x509_crt_get_expiration_time(gnutls_x509_crt_t cert)
+{
+	return (time_t)-1;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <yaml.h>
 
 #include "lib/escape.h"
 #include "lib/log.h"
@@ -70,6 +71,24 @@ static inline void fuzz_check_json(const char *text, size_t len)
 			(int)(len < 400 ? len : 400), text);
 	FUZZ_CHECK(v != NULL);
 	json_decref(v);
+}
+
+/* YAML text loads with libyaml, into a document with a root */
+static inline void fuzz_check_yaml(const char *text, size_t len)
+{
+	yaml_document_t doc;
+	yaml_parser_t p;
+	int ok;
+
+	FUZZ_CHECK(yaml_parser_initialize(&p));
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	ok = yaml_parser_load(&p, &doc);
+	if (!ok)
+		fprintf(stderr, "YAML does not load: %s\n", p.problem ? p.problem : "?");
+	FUZZ_CHECK(ok);
+	FUZZ_CHECK(yaml_document_get_root_node(&doc) != NULL);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&p);
 }
 
 #endif /* __PPWATCH_FUZZ_H */

@@ -9,7 +9,15 @@
 #include <errno.h>
 
 #include "fuzz.h"
+#include "lib/small_file.h"
 #include "model/web_config.h"
+
+static int read_pem(void *arg, const char *path, char **out)
+{
+	return small_file_read(path, WEB_CONFIG_MAX_BYTES, out);
+}
+
+static const struct web_reader reader = { read_pem, NULL };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -20,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int n;
 
 	f = open_memstream(&buf, &len);
-	n = web_config_parse(&c, "/nonexistent/fuzz/web.yml", (const char *)data, size, f);
+	n = web_config_parse(&c, "/nonexistent/fuzz/web.yml", (const char *)data, size, f, &reader);
 	fclose(f);
 	FUZZ_CHECK(n >= 0 || n == -ENOMEM);
 	fuzz_check_text(buf, len);

@@ -47,6 +47,7 @@ max_len() {
 	case $1 in
 	http) echo 4096 ;;
 	parsers) echo 256 ;;
+	kernel_log) echo 8192 ;;
 	*) echo 65536 ;;
 	esac
 }
@@ -67,6 +68,14 @@ seeds() {
 		;;
 	rec_reader | postmortem)
 		for f in tests/unit/golden/*.json; do cp "$f" "$d/golden-$(basename "$f")"; done
+		;;
+	kernel_log)
+		# the saved logs of every form; the first byte picks live, clocks, zone
+		for f in tests/unit/klog/*.log; do
+			for i in 000 003 011 016; do
+				{ printf '%b' "\\0$i"; cat "$f"; } >"$d/$(basename "$f").$i"
+			done
+		done
 		;;
 	http)
 		for f in 'GET' 'HEAD' 'POST' 'get'; do

@@ -12,7 +12,13 @@ object with what it saw.
   http_abuse.py HOST:PORT malformed             garbage, huge heads, HTTP/1.0,
                                                 keep-alive, pipelining, other methods
   http_abuse.py HOST:PORT hold N SECONDS        N connections that say nothing
+  http_abuse.py HOST:PORT guess FROM SECONDS RATE USER:PASS [AFTER [FROM2 USER2:PASS2]]
+                                                wrong passwords for USER from the
+                                                address FROM, RATE a second; after
+                                                AFTER seconds, one scrape from FROM2
+                                                with USER2:PASS2, timed
 """
+import base64
 import json
 import os
 import random
@@ -64,6 +70,58 @@ def scrape(timeout=5.0, request=SCRAPE):
     except OSError:
         return 0, time.monotonic() - t0, 0
     return status(data), time.monotonic() - t0, len(data)
+
+
+def auth_scrape(frm, cred, timeout=5.0):
+    """one scrape with basic auth from a local address: (status, seconds)"""
+    req = ('GET /metrics HTTP/1.1\r\nHost: test\r\nConnection: close\r\n'
+           'Authorization: Basic %s\r\n\r\n' % base64.b64encode(cred.encode()).decode())
+    t0 = time.monotonic()
+    try:
+        s = socket.create_connection((HOST, PORT), timeout=timeout, source_address=(frm, 0))
+        s.settimeout(timeout)
+        s.sendall(req.encode())
+        data = read_all(s, t0 + timeout)
+        s.close()
+    except OSError:
+        return 0, time.monotonic() - t0
+    return status(data), time.monotonic() - t0
+
+
+def guess(frm, seconds, rate, cred, after=None, frm2=None, cred2=None):
+    """a guesser in threads (one each try, at most 'rate' a second) and one timed scrape"""
+    user = cred.split(':', 1)[0]
+    seen = {}
+    lock = threading.Lock()
+    threads = []
+
+    def one(i):
+        code, _ = auth_scrape(frm, '%s:guess%d' % (user, i))
+        with lock:
+            seen[str(code)] = seen.get(str(code), 0) + 1
+
+    scraped = {}
+
+    def timed():
+        code, dt = auth_scrape(frm2, cred2)
+        scraped.update(status=code, seconds=dt)
+
+    t0 = time.monotonic()
+    n = int(seconds * rate)
+    late = None
+    for i in range(n):
+        if after is not None and late is None and time.monotonic() - t0 >= after:
+            late = threading.Thread(target=timed)
+            late.start()
+        t = threading.Thread(target=one, args=(i,))
+        t.start()
+        threads.append(t)
+        time.sleep(max(0, t0 + (i + 1) / rate - time.monotonic()))
+    for t in threads:
+        t.join()
+    if late:
+        late.join()
+    return {'guesses': n, 'answers': seen, 'scrape': scraped}
 
 
 def concurrent(n):
@@ -245,6 +303,14 @@ def main():
         r = malformed()
     elif mode == 'hold':
         r = hold(int(sys.argv[3]), float(sys.argv[4]))
+    elif mode == 'guess':
+        a = sys.argv[3:]
+        r = guess(a[0], float(a[1]), float(a[2]), a[3],
+                  float(a[4]) if len(a) > 4 else None,
+                  a[5] if len(a) > 5 else None, a[6] if len(a) > 6 else None)
+    elif mode == 'scrape_as':
+        code, dt = auth_scrape(sys.argv[3], sys.argv[4])
+        r = {'status': code, 'seconds': dt}
     else:
         sys.exit('unknown mode ' + mode)
     print(json.dumps(r))

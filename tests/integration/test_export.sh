@@ -14,6 +14,7 @@ ALL_TESTS="
 	formats_and_promtool
 	http_robustness
 	export_errors
+	device_filters
 	prometheus_end_to_end
 	prometheus_series_device
 "
@@ -270,6 +271,32 @@ export_errors() {
 	check "-j: exit 2" [ $? -eq 2 ]
 	"$PPWATCH" export --interval 1ms >/dev/null 2>&1
 	check "too short an interval: exit 2" [ $? -eq 2 ]
+}
+
+# no line of TEXT matches the basic regular expression RE
+none() {	# re text
+	! grep -q -- "$1" <<<"$2"
+}
+
+# --device-include / --device-exclude, node_exporter's: the lab's vb in or out, whole
+device_filters() {
+	require_kernel
+	local out rc
+	lab_begin
+	lab_hold 200 >/dev/null || fail "holder"
+	out=$("$PPWATCH" export --once --interval 0.2 --device-exclude '^vb$' 2>/dev/null) || fail "--device-exclude"
+	check "excluded: no pool series of vb" none '^ppwatch_pool_[a-z_]*{.*device="vb"' "$out"
+	check "excluded: no device series of vb" none '^ppwatch_device_[a-z_]*{device="vb"' "$out"
+	check "excluded: still a valid exposition" promtool check metrics <<<"$out"
+	out=$("$PPWATCH" export --once --interval 0.2 --device-include '^vb$' 2>/dev/null) || fail "--device-include"
+	check "included: vb's pool" grep -q '^ppwatch_pool_inflight_pages{.*device="vb"' <<<"$out"
+	check "included: vb's sums" grep -q '^ppwatch_device_inflight_pages{device="vb"' <<<"$out"
+	check "included: no other device" none '^ppwatch_\(pool\|device\)_inflight_pages{.*device="[^v]' "$out"
+	check "included: the pools exported are vb's" grep -q '^ppwatch_pools_exported [1-9]' <<<"$out"
+	out=$("$PPWATCH" export --once --device-include '(' 2>&1 >/dev/null)
+	rc=$?
+	check "a bad expression: exit 2" [ $rc -eq 2 ]
+	check "says why and what is expected" grep -q "device-include '(': .*expected a POSIX extended regular expression" <<<"$out"
 }
 
 # ---- a real Prometheus (prom_lib.sh starts and queries it) ------------------------

@@ -84,7 +84,11 @@ tls_and_basic_auth_with_curl() {
 	check "no credentials: 401" grep -q '^HTTP/1.1 401' <<<"$r"
 	check "with WWW-Authenticate: Basic" grep -qi '^WWW-Authenticate: Basic realm="ppwatch"' <<<"$r"
 	check "a wrong password: 401" [ "$(code --cacert "$WORK/ca.crt" -u prometheus:nope "$url")" = 401 ]
+	# each wrong password makes its address wait: 0.5 s, then 1 s (lib/basic_auth.h)
+	check "at once another: 429" [ "$(code --cacert "$WORK/ca.crt" -u prometheus:nope2 "$url")" = 429 ]
+	sleep 0.6
 	check "an unknown user: 401" [ "$(code --cacert "$WORK/ca.crt" -u nobody:"$PASS_WORD" "$url")" = 401 ]
+	sleep 1.1
 	r=$(curl -sf -m 5 --cacert "$WORK/ca.crt" -u prometheus:"$PASS_WORD" "$url") || fail "the right password"
 	check "the right password: the metrics" grep -q '^ppwatch_build_info' <<<"$r"
 	# plain HTTP to the TLS port: no answer at all
@@ -167,11 +171,11 @@ web_config_reload_and_errors() {
 		check "refused, exit 2" [ $rc -eq 2 ]
 		check "FILE:LINE:COL" grep -q "bad.yml:[0-9]*:[0-9]*: error: " <<<"$err"
 	done
-	# a key that is no key pair for its certificate: GnuTLS's reason, exit 2
+	# a key that is no key pair for its certificate: said at the key, exit 2
 	printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$WORK/server.crt" "$WORK/client.key" >"$WORK/bad.yml"
 	err=$("$PPWATCH" export --listen 127.0.0.1:0 --web-config "$WORK/bad.yml" 2>&1 >/dev/null)
 	check "a mismatched key: exit 2 ($err)" [ $? -eq 2 ]
-	check "says libmicrohttpd would not serve HTTPS" grep -q 'would not serve HTTPS with the web config' <<<"$err"
+	check "says the key is not the certificate's" grep -q "bad.yml:3:3: key_file $WORK/client.key is not the key of cert_file $WORK/server.crt" <<<"$err"
 }
 
 static_binary_without_tls() {

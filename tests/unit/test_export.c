@@ -6,10 +6,14 @@
  * request takes.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "fixtures.h"
 
+#include "lib/feed.h"
 #include "lib/http.h"
 #include "model/snapshot.h"
 #include "output/prom.h"
@@ -101,14 +105,25 @@ static struct prom_self self_stats(void)
 		.collects_total = 2800,
 		.collect_errors_total = 1,
 		.last_collect_time = 1700000000.5,
-		.scrape_duration_s = 0.0002,
-		.http_code = { 200, 404, 408 },
-		.http_count = { 90, 2, 1 },
-		.cpu_seconds = 1.75,
-		.rss_bytes = 12 << 20,
-		.start_time = 1699997200,
 	};
 	return self;
+}
+
+static const struct prom_serve serve_stats = {
+	.scrape_duration_s = 0.0002,
+	.http_code = { 200, 404, 408 },
+	.http_count = { 90, 2, 1 },
+	.cpu_seconds = 1.75,
+	.rss_bytes = 12 << 20,
+	.start_time = 1699997200,
+};
+
+/* the whole exposition, as the listener serves it: the sampler's part, then its own */
+static void render_all(FILE *f, enum prom_format fmt, const struct snapshot *s,
+		       const struct prom_totals *t, const struct prom_self *self)
+{
+	prom_render(f, fmt, s, t, self);
+	prom_render_serve(f, fmt, &serve_stats);
 }
 
 static void test_render_golden(void)
@@ -120,7 +135,7 @@ static void test_render_golden(void)
 
 	make_snapshot(&s, false);
 	CHECK_INT(prom_totals_update(&t, &s), 0);
-	CAPTURE(buf, f, prom_render(f, PROM_TEXT, &s, &t, &self));
+	CAPTURE(buf, f, render_all(f, PROM_TEXT, &s, &t, &self));
 	check_golden("export.prom", buf);
 	CHECK(!strstr(buf, "pool_id=\"13\""), "freed pool 13 left the output");
 	CHECK(!strstr(buf, "item_"), "no item families without item stats");
@@ -130,7 +145,7 @@ static void test_render_golden(void)
 	CHECK(!strchr(buf, '\xff') && !strchr(buf, '\x1b'), "no raw bytes");
 	free(buf);
 	make_snapshot(&s, true);
-	CAPTURE(buf, f, prom_render(f, PROM_OPENMETRICS, &s, &t, &self));
+	CAPTURE(buf, f, render_all(f, PROM_OPENMETRICS, &s, &t, &self));
 	check_golden("export.om", buf);
 	CHECK(strstr(buf, "# TYPE ppwatch_pool_pages_held counter\n") != NULL,
 	      "OpenMetrics counter family without _total");
@@ -153,7 +168,7 @@ static void test_render_structure(void)
 
 	make_snapshot(&s, true);
 	prom_totals_update(&t, &s);
-	CAPTURE(buf, f, prom_render(f, PROM_TEXT, &s, &t, &self));
+	CAPTURE(buf, f, render_all(f, PROM_TEXT, &s, &t, &self));
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (!strncmp(line, "# TYPE ", 7)) {
 			types++;
@@ -225,7 +240,7 @@ static void test_series_device(void)
 	self.top_pools = 1;
 	rows[1].oldest_age_s = 4.5; /* a zombie keeps its series for being one */
 	CHECK_INT(prom_totals_update(&t, &s), 0);
-	CAPTURE(buf, f, prom_render(f, PROM_TEXT, &s, &t, &self));
+	CAPTURE(buf, f, render_all(f, PROM_TEXT, &s, &t, &self));
 	CHECK(strstr(buf, "ppwatch_pool_zombie{pool_id=\"9\"") != NULL, "zombie shown");
 	CHECK(strstr(buf, "ppwatch_pool_inflight_pages{pool_id=\"7\"") != NULL,
 	      "the top pool by inflight shown");
@@ -243,7 +258,7 @@ static void test_series_device(void)
 	rows[0].hold_cnt += 10;
 	rows[1].state = ROW_FREED;
 	CHECK_INT(prom_totals_update(&t, &s), 0);
-	CAPTURE(buf, f, prom_render(f, PROM_TEXT, &s, &t, &self));
+	CAPTURE(buf, f, render_all(f, PROM_TEXT, &s, &t, &self));
 	CHECK(strstr(buf, "ppwatch_device_pages_held_total{device=\"eth0\",ifindex=\"3\","
 			  "netns=\"4026532246\",driver=\"mlx5_core\"} 3710\n") != NULL,
 	      "device counter only goes up: 2200 + 1500 + 10");
@@ -349,8 +364,132 @@ static void test_families_documented(void)
 	free(doc);
 }
 
+/*
+ * The sampler's feed to the listener (lib/feed.h) over a real socketpair:
+ * frames whole, read in pieces, a frame not yet sent replaced by a newer
+ * one, what is no frame refused, the end seen.
+ */
+static void test_feed(void)
+{
+	struct feed_head h = { .cpu_seconds = 1.5, .rss_bytes = 4096, .start_time = 7 };
+	struct feed_out out = { 0 };
+	struct feed_in in = { 0 };
+	char big[300000];
+	int sv[2], r;
+
+	CHECK(!socketpair(AF_UNIX, SOCK_STREAM, 0, sv), "socketpair");
+	fcntl(sv[1], F_SETFL, O_NONBLOCK);
+	CHECK_INT(feed_read(&in, sv[1]), 0); /* nothing yet */
+	CHECK_STR(feed_text(&in), "");
+	CHECK_INT(feed_queue(&out, &h, "a 1\n", "a 1\n# om\n"), 0);
+	/* not sent yet: a newer one takes its place */
+	CHECK_INT(feed_queue(&out, &h, "a 2\n", "a 2\n"), 0);
+	CHECK_INT(feed_flush(&out, sv[0]), 0);
+	CHECK(!feed_pending(&out), "all sent");
+	CHECK_INT(feed_read(&in, sv[1]), 1);
+	CHECK_STR(feed_text(&in), "a 2\n");
+	CHECK_STR(feed_om(&in), "a 2\n");
+	CHECK_INT(in.cur.seq, 2);
+	CHECK_NEAR(in.cur.cpu_seconds, 1.5, 0);
+	/* bigger than the socket takes at once: sent in pieces, read in pieces */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	CHECK_INT(feed_queue(&out, &h, big, ""), 0);
+	CHECK_INT(feed_flush(&out, sv[0]), 0);
+	CHECK(feed_pending(&out), "the rest waits");
+	/* a newer one while that one is half out: it follows */
+	CHECK_INT(feed_queue(&out, &h, "b\n", "b om\n"), 0);
+	for (r = 0; feed_pending(&out) && r < 1000; r++) {
+		CHECK(feed_read(&in, sv[1]) >= 0, "read");
+		CHECK_INT(feed_flush(&out, sv[0]), 0);
+	}
+	CHECK(!feed_pending(&out), "sent in the end");
+	while ((r = feed_read(&in, sv[1])) > 0)
+		;
+	CHECK_STR(feed_text(&in), "b\n");
+	CHECK_STR(feed_om(&in), "b om\n");
+	CHECK_INT(in.cur.seq, 4);
+	/* what is no frame */
+	CHECK_INT(write(sv[0], big, sizeof(struct feed_head)), (long)sizeof(struct feed_head));
+	CHECK_INT(feed_read(&in, sv[1]), -EPROTO);
+	feed_in_free(&in);
+	/* the end */
+	close(sv[0]);
+	CHECK_INT(feed_read(&in, sv[1]), -EPIPE);
+	feed_in_free(&in);
+	feed_out_free(&out);
+	close(sv[1]);
+}
+
+/* --series auto: one switch each way, however the count hovers about the threshold */
+static void test_series_auto_hysteresis(void)
+{
+	static const size_t counts[] = { 10,  250, 256, 257, 255, 257, 240, 200,
+					 193, 192, 200, 256, 257, 256, 192, 0 };
+	bool per_device = false;
+	int switches = 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(counts); i++) {
+		bool now = prom_auto_per_device(per_device, counts[i]);
+
+		switches += now != per_device;
+		per_device = now;
+		if (counts[i] == 257 && i == 3)
+			CHECK(per_device, "above %d: per device", PROM_AUTO_POOLS);
+		if (i > 3 && i < 9)
+			CHECK(per_device, "%zu pools after going above: still per device",
+			      counts[i]);
+		if (i == 9)
+			CHECK(!per_device, "%d: every pool again", PROM_AUTO_POOLS_BACK);
+		if (i == 10 || i == 11)
+			CHECK(!per_device, "%zu: not per device again before %d", counts[i],
+			      PROM_AUTO_POOLS);
+	}
+	/* up at 257, down at 192, up at 257, down at 192 */
+	CHECK_INT(switches, 4);
+	CHECK(prom_auto_per_device(false, PROM_AUTO_POOLS + 1), "up");
+	CHECK(!prom_auto_per_device(false, PROM_AUTO_POOLS), "not up at the threshold itself");
+	CHECK(prom_auto_per_device(true, PROM_AUTO_POOLS_BACK + 1), "not down above the way back");
+}
+
+/* --device-include / --device-exclude: node_exporter's, anywhere in the name */
+static void test_device_select(void)
+{
+	struct prom_devsel d = { 0 };
+	struct snapshot s;
+	char why[128];
+
+	CHECK(!prom_devsel_any(&d), "none given");
+	CHECK(prom_devsel_match(&d, "veth1"), "none given: every device");
+	CHECK_INT(prom_devsel_set(&d, false, "^veth", why, sizeof(why)), 0);
+	CHECK(!prom_devsel_match(&d, "veth1a2b"), "excluded");
+	CHECK(prom_devsel_match(&d, "eth0"), "not excluded");
+	CHECK(prom_devsel_match(&d, "myveth"), "anchored by the expression alone");
+	CHECK_INT(prom_devsel_set(&d, true, "eth|vb", why, sizeof(why)), 0);
+	CHECK(prom_devsel_match(&d, "eth0") && prom_devsel_match(&d, "vb"), "included");
+	CHECK(!prom_devsel_match(&d, "lo"), "not included");
+	CHECK(!prom_devsel_match(&d, "veth0"), "included but excluded");
+	CHECK(!prom_devsel_match(&d, ""), "no device: not included");
+	CHECK_INT(prom_devsel_set(&d, true, "(", why, sizeof(why)), -EINVAL);
+	CHECK(why[0] != 0, "regcomp's reason");
+	CHECK(!d.include_set, "a bad one is not kept");
+	/* a snapshot's rows: the selected ones stay, in order */
+	make_snapshot(&s, false);
+	prom_devsel_free(&d);
+	CHECK_INT(prom_devsel_set(&d, false, "^eth0$", why, sizeof(why)), 0);
+	prom_devsel_filter(&d, &s);
+	CHECK_INT(s.n, 3);
+	CHECK_INT(s.rows[0].id, 12);
+	prom_devsel_free(&d);
+}
+
 int main(void)
 {
+	TEST(test_feed);
+	TEST(test_series_auto_hysteresis);
+	TEST(test_device_select);
 	TEST(test_render_golden);
 	TEST(test_render_structure);
 	TEST(test_totals_wrap);

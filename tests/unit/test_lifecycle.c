@@ -4,6 +4,7 @@
 
 #include "unit.h"
 
+#include "model/life_feed.h"
 #include "model/lifecycle.h"
 
 #define SEC 1000000000ULL
@@ -97,9 +98,64 @@ static void test_freed_history_bounded(void)
 	life_free(&lc);
 }
 
+/* what a feed delivered */
+struct got {
+	enum life_kind kind[8];
+	double detach_age_s[8];
+	int n;
+	int stop_at; /* deliver returns true for this event (ends a wait) */
+};
+
+static bool deliver(void *arg, const struct life_event *e)
+{
+	struct got *g = arg;
+
+	if (g->n < 8) {
+		g->kind[g->n] = e->kind;
+		g->detach_age_s[g->n] = e->detach_age_s;
+	}
+	return ++g->n == g->stop_at;
+}
+
+/*
+ * The feed, as watch and the recorder run it: BPF events and a netlink
+ * notification become lifecycle events, delivered in order; a stall comes
+ * from the time alone, once; what deliver returns ends the wait.
+ */
+static void test_feed(void)
+{
+	struct kernel_facts k = { .page_size = 4096, .detach_time_is_ns = true };
+	struct got g = { .stop_at = 2 };
+	struct life_feed f;
+	struct ppw_event e;
+
+	life_feed_init(&f, 60, deliver, &g);
+	life_feed_start(&f, &k, 1.7e9);
+	CHECK(f.ec.boot_to_real == 1.7e9 && f.ec.page_size == 4096 && f.ec.stall_after_s == 60,
+	      "the event context");
+	e = ev(PPW_EV_POOL_NEW, 90, 10, 0);
+	CHECK(!life_feed_on_event(&f, &e), "new: the wait goes on");
+	e = ev(PPW_EV_DESTROY, 100, 500, 1);
+	CHECK(life_feed_on_event(&f, &e), "destroy: deliver ended the wait");
+	e = ev(PPW_EV_RETRY, 101, 500, 2);
+	life_feed_on_event(&f, &e);
+	life_feed_tick(&f, 150 * SEC); /* 50 s after destroy: not stalled */
+	CHECK_INT(g.n, 3);
+	life_feed_tick(&f, 161 * SEC);
+	life_feed_tick(&f, 162 * SEC); /* once */
+	CHECK(!life_feed_on_netlink(&f, 7, 9, 170 * SEC), "netlink del");
+	CHECK_INT(g.n, 5);
+	CHECK(g.kind[0] == LE_NEW && g.kind[1] == LE_DESTROY && g.kind[2] == LE_RETRY &&
+		      g.kind[3] == LE_STALLED && g.kind[4] == LE_NL_DEL,
+	      "the events in order");
+	CHECK_NEAR(g.detach_age_s[3], 61, 1e-9); /* detach_ns 100 s, ticked at 161 s */
+	life_feed_free(&f);
+}
+
 int main(void)
 {
 	TEST(test_timeline);
 	TEST(test_freed_history_bounded);
+	TEST(test_feed);
 	return unit_done();
 }

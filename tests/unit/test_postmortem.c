@@ -112,69 +112,6 @@ static const char recording[] =
 	"\n"
 	"{\"type\":\"end\",\"time\":1100}\n";
 
-/* the value at a path of keys and indexes ("pools/0/dma/state"), or NULL */
-static const json_t *at(const json_t *v, const char *path)
-{
-	char key[64], *end;
-	size_t n;
-
-	while (v && *path) {
-		n = strcspn(path, "/");
-		snprintf(key, sizeof(key), "%.*s", (int)n, path);
-		if (json_is_array(v)) {
-			unsigned long i = strtoul(key, &end, 10);
-
-			v = *end ? NULL : json_array_get(v, i);
-		} else {
-			v = json_object_get(v, key);
-		}
-		path += n + !!path[n];
-	}
-	return v;
-}
-
-#define CHECK_AT_STR(v, path, want) CHECK_STR(json_string_value(at(v, path)) ?: "(none)", want)
-#define CHECK_AT_NUM(v, path, want) \
-	CHECK(json_is_number(at(v, path)) && json_number_value(at(v, path)) == (want), "%s", path)
-#define CHECK_AT_NULL(v, path) CHECK(json_is_null(at(v, path)), "%s is not null", path)
-
-/* the same values: numbers by value (1100 and 1100.0 alike), objects as sets of keys */
-static bool same_value(const json_t *a, const json_t *b)
-{
-	const char *k;
-	const json_t *x;
-	size_t i;
-
-	if (json_is_number(a) && json_is_number(b))
-		return json_number_value(a) == json_number_value(b);
-	if (json_typeof(a) != json_typeof(b))
-		return false;
-	switch (json_typeof(a)) {
-	case JSON_OBJECT:
-		if (json_object_size(a) != json_object_size(b))
-			return false;
-		json_object_foreach((json_t *)a, k, x)
-		{
-			if (!same_value(x, json_object_get(b, k)))
-				return false;
-		}
-		return true;
-	case JSON_ARRAY:
-		if (json_array_size(a) != json_array_size(b))
-			return false;
-		json_array_foreach(a, i, x)
-		{
-			if (!same_value(x, json_array_get(b, i)))
-				return false;
-		}
-		return true;
-	case JSON_STRING:
-		return !strcmp(json_string_value(a), json_string_value(b));
-	default:
-		return true; /* true, false, null: the type says it */
-	}
-}
-
 /* a YAML node as the JSON value it says: quoted scalars are strings, plain ones YAML's core schema */
 static json_t *yaml_to_json(yaml_document_t *doc, yaml_node_t *n)
 {
@@ -249,68 +186,42 @@ static void test_postmortem(void)
 	json_decref(recs);
 	rep = report_str(recording, "test");
 	CHECK(rep != NULL, "report");
-	CHECK_AT_STR(rep, "source", "test");
-	CHECK_AT_NUM(rep, "time", 1100); /* the last record's */
-	CHECK_AT_STR(rep, "hostname", "h");
-	CHECK_AT_STR(rep, "kernel/release", "6.18");
-	CHECK_AT_STR(rep, "kernel/unmap_regime", "dma_mapped-xarray");
-	CHECK_AT_NUM(rep, "stall_after_s", 60);
-	CHECK_AT_NUM(rep, "lost_records", 0);
-	CHECK_AT_STR(rep, "input/files/0/name", "test");
-	CHECK_AT_NUM(rep, "input/files/0/records", 10);
-	CHECK_INT(json_array_size(at(rep, "pools")), 1); /* not the live pool */
-	pool = at(rep, "pools/0");
-	CHECK_AT_NUM(pool, "id", 9);
-	CHECK_AT_STR(pool, "addr", "0x1000");
-	CHECK_AT_NUM(pool, "gen", 3);
-	CHECK_AT_STR(pool, "device", "eth1");
-	CHECK_AT_NUM(pool, "netns", 4026531840);
-	CHECK_AT_NULL(pool, "ifindex"); /* the recording does not say */
-	CHECK_AT_STR(pool, "state", "zombie");
-	CHECK_AT_NUM(pool, "inflight", 480);
-	CHECK_AT_NUM(pool, "inflight_bytes", 1966080);
-	CHECK_AT_NUM(pool, "detach_age_s", 90);
-	CHECK_AT_STR(pool, "dma/state", "unmapped");
-	CHECK_AT_NUM(pool, "dma/unmapped_at_destroy", 500);
-	CHECK_AT_NUM(pool, "dma/still_mapped", 0);
-	CHECK(json_is_true(at(pool, "stalled")), "stalled");
-	CHECK_AT_NUM(pool, "destroyed_at", 1010);
-	CHECK_AT_NUM(pool, "retries", 89); /* the last retry's number, not the 2 records */
-	CHECK_AT_NUM(pool, "last_retry_time", 1099);
-	/* the timeline: new, destroy, the retries folded into one line, stalled */
-	CHECK_INT(json_array_size(at(pool, "timeline")), 4);
-	CHECK_AT_STR(pool, "timeline/0/event", "new");
-	CHECK_AT_NUM(pool, "timeline/0/time", 1000.5);
-	CHECK_AT_NUM(pool, "timeline/0/inflight", 620);
-	CHECK_AT_STR(pool, "timeline/0/detail", "first seen");
-	CHECK_AT_STR(pool, "timeline/1/event", "destroy");
-	CHECK_AT_NUM(pool, "timeline/1/time", 1010);
-	CHECK_AT_NUM(pool, "timeline/1/inflight", 500);
-	CHECK_AT_STR(pool, "timeline/2/event", "retry");
-	CHECK_AT_NUM(pool, "timeline/2/time", 1011);	/* the first retry */
-	CHECK_AT_NUM(pool, "timeline/2/inflight", 480); /* the last one's */
-	CHECK(strstr(json_string_value(at(pool, "timeline/2/detail")) ?: "",
+	CHECK_JSON(rep, "source=\"test\" time=1100 hostname=\"h\" kernel/release=\"6.18\" "
+			"kernel/unmap_regime=\"dma_mapped-xarray\" stall_after_s=60 lost_records=0 "
+			"input/files/0/name=\"test\" input/files/0/records=10");
+	/* the time is the last record's; not the live pool */
+	CHECK_INT(json_array_size(json_object_get(rep, "pools")), 1);
+	pool = json_array_get(json_object_get(rep, "pools"), 0);
+	/* what the recording says of pool 9; ifindex it does not say */
+	CHECK_JSON(pool, "id=9 addr=\"0x1000\" gen=3 device=\"eth1\" netns=4026531840 ifindex=null "
+			 "state=\"zombie\" inflight=480 inflight_bytes=1966080 detach_age_s=90 "
+			 "dma/state=\"unmapped\" dma/unmapped_at_destroy=500 dma/still_mapped=0 "
+			 "stalled=true destroyed_at=1010 last_retry_time=1099");
+	/* retries: the last retry's number (89), not the 2 records of them */
+	CHECK_JSON(pool, "retries=89");
+	/*
+	 * The timeline: new, destroy, the retries folded into one line (the first
+	 * one's time, the last one's inflight), stalled as noticed, within a
+	 * second of destroy + 60 s.
+	 */
+	CHECK_INT(json_array_size(json_object_get(pool, "timeline")), 4);
+	CHECK_JSON(pool,
+		   "timeline/0/event=\"new\" timeline/0/time=1000.5 timeline/0/inflight=620 "
+		   "timeline/0/detail=\"first seen\" timeline/1/event=\"destroy\" "
+		   "timeline/1/time=1010 timeline/1/inflight=500 timeline/2/event=\"retry\" "
+		   "timeline/2/time=1011 timeline/2/inflight=480 timeline/3/event=\"stalled\" "
+		   "timeline/3/time=1070.2");
+	CHECK(strstr(json_string_value(json_at(pool, "timeline/2/detail", 17)) ?: "",
 		     "2 retries seen, up to retry 89") != NULL,
 	      "two retries seen");
-	/* noticed within a second of destroy + 60: kept as noticed */
-	CHECK_AT_STR(pool, "timeline/3/event", "stalled");
-	CHECK_AT_NUM(pool, "timeline/3/time", 1070.2);
-	CHECK_AT_NUM(pool, "holders/time", 1100);
-	CHECK_AT_NUM(pool, "holders/inflight", 480);
-	CHECK_AT_NUM(pool, "holders/holders/0/pages", 480);
-	CHECK_AT_STR(pool, "holders/holders/0/kind", "socket");
-	CHECK_AT_STR(pool, "holders/holders/0/holder",
-		     "tcp 192.0.2.2:80 <- 198.51.100.7:4000 ino 77 pid 5 nginx fd 9");
-	CHECK_AT_STR(pool, "oldest_pages/0/netmem", "0xffffea0000001000");
-	CHECK_AT_NUM(pool, "oldest_pages/0/age_s", 95);
-	CHECK_INT(json_array_size(at(pool, "release_stacks")), 0);
+	CHECK_JSON(pool,
+		   "holders/time=1100 holders/inflight=480 holders/holders/0/pages=480 "
+		   "holders/holders/0/kind=\"socket\" "
+		   "holders/holders/0/holder=\"tcp 192.0.2.2:80 <- 198.51.100.7:4000 ino 77 pid 5 "
+		   "nginx fd 9\" oldest_pages/0/netmem=\"0xffffea0000001000\" "
+		   "oldest_pages/0/age_s=95 release_stacks=[]");
 	/* inflight over time: each change the records show, at its time */
-	CHECK_INT(json_array_size(at(pool, "inflight_over_time")), 3);
-	CHECK_AT_NUM(pool, "inflight_over_time/0/0", 1000.5);
-	CHECK_AT_NUM(pool, "inflight_over_time/0/1", 620);
-	CHECK_AT_NUM(pool, "inflight_over_time/1/1", 500);
-	CHECK_AT_NUM(pool, "inflight_over_time/2/0", 1099);
-	CHECK_AT_NUM(pool, "inflight_over_time/2/1", 480);
+	CHECK_JSON(pool, "inflight_over_time=[[1000.5,620],[1010,500],[1099,480]]");
 
 	CAPTURE(buf, f, postmortem_text(f, rep));
 	/* times are local: compare what does not depend on the time zone */
@@ -325,12 +236,12 @@ static void test_postmortem(void)
 		json_end(&j);
 	});
 	back = json_loads(buf, 0, NULL);
-	CHECK(back && same_value(back, rep), "-j is not the report: %s", buf);
+	CHECK(back && json_same(back, rep), "-j is not the report: %s", buf);
 	json_decref(back);
 	free(buf);
 	CAPTURE(buf, f, CHECK_INT(postmortem_yaml(f, rep), 0));
 	back = yaml_load(buf);
-	CHECK(back && same_value(back, rep), "--yaml is not the report: %s", buf);
+	CHECK(back && json_same(back, rep), "--yaml is not the report: %s", buf);
 	json_decref(back);
 	free(buf);
 	json_decref(rep);

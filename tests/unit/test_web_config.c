@@ -5,6 +5,10 @@
 
 #include "unit.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "lib/small_file.h"
 #include "lib/util.h"
 #include "model/web_config.h"
 
@@ -31,6 +35,13 @@ static void put_file(const char *name, const char *text)
 	fclose(f);
 }
 
+static int read_pem(void *arg, const char *path, char **out)
+{
+	return small_file_read(path, WEB_CONFIG_MAX_BYTES, out);
+}
+
+static const struct web_reader reader = { read_pem, NULL };
+
 /* parse text as DIR/web.yml; *diag gets what it says */
 static int parse(struct web_config *c, const char *text, char **diag)
 {
@@ -40,7 +51,7 @@ static int parse(struct web_config *c, const char *text, char **diag)
 
 	err = open_memstream(diag, &len);
 	f = err;
-	n = web_config_parse(c, at("web.yml"), text, strlen(text), f);
+	n = web_config_parse(c, at("web.yml"), text, strlen(text), f, &reader);
 	fclose(err);
 	return n;
 }
@@ -167,22 +178,70 @@ static void test_bad(void)
 	}
 }
 
-static void test_load(void)
+/* the files a config names, read at the edge (lib/small_file.h) */
+static void test_files(void)
 {
 	struct web_config c;
-	char *diag;
-	size_t len;
-	FILE *f = open_memstream(&diag, &len);
+	char *buf, *diag;
 
-	CHECK_INT(web_config_load(&c, at("none.yml"), f), 1);
-	fclose(f);
-	CHECK(strstr(diag, "none.yml: error: cannot read the web config: No such file") != NULL,
-	      "%s", diag);
-	free(diag);
+	CHECK_INT(small_file_read(at("none.yml"), 100, &buf), ENOENT);
+	CHECK(buf == NULL, "nothing read");
+	CHECK_INT(small_file_read(at("empty"), 100, &buf), ENODATA);
+	CHECK_INT(small_file_read(dir, 100, &buf), ENOTSUP);
+	put_file("nul.yml", "a");
+	CHECK_INT(small_file_read(at("nul.yml"), 100, &buf), 0);
+	CHECK_STR(buf, "a");
+	free(buf);
+	CHECK_INT(small_file_read(at("nul.yml"), 0, &buf), EFBIG);
+	CHECK(!mkfifo(at("fifo"), 0600), "mkfifo");
+	/* a FIFO with no writer: refused at once, not waited on */
+	CHECK_INT(small_file_read(at("fifo"), 100, &buf), ENOTSUP);
+	unlink(at("fifo"));
 	put_file("users.yml", "basic_auth_users:\n  u: " HASH "\n");
-	CHECK_INT(web_config_load(&c, at("users.yml"), NULL), 0);
+	CHECK_INT(small_file_read(at("users.yml"), 1000, &buf), 0);
+	CHECK_INT(web_config_parse(&c, at("users.yml"), buf, strlen(buf), NULL, &reader), 0);
 	CHECK_INT(c.nusers, 1);
+	CHECK(c.users[0].never == NULL, "a real hash can match");
+	CHECK_INT(c.users[0].pos.line, 2);
+	CHECK_INT(c.users[0].pos.col, 6);
 	web_config_free(&c);
+	free(buf);
+	/* without a reader (the fuzz targets), files are not read and that is no error */
+	CHECK_INT(parse(&c, "tls_server_config:\n  cert_file: x\n  key_file: y\n", &diag), 2);
+	free(diag);
+	web_config_free(&c);
+	buf = "tls_server_config:\n  cert_file: x\n  key_file: y\n";
+	CHECK_INT(web_config_parse(&c, at("web.yml"), buf, strlen(buf), NULL, NULL), 0);
+	CHECK(c.tls && !c.cert_pem && c.cert_pos.line == 2 && c.key_pos.line == 3, "positions");
+	web_config_free(&c);
+}
+
+/* hashes of the right shape that no password matches: accepted, and said */
+static void test_hashes_that_never_match(void)
+{
+	static const struct {
+		const char *hash, *why;
+	} cases[] = {
+		/* the example's placeholder */
+		{ "$2y$10$REPLACE.THIS.WITH.A.REAL.BCRYPT.HASH.OF.53.CHARACTERS", "placeholder" },
+		/* HASH with its salt's last character moved by one: bits bcrypt never sets */
+		{ "$2y$05$87H1fbG9APAkTIE028.n5fOQETVQW8i6Kf1uBI1iKiha50ucOSzlq", "can match no" },
+		/* and its hash's */
+		{ "$2y$05$87H1fbG9APAkTIE028.n5eOQETVQW8i6Kf1uBI1iKiha50ucOSzlr", "can match no" },
+	};
+	struct web_config c;
+	char text[160], *diag;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(text, sizeof(text), "basic_auth_users:\n  prometheus: %s\n",
+			 cases[i].hash);
+		CHECK_INT(parse(&c, text, &diag), 0);
+		CHECK(c.nusers == 1 && c.users[0].never && strstr(c.users[0].never, cases[i].why),
+		      "%s: %s", cases[i].hash, c.nusers ? c.users[0].never : "no user");
+		free(diag);
+		web_config_free(&c);
+	}
 }
 
 int main(void)
@@ -193,12 +252,14 @@ int main(void)
 	}
 	TEST(test_good);
 	TEST(test_bad);
-	TEST(test_load);
+	TEST(test_files);
+	TEST(test_hashes_that_never_match);
 	unlink(at("server.crt"));
 	unlink(at("server.key"));
 	unlink(at("ca.crt"));
 	unlink(at("empty"));
 	unlink(at("users.yml"));
+	unlink(at("nul.yml"));
 	rmdir(dir);
 	return unit_done();
 }

@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A minimal unit-test harness: TAP-like "ok"/"not ok" lines, a failure
- * count as exit status, and golden-file comparison (UPDATE_GOLDEN=1
- * rewrites the files instead).
+ * count as exit status; text tables read by column (table_cell) and JSON
+ * checked by path (CHECK_JSON), so that a test states the values it knows
+ * from its fixture. Golden-file comparison (UPDATE_GOLDEN=1 rewrites the
+ * files) is what is left of the older way: a golden copy is the code's own
+ * output, and passes whatever the code does once rewritten.
  */
 #ifndef __PPWATCH_UNIT_H
 #define __PPWATCH_UNIT_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 static int unit_failures, unit_checks;
 static const char *unit_golden_dir = "tests/unit/golden";
@@ -171,6 +177,103 @@ static inline const char *table_cell(const char *text, const char *key, const ch
 	}
 	return "(none)";
 }
+
+/*
+ * JSON values by what they must be: CHECK_JSON(v, "id=7 state=\"zombie\"
+ * dma/state=\"unmapped\" items=null") fails once for each member that is
+ * not the value after its '=' (JSON; numbers compared as numbers, 1100 and
+ * 1100.0 alike). A path walks objects by key and arrays by index
+ * ("pools/0/id").
+ */
+static inline const json_t *json_at(const json_t *v, const char *path, size_t len)
+{
+	char key[64], *end;
+	size_t n;
+
+	while (v && len) {
+		n = strcspn(path, "/");
+		n = n < len ? n : len;
+		snprintf(key, sizeof(key), "%.*s", (int)n, path);
+		if (json_is_array(v)) {
+			unsigned long i = strtoul(key, &end, 10);
+
+			v = *end ? NULL : json_array_get(v, i);
+		} else {
+			v = json_object_get(v, key);
+		}
+		n += n < len;
+		path += n;
+		len -= n;
+	}
+	return v;
+}
+
+static inline bool json_same(const json_t *a, const json_t *b)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (json_is_number(a) && json_is_number(b))
+		return json_number_value(a) == json_number_value(b);
+	if (!a || !b || json_typeof(a) != json_typeof(b))
+		return false;
+	if (json_is_string(a))
+		return !strcmp(json_string_value(a), json_string_value(b));
+	/* an index or key one side lacks is NULL there, and not the same */
+	if (json_is_array(a)) {
+		for (i = 0; i < json_array_size(a) || i < json_array_size(b); i++)
+			if (!json_same(json_array_get(a, i), json_array_get(b, i)))
+				return false;
+		return true;
+	}
+	if (json_is_object(a) && json_object_size(a) != json_object_size(b))
+		return false;
+	json_object_foreach((json_t *)a, k, x)
+	{
+		if (!json_same(x, json_object_get(b, k)))
+			return false;
+	}
+	return true; /* true, false, null: the type says it */
+}
+
+static inline void json_check(const char *file, int line, const json_t *v, const char *spec)
+{
+	const char *p = spec, *eq, *end;
+	json_t *want;
+	char *got;
+
+	while (*(p += strspn(p, " "))) {
+		eq = strchr(p, '=');
+		if (!eq)
+			break;
+		end = eq + 1;
+		if (*end == '"') /* a string: to its closing quote */
+			for (end++; *end && *end != '"'; end++)
+				end += *end == '\\' && end[1];
+		end += strcspn(end, " ");
+		want = json_loadb(eq + 1, end - eq - 1, JSON_DECODE_ANY, NULL);
+		unit_checks++;
+		if (!want || !json_same(json_at(v, p, eq - p), want)) {
+			got = json_at(v, p, eq - p) ? json_dumps(json_at(v, p, eq - p),
+								 JSON_ENCODE_ANY | JSON_COMPACT) :
+						      NULL;
+			unit_failures++;
+			printf("not ok - %s:%d: %.*s is %s, not %.*s\n", file, line, (int)(eq - p),
+			       p, got ? got : "(absent)", (int)(end - eq - 1), eq + 1);
+			free(got);
+		}
+		json_decref(want);
+		p = end;
+	}
+	unit_checks++;
+	if (*p) {
+		unit_failures++;
+		printf("not ok - %s:%d: '%s' is not PATH=VALUE\n", file, line, p);
+	}
+}
+
+#define CHECK_JSON(v, spec) json_check(__FILE__, __LINE__, v, spec)
 
 /* Capture what fn writes to a FILE into a malloc'd string. */
 #define CAPTURE(buf, f, body)                            \

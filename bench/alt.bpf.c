@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The floor of each way to keep a page ledger, per operation: the same
+ * tracepoints as ppwatch's hot path, each alternative a hold/release pair
+ * that does only that much, measured by bpf_stats next to the counting
+ * program (count.bpf.c) in the same run (ppbench --alt NAME loads one
+ * pair at a time; bench/run.sh alt runs them all).
+ *
+ *   log   append (netmem, gen) to this CPU's log: a slot reserved with
+ *         an atomic add on this CPU's line, three stores (ppwatch's log
+ *         without its clock); ppbench drains the logs while it runs
+ *   jif   the same with bpf_jiffies64() as the time (what ppwatch does)
+ *   ktm   the same with bpf_ktime_get_boot_ns() (an exact clock per event)
+ *   arr   the page ledger in a kernel array, as ppwatch kept it until the
+ *         log: the page's bucket of 4 slots (by page index), a slot taken
+ *         with compare-and-swap at hold and cleared at release, the exact
+ *         clock
+ *   hash  a hash map netmem -> (gen, time): insert at hold, delete at
+ *         release, the exact clock
+ *   ring  a 16-byte record per event through a BPF ring buffer (ppbench
+ *         consumes it)
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#define LOG_SHIFT 16
+#define LOG_RECS  (1U << LOG_SHIFT)
+#define MAX_CPUS  64
+#define LOG_SLOTS (LOG_RECS * MAX_CPUS)
+#define ARR_WAYS  4
+
+struct rec {
+	__u64 w;
+	__u32 gen, t;
+};
+
+struct ctl {
+	__u64 head, tail, dropped, pad[5];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, LOG_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rec);
+} alt_log SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct ctl);
+} alt_ctl SEC(".maps");
+
+struct slot {
+	__u64 netmem;
+	__u32 gen, t;
+};
+
+/* 1.5 slots per page of 1M, as the kernel ledger was sized */
+#define ARR_BUCKETS (1U << 18)
+#define ARR_SLOTS   (ARR_BUCKETS * ARR_WAYS)
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, ARR_SLOTS);
+	__type(key, __u32);
+	__type(value, struct slot);
+} alt_arr SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1 << 18);
+	__type(key, __u64);
+	__type(value, struct slot);
+} alt_hash SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} alt_ring SEC(".maps");
+
+enum alt_clock { CLK_NONE, CLK_JIFFIES, CLK_KTIME };
+
+static __always_inline int log_event(__u64 netmem, __u64 kind, enum alt_clock clk)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), idx, t = 0;
+	struct ctl *c;
+	struct rec *r;
+	__u64 h;
+
+	if (clk == CLK_JIFFIES)
+		t = (__u32)bpf_jiffies64();
+	else if (clk == CLK_KTIME)
+		t = (__u32)(bpf_ktime_get_boot_ns() >> 20);
+	c = bpf_map_lookup_elem(&alt_ctl, &cpu);
+	if (!c)
+		return 0;
+	if (c->head - *(volatile __u64 *)&c->tail >= LOG_RECS - 16) {
+		__sync_fetch_and_add(&c->dropped, 1);
+		return 0;
+	}
+	h = __sync_fetch_and_add(&c->head, 1);
+	idx = cpu * LOG_RECS + ((__u32)h & (LOG_RECS - 1));
+	r = bpf_map_lookup_elem(&alt_log, &idx);
+	if (!r)
+		return 0;
+	r->gen = 1;
+	r->t = t;
+	asm volatile("" ::: "memory");
+	r->w = netmem | kind | ((((h >> LOG_SHIFT) + 1) & 1) << 2);
+	return 0;
+}
+
+SEC("tp_btf/page_pool_state_hold")
+int BPF_PROG(alog_hold, struct page_pool *pool, __u64 netmem)
+{
+	return log_event(netmem, 0, CLK_NONE);
+}
+
+SEC("tp_btf/page_pool_state_release")
+int BPF_PROG(alog_release, struct page_pool *pool, __u64 netmem)
+{
+	return log_event(netmem, 2, CLK_NONE);
+}
+
+SEC("tp_btf/page_pool_state_hold")
+int BPF_PROG(ajif_hold, struct page_pool *pool, __u64 netmem)
+{
+	return log_event(netmem, 0, CLK_JIFFIES);
+}
+
+SEC("tp_btf/page_pool_state_release")
+int BPF_PROG(ajif_release, struct page_pool *pool, __u64 netmem)
+{
+	return log_event(netmem, 2, CLK_JIFFIES);
+}
+
+SEC("tp_btf/page_pool_state_hold")
+int BPF_PROG(aktm_hold, struct page_pool *pool, __u64 netmem)
+{
+	return log_event(netmem, 0, CLK_KTIME);
+}
+
+SEC("tp_btf/page_pool_state_release")
+int BPF_PROG(aktm_release, struct page_pool *pool, __u64 netmem)
+{
+	return log_event(netmem, 2, CLK_KTIME);
+}
+
+/* netmem as a number: tp_btf's argument (a page pointer on some kernels) */
+static __always_inline __u64 as_u64(__u64 v)
+{
+	__u64 x;
+
+	asm volatile("%[x] = %[v]" : [x] "=r"(x) : [v] "r"(v));
+	return x;
+}
+
+SEC("tp_btf/page_pool_state_hold")
+int BPF_PROG(aarr_hold, struct page_pool *pool, __u64 netmem)
+{
+	__u64 n = as_u64(netmem), now = bpf_ktime_get_boot_ns();
+	__u32 first = ((__u32)(n >> 6) % ARR_BUCKETS) * ARR_WAYS, i, idx;
+	struct slot *s, *free = NULL;
+
+#pragma unroll
+	for (i = 0; i < ARR_WAYS; i++) {
+		idx = first + i;
+		s = bpf_map_lookup_elem(&alt_arr, &idx);
+		if (!s)
+			continue;
+		if (s->netmem == n) {
+			free = s;
+			break;
+		}
+		if (!free && !s->netmem)
+			free = s;
+	}
+	if (free && (free->netmem == n || !__sync_val_compare_and_swap(&free->netmem, 0, n))) {
+		free->gen = 1;
+		free->t = (__u32)(now >> 20);
+	}
+	return 0;
+}
+
+SEC("tp_btf/page_pool_state_release")
+int BPF_PROG(aarr_release, struct page_pool *pool, __u64 netmem)
+{
+	__u64 n = as_u64(netmem);
+	__u32 first = ((__u32)(n >> 6) % ARR_BUCKETS) * ARR_WAYS, i, idx;
+	struct slot *s;
+
+#pragma unroll
+	for (i = 0; i < ARR_WAYS; i++) {
+		idx = first + i;
+		s = bpf_map_lookup_elem(&alt_arr, &idx);
+		if (s && s->netmem == n) {
+			s->t = 0;
+			s->netmem = 0;
+			break;
+		}
+	}
+	return 0;
+}
+
+SEC("tp_btf/page_pool_state_hold")
+int BPF_PROG(ahash_hold, struct page_pool *pool, __u64 netmem)
+{
+	__u64 n = as_u64(netmem);
+	struct slot v = { .netmem = n, .gen = 1, .t = (__u32)(bpf_ktime_get_boot_ns() >> 20) };
+
+	bpf_map_update_elem(&alt_hash, &n, &v, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/page_pool_state_release")
+int BPF_PROG(ahash_release, struct page_pool *pool, __u64 netmem)
+{
+	__u64 n = as_u64(netmem);
+
+	bpf_map_delete_elem(&alt_hash, &n);
+	return 0;
+}
+
+SEC("tp_btf/page_pool_state_hold")
+int BPF_PROG(aring_hold, struct page_pool *pool, __u64 netmem)
+{
+	struct rec r = { .w = as_u64(netmem), .gen = 1, .t = (__u32)bpf_jiffies64() };
+
+	bpf_ringbuf_output(&alt_ring, &r, sizeof(r), 0);
+	return 0;
+}
+
+SEC("tp_btf/page_pool_state_release")
+int BPF_PROG(aring_release, struct page_pool *pool, __u64 netmem)
+{
+	struct rec r = { .w = as_u64(netmem) | 2, .gen = 1, .t = (__u32)bpf_jiffies64() };
+
+	bpf_ringbuf_output(&alt_ring, &r, sizeof(r), 0);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
