@@ -11,8 +11,8 @@
 # Always (make kernel-patches-check):
 #   1. git am on a pristine tree is clean (--whitespace=error, no 3-way merge)
 #   2. scripts/checkpatch.pl --strict: no error, warning or check, per patch
-#   3. at every patch: the selftests the series touches install (make
-#      install of each touched tools/testing/selftests dir, its scripts and
+#   3. at every patch: the selftests the series touches install
+#      (kselftest's install with TARGETS=the touched dirs, their scripts and
 #      files: a Makefile naming a file a later patch adds fails here), and
 #      the python ones compile
 #   4. at the head: scripts/kernel-doc -Wall of the touched C files and
@@ -173,31 +173,37 @@ ynl_check() {
 		bad "$1: tools/include/uapi/linux/netdev.h differs from include/uapi/linux/netdev.h"
 }
 
-# selftests_check TAG: every touched selftests dir installs with what the
-# tree has at this point (its Makefile's scripts, files and includes; the
-# compiled programs are left out: the series adds none, and building them
-# needs what each dir's Makefile probes for), its python files compile
+# selftests_check TAG: the touched selftests dirs install with what the
+# tree has at this point (kselftest's own install, through the top-level
+# selftests Makefile, TARGETS=the dirs: their Makefiles' scripts, files
+# and includes; the compiled programs are left out, as the series add
+# none and building them needs what each dir's Makefile probes for), and
+# the python files compile
 selftests_check() {
-	local tag=$1 d f n=0 dst=$OUT/ksft-install
+	local tag=$1 d f dst=$OUT/ksft-install
+	local -a targets=()
 	for d in "${KSFT_DIRS[@]}"; do
-		[ -f "$SRC/$d/Makefile" ] || continue
-		rm -rf "$dst"
-		if make -s -C "$SRC/$d" install INSTALL_PATH="$dst" TEST_GEN_PROGS= TEST_GEN_FILES= \
-			TEST_GEN_PROGS_EXTENDED= TEST_CUSTOM_PROGS= TEST_GEN_MODS_DIR= YNL_GEN_FILES= \
-			>"$OUT/ksft-$tag.log" 2>&1; then
-			n=$((n + 1))
-		else
-			tail -8 "$OUT/ksft-$tag.log" >&2
-			bad "$tag: the selftests in $d do not install"
-		fi
+		[ -f "$SRC/$d/Makefile" ] && targets+=("${d#tools/testing/selftests/}")
 	done
+	rm -rf "$dst"
+	if [ ${#targets[@]} -gt 0 ]; then
+		if make -s -C "$SRC/tools/testing/selftests" TARGETS="${targets[*]}" install \
+			INSTALL_PATH="$dst" TEST_GEN_PROGS= TEST_GEN_FILES= TEST_GEN_PROGS_EXTENDED= \
+			TEST_CUSTOM_PROGS= TEST_GEN_MODS_DIR= YNL_GEN_FILES= >"$OUT/ksft-$tag.log" 2>&1 &&
+		   # the top-level install goes on, and exits 0, when a target's fails
+		   ! grep -q -e '^rsync error' -e '\*\*\* \[' "$OUT/ksft-$tag.log"; then
+			say "$tag: selftests install (TARGETS=${targets[*]})"
+		else
+			grep -v '^make' "$OUT/ksft-$tag.log" | tail -6 >&2
+			bad "$tag: the selftests of ${targets[*]} do not install"
+		fi
+	fi
 	for f in "${PYFILES[@]}"; do
 		[ -f "$SRC/$f" ] || continue
 		python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' "$SRC/$f" ||
 			bad "$tag: $f does not compile"
 	done
 	rm -rf "$dst"
-	say "$tag: selftests install ($n dirs: ${KSFT_DIRS[*]:-none})"
 }
 
 check_series() {
