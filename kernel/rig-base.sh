@@ -21,6 +21,9 @@ declare -A B_VERSION=([base]=6.12.117 [base-7.3]=7.3.4)
 declare -A B_SUITE=([base]='' [base-7.3]=trixie-backports)
 declare -A B_REPO=([base]=$TREES/patched/src [base-7.3]=$TREES/base-7.3/src)
 
+# base_desc BASE: its package and version, for messages
+base_desc() { echo "${B_PKG[$1]} ${B_VERSION[$1]}"; }
+
 # TARBALL: BASE's tarball. The host's /usr/src one if installed; else the
 # 6.12 one is installed with the host's apt (it is in bookworm), a later
 # one fetched with kernel/apt.sh from its suite into KERNEL_WORK/src (the

@@ -240,9 +240,6 @@ load_prereq() {
 # base_of NAME: the base of build line NAME (its first SOURCE word)
 base_of() { echo "${M_SRC[$1]%% *}"; }
 
-# base_desc BASE: "linux-source-7.3 7.3.4", for the logs
-base_desc() { echo "${B_PKG[$1]} ${B_VERSION[$1]}"; }
-
 # series_desc NAME: what build line NAME applies on its base
 series_desc() {
 	case "${M_SRC[$1]}" in
