@@ -169,3 +169,14 @@ int args_stack_every(const char *arg, uint32_t *every)
 	*every = v;
 	return 0;
 }
+
+int args_group(const char *arg, struct file_perm *perm)
+{
+	char why[128];
+
+	if (file_perm_group(perm, arg, why, sizeof(why))) {
+		usage_error("--group: %s", why);
+		return -EINVAL;
+	}
+	return 0;
+}

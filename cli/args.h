@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "lib/private_file.h"
 #include "output/view.h"
 
 /*
@@ -51,5 +52,7 @@ int args_view_opt(struct view_opts *v, int o, const char *arg);
 int args_duration(const char *opt, const char *arg, double *out);
 /* -S/--stacks[=N]: 1 in N events, STACKS_DEFAULT_EVERY without N */
 int args_stack_every(const char *arg, uint32_t *every);
+/* --group GROUP (name or number): the files ppwatch writes readable by it (0640) */
+int args_group(const char *arg, struct file_perm *perm);
 
 #endif /* __PPWATCH_ARGS_H */

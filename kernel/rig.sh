@@ -146,13 +146,14 @@ set_lines() {
 
 # The boundaries of the matrix and how the set crosses them: for each
 # lacks= value, the set's lines that lack it and those that have it (both
-# must be there), for each regime= and KIND the set's lines with it (one
-# at least). Prints the table; --check: exits 1 if one is not crossed.
+# must be there), for each regime= the set's lines with it and a DMA-mapping
+# pool (vmxnet3 XDP), for each KIND the set's lines with it (one at least).
+# Prints the table; --check: exits 1 if one is not crossed.
 cmd_sets() {
 	local check=${1:-} members v nm with without bad=0 vals
 	members=$(set_lines)
 	printf 'make test (set=test): %s\nmake test-matrix: %s\n\n' "${members:-none}" "${M_NAMES[*]}"
-	printf '%-26s %-34s %s\n' BOUNDARY 'SET LINES ON ONE SIDE' 'ON THE OTHER'
+	printf '%-44s %-34s %s\n' BOUNDARY 'SET LINES ON ONE SIDE' 'ON THE OTHER'
 	vals=$(for nm in "${M_NAMES[@]}"; do opt "$nm" lacks | tr , '\n'; done | sed '/^$/d' | sort -u)
 	for v in $vals; do
 		with='' without=''
@@ -162,19 +163,25 @@ cmd_sets() {
 			*) without="$without${without:+ }$nm" ;;
 			esac
 		done
-		printf '%-26s %-34s %s\n' "lacks=$v" "${with:-NONE}" "${without:-NONE}"
+		printf '%-44s %-34s %s\n' "lacks=$v" "${with:-NONE}" "${without:-NONE}"
 		if [ -z "$with" ] || [ -z "$without" ]; then bad=1; fi
 	done
+	# a regime is what happens to the DMA mappings of a destroyed pool: it
+	# is crossed where a pool maps DMA, the rig's vmxnet3 with XDP
 	vals=$(for nm in "${M_NAMES[@]}"; do echo "regime=$(opt "$nm" regime)"; echo "kind=${M_KIND[$nm]}"; done | sort -u)
 	for v in $vals; do
 		with=''
 		for nm in $members; do
 			case "$v" in
-			regime=*) [ "regime=$(opt "$nm" regime)" = "$v" ] && with="$with${with:+ }$nm" ;;
+			regime=*)
+				[ "regime=$(opt "$nm" regime)" = "$v" ] || continue
+				case ",$(opt "$nm" lacks)," in *,vmxnet3-xdp,*) continue ;; esac
+				with="$with${with:+ }$nm" ;;
 			kind=*) [ "kind=${M_KIND[$nm]}" = "$v" ] && with="$with${with:+ }$nm" ;;
 			esac
 		done
-		printf '%-26s %s\n' "$v" "${with:-NONE}"
+		case "$v" in regime=*) v="$v (a pool mapping DMA)" ;; esac
+		printf '%-44s %s\n' "$v" "${with:-NONE}"
 		[ -n "$with" ] || bad=1
 	done
 	[ "$check" = --check ] || return 0

@@ -35,6 +35,7 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "lib/atomic_file.h"
 #include "lib/feed.h"
 #include "lib/listen.h"
@@ -54,6 +55,8 @@ static struct {
 	const char *user;
 	const char *web_config;
 	const char *textfile;
+	const char *group;	  /* --group: the textfile's readers */
+	struct file_perm tf_perm; /* 0600, 0640 with --group */
 	double interval;
 	double timeout;
 	uint64_t max_clients;
@@ -89,6 +92,7 @@ enum {
 	OPT_SYSTEMD_SOCKET,
 	OPT_DEVICE_INCLUDE,
 	OPT_DEVICE_EXCLUDE,
+	OPT_GROUP,
 };
 
 static const struct option export_lopts[] = {
@@ -106,6 +110,7 @@ static const struct option export_lopts[] = {
 	{ "systemd-socket", no_argument, NULL, OPT_SYSTEMD_SOCKET },
 	{ "device-include", required_argument, NULL, OPT_DEVICE_INCLUDE },
 	{ "device-exclude", required_argument, NULL, OPT_DEVICE_EXCLUDE },
+	{ "group", required_argument, NULL, OPT_GROUP },
 	{ 0 },
 };
 
@@ -180,6 +185,9 @@ static int export_opt(int o, const char *arg)
 		}
 		return 0;
 	}
+	case OPT_GROUP:
+		opts.group = arg;
+		return args_group(arg, &opts.tf_perm);
 	}
 	return -ENOENT;
 }
@@ -208,6 +216,8 @@ static void export_help(void)
 	       "  --textfile PATH     write the exposition to PATH every --interval for\n"
 	       "                      node_exporter's textfile collector (PATH ends in .prom;\n"
 	       "                      a temporary file renamed over it), instead of serving\n"
+	       "  --group GROUP       with --textfile: the file readable by GROUP too (0640;\n"
+	       "                      default 0600, the user ppwatch runs as)\n"
 	       "  --once              print one exposition to stdout (or write --textfile once)\n"
 	       "                      and exit, after observing for --interval, at least 1.2s\n"
 	       "  --openmetrics       with --once: OpenMetrics instead of text 0.0.4\n"
@@ -356,8 +366,7 @@ static int render(enum prom_format fmt, char **body, size_t *len)
 /* the exposition over PATH, atomically: a temporary file beside it, renamed: 0 or -errno */
 static int write_textfile(void)
 {
-	char *body = NULL;
-	const char *what;
+	char *body = NULL, what[1200];
 	size_t len = 0;
 	int err;
 
@@ -366,9 +375,10 @@ static int write_textfile(void)
 		p_err("export: rendering the exposition: %s", strerror(-err));
 		return err;
 	}
-	err = atomic_file_write(opts.textfile, body, len, 0644, &what);
+	/* 0600 as every file ppwatch writes (node_exporter reads it as --user), 0640 with --group */
+	err = atomic_file_write(opts.textfile, body, len, &opts.tf_perm, what, sizeof(what));
 	if (err)
-		p_err("export: --textfile %s: %s: %s", opts.textfile, what, strerror(-err));
+		p_err("export: --textfile: %s", what);
 	free(body);
 	return err;
 }
@@ -578,6 +588,11 @@ static int check_opts(void)
 			    "--web-config do not apply");
 		return -EINVAL;
 	}
+	if (opts.group && !opts.textfile) {
+		usage_error("--group says who reads the --textfile; without one it does not "
+			    "apply");
+		return -EINVAL;
+	}
 	if (opts.textfile && (opts.listen_set || opts.web_config)) {
 		usage_error("--textfile writes a file instead of serving: --listen and "
 			    "--web-config do not apply");
@@ -703,7 +718,8 @@ const struct command cmd_export = {
 	.level = PPW_LEVEL_SAMPLED,
 	.synopsis =
 		"[--listen ADDR:PORT | --systemd-socket] [--web-config FILE] [--textfile PATH] [--interval DUR] "
-		"[--timeout DUR] [--max-clients N] [--user USER] [--series auto|pool|device] "
+		"[--timeout DUR] [--max-clients N] [--user USER] [--group GROUP] "
+		"[--series auto|pool|device] "
 		"[--top-pools N] [--device-include RE] [--device-exclude RE] "
 		"[--once [--openmetrics]]",
 	.summary = "serve per-pool metrics to Prometheus (OpenMetrics or text 0.0.4)",

@@ -4,8 +4,8 @@
  *
  * A report on every stalled, destroyed-but-out or recently freed pool,
  * from a recording or live: live, it records a short window into a memory
- * file (sources/rec_writer.c) and reads it back exactly like a file
- * (model/rec_reader.c), so both reports come from the same code
+ * file (sources/recorder.c) and reads it back exactly like a file
+ * (model/recording.c), so both reports come from the same code
  * (model/postmortem.c, output/postmortem_fmt.c). The kernel log's
  * "stalled pool shutdown" lines (model/kernel_log.h) are linked to the
  * report's pools (model/pm_klog.c): live, /dev/kmsg's (sources/kmsg.c);
@@ -31,14 +31,14 @@
 #include "model/pm_klog.h"
 #include "model/pm_verdict.h"
 #include "model/postmortem.h"
-#include "model/rec_reader.h"
+#include "model/recording.h"
 #include "output/pm_verdict_fmt.h"
 #include "output/postmortem_fmt.h"
 #include "sources/kmsg.h"
-#include "sources/rec_writer.h"
+#include "sources/recorder.h"
 
 static struct {
-	struct rec_writer_opts rec;
+	struct recorder_opts rec;
 	double window;
 	const char *dmesg;
 	bool yaml, no_kernel_log;
@@ -100,7 +100,7 @@ static void pm_help(void)
 /* record --window into a memory file: the stream to read it back, or NULL (reported) */
 static FILE *live_records(void)
 {
-	struct rec_writer w;
+	struct recorder w;
 	struct rotfile out;
 	int fd, err;
 	FILE *f;
@@ -112,10 +112,10 @@ static FILE *live_records(void)
 	}
 	rotfile_open_fd(&out, fd, "the live record");
 	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true };
-	err = rec_writer_open(&w, &out, &opts.rec);
+	err = recorder_open(&w, &out, &opts.rec);
 	if (!err) {
-		err = rec_writer_run(&w, opts.window);
-		err = rec_writer_close(&w) ?: err;
+		err = recorder_run(&w, opts.window);
+		err = recorder_close(&w) ?: err;
 	}
 	if (!err && lseek(fd, 0, SEEK_SET)) {
 		err = -errno;
@@ -130,13 +130,13 @@ static FILE *live_records(void)
 }
 
 /* the first reason a line of the set was not read, for the message */
-static void first_damage(const struct rec_reader *r, char *buf, size_t len)
+static void first_damage(const struct recording *r, char *buf, size_t len)
 {
 	size_t i;
 
 	snprintf(buf, len, "no lines");
 	for (i = 0; i < r->n; i++) {
-		const struct rec_file *f = &r->files[i];
+		const struct recording_file *f = &r->files[i];
 		char name[256];
 
 		esc_buf(name, sizeof(name), f->name, strlen(f->name));
@@ -156,7 +156,7 @@ static void first_damage(const struct rec_reader *r, char *buf, size_t len)
 }
 
 /* records of the types a recording has */
-static uint64_t known_records(const struct rec_reader *r)
+static uint64_t known_records(const struct recording *r)
 {
 	uint64_t n = 0;
 	size_t i;
@@ -167,7 +167,7 @@ static uint64_t known_records(const struct rec_reader *r)
 }
 
 /* every record of the reader into the report; 0, or -errno (reported) */
-static int read_all(struct rec_reader *r, struct pm *a, const char *name)
+static int read_all(struct recording *r, struct pm *a, const char *name)
 {
 	char why[512];
 	int err;
@@ -267,7 +267,7 @@ static int add_kernel_log(json_t *rep, bool live)
 			fclose(f);
 		klog_finish(&k, NAN);
 		/* a recording's clock: the printk one is its boot's */
-		lo.printk_to_unix = rec_num(rep, "boot_to_real_s", NAN);
+		lo.printk_to_unix = jnum(rep, "boot_to_real_s", NAN);
 	} else {
 		lo.source = "/dev/kmsg";
 		err = kmsg_read(&k, &st);
@@ -287,7 +287,7 @@ static int add_kernel_log(json_t *rep, bool live)
 		klog_finish(&k, now_mono_s());
 		lo.printk_to_unix = now_real_s() - now_mono_s();
 	}
-	local_clock_opts(&lo, &k, rec_num(rep, "time", NAN));
+	local_clock_opts(&lo, &k, jnum(rep, "time", NAN));
 	if (!err && pm_add_kernel_log(rep, &k, &lo)) {
 		p_err("postmortem: the kernel log's pools: %s", strerror(ENOMEM));
 		err = -ENOMEM;
@@ -313,7 +313,7 @@ static bool any_stalled(const json_t *rep)
 static int pm_run(int argc, char **argv)
 {
 	const char *name = argc ? argv[0] : NULL;
-	struct rec_reader r = { 0 };
+	struct recording r = { 0 };
 	json_t *rep = NULL, *input = NULL;
 	struct pm *a = NULL;
 	FILE *f = NULL;
@@ -330,16 +330,16 @@ static int pm_run(int argc, char **argv)
 	if (opts.dmesg && !name) {
 		/* a log alone: no recording, nothing live */
 	} else if (name && strcmp(name, "-")) {
-		err = rec_open(&r, name);
+		err = recording_open(&r, name);
 		if (err)
 			p_err("opening %s: %s", r.failed ? r.failed : name, strerror(-err));
 	} else if (name) {
-		err = rec_open_stream(&r, stdin, "-");
+		err = recording_open_stream(&r, stdin, "-");
 		if (err)
 			p_err("postmortem: %s", strerror(-err));
 	} else {
 		f = live_records(); /* reports its failure */
-		err = f ? rec_open_stream(&r, f, "(live)") : -EIO;
+		err = f ? recording_open_stream(&r, f, "(live)") : -EIO;
 		if (f && err)
 			p_err("postmortem: %s", strerror(-err));
 	}
@@ -350,7 +350,7 @@ static int pm_run(int argc, char **argv)
 	if (!err && !(opts.dmesg && !name))
 		err = read_all(&r, a, name ? name : "the live record");
 	if (!err) {
-		input = name ? rec_summary(&r) : NULL;
+		input = name ? recording_summary(&r) : NULL;
 		rep = pm_report(a, name ? name : opts.dmesg ? opts.dmesg : "live", input);
 		if (!rep || (name && !input)) {
 			p_err("postmortem: building the report: %s", strerror(ENOMEM));
@@ -374,7 +374,7 @@ static int pm_run(int argc, char **argv)
 		}
 	}
 	if (!(opts.dmesg && !name))
-		rec_close(&r);
+		recording_close(&r);
 	if (f)
 		fclose(f);
 	pm_free(a);

@@ -4,7 +4,7 @@
  *
  * Writes what happens (lifecycle events, snapshots, holder scans, the
  * oldest pages of destroyed pools, sampled stacks) as JSON Lines
- * (sources/rec_writer.c), for 'ppwatch postmortem FILE' here or on
+ * (sources/recorder.c), for 'ppwatch postmortem FILE' here or on
  * another host.
  */
 #include <errno.h>
@@ -20,7 +20,7 @@
 #include "lib/rotfile.h"
 #include "lib/util.h"
 #include "main.h"
-#include "sources/rec_writer.h"
+#include "sources/recorder.h"
 #include "sources/stacks.h"
 
 /* the bounded recorder's defaults: see OUTPUT FILES in ppwatch-record(8) */
@@ -30,10 +30,12 @@
 
 static struct {
 	const char *out;
-	struct rec_writer_opts rec;
+	struct recorder_opts rec;
 	double duration;
 	uint64_t max_size, max_files;
 	bool max_size_set, max_files_set;
+	struct file_perm perm; /* 0600, or 0640 with --group */
+	const char *group;
 } opts = {
 	/* an always-on recorder's: ppwatch-record(8) DISK says what they cost */
 	.rec = { .snapshot_every = 15, .scan_every = 60, .stall_after = 60, .oldest_pages = 10 },
@@ -41,7 +43,7 @@ static struct {
 	.max_files = DEFAULT_MAX_FILES,
 };
 
-enum { OPT_SNAP = 0x500, OPT_SCAN, OPT_STALL, OPT_OLDEST, OPT_MAX_SIZE, OPT_MAX_FILES };
+enum { OPT_SNAP = 0x500, OPT_SCAN, OPT_STALL, OPT_OLDEST, OPT_MAX_SIZE, OPT_MAX_FILES, OPT_GROUP };
 
 static const struct option record_lopts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -51,6 +53,7 @@ static const struct option record_lopts[] = {
 	{ "oldest-pages", required_argument, NULL, OPT_OLDEST },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "max-files", required_argument, NULL, OPT_MAX_FILES },
+	{ "group", required_argument, NULL, OPT_GROUP },
 	{ "stacks", optional_argument, NULL, 'S' },
 	{ 0 }
 };
@@ -94,6 +97,9 @@ static int record_opt(int o, const char *arg)
 		opts.max_files = v;
 		opts.max_files_set = true;
 		return 0;
+	case OPT_GROUP:
+		opts.group = arg;
+		return args_group(arg, &opts.perm);
 	case 'S':
 		return args_stack_every(arg, &opts.rec.stack_every);
 	}
@@ -110,6 +116,8 @@ static void record_help(void)
 	       "                       one file, no limit)\n"
 	       "  --max-files N        keep FILE and N-1 rotations, the oldest dropped\n"
 	       "                       (default 8: at most 512M on disk)\n"
+	       "  --group GROUP        the files readable by GROUP too (0640; default 0600:\n"
+	       "                       root only)\n"
 	       "  --snapshot-every DUR every pool's state this often (default 15s)\n"
 	       "  --scan-every DUR     a holder scan this often (default 60s); a destroy, a\n"
 	       "                       stall and a free scan at once as well\n"
@@ -121,7 +129,7 @@ static void record_help(void)
 
 static int record_run(int argc, char **argv)
 {
-	struct rec_writer w;
+	struct recorder w;
 	struct rotfile out;
 	char size[32];
 	int err;
@@ -135,16 +143,16 @@ static int record_run(int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	if (!strcmp(opts.out, "-")) {
-		if (opts.max_size_set || opts.max_files_set) {
-			usage_error("--max-size and --max-files rotate files; standard output is "
-				    "not one");
+		if (opts.max_size_set || opts.max_files_set || opts.group) {
+			usage_error("--max-size, --max-files and --group are about files; standard "
+				    "output is not one");
 			return EXIT_ERROR;
 		}
 		rotfile_open_fd(&out, STDOUT_FILENO, "standard output");
 	} else {
 		/* no limit: one file, as before rotation */
 		err = rotfile_open(&out, opts.out, opts.max_size,
-				   opts.max_size ? opts.max_files : 1);
+				   opts.max_size ? opts.max_files : 1, &opts.perm);
 		if (err) {
 			p_err("record: %s", out.what);
 			return EXIT_ERROR;
@@ -154,7 +162,7 @@ static int record_run(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	opts.rec.path = opts.out;
 	opts.rec.mon = (struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true };
-	err = rec_writer_open(&w, &out, &opts.rec);
+	err = recorder_open(&w, &out, &opts.rec);
 	if (!err) {
 		if (opts.max_size && out.path)
 			p_info("recording to %s (rotated past %s, %llu files at most); Ctrl-C to "
@@ -163,8 +171,8 @@ static int record_run(int argc, char **argv)
 			       (unsigned long long)opts.max_files);
 		else
 			p_info("recording to %s; Ctrl-C to stop", opts.out);
-		err = rec_writer_run(&w, opts.duration);
-		err = rec_writer_close(&w) ?: err;
+		err = recorder_run(&w, opts.duration);
+		err = recorder_close(&w) ?: err;
 		p_info("record: %zu records, %llu rotations, %llu records lost", w.records,
 		       (unsigned long long)out.rotations, (unsigned long long)w.lost_total);
 	}
@@ -178,8 +186,9 @@ static int record_run(int argc, char **argv)
 const struct command cmd_record = {
 	.name = "record",
 	.level = PPW_LEVEL_ALL,
-	.synopsis = "-o FILE [--max-size SIZE] [--max-files N] [--snapshot-every DUR] "
-		    "[--scan-every DUR] [-S[N]] [--stall-after DUR] [DURATION]",
+	.synopsis =
+		"-o FILE [--max-size SIZE] [--max-files N] [--group GROUP] [--snapshot-every DUR] "
+		"[--scan-every DUR] [-S[N]] [--stall-after DUR] [DURATION]",
 	.summary = "record lifecycle events, snapshots, holder scans and stacks to a file",
 	.lopts = record_lopts,
 	.sopts = "o:S::",

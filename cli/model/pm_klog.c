@@ -10,7 +10,7 @@
 #include "lib/vec.h"
 #include "model/jtree.h"
 #include "model/pm_klog.h"
-#include "model/rec_reader.h"
+#include "model/recording.h"
 
 /* ---- values ----------------------------------------------------------------------------- */
 
@@ -160,7 +160,7 @@ static int series_has(const json_t *ser, double t0, double t1, int64_t v, double
 static int inflight_rel(const json_t *pool, const struct klog_line *l)
 {
 	const json_t *ser = json_object_get(pool, "inflight_over_time");
-	double d = rec_num(pool, "destroyed_at", NAN), at, first, last, ft, lt;
+	double d = jnum(pool, "destroyed_at", NAN), at, first, last, ft, lt;
 	int has;
 
 	if (isnan(d) || !json_array_size(ser))
@@ -186,8 +186,8 @@ struct cand {
 static void evaluate(struct cand *c, const struct klog_pool *g, const json_t *pool,
 		     const struct klog_link_opts *o)
 {
-	double tol, lu = line_unix(&g->last, o, &tol), pd = rec_num(pool, "destroyed_at", NAN);
-	double age = rec_num(pool, "detach_age_s", NAN), pid = rec_num(pool, "id", NAN);
+	double tol, lu = line_unix(&g->last, o, &tol), pd = jnum(pool, "destroyed_at", NAN);
+	double age = jnum(pool, "detach_age_s", NAN), pid = jnum(pool, "id", NAN);
 	int a, b;
 
 	c->id = c->time = c->infl = c->age = 0;
@@ -202,7 +202,7 @@ static void evaluate(struct cand *c, const struct klog_pool *g, const json_t *po
 	b = inflight_rel(pool, &g->last);
 	c->infl = a < 0 || b < 0 ? -1 : a > 0 || b > 0 ? 1 : 0;
 	/* live: warned about within a warning interval, so at most that older now */
-	if (o->live && !g->ended && !isnan(age) && !strcmp(rec_str(pool, "state", ""), "zombie")) {
+	if (o->live && !g->ended && !isnan(age) && !strcmp(jstr(pool, "state", ""), "zombie")) {
 		double ahead = age - (double)g->last.sec;
 
 		c->age = ahead >= -2 && ahead <= KLOG_WARN_EVERY * 1.5 + 2 ? 1 : -1;

@@ -8,7 +8,7 @@
 #include "model/jtree.h"
 #include "model/pm_verdict.h"
 #include "model/pool_verdict.h"
-#include "model/rec_reader.h"
+#include "model/recording.h"
 
 struct pt {
 	double age, v;
@@ -44,7 +44,7 @@ static int pt_cmp(const void *a, const void *b)
 /* inflight by age since the destroy, from each source the pool has */
 static void gather(struct pts *s, const json_t *pool, const json_t *kl, bool log_only)
 {
-	double d = rec_num(pool, "destroyed_at", NAN), t;
+	double d = jnum(pool, "destroyed_at", NAN), t;
 	const json_t *x;
 	size_t i;
 
@@ -53,22 +53,22 @@ static void gather(struct pts *s, const json_t *pool, const json_t *kl, bool log
 			add(s, json_number_value(json_array_get(x, 0)),
 			    json_number_value(json_array_get(x, 1)));
 		x = json_object_get(kl, "last");
-		add(s, rec_num(x, "sec", NAN), rec_num(x, "inflight", NAN));
+		add(s, jnum(x, "sec", NAN), jnum(x, "inflight", NAN));
 	}
 	if (log_only || isnan(d))
 		return;
 	json_array_foreach(json_object_get(pool, "timeline"), i,
-			   x) if (!strcmp(rec_str(x, "event", ""), "destroy") &&
+			   x) if (!strcmp(jstr(x, "event", ""), "destroy") &&
 				  !json_is_true(json_object_get(x, "derived")))
-		add(s, 0, rec_num(x, "inflight", NAN));
+		add(s, 0, jnum(x, "inflight", NAN));
 	json_array_foreach(json_object_get(pool, "inflight_over_time"), i, x)
 	{
 		t = json_number_value(json_array_get(x, 0));
 		if (t >= d - 0.5)
 			add(s, fmax(t - d, 0), json_number_value(json_array_get(x, 1)));
 	}
-	if (!strcmp(rec_str(pool, "state", ""), "zombie"))
-		add(s, rec_num(pool, "detach_age_s", NAN), rec_num(pool, "inflight", NAN));
+	if (!strcmp(jstr(pool, "state", ""), "zombie"))
+		add(s, jnum(pool, "detach_age_s", NAN), jnum(pool, "inflight", NAN));
 }
 
 /* the trend: the latest sighting, and inflight PV_WINDOW_S before it (or the first) */
@@ -122,9 +122,9 @@ static json_t *holders(struct out *o, const json_t *h, double *attributed)
 	}
 	json_array_foreach(json_object_get(h, "holders"), i, x)
 	{
-		if (!strcmp(rec_str(x, "kind", ""), "unattributed") || rec_num(x, "pages", 0) <= 0)
+		if (!strcmp(jstr(x, "kind", ""), "unattributed") || jnum(x, "pages", 0) <= 0)
 			continue;
-		*attributed += rec_num(x, "pages", 0);
+		*attributed += jnum(x, "pages", 0);
 		e = json_object();
 		if (!e || json_array_append_new(v, e)) {
 			o->nomem = true;
@@ -143,8 +143,8 @@ static void one(struct out *o, const json_t *rep, json_t *pool, bool gone)
 	const json_t *kl = gone ? pool : json_object_get(pool, "kernel_log");
 	const json_t *h = json_object_get(pool, "holders");
 	const char *freed_by = NULL;
-	bool log_only = gone || !strcmp(rec_str(pool, "from", ""), "kernel_log");
-	double psize = rec_num(json_object_get(rep, "kernel"), "page_size", 4096), attributed = 0;
+	bool log_only = gone || !strcmp(jstr(pool, "from", ""), "kernel_log");
+	double psize = jnum(json_object_get(rep, "kernel"), "page_size", 4096), attributed = 0;
 	struct pts s = { 0 };
 	struct pv_in in = { 0 };
 	struct pool_verdict v;
@@ -156,10 +156,10 @@ static void one(struct out *o, const json_t *rep, json_t *pool, bool gone)
 		o->nomem = true;
 		return;
 	}
-	in.inflight = gone ? rec_num(json_object_get(kl, "last"), "inflight", NAN) :
-			     rec_num(pool, "inflight", NAN);
-	in.negative = in.inflight < 0 || rec_num(kl, "min_inflight", 0) < 0;
-	if (!strcmp(rec_str(pool, "state", ""), "freed"))
+	in.inflight = gone ? jnum(json_object_get(kl, "last"), "inflight", NAN) :
+			     jnum(pool, "inflight", NAN);
+	in.negative = in.inflight < 0 || jnum(kl, "min_inflight", 0) < 0;
+	if (!strcmp(jstr(pool, "state", ""), "freed"))
 		freed_by = "recording";
 	else if (gone)
 		freed_by = "host";
@@ -176,15 +176,14 @@ static void one(struct out *o, const json_t *rep, json_t *pool, bool gone)
 	if (in.scanned) {
 		hs = holders(o, h, &attributed);
 		in.attributed = attributed;
-		in.unattributed = rec_num(h, "unattributed", NAN);
+		in.unattributed = jnum(h, "unattributed", NAN);
 	}
 	pool_verdict_decide(&in, &v);
 
 	if (!log_only)
-		json_array_append_new(basis,
-				      json_string(!strcmp(rec_str(rep, "source", ""), "live") ?
-							  "live" :
-							  "recording"));
+		json_array_append_new(basis, json_string(!strcmp(jstr(rep, "source", ""), "live") ?
+								 "live" :
+								 "recording"));
 	if (json_is_object(kl))
 		json_array_append_new(basis, json_string("kernel_log"));
 	if (in.scanned)
@@ -214,7 +213,7 @@ static void one(struct out *o, const json_t *rep, json_t *pool, bool gone)
 	jt_put(&o->nomem, vd, "stacks_recorded",
 	       log_only || !json_is_number(json_object_get(rep, "stack_every")) ?
 		       json_null() :
-		       json_boolean(rec_num(rep, "stack_every", 0) > 0));
+		       json_boolean(jnum(rep, "stack_every", 0) > 0));
 	jt_put(&o->nomem, vd, "freed_by", freed_by ? json_string(freed_by) : json_null());
 	jt_put(&o->nomem, vd, "rebooted",
 	       json_boolean(json_is_true(json_object_get(kl, "rebooted"))));

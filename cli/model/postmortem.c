@@ -51,7 +51,7 @@ struct pm {
 
 /* ---- building the tree ----------------------------------------------------------- */
 
-static void put(struct pm *a, json_t *obj, const char *key, json_t *v)
+static void set(struct pm *a, json_t *obj, const char *key, json_t *v)
 {
 	if (json_object_set_new(obj, key, v))
 		a->nomem = true;
@@ -73,7 +73,7 @@ static json_t *str(const char *s)
 /* a member copied from a record (shared, never changed), or null */
 static void copy(struct pm *a, json_t *dst, const char *key, const json_t *src)
 {
-	put(a, dst, key, src ? json_incref((json_t *)src) : json_null());
+	set(a, dst, key, src ? json_incref((json_t *)src) : json_null());
 }
 
 /* keep a reference to v in *slot, letting go of what was there */
@@ -94,7 +94,7 @@ static struct pool_acc *acc_get(struct pm *a, const json_t *o)
 
 	if (!json_object_get(o, "addr"))
 		return NULL;
-	if (asprintf(&key, "%s/%.17g", rec_str(o, "addr", "?"), rec_num(o, "gen", 0)) < 0) {
+	if (asprintf(&key, "%s/%.17g", jstr(o, "addr", "?"), jnum(o, "gen", 0)) < 0) {
 		a->nomem = true;
 		return NULL;
 	}
@@ -167,7 +167,7 @@ static void keep_pools(struct pm *a, const json_t *rec, double t, enum pool_part
 		case PART_ROW:
 			keep(&p->row, x);
 			p->row_time = t;
-			add_point(a, p, t, rec_num(x, "inflight", NAN));
+			add_point(a, p, t, jnum(x, "inflight", NAN));
 			break;
 		case PART_HOLDERS:
 			keep(&p->holders, x);
@@ -189,20 +189,20 @@ static bool lifecycle_kind(const char *e)
 
 static void add_event(struct pm *a, struct pool_acc *p, json_t *ev)
 {
-	const char *e = rec_str(ev, "event", "");
-	double t = rec_num(ev, "time", NAN);
+	const char *e = jstr(ev, "event", "");
+	double t = jnum(ev, "time", NAN);
 	bool life = lifecycle_kind(e);
 	json_t *kept;
 
 	p->freed |= !strcmp(e, "freed");
 	p->stalled |= !strcmp(e, "stalled");
-	add_point(a, p, t, rec_num(ev, "inflight", NAN));
+	add_point(a, p, t, jnum(ev, "inflight", NAN));
 	if (!strcmp(e, "retry")) {
 		if (isnan(p->first_retry))
 			p->first_retry = t;
 		p->last_retry = t;
-		p->retry_inflight = rec_num(ev, "inflight", NAN);
-		p->last_n = rec_num(ev, "retry", 0);
+		p->retry_inflight = jnum(ev, "inflight", NAN);
+		p->last_n = jnum(ev, "retry", 0);
 		p->retries++;
 		p->seen++;
 		return;
@@ -217,15 +217,15 @@ static void add_event(struct pm *a, struct pool_acc *p, json_t *ev)
 	p->minor += !life;
 	/* what the timeline shows of it, no more: a pool's events may be many */
 	kept = json_pack("{s:o,s:s,s:o,s:s}", "time", num(t), "event", e, "inflight",
-			 num(rec_num(ev, "inflight", NAN)), "detail", rec_str(ev, "detail", ""));
+			 num(jnum(ev, "inflight", NAN)), "detail", jstr(ev, "detail", ""));
 	if (!kept || json_array_append_new(p->events, kept))
 		a->nomem = true;
 }
 
 int pm_feed(struct pm *a, json_t *rec)
 {
-	const char *type = rec_str(rec, "type", "");
-	double t = rec_num(rec, "time", NAN);
+	const char *type = jstr(rec, "type", "");
+	double t = jnum(rec, "time", NAN);
 	struct pool_acc *p;
 	json_t *ev;
 
@@ -249,20 +249,20 @@ int pm_feed(struct pm *a, json_t *rec)
 		if (p)
 			add_event(a, p, ev);
 	} else if (!strcmp(type, "gap")) {
-		a->lost_gaps += rec_num(rec, "lost_records", 0);
+		a->lost_gaps += jnum(rec, "lost_records", 0);
 		keep(&a->lost_why, json_object_get(rec, "why"));
 	} else if (!strcmp(type, "end")) {
-		a->lost_end = rec_num(rec, "lost_records", 0);
+		a->lost_end = jnum(rec, "lost_records", 0);
 	}
 	return a->nomem ? -ENOMEM : 0;
 }
 
-int pm_read(struct pm *a, struct rec_reader *r)
+int pm_read(struct pm *a, struct recording *r)
 {
 	json_t *rec;
 	int err;
 
-	while ((err = rec_next(r, &rec)) > 0) {
+	while ((err = recording_next(r, &rec)) > 0) {
 		err = pm_feed(a, rec);
 		json_decref(rec);
 		if (err)
@@ -282,12 +282,12 @@ static json_t *add_timeline(struct pm *a, json_t *tl, double t, const char *even
 		a->nomem = true;
 		return NULL;
 	}
-	put(a, e, "time", num(t));
-	put(a, e, "event", str(event));
-	put(a, e, "inflight", num(inflight));
-	put(a, e, "detail", str(detail));
+	set(a, e, "time", num(t));
+	set(a, e, "event", str(event));
+	set(a, e, "inflight", num(inflight));
+	set(a, e, "detail", str(detail));
 	if (derived)
-		put(a, e, "derived", json_true());
+		set(a, e, "derived", json_true());
 	return e;
 }
 
@@ -302,20 +302,19 @@ static void timeline(struct pm *a, json_t *out, const struct pool_acc *p, double
 	const char *k;
 	size_t i;
 
-	put(a, out, "timeline", tl);
+	set(a, out, "timeline", tl);
 	if (!tl)
 		return;
 	json_array_foreach(p->events, i, ev)
 	{
-		k = rec_str(ev, "event", "");
-		t = rec_num(ev, "time", NAN);
+		k = jstr(ev, "event", "");
+		t = jnum(ev, "time", NAN);
 		if (!strcmp(k, "destroy")) {
 			have_destroy = true;
 			destroyed_at = t;
 		}
 		have_stall |= !strcmp(k, "stalled");
-		add_timeline(a, tl, t, k, rec_num(ev, "inflight", NAN), rec_str(ev, "detail", ""),
-			     false);
+		add_timeline(a, tl, t, k, jnum(ev, "inflight", NAN), jstr(ev, "detail", ""), false);
 	}
 	if (!have_destroy && !isnan(detach_age_end)) {
 		destroyed_at = end_time - detach_age_end;
@@ -325,18 +324,17 @@ static void timeline(struct pm *a, json_t *out, const struct pool_acc *p, double
 	/* a stall ppwatch noticed late happened at destroy + threshold */
 	json_array_foreach(tl, i, e)
 	{
-		if (!have_stall || isnan(destroyed_at) ||
-		    strcmp(rec_str(e, "event", ""), "stalled"))
+		if (!have_stall || isnan(destroyed_at) || strcmp(jstr(e, "event", ""), "stalled"))
 			continue;
 		t = destroyed_at + stall_after;
-		et = rec_num(e, "time", t);
+		et = jnum(e, "time", t);
 		if (et > t + 1) {
 			snprintf(detail, sizeof(detail),
 				 "%.0fs after destroy, %.0f inflight "
 				 "(noticed %.0fs later)",
-				 stall_after, rec_num(e, "inflight", NAN), et - t);
-			put(a, e, "time", num(t));
-			put(a, e, "detail", str(detail));
+				 stall_after, jnum(e, "inflight", NAN), et - t);
+			set(a, e, "time", num(t));
+			set(a, e, "detail", str(detail));
 		}
 	}
 	if (p->retries) {
@@ -346,7 +344,7 @@ static void timeline(struct pm *a, json_t *out, const struct pool_acc *p, double
 			 (unsigned long long)p->retries, p->retries == 1 ? "retry" : "retries",
 			 p->last_n, p->retry_inflight);
 		add_timeline(a, tl, p->first_retry, "retry", p->retry_inflight, detail, false);
-		put(a, out, "last_retry_time", num(p->last_retry));
+		set(a, out, "last_retry_time", num(p->last_retry));
 	}
 	if (!have_stall && !isnan(destroyed_at) && !isnan(detach_age_end) &&
 	    detach_age_end >= stall_after) {
@@ -354,15 +352,15 @@ static void timeline(struct pm *a, json_t *out, const struct pool_acc *p, double
 			 stall_after);
 		add_timeline(a, tl, destroyed_at + stall_after, "stalled", NAN, detail, true);
 	}
-	put(a, out, "destroyed_at", num(destroyed_at));
-	put(a, out, "retries", num(p->retries ? p->last_n : 0));
-	put(a, out, "events_not_listed", json_integer(p->not_listed));
+	set(a, out, "destroyed_at", num(destroyed_at));
+	set(a, out, "retries", num(p->retries ? p->last_n : 0));
+	set(a, out, "events_not_listed", json_integer(p->not_listed));
 }
 
 static int tl_cmp(const void *pa, const void *pb)
 {
-	double x = rec_num(*(json_t *const *)pa, "time", 0);
-	double y = rec_num(*(json_t *const *)pb, "time", 0);
+	double x = jnum(*(json_t *const *)pa, "time", 0);
+	double y = jnum(*(json_t *const *)pb, "time", 0);
 
 	return x < y ? -1 : x > y;
 }
@@ -417,24 +415,24 @@ static void build_pool(struct pm *a, json_t *pool, const struct pool_acc *p, dou
 		"state",  "inflight", "inflight_bytes", "netlink", "dma_map",
 	};
 	const json_t *row = p->row, *stacks = json_object_get(p->stacks, "stacks"), *s;
-	double detach_age = rec_num(row, "detach_age_s", NAN);
-	double zombie_s = rec_num(row, "zombie_s", NAN);
+	double detach_age = jnum(row, "detach_age_s", NAN);
+	double zombie_s = jnum(row, "zombie_s", NAN);
 	json_t *dma, *h;
 	size_t i;
 
 	/* a freed pool: destroyed zombie_s before it was freed */
 	if (isnan(detach_age) && !isnan(zombie_s))
-		detach_age = rec_num(row, "freed_age_s", NAN) + zombie_s;
+		detach_age = jnum(row, "freed_age_s", NAN) + zombie_s;
 	for (i = 0; i < ARRAY_SIZE(ident); i++)
 		copy(a, pool, ident[i], json_object_get(row, ident[i]));
 	if (!isnan(detach_age))
 		detach_age += end_time - p->row_time;
-	put(a, pool, "stalled",
+	set(a, pool, "stalled",
 	    json_boolean(p->stalled || (!isnan(detach_age) && detach_age >= stall_after &&
 					(isnan(zombie_s) || zombie_s >= stall_after))));
-	put(a, pool, "detach_age_s", num(detach_age));
+	set(a, pool, "detach_age_s", num(detach_age));
 	dma = json_object();
-	put(a, pool, "dma", dma);
+	set(a, pool, "dma", dma);
 	if (dma) {
 		copy(a, dma, "state", json_object_get(row, "dma"));
 		copy(a, dma, "unmapped_at_destroy",
@@ -445,27 +443,26 @@ static void build_pool(struct pm *a, json_t *pool, const struct pool_acc *p, dou
 	timeline(a, pool, p, stall_after, detach_age, end_time);
 	sort_timeline(a, json_object_get(pool, "timeline"));
 	h = p->holders ? json_object() : json_null();
-	put(a, pool, "holders", h);
+	set(a, pool, "holders", h);
 	if (p->holders && h) {
-		put(a, h, "time", num(p->holders_time));
+		set(a, h, "time", num(p->holders_time));
 		copy(a, h, "inflight", json_object_get(p->holders, "inflight"));
 		copy(a, h, "unattributed", json_object_get(p->holders, "unattributed"));
 		copy(a, h, "holders", json_object_get(p->holders, "holders"));
 	}
 	copy(a, pool, "oldest_pages", p->pages);
 	h = json_array();
-	put(a, pool, "release_stacks", h);
-	json_array_foreach(stacks, i, s) if (h &&
-					     !strcmp(rec_str(s, "kind", ""), "zombie_release") &&
+	set(a, pool, "release_stacks", h);
+	json_array_foreach(stacks, i, s) if (h && !strcmp(jstr(s, "kind", ""), "zombie_release") &&
 					     json_array_append(h, (json_t *)s)) a->nomem = true;
 	/* where its pages were taken: a leak's driver path (the first few, by count) */
 	h = json_array();
-	put(a, pool, "hold_stacks", h);
+	set(a, pool, "hold_stacks", h);
 	json_array_foreach(stacks, i, s) if (h && json_array_size(h) < PM_HOLD_STACKS &&
-					     !strcmp(rec_str(s, "kind", ""), "hold") &&
+					     !strcmp(jstr(s, "kind", ""), "hold") &&
 					     json_array_append(h, (json_t *)s)) a->nomem = true;
-	put(a, pool, "inflight_over_time", series(a, p));
-	put(a, pool, "inflight_over_time_dropped", json_integer(p->s_dropped));
+	set(a, pool, "inflight_over_time", series(a, p));
+	set(a, pool, "inflight_over_time_dropped", json_integer(p->s_dropped));
 }
 
 struct pm *pm_new(void)
@@ -510,7 +507,7 @@ void pm_free(struct pm *a)
 json_t *pm_report(struct pm *a, const char *source, json_t *input)
 {
 	json_t *rep = json_object(), *pools = json_array(), *pool;
-	double stall_after = rec_num(a->header, "stall_after_s", 60);
+	double stall_after = jnum(a->header, "stall_after_s", 60);
 	struct pool_acc *p;
 	size_t i;
 
@@ -519,24 +516,24 @@ json_t *pm_report(struct pm *a, const char *source, json_t *input)
 		json_decref(pools);
 		return NULL;
 	}
-	put(a, rep, "source", str(source));
+	set(a, rep, "source", str(source));
 	if (input)
 		copy(a, rep, "input", input);
-	put(a, rep, "time", num(a->end_time));
+	set(a, rep, "time", num(a->end_time));
 	copy(a, rep, "hostname", json_object_get(a->header, "hostname"));
 	copy(a, rep, "kernel", json_object_get(a->header, "kernel"));
-	put(a, rep, "stall_after_s", num(stall_after));
+	set(a, rep, "stall_after_s", num(stall_after));
 	copy(a, rep, "stack_every", json_object_get(a->header, "stack_every"));
 	copy(a, rep, "boot_to_real_s", json_object_get(a->header, "boot_to_real_s"));
-	put(a, rep, "lost_records", num(a->lost_gaps > a->lost_end ? a->lost_gaps : a->lost_end));
+	set(a, rep, "lost_records", num(a->lost_gaps > a->lost_end ? a->lost_gaps : a->lost_end));
 	copy(a, rep, "lost_why", a->lost_why);
-	put(a, rep, "pools", pools);
+	set(a, rep, "pools", pools);
 	for (i = 0; i < a->n; i++) {
 		p = &a->v[i];
 		if (!p->row)
 			continue;
 		/* what a post-mortem is about: destroyed and out, or freed meanwhile */
-		if (strcmp(rec_str(p->row, "state", ""), "zombie") && !p->freed && !p->stalled)
+		if (strcmp(jstr(p->row, "state", ""), "zombie") && !p->freed && !p->stalled)
 			continue;
 		pool = json_object();
 		if (!pool || json_array_append_new(pools, pool)) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The post-mortem report (pure): from recorded records (model/rec_reader.h),
+ * The post-mortem report (pure): from recorded records (model/recording.h),
  * fed one at a time, to one JSON value tree (jansson) per report, which
  * output/postmortem_fmt.c renders as text, JSON or YAML. For every pool
  * that is stalled, still destroyed-but-out, or was freed during the
@@ -22,7 +22,7 @@
 #ifndef __PPWATCH_MODEL_POSTMORTEM_H
 #define __PPWATCH_MODEL_POSTMORTEM_H
 
-#include "model/rec_reader.h"
+#include "model/recording.h"
 
 #define PM_EVENTS_MAX  64  /* events listed per pool: a lifecycle has 5 */
 #define PM_MINOR_MAX   32  /* of them, of the kinds that repeat */
@@ -38,10 +38,10 @@ int pm_feed(struct pm *a, json_t *rec);
  * Every record the reader has left, in order: 0, or -errno (the reader's:
  * r->failed names the file; or -ENOMEM).
  */
-int pm_read(struct pm *a, struct rec_reader *r);
+int pm_read(struct pm *a, struct recording *r);
 /*
  * The report (a new reference), or NULL without memory. source: "live" or
- * the file name; input: what the reader says it read (rec_summary(), borrowed), or NULL.
+ * the file name; input: what the reader says it read (recording_summary(), borrowed), or NULL.
  */
 json_t *pm_report(struct pm *a, const char *source, json_t *input);
 void pm_free(struct pm *a);

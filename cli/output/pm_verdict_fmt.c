@@ -6,7 +6,7 @@
 
 #include "lib/escape.h"
 #include "lib/util.h"
-#include "model/rec_reader.h"
+#include "model/recording.h"
 #include "output/pm_verdict_fmt.h"
 #include "output/postmortem_fmt.h"
 #include "output/pool_verdict_fmt.h"
@@ -25,7 +25,7 @@ static double age_ended(const json_t *pool)
 {
 	const json_t *kl = json_object_get(pool, "kernel_log");
 
-	return rec_num(kl ? kl : pool, "ended_after_s", NAN);
+	return jnum(kl ? kl : pool, "ended_after_s", NAN);
 }
 
 static void facts(const json_t *pool, const json_t *v, struct pv_facts *f)
@@ -33,25 +33,25 @@ static void facts(const json_t *pool, const json_t *v, struct pv_facts *f)
 	const json_t *tr = json_object_get(v, "trend"), *kl = json_object_get(pool, "kernel_log");
 
 	memset(f, 0, sizeof(*f));
-	f->code = code_of(rec_str(v, "verdict", ""));
-	f->inflight = rec_num(v, "inflight", NAN);
-	f->min_inflight = rec_num(kl ? kl : pool, "min_inflight", f->inflight);
-	f->bytes = rec_num(v, "bytes", NAN);
+	f->code = code_of(jstr(v, "verdict", ""));
+	f->inflight = jnum(v, "inflight", NAN);
+	f->min_inflight = jnum(kl ? kl : pool, "min_inflight", f->inflight);
+	f->bytes = jnum(v, "bytes", NAN);
 	f->bytes_estimated = json_is_true(json_object_get(v, "bytes_estimated"));
-	f->from_age = rec_num(tr, "from_age_s", NAN);
-	f->from = rec_num(tr, "from", NAN);
-	f->to_age = rec_num(tr, "to_age_s", NAN);
-	f->to = rec_num(tr, "to", NAN);
-	f->steady_s = rec_num(tr, "steady_s", NAN);
-	f->rate_per_s = rec_num(v, "rate_pages_per_s", NAN);
-	f->eta_s = rec_num(v, "eta_s", NAN);
+	f->from_age = jnum(tr, "from_age_s", NAN);
+	f->from = jnum(tr, "from", NAN);
+	f->to_age = jnum(tr, "to_age_s", NAN);
+	f->to = jnum(tr, "to", NAN);
+	f->steady_s = jnum(tr, "steady_s", NAN);
+	f->rate_per_s = jnum(v, "rate_pages_per_s", NAN);
+	f->eta_s = jnum(v, "eta_s", NAN);
 	f->nholders = json_array_size(json_object_get(v, "holders"));
 	json_t *h;
 	size_t i;
 
 	json_array_foreach(json_object_get(v, "holders"), i, h)
-		f->attributed += rec_num(h, "pages", 0);
-	f->unattributed = rec_num(v, "unattributed", NAN);
+		f->attributed += jnum(h, "pages", 0);
+	f->unattributed = jnum(v, "unattributed", NAN);
 	f->driver = json_string_value(json_object_get(v, "driver"));
 	f->freed_by = json_string_value(json_object_get(v, "freed_by"));
 	f->ended_after_s = age_ended(pool);
@@ -61,7 +61,7 @@ static void facts(const json_t *pool, const json_t *v, struct pv_facts *f)
 /* the pool as a command names it: its id, else every pool */
 static const char *pool_arg(char *buf, size_t len, const json_t *pool)
 {
-	double id = rec_num(pool, "id", NAN);
+	double id = jnum(pool, "id", NAN);
 
 	if (id > 0 && id <= UINT32_MAX)
 		snprintf(buf, len, " %.0f", id);
@@ -82,8 +82,8 @@ static void next_cmd(json_t *next, const char *fmt, const char *arg)
 static json_t *next_steps(const json_t *rep, const json_t *pool, enum pv_code c)
 {
 	const json_t *v = json_object_get(pool, "verdict");
-	bool live = !strcmp(rec_str(rep, "source", ""), "live");
-	bool log_only = !strcmp(rec_str(pool, "from", ""), "kernel_log");
+	bool live = !strcmp(jstr(rep, "source", ""), "live");
+	bool log_only = !strcmp(jstr(pool, "from", ""), "kernel_log");
 	json_t *next = json_array();
 	char id[24];
 
@@ -197,7 +197,7 @@ int postmortem_prose(json_t *rep)
 void pm_text_log_summary(FILE *f, const json_t *rep)
 {
 	const json_t *kl = json_object_get(rep, "kernel_log"), *fm, *x;
-	double stall = rec_num(kl, "stall_lines", 0), np = rec_num(kl, "pools", 0);
+	double stall = jnum(kl, "stall_lines", 0), np = jnum(kl, "pools", 0);
 	const char *key;
 	char a[32], b[32];
 	bool first = true;
@@ -206,7 +206,7 @@ void pm_text_log_summary(FILE *f, const json_t *rep)
 		return;
 	fputs("kernel log ", f);
 	put_str(f, kl, "source", "?");
-	fprintf(f, ": %s lines (", count_str(a, sizeof(a), rec_num(kl, "lines", 0)));
+	fprintf(f, ": %s lines (", count_str(a, sizeof(a), jnum(kl, "lines", 0)));
 	fm = json_object_get(kl, "formats");
 	json_object_foreach((json_t *)fm, key, x)
 	{
@@ -215,8 +215,8 @@ void pm_text_log_summary(FILE *f, const json_t *rep)
 		first = false;
 	}
 	fprintf(f, "%s)", first ? "none" : "");
-	if (rec_num(kl, "boots", 0) > 1)
-		fprintf(f, ", %s boots", count_str(a, sizeof(a), rec_num(kl, "boots", 0)));
+	if (jnum(kl, "boots", 0) > 1)
+		fprintf(f, ", %s boots", count_str(a, sizeof(a), jnum(kl, "boots", 0)));
 	if (json_is_string(json_object_get(kl, "kernel"))) {
 		fputs(", kernel ", f);
 		put_str(f, kl, "kernel", "");
@@ -227,27 +227,27 @@ void pm_text_log_summary(FILE *f, const json_t *rep)
 			count_str(b, sizeof(b), np), np == 1 ? "" : "s");
 	else
 		fputs(": no \"stalled pool shutdown\" line\n", f);
-	if (rec_num(kl, "unread_lines", 0) > 0) {
+	if (jnum(kl, "unread_lines", 0) > 0) {
 		x = json_object_get(kl, "unread_first");
 		fprintf(f,
 			"%s line%s it without an inflight and a sec ppwatch can read; the "
 			"first, line %s: ",
-			count_str(a, sizeof(a), rec_num(kl, "unread_lines", 0)),
-			rec_num(kl, "unread_lines", 0) == 1 ? " says" : "s say",
-			count_str(b, sizeof(b), rec_num(x, "line", 0)));
+			count_str(a, sizeof(a), jnum(kl, "unread_lines", 0)),
+			jnum(kl, "unread_lines", 0) == 1 ? " says" : "s say",
+			count_str(b, sizeof(b), jnum(x, "line", 0)));
 		put_str(f, x, "text", "");
 		fputc('\n', f);
 	}
-	if (rec_num(kl, "negative_warnings", 0) > 0)
+	if (jnum(kl, "negative_warnings", 0) > 0)
 		fprintf(f,
 			"the kernel warned %s time%s of a negative inflight (the first: %s): a "
 			"page released twice\n",
-			count_str(a, sizeof(a), rec_num(kl, "negative_warnings", 0)),
-			rec_num(kl, "negative_warnings", 0) == 1 ? "" : "s",
-			count_str(b, sizeof(b), rec_num(kl, "negative_first", 0)));
-	if (rec_num(kl, "lines_not_grouped", 0) > 0)
+			count_str(a, sizeof(a), jnum(kl, "negative_warnings", 0)),
+			jnum(kl, "negative_warnings", 0) == 1 ? "" : "s",
+			count_str(b, sizeof(b), jnum(kl, "negative_first", 0)));
+	if (jnum(kl, "lines_not_grouped", 0) > 0)
 		fprintf(f, "%s lines of pools past the first %s not grouped\n",
-			count_str(a, sizeof(a), rec_num(kl, "lines_not_grouped", 0)),
+			count_str(a, sizeof(a), jnum(kl, "lines_not_grouped", 0)),
 			count_str(b, sizeof(b), np));
 }
 
@@ -259,8 +259,8 @@ static void put_holders(FILE *f, const json_t *v)
 
 	json_array_foreach(json_object_get(v, "holders"), i, h)
 	{
-		fprintf(f, "    %s %s  ", count_str(a, sizeof(a), rec_num(h, "pages", 0)),
-			rec_num(h, "pages", 0) == 1 ? "page" : "pages");
+		fprintf(f, "    %s %s  ", count_str(a, sizeof(a), jnum(h, "pages", 0)),
+			jnum(h, "pages", 0) == 1 ? "page" : "pages");
 		put_str(f, h, "holder", "?");
 		fputc('\n', f);
 		if (json_is_string(json_object_get(h, "remedy"))) {
@@ -281,7 +281,7 @@ static void put_stacks(FILE *f, const json_t *v)
 		fputs("    its pages were taken at (sampled hold stacks):\n", f);
 		json_array_foreach(st, i, s)
 		{
-			fprintf(f, "      %s:", count_str(a, sizeof(a), rec_num(s, "count", 0)));
+			fprintf(f, "      %s:", count_str(a, sizeof(a), jnum(s, "count", 0)));
 			put_frames(f, json_object_get(s, "frames"));
 		}
 	} else if (json_is_false(json_object_get(v, "stacks_recorded"))) {
@@ -297,10 +297,10 @@ void pm_text_verdict(FILE *f, const json_t *pool)
 	if (!json_is_object(v))
 		return;
 	fputs("  verdict: ", f);
-	put_str(f, v, "summary", rec_str(v, "verdict", "?"));
+	put_str(f, v, "summary", jstr(v, "verdict", "?"));
 	fputc('\n', f);
 	put_holders(f, v);
-	if (!strcmp(rec_str(v, "verdict", ""), "leaked"))
+	if (!strcmp(jstr(v, "verdict", ""), "leaked"))
 		put_stacks(f, v);
 	json_array_foreach(json_object_get(v, "next"), i, x)
 	{
@@ -317,7 +317,7 @@ static void put_line_ref(FILE *f, const json_t *l)
 	if (json_is_string(json_object_get(l, "time")))
 		put_str(f, l, "time", "");
 	else
-		fprintf(f, "line %s", count_str(a, sizeof(a), rec_num(l, "line", 0)));
+		fprintf(f, "line %s", count_str(a, sizeof(a), jnum(l, "line", 0)));
 }
 
 static void put_match(FILE *f, const json_t *m)
@@ -361,7 +361,7 @@ static void put_match(FILE *f, const json_t *m)
 	{
 		if (!strcmp(json_string_value(x), "destroy_time"))
 			fprintf(f, ", but the destroy times differ by %s: the log of another boot?",
-				fmt_age(a, sizeof(a), rec_num(m, "destroy_times_apart_s", NAN)));
+				fmt_age(a, sizeof(a), jnum(m, "destroy_times_apart_s", NAN)));
 		else
 			fputs(", but the recording's inflight at the line's age is not the line's",
 			      f);
@@ -374,7 +374,7 @@ static void put_log(FILE *f, const json_t *kl)
 	const json_t *first = json_object_get(kl, "first"), *last = json_object_get(kl, "last"),
 		     *pt;
 	const json_t *pts = json_object_get(kl, "inflight_by_sec");
-	double lines = rec_num(kl, "lines", 0);
+	double lines = jnum(kl, "lines", 0);
 	char a[32], b[32];
 	size_t i, n = json_array_size(pts);
 
@@ -385,11 +385,11 @@ static void put_log(FILE *f, const json_t *kl)
 		fputs(" to ", f);
 		put_line_ref(f, last);
 		fprintf(f, " (%s and %s after the destroy)",
-			fmt_age(a, sizeof(a), rec_num(first, "sec", NAN)),
-			fmt_age(b, sizeof(b), rec_num(last, "sec", NAN)));
+			fmt_age(a, sizeof(a), jnum(first, "sec", NAN)),
+			fmt_age(b, sizeof(b), jnum(last, "sec", NAN)));
 	} else {
 		fprintf(f, " (%s after the destroy)",
-			fmt_age(a, sizeof(a), rec_num(first, "sec", NAN)));
+			fmt_age(a, sizeof(a), jnum(first, "sec", NAN)));
 	}
 	fputc('\n', f);
 	if (n > 1) {
@@ -410,7 +410,7 @@ static void put_log(FILE *f, const json_t *kl)
 		fputc('\n', f);
 	} else if (lines > 1) {
 		fprintf(f, "    inflight %s at every line\n",
-			count_str(a, sizeof(a), rec_num(last, "inflight", 0)));
+			count_str(a, sizeof(a), jnum(last, "inflight", 0)));
 	}
 	if (json_is_true(json_object_get(kl, "destroyed_together")))
 		fputs("    destroyed in the same second as another pool: their lines told apart by "
@@ -437,16 +437,16 @@ static void log_pool_title(FILE *f, const json_t *kl)
 	char a[32];
 
 	if (json_is_number(json_object_get(kl, "id")))
-		fprintf(f, "pool %s", count_str(a, sizeof(a), rec_num(kl, "id", 0)));
+		fprintf(f, "pool %s", count_str(a, sizeof(a), jnum(kl, "id", 0)));
 	else
 		fputs("pool (no id: the kernel's line has none before 6.8)", f);
 	if (json_is_string(json_object_get(kl, "device"))) {
 		fputc(' ', f);
 		put_str(f, kl, "device", "");
 	}
-	if (rec_num(kl, "boot", 0) > 0)
+	if (jnum(kl, "boot", 0) > 0)
 		fprintf(f, " (boot %s of the log)",
-			count_str(a, sizeof(a), rec_num(kl, "boot", 0) + 1));
+			count_str(a, sizeof(a), jnum(kl, "boot", 0) + 1));
 }
 
 void pm_text_log_pool(FILE *f, const json_t *pool)
@@ -474,11 +474,11 @@ void pm_text_gone(FILE *f, const json_t *rep)
 
 		fputs("  ", f);
 		log_pool_title(f, g);
-		fprintf(f, ": %s line%s to ", count_str(a, sizeof(a), rec_num(g, "lines", 0)),
-			rec_num(g, "lines", 0) == 1 ? "" : "s");
+		fprintf(f, ": %s line%s to ", count_str(a, sizeof(a), jnum(g, "lines", 0)),
+			jnum(g, "lines", 0) == 1 ? "" : "s");
 		put_line_ref(f, last);
 		fprintf(f, ", %s inflight %s after the destroy; freed since\n",
-			count_str(a, sizeof(a), rec_num(last, "inflight", 0)),
-			fmt_age(b, sizeof(b), rec_num(last, "sec", NAN)));
+			count_str(a, sizeof(a), jnum(last, "inflight", 0)),
+			fmt_age(b, sizeof(b), jnum(last, "sec", NAN)));
 	}
 }

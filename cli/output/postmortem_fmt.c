@@ -13,7 +13,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "model/postmortem.h"
-#include "model/rec_reader.h"
+#include "model/recording.h"
 #include "output/pm_verdict_fmt.h"
 #include "output/postmortem_fmt.h"
 
@@ -60,7 +60,7 @@ const char *count_str(char *buf, size_t len, double v)
 /* a recorded string, escaped; dflt when there is none */
 void put_str(FILE *f, const json_t *o, const char *key, const char *dflt)
 {
-	const char *s = rec_str(o, key, dflt);
+	const char *s = jstr(o, key, dflt);
 
 	esc_put(f, s, strlen(s), NULL);
 }
@@ -92,7 +92,7 @@ static void text_timeline(FILE *f, const json_t *tl)
 	fprintf(f, "  timeline:\n");
 	json_array_foreach(tl, i, e)
 	{
-		fprintf(f, "    %s  ", clock_str(a, sizeof(a), rec_num(e, "time", NAN)));
+		fprintf(f, "    %s  ", clock_str(a, sizeof(a), jnum(e, "time", NAN)));
 		put_str(f, e, "event", "");
 		fputc(' ', f);
 		put_str(f, e, "detail", "");
@@ -104,7 +104,7 @@ static void text_timeline(FILE *f, const json_t *tl)
 static void text_input(FILE *f, const json_t *in)
 {
 	const json_t *files = json_object_get(in, "files"), *x, *d, *cut;
-	double damaged = rec_num(in, "damaged_lines", 0), escaped = 0, unknown = 0;
+	double damaged = jnum(in, "damaged_lines", 0), escaped = 0, unknown = 0;
 	size_t i, j, n = json_array_size(files), shown = 0;
 	bool header = false;
 	char a[32];
@@ -116,19 +116,19 @@ static void text_input(FILE *f, const json_t *in)
 			fputs(i ? ", " : " ", f);
 			put_str(f, x, "name", "?");
 		}
-		fprintf(f, " (%s records)\n", count_str(a, sizeof(a), rec_num(in, "records", 0)));
+		fprintf(f, " (%s records)\n", count_str(a, sizeof(a), jnum(in, "records", 0)));
 	}
 	json_array_foreach(files, i, x)
 	{
 		header |= json_is_true(json_object_get(x, "header"));
-		escaped += rec_num(x, "escaped_lines", 0);
-		unknown += rec_num(x, "unknown_records", 0);
+		escaped += jnum(x, "escaped_lines", 0);
+		unknown += jnum(x, "unknown_records", 0);
 		cut = json_object_get(x, "cut");
 		if (!json_is_object(cut))
 			continue;
 		put_str(f, x, "name", "?");
 		fprintf(f, " is cut at byte %s: its last record is incomplete\n",
-			count_str(a, sizeof(a), rec_num(cut, "at_byte", 0)));
+			count_str(a, sizeof(a), jnum(cut, "at_byte", 0)));
 	}
 	if (damaged > 0) {
 		fprintf(f, "%s damaged line%s skipped:", count_str(a, sizeof(a), damaged),
@@ -139,7 +139,7 @@ static void text_input(FILE *f, const json_t *in)
 			{
 				fputs(shown++ ? "; " : " ", f);
 				put_str(f, x, "name", "?");
-				fprintf(f, ":%s (", count_str(a, sizeof(a), rec_num(d, "line", 0)));
+				fprintf(f, ":%s (", count_str(a, sizeof(a), jnum(d, "line", 0)));
 				put_str(f, d, "why", "");
 				fputc(')', f);
 			}
@@ -167,11 +167,10 @@ static void text_details(FILE *f, const json_t *p)
 
 	if (json_is_object(h)) {
 		fprintf(f, "  holders (scan at %s):\n",
-			clock_str(a, sizeof(a), rec_num(h, "time", NAN)));
+			clock_str(a, sizeof(a), jnum(h, "time", NAN)));
 		json_array_foreach(json_object_get(h, "holders"), i, x)
 		{
-			fprintf(f, "    %7s pages  ",
-				count_str(b, sizeof(b), rec_num(x, "pages", 0)));
+			fprintf(f, "    %7s pages  ", count_str(b, sizeof(b), jnum(x, "pages", 0)));
 			put_str(f, x, "holder", "");
 			fputc('\n', f);
 		}
@@ -182,7 +181,7 @@ static void text_details(FILE *f, const json_t *p)
 		{
 			if (i == 5)
 				break;
-			age = rec_num(x, "age_s", NAN);
+			age = jnum(x, "age_s", NAN);
 			fputs("    ", f);
 			put_str(f, x, "netmem", "");
 			fprintf(f, "  age %s%s  ",
@@ -198,8 +197,7 @@ static void text_details(FILE *f, const json_t *p)
 		{
 			if (i == 3)
 				break;
-			fprintf(f,
-				"    %s pages:", count_str(b, sizeof(b), rec_num(x, "count", 0)));
+			fprintf(f, "    %s pages:", count_str(b, sizeof(b), jnum(x, "count", 0)));
 			put_frames(f, json_object_get(x, "frames"));
 		}
 	}
@@ -212,7 +210,7 @@ static void text_pool(FILE *f, const json_t *p)
 	char a[32], b[32];
 	size_t i, n;
 
-	fprintf(f, "pool %s ", count_str(a, sizeof(a), rec_num(p, "id", 0)));
+	fprintf(f, "pool %s ", count_str(a, sizeof(a), jnum(p, "id", 0)));
 	put_str(f, p, "device", "-");
 	fputs(" (", f);
 	put_str(f, p, "state", "?");
@@ -220,14 +218,14 @@ static void text_pool(FILE *f, const json_t *p)
 		fputs(", driver ", f);
 		put_str(f, p, "driver", "");
 	}
-	fprintf(f, ", netns %s)%s\n", count_str(a, sizeof(a), rec_num(p, "netns", 0)),
+	fprintf(f, ", netns %s)%s\n", count_str(a, sizeof(a), jnum(p, "netns", 0)),
 		json_is_true(json_object_get(p, "stalled")) ? "  STALLED" : "");
-	fprintf(f, "  inflight %s pages ", count_str(a, sizeof(a), rec_num(p, "inflight", 0)));
-	fprintf(f, "(%s)", fmt_bytes(a, sizeof(a), rec_num(p, "inflight_bytes", 0)));
-	if (!isnan(rec_num(p, "detach_age_s", NAN))) {
+	fprintf(f, "  inflight %s pages ", count_str(a, sizeof(a), jnum(p, "inflight", 0)));
+	fprintf(f, "(%s)", fmt_bytes(a, sizeof(a), jnum(p, "inflight_bytes", 0)));
+	if (!isnan(jnum(p, "detach_age_s", NAN))) {
 		fprintf(f, ", destroyed %s ago, ",
-			fmt_age(b, sizeof(b), rec_num(p, "detach_age_s", 0)));
-		fprintf(f, "%s retries", count_str(a, sizeof(a), rec_num(p, "retries", 0)));
+			fmt_age(b, sizeof(b), jnum(p, "detach_age_s", 0)));
+		fprintf(f, "%s retries", count_str(a, sizeof(a), jnum(p, "retries", 0)));
 	}
 	fputs("; DMA ", f);
 	put_str(f, dma, "state", "unknown");
@@ -235,9 +233,9 @@ static void text_pool(FILE *f, const json_t *p)
 	pm_text_verdict(f, p);
 	pm_text_kernel_log(f, p);
 	text_timeline(f, json_object_get(p, "timeline"));
-	if (rec_num(p, "events_not_listed", 0) > 0)
+	if (jnum(p, "events_not_listed", 0) > 0)
 		fprintf(f, "    (%s more events not listed: of each kind that repeats, %d are)\n",
-			count_str(a, sizeof(a), rec_num(p, "events_not_listed", 0)), PM_MINOR_MAX);
+			count_str(a, sizeof(a), jnum(p, "events_not_listed", 0)), PM_MINOR_MAX);
 	n = json_array_size(ser);
 	if (n) {
 		fprintf(f, "  inflight over time:");
@@ -251,10 +249,9 @@ static void text_pool(FILE *f, const json_t *p)
 				i + 1 < n && i < 11 ? "," : "");
 		}
 		fprintf(f, "%s", n > 12 ? " ..." : "");
-		if (rec_num(p, "inflight_over_time_dropped", 0) > 0)
+		if (jnum(p, "inflight_over_time_dropped", 0) > 0)
 			fprintf(f, " (the last %zu changes; %s before them not kept)", n,
-				count_str(a, sizeof(a),
-					  rec_num(p, "inflight_over_time_dropped", 0)));
+				count_str(a, sizeof(a), jnum(p, "inflight_over_time_dropped", 0)));
 		fputc('\n', f);
 	}
 	text_details(f, p);
@@ -274,14 +271,14 @@ void postmortem_text(FILE *f, const json_t *rep)
 		fputs("ppwatch post-mortem (", f);
 		put_str(f, rep, "source", "?");
 		fprintf(f, ", %s, stall after %ss): %zu pool%s\n",
-			clock_str(a, sizeof(a), rec_num(rep, "time", NAN)),
-			count_str(b, sizeof(b), rec_num(rep, "stall_after_s", 60)), n,
+			clock_str(a, sizeof(a), jnum(rep, "time", NAN)),
+			count_str(b, sizeof(b), jnum(rep, "stall_after_s", 60)), n,
 			n == 1 ? "" : "s");
 	}
 	text_input(f, json_object_get(rep, "input"));
-	if (rec_num(rep, "lost_records", 0) > 0) {
+	if (jnum(rep, "lost_records", 0) > 0) {
 		fprintf(f, "the recorder could not write %s records (",
-			count_str(a, sizeof(a), rec_num(rep, "lost_records", 0)));
+			count_str(a, sizeof(a), jnum(rep, "lost_records", 0)));
 		put_str(f, rep, "lost_why", "?");
 		fprintf(f, "): the recording has gaps\n");
 	}
@@ -293,7 +290,7 @@ void postmortem_text(FILE *f, const json_t *rep)
 	json_array_foreach(pools, i, p)
 	{
 		fputc('\n', f);
-		if (!strcmp(rec_str(p, "from", ""), "kernel_log"))
+		if (!strcmp(jstr(p, "from", ""), "kernel_log"))
 			pm_text_log_pool(f, p);
 		else
 			text_pool(f, p);

@@ -15,7 +15,7 @@
 #include "model/pm_klog.h"
 #include "model/pm_verdict.h"
 #include "model/postmortem.h"
-#include "model/rec_reader.h"
+#include "model/recording.h"
 #include "output/pm_verdict_fmt.h"
 
 /* pools for the log to meet: a zombie with an id and holders, one without, one freed */
@@ -38,13 +38,13 @@ static json_t *recorded(void)
 {
 	FILE *f = fmemopen((void *)recording, sizeof(recording) - 1, "r");
 	struct pm *a = pm_new();
-	struct rec_reader r;
+	struct recording r;
 	json_t *rep;
 
-	FUZZ_CHECK(f && a && !rec_open_stream(&r, f, "rec"));
+	FUZZ_CHECK(f && a && !recording_open_stream(&r, f, "rec"));
 	FUZZ_CHECK(!pm_read(a, &r));
 	rep = pm_report(a, "fuzz", NULL);
-	rec_close(&r);
+	recording_close(&r);
 	pm_free(a);
 	fclose(f);
 	return rep;

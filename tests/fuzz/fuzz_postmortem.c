@@ -6,30 +6,30 @@
  */
 #include "fuzz_report.h"
 #include "model/postmortem.h"
-#include "model/rec_reader.h"
+#include "model/recording.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	FILE *f = fmemopen((void *)data, size ? size : 1, "r");
 	json_t *rep, *input;
-	struct rec_reader r;
+	struct recording r;
 	struct pm *a;
 
 	if (!f)
 		abort();
 	if (!size)
 		fgetc(f);
-	FUZZ_CHECK(!rec_open_stream(&r, f, "fuzz"));
+	FUZZ_CHECK(!recording_open_stream(&r, f, "fuzz"));
 	a = pm_new();
 	FUZZ_CHECK(a != NULL);
 	FUZZ_CHECK(pm_read(a, &r) == 0);
-	input = rec_summary(&r);
+	input = recording_summary(&r);
 	FUZZ_CHECK(input != NULL);
 	rep = pm_report(a, "fuzz", input);
 	FUZZ_CHECK(rep != NULL);
 	pm_free(a);
 	json_decref(input);
-	rec_close(&r);
+	recording_close(&r);
 	fclose(f);
 
 	fuzz_check_report(rep, size & 1); /* pretty or not, by the input */

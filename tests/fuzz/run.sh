@@ -53,7 +53,7 @@ max_len() {
 }
 dict() {
 	case $1 in
-	rec_reader | postmortem) echo tests/fuzz/records.dict ;;
+	recording | postmortem) echo tests/fuzz/records.dict ;;
 	*) echo "tests/fuzz/$1.dict" ;;
 	esac
 }
@@ -66,7 +66,7 @@ seeds() {
 	rules)
 		cp examples/*.yaml "$d/"
 		;;
-	rec_reader | postmortem)
+	recording | postmortem)
 		for f in tests/unit/golden/*.json; do cp "$f" "$d/golden-$(basename "$f")"; done
 		;;
 	kernel_log)

@@ -72,7 +72,7 @@ record_onto_a_full_disk_says_so_once_and_goes_on() {
 	work
 	local mnt=$WORK/full rc
 	mkdir -p "$mnt"
-	mount -t tmpfs -o size=16k ppwt-full "$mnt" || skip "cannot mount a tmpfs here"
+	mount -t tmpfs -o size=16k,mode=0700 ppwt-full "$mnt" || skip "cannot mount a tmpfs here"
 	at_exit "umount $mnt"
 	timeout -s KILL 60 "$PPWATCH" -v record -o "$mnt/rec.jsonl" --snapshot-every 0.05 \
 		--scan-every 0.2 3 >/dev/null 2>"$WORK/err"

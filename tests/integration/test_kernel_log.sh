@@ -33,8 +33,10 @@ kernel_line_linked_to_pool_and_holder() {
 	require_kernel
 	[ -r /dev/kmsg ] || skip "no /dev/kmsg to read"
 	lab_begin
-	local rec=/tmp/ppwt$BASHPID.rec dm=/tmp/ppwt$BASHPID.dmesg id pid doc p rc i n=0 text infl
-	at_exit "rm -f $rec $rec.err $dm $dm.T $dm.j"
+	local rec=/tmp/ppwt$BASHPID.d/rec dm=/tmp/ppwt$BASHPID.dmesg id pid doc p rc i n=0 text infl
+	# a directory only root writes: record refuses /tmp itself
+	mkdir -m 0700 "${rec%/*}"
+	at_exit "rm -rf ${rec%/*} $dm $dm.T $dm.j"
 	id=$("$PPWATCH" -j pools | jq -er --arg ns "$(lab_netns_ino)" \
 		'[.pools[] | select(.device == "vb" and (.netns|tostring) == $ns)][0].id') ||
 		fail "the lab's pool has no id"

@@ -12,6 +12,7 @@
 # bounded memory; what matters is synced (strace). About 40 s in all.
 
 ALL_TESTS="
+	files_only_root_reads
 	rotation_bounds_under_fast_snapshots
 	sigkill_during_an_incident
 	what_matters_is_synced
@@ -38,6 +39,57 @@ whole_records() {	# files...
 		jq -e -s 'length > 0 and (.[0].type == "header") and all(.[]; has("type"))' "$f" >/dev/null ||
 			fail "$f: not whole records with a header first: $(head -c 200 "$f")"
 	done
+}
+
+# the recordings and export's textfile: 0600 (0640 with --group) whatever
+# the umask; a directory others may write, a symlink, a non-file refused
+files_only_root_reads() {
+	require_kernel
+	workdir
+	local m f
+	chmod 0700 "$WORK"
+	(umask 0 && "$PPWATCH" record -o "$WORK/rec" --max-size 16k --max-files 3 \
+		--snapshot-every 0.01 1.5 2>"$WORK/err") || fail "record: $(cat "$WORK/err")"
+	for f in "$WORK"/rec*; do
+		m=$(stat -c %a "$f")
+		check "$(basename "$f"): 0600 under umask 0 ($m)" [ "$m" = 600 ]
+	done
+	check "rotated: FILE.1 made too" [ -e "$WORK/rec.1" ]
+	(umask 0077 && "$PPWATCH" record -o "$WORK/grp" --group adm 0.3 2>"$WORK/err") ||
+		fail "record --group: $(cat "$WORK/err")"
+	check "--group adm: 0640 under umask 0077" [ "$(stat -c %a:%G "$WORK/grp")" = 640:adm ]
+	"$PPWATCH" record -o "$WORK/x" --group no-such-group 1 2>"$WORK/err"
+	check "--group of no group: exit 2" [ $? -eq 2 ]
+	check "says so" grep -q "no such group 'no-such-group'" "$WORK/err"
+	# a directory others may write (/tmp's mode, sticky or not), and one of a group's
+	mkdir -m 1777 "$WORK/tmp"
+	chmod 1777 "$WORK/tmp"
+	"$PPWATCH" record -o "$WORK/tmp/rec" 1 2>"$WORK/err"
+	check "a world-writable directory: exit 2" [ $? -eq 2 ]
+	log "$(cat "$WORK/err")"
+	check "says why and what to do" grep -q "tmp is writable by every user (mode 1777).*mkdir -m 0700" "$WORK/err"
+	check "nothing made there" [ -z "$(ls -A "$WORK/tmp")" ]
+	chmod 0770 "$WORK/tmp" && chgrp adm "$WORK/tmp"
+	"$PPWATCH" record -o "$WORK/tmp/rec" 1 2>"$WORK/err"
+	check "a directory group adm writes: exit 2" [ $? -eq 2 ]
+	check "says why" grep -q "tmp is writable by group adm" "$WORK/err"
+	# export --textfile through the same rules
+	(umask 0 && "$PPWATCH" export --textfile "$WORK/pp.prom" --once --interval 0.2 2>"$WORK/err") ||
+		fail "export --textfile: $(cat "$WORK/err")"
+	check "export --textfile: 0600 under umask 0" [ "$(stat -c %a "$WORK/pp.prom")" = 600 ]
+	check "no temporary file left" [ -z "$(find "$WORK" -name 'pp.prom.*')" ]
+	(umask 0077 && "$PPWATCH" export --textfile "$WORK/pp.prom" --group adm --once --interval 0.2 2>"$WORK/err") ||
+		fail "export --textfile --group: $(cat "$WORK/err")"
+	check "export --textfile --group adm: 0640 under umask 0077" [ "$(stat -c %a:%G "$WORK/pp.prom")" = 640:adm ]
+	echo "keep me" >"$WORK/victim"
+	ln -s "$WORK/victim" "$WORK/link.prom"
+	"$PPWATCH" export --textfile "$WORK/link.prom" --once --interval 0.2 2>"$WORK/err"
+	check "export --textfile on a symlink: exit 2" [ $? -eq 2 ]
+	check "says so" grep -q "link.prom is a symlink, not a regular file: not replaced" "$WORK/err"
+	check "the symlink and its target untouched" [ -L "$WORK/link.prom" ] && [ "$(cat "$WORK/victim")" = "keep me" ]
+	"$PPWATCH" export --textfile "$WORK/tmp/pp.prom" --once --interval 0.2 2>"$WORK/err"
+	check "export --textfile in a directory others write: exit 2" [ $? -eq 2 ]
+	check "says why" grep -q "is writable by group adm" "$WORK/err"
 }
 
 rotation_bounds_under_fast_snapshots() {
@@ -170,12 +222,14 @@ full_disk_loses_records_and_says() {
 	workdir
 	command -v unshare >/dev/null || skip "no unshare(1) for a private tmpfs"
 	lab_begin # a pool, so that snapshots are not tiny
-	# a private 256 KiB tmpfs with 16 KiB free; room comes back after a second
+	# a private 256 KiB tmpfs with 8 KiB free; room comes back after a second
 	unshare -m bash -c '
-		mount -t tmpfs -o size=256k ppwatch-full "$1" || exit 4
-		head -c 245760 /dev/zero >"$1/filler"
-		"$2" -v record -o "$1/rec" --max-size 0 --snapshot-every 0.01 3 2>"$1/err" &
-		sleep 1.2
+		mount -t tmpfs -o size=256k,mode=0700 ppwatch-full "$1" || exit 4
+		head -c 253952 /dev/zero >"$1/filler"
+		"$2" -v record -o "$1/rec" --max-size 0 --snapshot-every 0.01 4 2>"$1/err" &
+		# a second of full disk once it records (loading may take a while)
+		for _ in $(seq 300); do grep -q "loaded and attached" "$1/err" && break; sleep 0.1; done
+		sleep 1
 		rm "$1/filler"
 		wait $! || { cat "$1/err"; exit 1; }
 		cp "$1/rec" "$1/err" "$3/"

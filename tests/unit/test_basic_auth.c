@@ -8,7 +8,6 @@
 
 #include "unit.h"
 
-#include "lib/atomic_file.h"
 #include "lib/basic_auth.h"
 
 /* crypt(3) with $2b$ salts of cost 4, of the test passwords "test-password" and "other" */
@@ -178,38 +177,11 @@ static void test_reload(void)
 	basic_auth_free(b);
 }
 
-static void test_atomic_file(void)
-{
-	char dir[] = "/tmp/ppwatch-atomic.XXXXXX", path[64], buf[64];
-	const char *what = NULL;
-	struct stat st;
-	FILE *f;
-
-	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-	snprintf(path, sizeof(path), "%s/ppwatch.prom", dir);
-	CHECK_INT(atomic_file_write(path, "a 1\n", 4, 0644, &what), 0);
-	CHECK_INT(atomic_file_write(path, "b 2\n", 4, 0644, &what), 0);
-	f = fopen(path, "r");
-	CHECK(f && fgets(buf, sizeof(buf), f), "read back");
-	CHECK_STR(buf, "b 2\n");
-	if (f)
-		fclose(f);
-	CHECK(!stat(path, &st) && (st.st_mode & 0777) == 0644, "mode 0644");
-	/* a directory that is not there: the step named, no file left */
-	snprintf(path, sizeof(path), "%s/nope/ppwatch.prom", dir);
-	CHECK_INT(atomic_file_write(path, "c\n", 2, 0644, &what), -ENOENT);
-	CHECK(strstr(what, "creating") != NULL, "%s", what);
-	snprintf(path, sizeof(path), "%s/ppwatch.prom", dir);
-	unlink(path);
-	CHECK_INT(rmdir(dir), 0); /* nothing else was left in it */
-}
-
 int main(void)
 {
 	TEST(test_check);
 	TEST(test_rate);
 	TEST(test_per_address);
 	TEST(test_reload);
-	TEST(test_atomic_file);
 	return unit_done();
 }

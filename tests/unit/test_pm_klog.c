@@ -18,7 +18,7 @@
 #include "model/pm_klog.h"
 #include "model/pm_verdict.h"
 #include "model/postmortem.h"
-#include "model/rec_reader.h"
+#include "model/recording.h"
 #include "output/pm_verdict_fmt.h"
 #include "output/postmortem_fmt.h"
 
@@ -27,15 +27,15 @@ static json_t *recorded(const char *text)
 {
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
 	json_t *rep = NULL, *input;
-	struct rec_reader r;
+	struct recording r;
 	struct pm *a = pm_new();
 
-	CHECK(a && f && !rec_open_stream(&r, f, "r.jsonl"), "open");
+	CHECK(a && f && !recording_open_stream(&r, f, "r.jsonl"), "open");
 	CHECK_INT(pm_read(a, &r), 0);
-	input = rec_summary(&r);
+	input = recording_summary(&r);
 	rep = pm_report(a, "test", input);
 	json_decref(input);
-	rec_close(&r);
+	recording_close(&r);
 	pm_free(a);
 	fclose(f);
 	return rep;
@@ -69,7 +69,7 @@ static const json_t *pool_at(const json_t *rep, size_t i)
 
 static const char *verdict(const json_t *pool)
 {
-	return rec_str(json_object_get(pool, "verdict"), "verdict", "?");
+	return jstr(json_object_get(pool, "verdict"), "verdict", "?");
 }
 
 static const json_t *match(const json_t *pool)
@@ -142,20 +142,20 @@ static void test_link_by_id_held(void)
 	CHECK_INT(json_array_size(json_object_get(rep, "pools")), 2);
 	p = pool_at(rep, 0);
 	m = match(p);
-	CHECK_STR(rec_str(m, "confidence", ""), "certain");
+	CHECK_STR(jstr(m, "confidence", ""), "certain");
 	CHECK_STR(json_string_value(json_array_get(json_object_get(m, "by"), 0)), "id");
 	CHECK_INT(json_array_size(json_object_get(m, "by")), 3); /* id, destroy time, inflight */
-	CHECK_NEAR(rec_num(m, "destroy_times_apart_s", 99), 0.003, 1e-6);
+	CHECK_NEAR(jnum(m, "destroy_times_apart_s", 99), 0.003, 1e-6);
 	v = json_object_get(p, "verdict");
 	CHECK_STR(verdict(p), "held");
 	h = json_array_get(json_object_get(v, "holders"), 0);
-	CHECK_NEAR(rec_num(h, "pages", 0), 480, 0);
-	CHECK(strstr(rec_str(h, "remedy", ""), "read from it or close it") != NULL, "remedy");
-	CHECK(strstr(rec_str(v, "summary", ""), "480 of them held by 1 holder") != NULL, "%s",
-	      rec_str(v, "summary", ""));
+	CHECK_NEAR(jnum(h, "pages", 0), 480, 0);
+	CHECK(strstr(jstr(h, "remedy", ""), "read from it or close it") != NULL, "remedy");
+	CHECK(strstr(jstr(v, "summary", ""), "480 of them held by 1 holder") != NULL, "%s",
+	      jstr(v, "summary", ""));
 	/* id 33 is in the log only */
 	p = pool_at(rep, 1);
-	CHECK_STR(rec_str(p, "from", ""), "kernel_log");
+	CHECK_STR(jstr(p, "from", ""), "kernel_log");
 	CHECK_STR(verdict(p), "unknown");
 	CHECK(json_is_null(match(p)), "not linked");
 
@@ -172,7 +172,7 @@ static void test_link_by_id_held(void)
 	});
 	back = json_loads(buf, 0, NULL);
 	CHECK(back && !strcmp(verdict(pool_at(back, 0)), "held") &&
-		      !strcmp(rec_str(match(pool_at(back, 0)), "confidence", ""), "certain"),
+		      !strcmp(jstr(match(pool_at(back, 0)), "confidence", ""), "certain"),
 	      "-j: %s", buf);
 	json_decref(back);
 	free(buf);
@@ -195,11 +195,11 @@ static void test_link_no_id_leaked(void)
 	const json_t *p = pool_at(rep, 0), *v = json_object_get(p, "verdict");
 
 	CHECK_INT(json_array_size(json_object_get(rep, "pools")), 1);
-	CHECK_STR(rec_str(match(p), "confidence", ""), "high");
+	CHECK_STR(jstr(match(p), "confidence", ""), "high");
 	CHECK_STR(verdict(p), "leaked");
 	CHECK(json_is_false(json_object_get(v, "stacks_recorded")), "no stacks");
-	CHECK(strstr(rec_str(v, "summary", ""), "most likely the driver (mlx5_core)") != NULL, "%s",
-	      rec_str(v, "summary", ""));
+	CHECK(strstr(jstr(v, "summary", ""), "most likely the driver (mlx5_core)") != NULL, "%s",
+	      jstr(v, "summary", ""));
 	CHECK(strstr(json_string_value(json_array_get(json_object_get(v, "next"), 1)),
 		     "--stacks") != NULL,
 	      "how to have the stacks next time");
@@ -217,7 +217,7 @@ static void test_link_no_id_leaked(void)
 
 	o.printk_to_unix = NAN;
 	rep = report(rec, log, &o);
-	CHECK_STR(rec_str(match(pool_at(rep, 0)), "confidence", ""), "medium");
+	CHECK_STR(jstr(match(pool_at(rep, 0)), "confidence", ""), "medium");
 	json_decref(rep);
 	free(rec);
 }
@@ -231,7 +231,7 @@ static void test_link_conflict(void)
 	json_t *rep = report(rec, log, &same_boot);
 	const json_t *m = match(pool_at(rep, 0));
 
-	CHECK_STR(rec_str(m, "confidence", ""), "low");
+	CHECK_STR(jstr(m, "confidence", ""), "low");
 	CHECK_STR(json_string_value(json_array_get(json_object_get(m, "conflicts"), 0)),
 		  "destroy_time");
 	json_decref(rep);
@@ -258,7 +258,7 @@ static void test_link_together(void)
 
 	CHECK_INT(json_array_size(json_object_get(rep, "pools")), 2);
 	CHECK(a && b, "both linked");
-	CHECK_STR(rec_str(a, "confidence", ""), "low");
+	CHECK_STR(jstr(a, "confidence", ""), "low");
 	CHECK(json_is_true(json_object_get(a, "ambiguous")), "ambiguous");
 	CHECK_INT(json_array_size(json_object_get(a, "candidates")), 2);
 	CHECK(json_is_true(json_object_get(json_object_get(pool_at(rep, 0), "kernel_log"),
@@ -284,7 +284,7 @@ static void test_live(void)
 	const json_t *gone = json_object_get(json_object_get(rep, "kernel_log"), "gone");
 
 	CHECK_INT(json_array_size(json_object_get(rep, "pools")), 1);
-	CHECK_STR(rec_str(match(pool_at(rep, 0)), "confidence", ""), "low");
+	CHECK_STR(jstr(match(pool_at(rep, 0)), "confidence", ""), "low");
 	CHECK_STR(
 		json_string_value(json_array_get(json_object_get(match(pool_at(rep, 0)), "by"), 0)),
 		"age");
@@ -294,7 +294,7 @@ static void test_live(void)
 	      "stacks were sampled");
 	CHECK_INT(json_array_size(gone), 1);
 	CHECK_STR(verdict(json_array_get(gone, 0)), "freed");
-	CHECK_STR(rec_str(json_object_get(json_array_get(gone, 0), "verdict"), "freed_by", ""),
+	CHECK_STR(jstr(json_object_get(json_array_get(gone, 0), "verdict"), "freed_by", ""),
 		  "host");
 	json_decref(rep);
 }
@@ -324,14 +324,14 @@ static void test_verdicts_recorded(void)
 
 	CHECK_INT(json_array_size(json_object_get(rep, "pools")), 3);
 	CHECK_STR(verdict(pool_at(rep, 0)), "draining");
-	CHECK_NEAR(rec_num(v, "rate_pages_per_s", 0), 1, 1e-9);
-	CHECK_NEAR(rec_num(v, "eta_s", 0), 400, 1e-9);
-	CHECK(strstr(rec_str(v, "summary", ""), "fell from 500 to 400 in 1m40s") != NULL, "%s",
-	      rec_str(v, "summary", ""));
+	CHECK_NEAR(jnum(v, "rate_pages_per_s", 0), 1, 1e-9);
+	CHECK_NEAR(jnum(v, "eta_s", 0), 400, 1e-9);
+	CHECK(strstr(jstr(v, "summary", ""), "fell from 500 to 400 in 1m40s") != NULL, "%s",
+	      jstr(v, "summary", ""));
 	CHECK_STR(verdict(pool_at(rep, 1)), "accounting_bug");
-	CHECK(strstr(rec_str(json_object_get(pool_at(rep, 1), "verdict"), "summary", ""),
+	CHECK(strstr(jstr(json_object_get(pool_at(rep, 1), "verdict"), "summary", ""),
 		     "the driver fec released a page twice") != NULL,
-	      "%s", rec_str(json_object_get(pool_at(rep, 1), "verdict"), "summary", ""));
+	      "%s", jstr(json_object_get(pool_at(rep, 1), "verdict"), "summary", ""));
 	CHECK_STR(verdict(pool_at(rep, 2)), "freed");
 	json_decref(rep);
 }

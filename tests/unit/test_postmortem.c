@@ -10,20 +10,20 @@
 #include "lib/escape.h"
 #include "lib/util.h"
 #include "model/postmortem.h"
-#include "model/rec_reader.h"
+#include "model/recording.h"
 #include "output/postmortem_fmt.h"
 
 /* every record of a reader, as an array; *summary: what it says it read */
-static json_t *read_all(struct rec_reader *r, json_t **summary)
+static json_t *read_all(struct recording *r, json_t **summary)
 {
 	json_t *recs = json_array(), *rec;
 	int err;
 
-	while ((err = rec_next(r, &rec)) > 0)
+	while ((err = recording_next(r, &rec)) > 0)
 		json_array_append_new(recs, rec);
-	CHECK(err == 0, "rec_next: %d", err);
+	CHECK(err == 0, "recording_next: %d", err);
 	if (summary)
-		*summary = rec_summary(r);
+		*summary = recording_summary(r);
 	return recs;
 }
 
@@ -31,14 +31,14 @@ static json_t *read_all(struct rec_reader *r, json_t **summary)
 static json_t *read_mem(const char *text, size_t len, json_t **summary)
 {
 	FILE *f = fmemopen((void *)text, len ? len : 1, "r");
-	struct rec_reader r;
+	struct recording r;
 	json_t *recs;
 
 	if (!len)
 		fgetc(f); /* fmemopen cannot open nothing */
-	CHECK(!rec_open_stream(&r, f, "r.jsonl"), "open");
+	CHECK(!recording_open_stream(&r, f, "r.jsonl"), "open");
 	recs = read_all(&r, summary);
-	rec_close(&r);
+	recording_close(&r);
 	fclose(f);
 	return recs;
 }
@@ -57,18 +57,18 @@ static json_t *report_mem(const char *text, size_t len, const char *source)
 {
 	FILE *f = fmemopen((void *)text, len ? len : 1, "r");
 	json_t *rep = NULL, *input = NULL;
-	struct rec_reader r;
+	struct recording r;
 	struct pm *a = pm_new();
 
 	if (!len)
 		fgetc(f);
-	CHECK(a && !rec_open_stream(&r, f, source), "open");
+	CHECK(a && !recording_open_stream(&r, f, source), "open");
 	CHECK_INT(pm_read(a, &r), 0);
-	input = rec_summary(&r);
+	input = recording_summary(&r);
 	CHECK(input != NULL, "summary");
 	rep = pm_report(a, source, input);
 	json_decref(input);
-	rec_close(&r);
+	recording_close(&r);
 	pm_free(a);
 	fclose(f);
 	return rep;
@@ -248,13 +248,13 @@ static void test_postmortem(void)
 }
 
 /* jansson: surrogate pairs, exact integers, one value per key */
-static void test_rec_reader(void)
+static void test_recording(void)
 {
 	json_t *recs, *sum;
 
 	recs = read_str("{\"type\":\"header\",\"s\":\"\\ud83d\\udc27\",\"n\":9007199254740993}\n",
 			&sum);
-	CHECK_STR(rec_str(json_array_get(recs, 0), "s", ""), "\xf0\x9f\x90\xa7");
+	CHECK_STR(jstr(json_array_get(recs, 0), "s", ""), "\xf0\x9f\x90\xa7");
 	CHECK(json_integer_value(json_object_get(json_array_get(recs, 0), "n")) ==
 		      9007199254740993LL,
 	      "integers stay integers");
@@ -264,7 +264,7 @@ static void test_rec_reader(void)
 }
 
 /* a line that is not a record is skipped and counted, the rest read */
-static void test_rec_reader_damage(void)
+static void test_recording_damage(void)
 {
 	static const struct {
 		const char *what, *line, *why;
@@ -295,14 +295,14 @@ static void test_rec_reader_damage(void)
 		}
 		recs = read_mem(text, len, &sum);
 		CHECK_INT(json_array_size(recs), 2);
-		CHECK_STR(rec_str(json_array_get(recs, 1), "type", ""), "end");
-		CHECK_INT(rec_num(sum, "damaged_lines", 0), 1);
+		CHECK_STR(jstr(json_array_get(recs, 1), "type", ""), "end");
+		CHECK_INT(jnum(sum, "damaged_lines", 0), 1);
 		d = json_array_get(json_object_get(file0(sum), "damaged"), 0);
-		CHECK_INT(rec_num(d, "line", 0), 2);
-		CHECK_INT(rec_num(d, "byte", 0), 18);
-		CHECK(strstr(rec_str(d, "why", ""), bad[i].why) != NULL, "%s: '%s'", bad[i].what,
-		      rec_str(d, "why", ""));
-		CHECK(esc_clean(rec_str(d, "why", ""), strlen(rec_str(d, "why", ""))),
+		CHECK_INT(jnum(d, "line", 0), 2);
+		CHECK_INT(jnum(d, "byte", 0), 18);
+		CHECK(strstr(jstr(d, "why", ""), bad[i].why) != NULL, "%s: '%s'", bad[i].what,
+		      jstr(d, "why", ""));
+		CHECK(esc_clean(jstr(d, "why", ""), strlen(jstr(d, "why", ""))),
 		      "%s: the reason is escaped", bad[i].what);
 		CHECK(json_is_null(json_object_get(file0(sum), "cut")), "%s: not cut", bad[i].what);
 		json_decref(recs);
@@ -314,16 +314,16 @@ static void test_rec_reader_damage(void)
 		"{\"type\":\"header\"}\n{\"type\":\"snapshot\",\"d\":\"e\xfft\x01\xc3\xa9\\\"\xe2\x82\"}\n",
 		&sum);
 	CHECK_INT(json_array_size(recs), 2);
-	CHECK_STR(rec_str(json_array_get(recs, 1), "d", ""), "e\\xfft\\x01\xc3\xa9\"\\xe2\\x82");
-	CHECK_INT(rec_num(file0(sum), "escaped_lines", 0), 1);
-	CHECK_INT(rec_num(sum, "damaged_lines", 0), 0);
+	CHECK_STR(jstr(json_array_get(recs, 1), "d", ""), "e\\xfft\\x01\xc3\xa9\"\\xe2\\x82");
+	CHECK_INT(jnum(file0(sum), "escaped_lines", 0), 1);
+	CHECK_INT(jnum(sum, "damaged_lines", 0), 0);
 	json_decref(recs);
 	json_decref(sum);
 
 	/* the same bytes outside a string leave the line not JSON */
 	recs = read_str("{\"type\":\"header\"}\n{\"type\":\"end\"\xff}\n", &sum);
 	CHECK_INT(json_array_size(recs), 1);
-	CHECK_INT(rec_num(sum, "damaged_lines", 0), 1);
+	CHECK_INT(jnum(sum, "damaged_lines", 0), 1);
 	json_decref(recs);
 	json_decref(sum);
 
@@ -331,7 +331,7 @@ static void test_rec_reader_damage(void)
 	recs = read_str("{\"type\":\"end\"}\n{\"type\":\"future\"}\n", &sum);
 	CHECK_INT(json_array_size(recs), 2);
 	CHECK(json_is_false(json_object_get(file0(sum), "header")), "no header");
-	CHECK_INT(rec_num(file0(sum), "unknown_records", 0), 1);
+	CHECK_INT(jnum(file0(sum), "unknown_records", 0), 1);
 	json_decref(recs);
 	json_decref(sum);
 
@@ -343,19 +343,19 @@ static void test_rec_reader_damage(void)
 	json_decref(sum);
 	recs = read_str("{\"type\":\"header\"}\n{\"type\":\"end\",\"ti", &sum);
 	CHECK_INT(json_array_size(recs), 1);
-	CHECK_INT(rec_num(json_object_get(file0(sum), "cut"), "at_byte", 0), 35);
-	CHECK_INT(rec_num(json_object_get(file0(sum), "cut"), "record_from_byte", 0), 18);
-	CHECK_INT(rec_num(json_object_get(file0(sum), "cut"), "line", 0), 2);
-	CHECK_INT(rec_num(sum, "cut_files", 0), 1);
-	CHECK_INT(rec_num(sum, "damaged_lines", 0), 0);
+	CHECK_INT(jnum(json_object_get(file0(sum), "cut"), "at_byte", 0), 35);
+	CHECK_INT(jnum(json_object_get(file0(sum), "cut"), "record_from_byte", 0), 18);
+	CHECK_INT(jnum(json_object_get(file0(sum), "cut"), "line", 0), 2);
+	CHECK_INT(jnum(sum, "cut_files", 0), 1);
+	CHECK_INT(jnum(sum, "damaged_lines", 0), 0);
 	json_decref(recs);
 	json_decref(sum);
 }
 
 /* a line longer than any record: skipped without keeping it */
-static void test_rec_reader_long_line(void)
+static void test_recording_long_line(void)
 {
-	size_t n = REC_MAX_LINE + 100, len;
+	size_t n = RECORDING_MAX_LINE + 100, len;
 	char *text = malloc(n + 64);
 	json_t *recs, *sum;
 
@@ -365,8 +365,8 @@ static void test_rec_reader_long_line(void)
 	len += sprintf(text + len, "\n{\"type\":\"end\"}\n");
 	recs = read_mem(text, len, &sum);
 	CHECK_INT(json_array_size(recs), 2);
-	CHECK_INT(rec_num(sum, "damaged_lines", 0), 1);
-	CHECK(strstr(rec_str(json_array_get(json_object_get(file0(sum), "damaged"), 0), "why", ""),
+	CHECK_INT(jnum(sum, "damaged_lines", 0), 1);
+	CHECK(strstr(jstr(json_array_get(json_object_get(file0(sum), "damaged"), 0), "why", ""),
 		     "longer than") != NULL,
 	      "says why");
 	json_decref(recs);
@@ -410,9 +410,9 @@ static void test_postmortem_no_limits(void)
 	CHECK_INT(json_array_size(pools), 300); /* was cut at 256 */
 	p = json_array_get(pools, 0);
 	tl = json_object_get(p, "timeline");
-	CHECK_NEAR(rec_num(p, "retries", 0), 700, 0); /* events were cut at 512 */
-	CHECK_STR(rec_str(json_array_get(tl, json_array_size(tl) - 1), "event", ""), "freed");
-	CHECK_STR(rec_str(json_array_get(pools, 299), "addr", ""), "0x12b");
+	CHECK_NEAR(jnum(p, "retries", 0), 700, 0); /* events were cut at 512 */
+	CHECK_STR(jstr(json_array_get(tl, json_array_size(tl) - 1), "event", ""), "freed");
+	CHECK_STR(jstr(json_array_get(pools, 299), "addr", ""), "0x12b");
 	json_decref(rep);
 	free(text);
 }
@@ -441,7 +441,7 @@ static void test_postmortem_odd_values(void)
 	recs = read_str(odd, &sum);
 	/* "a\u0000b": jansson refuses NUL in strings: that line is skipped */
 	CHECK_INT(json_array_size(recs), 3);
-	CHECK_INT(rec_num(sum, "damaged_lines", 0), 1);
+	CHECK_INT(jnum(sum, "damaged_lines", 0), 1);
 	json_decref(recs);
 	json_decref(sum);
 
@@ -527,10 +527,10 @@ static bool cut_reads(const char *text, size_t len, size_t c, size_t min_pools)
 	cut = json_object_get(file0(sum), "cut");
 	/* complete lines, and the last one when only its newline is missing */
 	ok = nrec == whole + before_nl && json_is_null(cut) == (at_boundary || before_nl) &&
-	     rec_num(sum, "damaged_lines", -1) == 0 &&
+	     jnum(sum, "damaged_lines", -1) == 0 &&
 	     (json_is_null(cut) ||
-	      (rec_num(cut, "at_byte", 0) == c &&
-	       rec_num(cut, "record_from_byte", 0) == line_start(text, len, whole)));
+	      (jnum(cut, "at_byte", 0) == c &&
+	       jnum(cut, "record_from_byte", 0) == line_start(text, len, whole)));
 	CHECK(ok, "cut at %zu: %zu records (%zu whole lines), cut %s", c, nrec, whole,
 	      json_is_null(cut) ? "no" : "yes");
 	rep = report_mem(text, c, "cut");
@@ -548,7 +548,7 @@ static bool cut_reads(const char *text, size_t len, size_t c, size_t min_pools)
  * every byte of its last record and at every 31st byte before it; its
  * header and last three records cut at every byte.
  */
-static void test_rec_reader_cuts(void)
+static void test_recording_cuts(void)
 {
 	size_t len, lines, c, from, destroy, n = 0, bad = 0;
 	char *text = lab_recording(&len), *tail;
@@ -575,11 +575,11 @@ static void test_rec_reader_cuts(void)
 }
 
 /* a rotated set: read oldest first, a file seen twice (a rotation meanwhile) once */
-static void test_rec_reader_rotated(void)
+static void test_recording_rotated(void)
 {
 	char dir[] = "/tmp/ppwatch-unit.XXXXXX", path[64], name[80];
 	static const char *const body[] = { "r.2", "r.1", "r.0" };
-	struct rec_reader r;
+	struct recording r;
 	json_t *recs, *sum;
 	size_t i;
 	FILE *f;
@@ -596,15 +596,15 @@ static void test_rec_reader_rotated(void)
 			i, body[i]);
 		fclose(f);
 	}
-	CHECK_INT(rec_open(&r, path), 0);
+	CHECK_INT(recording_open(&r, path), 0);
 	recs = read_all(&r, &sum);
-	rec_close(&r);
+	recording_close(&r);
 	CHECK_INT(json_array_size(recs), 6);
 	for (i = 0; i < 3; i++)
-		CHECK_STR(rec_str(json_array_get(recs, 2 * i + 1), "n", ""), body[i]);
+		CHECK_STR(jstr(json_array_get(recs, 2 * i + 1), "n", ""), body[i]);
 	CHECK_INT(json_array_size(json_object_get(sum, "files")), 3);
-	CHECK(strstr(rec_str(json_array_get(json_object_get(sum, "files"), 0), "name", ""),
-		     "rec.2") != NULL,
+	CHECK(strstr(jstr(json_array_get(json_object_get(sum, "files"), 0), "name", ""), "rec.2") !=
+		      NULL,
 	      "the oldest first");
 	json_decref(recs);
 	json_decref(sum);
@@ -613,9 +613,9 @@ static void test_rec_reader_rotated(void)
 	snprintf(name, sizeof(name), "%s.1", path);
 	unlink(name);
 	CHECK_INT(link(path, name), 0);
-	CHECK_INT(rec_open(&r, path), 0);
+	CHECK_INT(recording_open(&r, path), 0);
 	recs = read_all(&r, &sum);
-	rec_close(&r);
+	recording_close(&r);
 	CHECK_INT(json_array_size(recs), 4);
 	CHECK_INT(json_array_size(json_object_get(sum, "files")), 2);
 	json_decref(recs);
@@ -623,7 +623,7 @@ static void test_rec_reader_rotated(void)
 
 	/* a set that is not there */
 	snprintf(name, sizeof(name), "%s/nope", dir);
-	CHECK_INT(rec_open(&r, name), -ENOENT);
+	CHECK_INT(recording_open(&r, name), -ENOENT);
 	CHECK(r.failed && !strcmp(r.failed, name), "names the file");
 	for (i = 0; i < 3; i++) {
 		snprintf(name, sizeof(name), i ? "%s.%zu" : "%s", path, i);
@@ -656,7 +656,7 @@ static void test_postmortem_bounded(void)
 	rep = report_str(text, "bounded");
 	p = json_array_get(json_object_get(rep, "pools"), 0);
 	CHECK_INT(json_array_size(json_object_get(p, "inflight_over_time")), PM_SERIES_MAX);
-	CHECK_INT(rec_num(p, "inflight_over_time_dropped", 0), 2001 - PM_SERIES_MAX);
+	CHECK_INT(jnum(p, "inflight_over_time_dropped", 0), 2001 - PM_SERIES_MAX);
 	/* the last change is kept, and the oldest kept is the right one */
 	CHECK_NEAR(json_number_value(
 			   json_array_get(json_array_get(json_object_get(p, "inflight_over_time"),
@@ -666,7 +666,7 @@ static void test_postmortem_bounded(void)
 	CHECK_NEAR(json_number_value(json_array_get(
 			   json_array_get(json_object_get(p, "inflight_over_time"), 0), 0)),
 		   2001 - PM_SERIES_MAX, 0);
-	CHECK_INT(rec_num(p, "events_not_listed", 0), 2000 - PM_MINOR_MAX);
+	CHECK_INT(jnum(p, "events_not_listed", 0), 2000 - PM_MINOR_MAX);
 	CHECK_INT(json_array_size(json_object_get(p, "timeline")), PM_MINOR_MAX + 1);
 	json_decref(rep);
 	free(text);
@@ -683,7 +683,7 @@ static void test_postmortem_gaps(void)
 		"{\"type\":\"gap\",\"time\":5,\"lost_records\":7,\"why\":\"No space left on device\"}\n"
 		"{\"type\":\"gap\",\"time\":9,\"lost_records\":2,\"why\":\"Disk quota exceeded\"}\n",
 		"gaps");
-	CHECK_NEAR(rec_num(rep, "lost_records", 0), 9, 0);
+	CHECK_NEAR(jnum(rep, "lost_records", 0), 9, 0);
 	CAPTURE(buf, f, postmortem_text(f, rep));
 	CHECK(strstr(buf, "the recorder could not write 9 records (Disk quota exceeded): the "
 			  "recording has gaps\n") != NULL,
@@ -695,11 +695,11 @@ static void test_postmortem_gaps(void)
 int main(void)
 {
 	TEST(test_postmortem);
-	TEST(test_rec_reader);
-	TEST(test_rec_reader_damage);
-	TEST(test_rec_reader_long_line);
-	TEST(test_rec_reader_cuts);
-	TEST(test_rec_reader_rotated);
+	TEST(test_recording);
+	TEST(test_recording_damage);
+	TEST(test_recording_long_line);
+	TEST(test_recording_cuts);
+	TEST(test_recording_rotated);
 	TEST(test_postmortem_bounded);
 	TEST(test_postmortem_gaps);
 	TEST(test_postmortem_no_limits);

@@ -50,7 +50,9 @@ fi
 # both load at once (the holder scan's iterators make record's load the
 # longest of all under TCG)
 ppw_bg_start watch watch -j 600
-ppw_bg_start record record -o /tmp/rec.jsonl --snapshot-every 1s --scan-every 5s 600
+# a directory only root writes: record refuses /tmp itself (mode 1777)
+[ -d /tmp/rec.d ] || mkdir -m 0700 /tmp/rec.d
+ppw_bg_start record record -o /tmp/rec.d/rec.jsonl --snapshot-every 1s --scan-every 5s 600
 ppw_bg_ready watch record
 
 if [ $MODE = socket ]; then
@@ -217,9 +219,9 @@ check "ppwatch watch: time spent a zombie (s)" "$(W freed zombie_s | cut -d. -f1
 # --- record, and postmortem of the recording ---
 ppw_bg_stop record
 check "ppwatch record: exit status after SIGINT" "$PPW_RC" -eq 0
-check "ppwatch record: header line" "$(head -n1 /tmp/rec.jsonl | jq -r .type)" = header
-check "ppwatch record: events of the pool" "$(grep -c "\"$ZADDR\"" /tmp/rec.jsonl)" -ge 3
-ppw pm_rec postmortem /tmp/rec.jsonl -j
+check "ppwatch record: header line" "$(head -n1 /tmp/rec.d/rec.jsonl | jq -r .type)" = header
+check "ppwatch record: events of the pool" "$(grep -c "\"$ZADDR\"" /tmp/rec.d/rec.jsonl)" -ge 3
+ppw pm_rec postmortem /tmp/rec.d/rec.jsonl -j
 if ppw_pm_ok pm_rec "ppwatch postmortem FILE -j"; then
 	check "ppwatch postmortem FILE: the pool freed" "$(jpool /tmp/pm_rec.out "$ZADDR" state)" = freed
 	check "ppwatch postmortem FILE: its timeline has the destroy" \
@@ -227,10 +229,10 @@ if ppw_pm_ok pm_rec "ppwatch postmortem FILE -j"; then
 	# a scan while the socket held every page; postmortem shows the last
 	# scan, which may have met the socket's close half-way (65 of 200 once)
 	[ $MODE = socket ] && check "ppwatch record: a holder scan found the socket's $N pages" \
-		"$(jq -s --arg a "$ZADDR" '[.[] | select(.type == "holders") | .pools[]? | select(.addr == $a) | .holders[0].pages // 0] | max // empty' /tmp/rec.jsonl)" -eq $N
+		"$(jq -s --arg a "$ZADDR" '[.[] | select(.type == "holders") | .pools[]? | select(.addr == $a) | .holders[0].pages // 0] | max // empty' /tmp/rec.d/rec.jsonl)" -eq $N
 	[ $MODE = socket ] && check "ppwatch postmortem FILE: holders from the recording's last scan of the pool" \
 		"$(jq --arg a "$ZADDR" '[.pools[] | select(.addr == $a)][0].holders.time // empty' /tmp/pm_rec.out)" = \
-		"$(jq -s --arg a "$ZADDR" '[.[] | select(.type == "holders" and any(.pools[]?; .addr == $a)) | .time] | last // empty' /tmp/rec.jsonl)"
+		"$(jq -s --arg a "$ZADDR" '[.[] | select(.type == "holders" and any(.pools[]?; .addr == $a)) | .time] | last // empty' /tmp/rec.d/rec.jsonl)"
 fi
 trace_stop
 ip netns del $NS

@@ -71,7 +71,8 @@ floor_every_command() {
 	floor_refused f_holders holders
 	ppw f_pages pages 1 -j
 	floor_refused f_pages "pages 1"
-	ppw f_record record -o /tmp/f.rec 1
+	[ -d /tmp/rec.d ] || mkdir -m 0700 /tmp/rec.d # record refuses /tmp itself (mode 1777)
+	ppw f_record record -o /tmp/rec.d/f.rec 1
 	floor_refused f_record record
 	ppw f_pm postmortem -j
 	floor_refused f_pm postmortem

@@ -5,7 +5,7 @@
  * Lines, one record per line with a "type". 'record' writes them to a
  * bounded set of rotated files (lib/rotfile.h), each starting with a
  * header; 'postmortem' without a file records a short window into memory
- * and reads it back (model/rec_reader.c) the same way, so a live report
+ * and reads it back (model/recording.c) the same way, so a live report
  * and one from a file come from the same code.
  *
  * A flight recorder must survive what it records: each record is built
@@ -24,8 +24,8 @@
  * any that sees its inflight change (postmortem counts retries by their
  * number, so none is lost to the report).
  */
-#ifndef __PPWATCH_SOURCES_REC_WRITER_H
-#define __PPWATCH_SOURCES_REC_WRITER_H
+#ifndef __PPWATCH_SOURCES_RECORDER_H
+#define __PPWATCH_SOURCES_RECORDER_H
 
 #include <stdio.h>
 
@@ -40,7 +40,7 @@
 
 #define REC_RETRIES_ALL 60
 
-struct rec_writer_opts {
+struct recorder_opts {
 	const char *path;	 /* what the messages call the output ("-": stdout) */
 	struct monitor_opts mon; /* attach type, table sizes, netlink */
 	double snapshot_every;	 /* seconds */
@@ -50,7 +50,7 @@ struct rec_writer_opts {
 	size_t oldest_pages; /* per destroyed pool, per scan */
 };
 
-struct rec_writer {
+struct recorder {
 	struct rotfile *out;
 	struct json j;
 	FILE *mem;  /* the record being built */
@@ -59,7 +59,7 @@ struct rec_writer {
 	size_t len;
 	int err;   /* building it failed (memory) */
 	int fatal; /* an event could not be written: the recording ends */
-	struct rec_writer_opts o;
+	struct recorder_opts o;
 	struct monitor m;
 	struct life_feed feed;
 	struct ksyms k;
@@ -81,11 +81,11 @@ struct rec_writer {
 	uint64_t retries_thinned;
 };
 
-/* record into out, which the caller opened (and closes after rec_writer_close()) */
-int rec_writer_open(struct rec_writer *w, struct rotfile *out, const struct rec_writer_opts *o);
+/* record into out, which the caller opened (and closes after recorder_close()) */
+int recorder_open(struct recorder *w, struct rotfile *out, const struct recorder_opts *o);
 /* record until duration (0: until interrupted) */
-int rec_writer_run(struct rec_writer *w, double duration);
+int recorder_run(struct recorder *w, double duration);
 /* a last snapshot, scan and stacks, the end record; closes the monitor */
-int rec_writer_close(struct rec_writer *w);
+int recorder_close(struct recorder *w);
 
-#endif /* __PPWATCH_SOURCES_REC_WRITER_H */
+#endif /* __PPWATCH_SOURCES_RECORDER_H */

@@ -6,7 +6,7 @@
 
 #include "lib/escape.h"
 #include "lib/vec.h"
-#include "model/rec_reader.h"
+#include "model/recording.h"
 
 #define BLOCK (1u << 20) /* read this much at a time */
 
@@ -44,7 +44,7 @@ static const char *not_a_record(const json_t *rec)
 {
 	if (!json_is_object(rec) || !json_is_string(json_object_get(rec, "type")))
 		return "not a ppwatch record (an object with a \"type\")";
-	if (depth(rec) > REC_MAX_DEPTH)
+	if (depth(rec) > RECORDING_MAX_DEPTH)
 		return "nested deeper than any ppwatch record";
 	return NULL;
 }
@@ -61,9 +61,9 @@ static bool known(const char *type)
 
 /* ---- opening ----------------------------------------------------------------------- */
 
-static int add_file(struct rec_reader *r, FILE *f, const char *name)
+static int add_file(struct recording *r, FILE *f, const char *name)
 {
-	struct rec_file *rf = VEC_NEXT(r->files, r->n, r->cap);
+	struct recording_file *rf = VEC_NEXT(r->files, r->n, r->cap);
 
 	if (!rf || !(rf->name = strdup(name)))
 		return -ENOMEM;
@@ -72,20 +72,20 @@ static int add_file(struct rec_reader *r, FILE *f, const char *name)
 	return 0;
 }
 
-static int reader_init(struct rec_reader *r)
+static int reader_init(struct recording *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->blk = malloc(BLOCK);
 	return r->blk ? 0 : -ENOMEM;
 }
 
-int rec_open_stream(struct rec_reader *r, FILE *f, const char *name)
+int recording_open_stream(struct recording *r, FILE *f, const char *name)
 {
 	int err = reader_init(r);
 
 	err = err ?: add_file(r, f, name);
 	if (err)
-		rec_close(r);
+		recording_close(r);
 	return err;
 }
 
@@ -100,7 +100,7 @@ static bool seen(const struct stat *ids, size_t n, const struct stat *st)
 	return false;
 }
 
-int rec_open(struct rec_reader *r, const char *path)
+int recording_open(struct recording *r, const char *path)
 {
 	struct stat *ids = NULL, st;
 	size_t k, count = 1, nids = 0, i;
@@ -113,7 +113,7 @@ int rec_open(struct rec_reader *r, const char *path)
 		return err;
 	r->own = true;
 	/* the set as it is now: FILE.1, FILE.2, ... as long as they go on */
-	while (count < REC_MAX_FILES) {
+	while (count < RECORDING_MAX_FILES) {
 		free(name);
 		if (asprintf(&name, "%s.%zu", path, count) < 0) {
 			name = NULL;
@@ -162,7 +162,7 @@ int rec_open(struct rec_reader *r, const char *path)
 	}
 	/* oldest first */
 	for (i = 0; i < r->n / 2; i++) {
-		struct rec_file x = r->files[i];
+		struct recording_file x = r->files[i];
 
 		r->files[i] = r->files[r->n - 1 - i];
 		r->files[r->n - 1 - i] = x;
@@ -174,13 +174,13 @@ out:
 		/* r->failed points at path, which outlives the reader */
 		const char *failed = r->failed;
 
-		rec_close(r);
+		recording_close(r);
 		r->failed = failed;
 	}
 	return err;
 }
 
-void rec_close(struct rec_reader *r)
+void recording_close(struct recording *r)
 {
 	size_t i;
 
@@ -218,9 +218,9 @@ static int grow(char **buf, size_t *cap, size_t need)
 /*
  * The current file's next line into r->line, without its newline: its
  * length (0 and !*nl at the end of the file), or -errno. A line longer
- * than REC_MAX_LINE is read past but not kept (*toolong).
+ * than RECORDING_MAX_LINE is read past but not kept (*toolong).
  */
-static ssize_t next_line(struct rec_reader *r, FILE *f, bool *nl, bool *toolong)
+static ssize_t next_line(struct recording *r, FILE *f, bool *nl, bool *toolong)
 {
 	size_t len = 0, avail, take, got;
 	char *s, *e;
@@ -245,7 +245,7 @@ static ssize_t next_line(struct rec_reader *r, FILE *f, bool *nl, bool *toolong)
 		avail = r->blk_end - r->blk_pos;
 		e = memchr(s, '\n', avail);
 		take = e ? (size_t)(e - s) : avail;
-		if (!*toolong && len + take > REC_MAX_LINE)
+		if (!*toolong && len + take > RECORDING_MAX_LINE)
 			*toolong = true;
 		if (!*toolong) {
 			if (grow(&r->line, &r->line_cap, len + take + 1))
@@ -274,9 +274,9 @@ static bool needs_fix(const char *s, size_t len)
 	return false;
 }
 
-static void damaged(struct rec_file *f, uint64_t from, const char *why, int col, bool cut)
+static void damaged(struct recording_file *f, uint64_t from, const char *why, int col, bool cut)
 {
-	struct rec_damage *d;
+	struct recording_damage *d;
 	char text[sizeof(d->why)];
 
 	if (cut) {
@@ -285,7 +285,7 @@ static void damaged(struct rec_file *f, uint64_t from, const char *why, int col,
 		f->cut_from = from;
 		return;
 	}
-	if (f->damaged < REC_DAMAGE_KEPT) {
+	if (f->damaged < RECORDING_DAMAGE_KEPT) {
 		d = &f->damage[f->damaged];
 		d->line = f->lines;
 		d->byte = from;
@@ -298,10 +298,10 @@ static void damaged(struct rec_file *f, uint64_t from, const char *why, int col,
 	f->damaged++;
 }
 
-int rec_next(struct rec_reader *r, json_t **out)
+int recording_next(struct recording *r, json_t **out)
 {
 	bool nl, toolong;
-	struct rec_file *f;
+	struct recording_file *f;
 	json_error_t jerr;
 	size_t tlen, fixed;
 	const char *why, *text;
@@ -352,9 +352,9 @@ int rec_next(struct rec_reader *r, json_t **out)
 		}
 		f->records++;
 		f->escaped += fixed > 0;
-		if (!strcmp(rec_str(rec, "type", ""), "header"))
+		if (!strcmp(jstr(rec, "type", ""), "header"))
 			f->header = true;
-		else if (!known(rec_str(rec, "type", "")))
+		else if (!known(jstr(rec, "type", "")))
 			f->unknown++;
 		*out = rec;
 		return 1;
@@ -362,7 +362,7 @@ int rec_next(struct rec_reader *r, json_t **out)
 	return 0;
 }
 
-uint64_t rec_records(const struct rec_reader *r)
+uint64_t recording_records(const struct recording *r)
 {
 	uint64_t n = 0;
 	size_t i;
@@ -388,12 +388,12 @@ static json_t *name_of(const char *s)
 	return v;
 }
 
-static json_t *file_summary(const struct rec_file *f)
+static json_t *file_summary(const struct recording_file *f)
 {
 	json_t *o, *dmg = json_array(), *cut = json_null();
 	size_t i;
 
-	for (i = 0; dmg && i < f->damaged && i < REC_DAMAGE_KEPT; i++)
+	for (i = 0; dmg && i < f->damaged && i < RECORDING_DAMAGE_KEPT; i++)
 		json_array_append_new(
 			dmg, json_pack("{sIsIss}", "line", (json_int_t)f->damage[i].line, "byte",
 				       (json_int_t)f->damage[i].byte, "why", f->damage[i].why));
@@ -409,7 +409,7 @@ static json_t *file_summary(const struct rec_file *f)
 	return o;
 }
 
-json_t *rec_summary(const struct rec_reader *r)
+json_t *recording_summary(const struct recording *r)
 {
 	uint64_t damaged = 0, cut = 0;
 	json_t *files = json_array(), *f;
@@ -426,6 +426,7 @@ json_t *rec_summary(const struct rec_reader *r)
 		damaged += r->files[i].damaged;
 		cut += r->files[i].cut;
 	}
-	return json_pack("{s:o,s:I,s:I,s:I}", "files", files, "records", (json_int_t)rec_records(r),
-			 "damaged_lines", (json_int_t)damaged, "cut_files", (json_int_t)cut);
+	return json_pack("{s:o,s:I,s:I,s:I}", "files", files, "records",
+			 (json_int_t)recording_records(r), "damaged_lines", (json_int_t)damaged,
+			 "cut_files", (json_int_t)cut);
 }

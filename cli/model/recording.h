@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Reading a recording ('ppwatch record', sources/rec_writer.c): JSON
+ * Reading a recording ('ppwatch record', sources/recorder.c): JSON
  * Lines, one object with a "type" per line, each file starting with a
- * "header". A recorder rotates FILE to FILE.1, FILE.2, ...: rec_open()
+ * "header". A recorder rotates FILE to FILE.1, FILE.2, ...: recording_open()
  * takes FILE and reads the whole set, oldest first.
  *
- * One record at a time (rec_next()), in memory bounded by the longest
+ * One record at a time (recording_next()), in memory bounded by the longest
  * line: a recording of weeks is never loaded whole. What a recorder
  * killed by the OOM killer, a hung host, a full disk or a power cut
  * leaves is read as far as it goes: a line that is not a record (not
  * JSON to jansson's strict reading, no "type", nested too deep, longer
- * than REC_MAX_LINE) is skipped and counted, a last line cut short is
+ * than RECORDING_MAX_LINE) is skipped and counted, a last line cut short is
  * noted with where the file ends, and raw bytes that are not UTF-8
  * inside a string are read as the \xHH escape every output shows them
- * as (lib/escape.h). rec_summary() says all of it, for the report.
+ * as (lib/escape.h). recording_summary() says all of it, for the report.
  */
-#ifndef __PPWATCH_MODEL_REC_READER_H
-#define __PPWATCH_MODEL_REC_READER_H
+#ifndef __PPWATCH_MODEL_RECORDING_H
+#define __PPWATCH_MODEL_RECORDING_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,27 +24,29 @@
 
 #include <jansson.h>
 
-/* deeper than any record ppwatch writes: a line nested deeper is damaged */
-#define REC_MAX_DEPTH 16
-/* longer than any record ppwatch writes (a holder scan of a big host): damaged */
-#define REC_MAX_LINE (64u << 20)
-/* FILE and FILE.1 ... FILE.999 at most */
-#define REC_MAX_FILES 1000
-/* damaged lines described per file (all are counted) */
-#define REC_DAMAGE_KEPT 4
+#include "lib/json_read.h"
 
-struct rec_damage {
+/* deeper than any record ppwatch writes: a line nested deeper is damaged */
+#define RECORDING_MAX_DEPTH 16
+/* longer than any record ppwatch writes (a holder scan of a big host): damaged */
+#define RECORDING_MAX_LINE (64u << 20)
+/* FILE and FILE.1 ... FILE.999 at most */
+#define RECORDING_MAX_FILES 1000
+/* damaged lines described per file (all are counted) */
+#define RECORDING_DAMAGE_KEPT 4
+
+struct recording_damage {
 	uint64_t line; /* 1-based */
 	uint64_t byte; /* where it starts */
 	char why[160]; /* escaped */
 };
 
 /* what one file gave */
-struct rec_file {
+struct recording_file {
 	char *name;
 	uint64_t bytes, lines, records;
 	uint64_t damaged; /* lines skipped */
-	struct rec_damage damage[REC_DAMAGE_KEPT];
+	struct recording_damage damage[RECORDING_DAMAGE_KEPT];
 	uint64_t escaped; /* lines read with raw bytes escaped */
 	uint64_t unknown; /* records of a type this ppwatch does not know */
 	bool header;	  /* it has a header record */
@@ -53,8 +55,8 @@ struct rec_file {
 	FILE *fp;
 };
 
-struct rec_reader {
-	struct rec_file *files; /* oldest first */
+struct recording {
+	struct recording_file *files; /* oldest first */
 	size_t n, cap, cur;
 	bool own; /* the reader closes the streams */
 	/* the current line */
@@ -71,34 +73,18 @@ struct rec_reader {
  * shows one twice (a file seen again is left out); read oldest first.
  * 0, or -errno with r->failed naming the file that would not open.
  */
-int rec_open(struct rec_reader *r, const char *path);
+int recording_open(struct recording *r, const char *path);
 /* one stream (standard input, a memory file), which the reader does not close */
-int rec_open_stream(struct rec_reader *r, FILE *f, const char *name);
+int recording_open_stream(struct recording *r, FILE *f, const char *name);
 /*
  * The next record (a new reference in *rec): 1; 0 after the last file;
  * -errno when reading failed (r->failed names the file) or without memory.
  */
-int rec_next(struct rec_reader *r, json_t **rec);
+int recording_next(struct recording *r, json_t **rec);
 /* records read in all */
-uint64_t rec_records(const struct rec_reader *r);
+uint64_t recording_records(const struct recording *r);
 /* what was read, file by file (for the report): a new reference, or NULL */
-json_t *rec_summary(const struct rec_reader *r);
-void rec_close(struct rec_reader *r);
+json_t *recording_summary(const struct recording *r);
+void recording_close(struct recording *r);
 
-/* a member's number (integer or real), or dflt when absent or not a number */
-static inline double rec_num(const json_t *obj, const char *key, double dflt)
-{
-	const json_t *v = json_object_get(obj, key);
-
-	return json_is_number(v) ? json_number_value(v) : dflt;
-}
-
-/* a member's string, or dflt when absent or not a string */
-static inline const char *rec_str(const json_t *obj, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(obj, key));
-
-	return s ? s : dflt;
-}
-
-#endif /* __PPWATCH_MODEL_REC_READER_H */
+#endif /* __PPWATCH_MODEL_RECORDING_H */

@@ -16,7 +16,7 @@
 #include "output/pool_table.h"
 #include "sources/holder_scan.h"
 #include "sources/page_list.h"
-#include "sources/rec_writer.h"
+#include "sources/recorder.h"
 #include "sources/stacks.h"
 
 /* a stream that takes everything and keeps nothing: where a record goes that cannot be built */
@@ -25,7 +25,7 @@ static ssize_t discard(void *c, const char *buf, size_t len)
 	return len;
 }
 
-static void begin_record(struct rec_writer *w)
+static void begin_record(struct recorder *w)
 {
 	w->buf = NULL;
 	w->len = 0;
@@ -35,7 +35,7 @@ static void begin_record(struct rec_writer *w)
 	json_init(&w->j, w->mem ? w->mem : w->sink, false);
 }
 
-static void begin(struct rec_writer *w, const char *type)
+static void begin(struct recorder *w, const char *type)
 {
 	begin_record(w);
 	json_obj_open(&w->j);
@@ -44,7 +44,7 @@ static void begin(struct rec_writer *w, const char *type)
 }
 
 /* the record built since begin(), as bytes (*buf malloc'd): 0 or -ENOMEM */
-static int built(struct rec_writer *w, char **buf, size_t *len)
+static int built(struct recorder *w, char **buf, size_t *len)
 {
 	int err = w->err;
 
@@ -69,7 +69,7 @@ static bool lossy(int err)
 	return err == -ENOSPC || err == -EDQUOT || err == -EFBIG;
 }
 
-static void count_lost(struct rec_writer *w, int err, size_t len)
+static void count_lost(struct recorder *w, int err, size_t len)
 {
 	double now = now_mono_s();
 
@@ -85,7 +85,7 @@ static void count_lost(struct rec_writer *w, int err, size_t len)
 }
 
 /* write bytes, or count them lost: 0, or -errno for what ends the recording (reported) */
-static int put(struct rec_writer *w, const char *buf, size_t len)
+static int write_bytes(struct recorder *w, const char *buf, size_t len)
 {
 	int err = rotfile_write(w->out, buf, len);
 
@@ -98,10 +98,10 @@ static int put(struct rec_writer *w, const char *buf, size_t len)
 	return err;
 }
 
-static void header_fields(struct rec_writer *w);
+static void header_fields(struct recorder *w);
 
 /* the header a new file starts with, so it stands alone */
-static int new_file(struct rec_writer *w)
+static int new_file(struct recorder *w)
 {
 	size_t len;
 	char *buf;
@@ -115,7 +115,7 @@ static int new_file(struct rec_writer *w)
 		p_err("record: the header: %s", strerror(-err));
 		return err;
 	}
-	err = put(w, buf, len);
+	err = write_bytes(w, buf, len);
 	free(buf);
 	if (err == -EAGAIN)
 		return 0;
@@ -127,7 +127,7 @@ static int new_file(struct rec_writer *w)
 }
 
 /* what a full disk kept out, said before the next record that gets in */
-static int write_gap(struct rec_writer *w)
+static int write_gap(struct recorder *w)
 {
 	size_t len;
 	char *buf;
@@ -156,7 +156,7 @@ static int write_gap(struct rec_writer *w)
  * were lost, and synced when it matters after a power cut. 0, or -errno
  * for what ends the recording (reported).
  */
-static int emit(struct rec_writer *w, bool sync)
+static int emit(struct recorder *w, bool sync)
 {
 	size_t len;
 	char *buf;
@@ -176,7 +176,7 @@ static int emit(struct rec_writer *w, bool sync)
 	if (!err && w->lost)
 		err = write_gap(w);
 	if (!err) {
-		err = put(w, buf, len);
+		err = write_bytes(w, buf, len);
 		if (!err)
 			w->records++;
 		if (!err && sync && (err = rotfile_sync(w->out)))
@@ -187,13 +187,13 @@ static int emit(struct rec_writer *w, bool sync)
 	return err;
 }
 
-static int end(struct rec_writer *w)
+static int end(struct recorder *w)
 {
 	json_obj_close(&w->j);
 	return emit(w, false);
 }
 
-static void header_fields(struct rec_writer *w)
+static void header_fields(struct recorder *w)
 {
 	struct utsname u;
 	char host[256] = "";
@@ -217,7 +217,7 @@ static void header_fields(struct rec_writer *w)
 }
 
 /* a retry worth a line: the first ones of a pool, one a minute, any that sees inflight change */
-static bool retry_worth(struct rec_writer *w, const struct life_event *e)
+static bool retry_worth(struct recorder *w, const struct life_event *e)
 {
 	struct rec_retry *r = NULL;
 	size_t i;
@@ -250,7 +250,7 @@ static bool retry_worth(struct rec_writer *w, const struct life_event *e)
 /* the life feed's deliver callback: a destroy, stall or free scans at once */
 static bool write_event(void *arg, const struct life_event *e)
 {
-	struct rec_writer *w = arg;
+	struct recorder *w = arg;
 	struct event_row er;
 
 	bool matters = e->kind == LE_DESTROY || e->kind == LE_STALLED || e->kind == LE_FREED;
@@ -274,7 +274,7 @@ static bool write_event(void *arg, const struct life_event *e)
 	return w->scan_now || w->fatal;
 }
 
-static int write_snapshot(struct rec_writer *w)
+static int write_snapshot(struct recorder *w)
 {
 	int err = monitor_sample(&w->m);
 
@@ -290,7 +290,7 @@ static int write_snapshot(struct rec_writer *w)
  * Holders of every pool, and the oldest pages of the destroyed ones;
  * synced when a destroy, stall or free asked for them.
  */
-static int write_scan(struct rec_writer *w)
+static int write_scan(struct recorder *w)
 {
 	struct holders_report rep;
 	struct scan_result scan;
@@ -329,7 +329,7 @@ static int write_scan(struct rec_writer *w)
 	return err;
 }
 
-static int write_stacks(struct rec_writer *w)
+static int write_stacks(struct recorder *w)
 {
 	struct stack_agg *v = NULL;
 	size_t n = 0;
@@ -346,7 +346,7 @@ static int write_stacks(struct rec_writer *w)
 	return end(w);
 }
 
-int rec_writer_open(struct rec_writer *w, struct rotfile *out, const struct rec_writer_opts *o)
+int recorder_open(struct recorder *w, struct rotfile *out, const struct recorder_opts *o)
 {
 	struct monitor_opts mo = o->mon;
 	int err;
@@ -389,7 +389,7 @@ int rec_writer_open(struct rec_writer *w, struct rotfile *out, const struct rec_
 	return err;
 }
 
-int rec_writer_run(struct rec_writer *w, double duration)
+int recorder_run(struct recorder *w, double duration)
 {
 	double now = now_mono_s(), end_t = now + (duration ? duration : 1e12);
 	double next_snapshot = now + w->o.snapshot_every, next_scan = now + w->o.scan_every;
@@ -422,7 +422,7 @@ int rec_writer_run(struct rec_writer *w, double duration)
 	return err;
 }
 
-int rec_writer_close(struct rec_writer *w)
+int recorder_close(struct recorder *w)
 {
 	int err;
 
