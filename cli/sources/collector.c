@@ -52,17 +52,15 @@ void collector_free(struct collector *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* keep a freed pool's last record (the newest one of its address and generation) */
+/*
+ * Keep a freed pool's last record: appended, the newest of an address and
+ * generation winning when list_grave() sorts them (a search here made a
+ * host's thousands of pools destroyed at once n^2).
+ */
 static int grave_keep(struct collector *c, const struct ppw_pool *rec)
 {
 	struct ppw_pool *g;
-	size_t i;
 
-	for (i = 0; i < c->ngrave; i++)
-		if (c->grave[i].addr == rec->addr && c->grave[i].gen == rec->gen) {
-			c->grave[i] = *rec;
-			return 0;
-		}
 	g = VEC_PUSH(c->grave, c->ngrave, c->capgrave);
 	if (!g) {
 		p_err("keeping the record of freed pool 0x%llx: %s", (unsigned long long)rec->addr,
@@ -406,6 +404,20 @@ static int obs_cmp(const void *a, const void *b)
  * has them (rd's pools are sorted: found by bsearch, then sorted again
  * with what joined).
  */
+static int grave_cmp(const void *a, const void *b)
+{
+	const struct ppw_pool *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	/* the same pool kept twice (a trim that did not take): the later record last */
+	if (x->last_release_ns != y->last_release_ns)
+		return x->last_release_ns < y->last_release_ns ? -1 : 1;
+	return x->freed_ns < y->freed_ns ? -1 : x->freed_ns > y->freed_ns;
+}
+
 static int list_grave(struct collector *c, struct reading *rd)
 {
 	__u64 now = rd->now_ns;
@@ -413,9 +425,14 @@ static int list_grave(struct collector *c, struct reading *rd)
 	size_t i, n = 0, have = rd->n;
 	struct pool_obs *o, key;
 
+	/* by address and generation, each kept once: its newest record */
+	if (c->ngrave > 1)
+		qsort(c->grave, c->ngrave, sizeof(*c->grave), grave_cmp);
 	for (i = 0; i < c->ngrave; i++) {
 		struct ppw_pool *g = &c->grave[i];
 
+		if (i + 1 < c->ngrave && g[1].addr == g->addr && g[1].gen == g->gen)
+			continue; /* a newer one follows */
 		if (g->freed_ns + keep < now)
 			continue; /* expired */
 		c->grave[n++] = *g;
