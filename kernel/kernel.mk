@@ -17,7 +17,8 @@
 #
 # Knobs: KERNEL_WORK (trees, build dirs, package kernels, logs; default the
 # checkout's own, kernel/workdir.sh), PREREQ_DIR (default kernel/prereq),
-# KERNEL_JOBS (make -j), VM_TIMEOUT (seconds per VM boot, default 900),
+# KERNEL_JOBS (make -j), VM_TIMEOUT (seconds per VM boot, default 1800;
+# VM_SILENCE, environment: seconds without console output, 300),
 # KERNEL_SET (test: the set=test lines, default; matrix: every line),
 # KERNEL_FLAVORS (names of kernel/matrix lines, 'all' for every one;
 # overrides KERNEL_SET), KERNEL_MATRIX (default kernel/matrix).
@@ -27,7 +28,7 @@
 KERNEL_WORK ?=
 PREREQ_DIR ?= $(abspath kernel/prereq)
 KERNEL_JOBS ?= $(shell nproc)
-VM_TIMEOUT ?= 900
+VM_TIMEOUT ?= 1800
 KERNEL_FLAVORS ?=
 KERNEL_SET ?= test
 KERNEL_MATRIX ?= $(abspath kernel/matrix)
@@ -35,7 +36,7 @@ KERNEL_MATRIX ?= $(abspath kernel/matrix)
 KERNEL_ENV = $(if $(KERNEL_WORK),KERNEL_WORK=$(KERNEL_WORK)) KERNEL_MATRIX=$(KERNEL_MATRIX)
 KERNEL_RIG_ENV = $(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) \
 	KERNEL_JOBS=$(KERNEL_JOBS) VM_TIMEOUT=$(VM_TIMEOUT) KERNEL_FLAVORS="$(KERNEL_FLAVORS)" \
-	PPWATCH_BIN=$(abspath $(OUTPUT))/ppwatch
+	PPWATCH_BIN=$(abspath $(OUTPUT))/ppwatch PPKINDS_BIN=$(abspath $(OUTPUT))/lab/ppkinds
 KERNEL_RIG = $(KERNEL_RIG_ENV) KERNEL_SET=$(KERNEL_SET) kernel/rig.sh
 
 .PHONY: kernel-list kernel-prepare kernel-build kernel-initramfs kernel-boot kernel-test \
@@ -50,18 +51,18 @@ kernel-prepare: deps
 kernel-build: kernel-prepare
 	$(Q)$(KERNEL_RIG) build
 
-kernel-initramfs: kernel-prepare $(OUTPUT)/ppwatch
+kernel-initramfs: kernel-prepare $(OUTPUT)/ppwatch $(OUTPUT)/lab/ppkinds
 	$(Q)$(KERNEL_RIG) initramfs
 
 kernel-boot: kernel-initramfs
 	$(Q)$(KERNEL_RIG) boot
 
-kernel-test: deps $(OUTPUT)/ppwatch
+kernel-test: deps $(OUTPUT)/ppwatch $(OUTPUT)/lab/ppkinds
 	$(Q)$(KERNEL_RIG) test
 
 # every line of the matrix, then its Results and Times in kernel/README.md
 # (commit them: the tables say the date, the commit and each line's kernel)
-test-matrix: deps $(OUTPUT)/ppwatch
+test-matrix: deps $(OUTPUT)/ppwatch $(OUTPUT)/lab/ppkinds
 	$(Q)$(KERNEL_RIG_ENV) KERNEL_SET=matrix kernel/rig.sh test; rc=$$?; \
 	$(KERNEL_ENV) kernel/report.sh --update kernel/README.md || rc=1; exit $$rc
 

@@ -27,7 +27,11 @@
 #                 shared by every checkout)
 #   PREREQ_DIR    the prerequisite series (default kernel/prereq)
 #   KERNEL_JOBS   make -j (default: nproc)
-#   VM_TIMEOUT    seconds before a VM run counts as hung (default 900)
+#   VM_TIMEOUT    seconds a VM run may take at most (default 1800: the
+#                 guest's own limit of 240 s a test catches a hung test)
+#   VM_SILENCE    seconds without a new line on the serial console before
+#                 a VM counts as hung (default 300: a hung kernel, or one
+#                 that never reaches the tests)
 #   KERNEL_MATRIX the matrix file (default kernel/matrix)
 #   KERNEL_SET    test (default: the lines with set=test, 'make test') or
 #                 matrix (every line, 'make test-matrix')
@@ -37,6 +41,8 @@
 #   KERNEL_BUILD_NAME    build dir name under trees/FLAVOR (default build)
 #   PPWATCH_BIN   ppwatch binary copied into the initramfs
 #                 (default .output/ppwatch)
+#   PPKINDS_BIN   the lab's holder maker (t/52-holder-kinds)
+#                 (default .output/lab/ppkinds)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,9 +51,11 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/kernel/workdir.sh"
 PREREQ_DIR=${PREREQ_DIR:-$ROOT/kernel/prereq}
 KERNEL_JOBS=${KERNEL_JOBS:-$(nproc)}
-VM_TIMEOUT=${VM_TIMEOUT:-900}
+VM_TIMEOUT=${VM_TIMEOUT:-1800}
+VM_SILENCE=${VM_SILENCE:-300}
 KERNEL_MATRIX=${KERNEL_MATRIX:-$ROOT/kernel/matrix}
 PPWATCH_BIN=${PPWATCH_BIN:-$ROOT/.output/ppwatch}
+PPKINDS_BIN=${PPKINDS_BIN:-$(dirname "$PPWATCH_BIN")/lab/ppkinds}
 TARBALL=/usr/src/linux-source-6.12.tar.xz
 EXPECT_VERSION=6.12.117
 
@@ -354,7 +362,8 @@ ensure_tree() {
 }
 
 cmd_prepare() {
-	local fl
+	local fl t0
+	t0=$(date +%s.%N)
 	mkdir -p "$KERNEL_WORK" "$LOGS"
 	ensure_repo
 	# the guest helpers are built from the patched tree (its netdev.yaml)
@@ -363,7 +372,7 @@ cmd_prepare() {
 		need_flavor "$fl"
 		[ "${M_KIND[$fl]}" = build ] && [ "$fl" != patched ] && ensure_tree "$fl"
 	done
-	return 0
+	stamp_time prepare "$t0"
 }
 
 # FRAGS: the config fragments, kernel/config/*.config then those of
@@ -439,14 +448,23 @@ kernel_image() {
 }
 
 cmd_build() {
-	local fl
+	local fl t0
+	mkdir -p "$LOGS"
 	for fl in ${1:-$KERNEL_FLAVORS}; do
 		need_flavor "$fl"
+		t0=$(date +%s.%N)
 		case "${M_KIND[$fl]}" in
 		build) build_kernel "$fl" ;;
 		package) fetch_package "$fl" ;;
 		esac
+		# the build (or fetch) time of the line, for the Times table
+		stamp_time "build-$fl" "$t0"
 	done
+}
+
+# stamp_time NAME T0: seconds since T0 into $LOGS/NAME.time (kernel/report.sh)
+stamp_time() {
+	awk -v a="$2" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' >"$LOGS/$1.time"
 }
 
 # --- guest helpers and initramfs ----------------------------------------------
@@ -601,7 +619,8 @@ copy_dyn() {
 }
 
 cmd_initramfs() {
-	local bb
+	local bb t0
+	t0=$(date +%s.%N)
 	cmd_helpers
 	rm -f "$IRD/python.cpio.gz"
 	STAGE=$IRD/root
@@ -616,9 +635,16 @@ cmd_initramfs() {
 	install -m 0644 "$ROOT/tests/vm/lib.sh" "$ROOT/tests/vm/run.sh" "$STAGE/vm/"
 	install -m 0644 "$ROOT"/tests/vm/t/*.sh "$STAGE/vm/t/"
 	install -m 0755 "$IRD/bin/ppvm-nl" "$IRD/bin/ppvm-tool" "$IRD/bin/ppvm-bpf" "$STAGE/vm/bin/"
-	# iproute2 (ip netns, veth) and jq (ppwatch -j) from the host, with libs
+	# iproute2 (ip netns, veth; tc: t/52's qdiscs) and jq (ppwatch -j) from
+	# the host, with libs
 	copy_dyn "$(command -v ip)" "$STAGE/sbin/ip"
+	copy_dyn "$(command -v tc)" "$STAGE/sbin/tc"
 	copy_dyn "$(command -v jq)" "$STAGE/usr/bin/jq"
+	if [ -x "$PPKINDS_BIN" ]; then
+		copy_dyn "$PPKINDS_BIN" "$STAGE/vm/bin/ppkinds"
+	else
+		say "WARNING: $PPKINDS_BIN missing: t/52-holder-kinds will FAIL"
+	fi
 	if [ -x "$PPWATCH_BIN" ]; then
 		copy_dyn "$PPWATCH_BIN" "$STAGE/vm/bin/ppwatch"
 	else
@@ -626,6 +652,8 @@ cmd_initramfs() {
 	fi
 	echo "root:x:0:0:root:/:/bin/sh" >"$STAGE/etc/passwd"
 	(cd "$STAGE" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$IRD/initramfs.cpio.gz"
+	mkdir -p "$LOGS"
+	stamp_time initramfs "$t0"
 	say "initramfs: $(du -h "$IRD/initramfs.cpio.gz" | cut -f1)"
 }
 
@@ -644,6 +672,10 @@ overlay() {
 		echo "PPVM_LACKS='$(opt "$name" lacks | tr , ' ')'"
 		echo "PPVM_MODULES='$(opt "$name" modules | tr , ' ')'"
 		echo "PPVM_SELFTESTS='$(opt "$name" selftests | tr , ' ')'"
+		# the depth: test (make test, the default) or matrix; kinds=test
+		# lines run t/52-holder-kinds in make test too
+		echo "PPVM_DEPTH=${KERNEL_SET:-test}"
+		echo "PPVM_KINDS=$(opt "$name" kinds)"
 		if [ "${M_KIND[$name]}" = package ]; then package_env "$name"; fi
 	} >"$st/vm/kernel.env"
 	if [ "${M_KIND[$name]}" = package ]; then package_overlay "$name" "$st"; fi
@@ -663,7 +695,9 @@ overlay() {
 # a virtio-net NIC alone on a second hub (a TX ring for XDP frames on kernels
 # whose skbs cannot hold pool pages) and another one on the first hub (the
 # receiver of t/45-virtio-pp: its driver has page pools on 7.x); kernels
-# without virtio_net ignore both. Run the tests and check the serial log.
+# without virtio_net ignore both. no_hash_pointers: the tracepoints print a
+# pool's address as ppwatch does (.addr), so a test names the pool its
+# trace shows. Run the tests and check the serial log.
 boot_one() {
 	local flavor=$1 img log rc t0
 	need_flavor "$flavor"
@@ -674,7 +708,7 @@ boot_one() {
 	mkdir -p "$LOGS"
 	overlay "$flavor"
 	log=$LOGS/vm-$flavor${BUILD_NAME#build}.log
-	say "booting $flavor kernel (log: $log, timeout ${VM_TIMEOUT}s)"
+	say "booting $flavor kernel (log: $log, timeout ${VM_TIMEOUT}s, ${VM_SILENCE}s of silence)"
 	if [ "${M_KIND[$flavor]}" = package ]; then say "$flavor is $(cat "$PKGS/$flavor/package")"; fi
 	t0=$(date +%s)
 	set +e
@@ -687,12 +721,37 @@ boot_one() {
 		-netdev hubport,id=h2,hubid=1 -device virtio-net-pci,netdev=h2 \
 		-netdev hubport,id=h3,hubid=0 -device virtio-net-pci,netdev=h3 \
 		-kernel "$img" -initrd "$IRD/initrd-$flavor.cpio.gz" \
-		-append "console=ttyS0 panic=-1 ppvm.flavor=$flavor ${VM_APPEND:-}" \
-		</dev/null >"$log" 2>&1
+		-append "console=ttyS0 panic=-1 no_hash_pointers ppvm.flavor=$flavor ${VM_APPEND:-}" \
+		</dev/null >"$log" 2>&1 &
+	local qpid=$! size=-1 quiet=0 n
+	# a hung guest says nothing: the serial log stops growing
+	while kill -0 $qpid 2>/dev/null; do
+		sleep 5
+		n=$(stat -c %s "$log" 2>/dev/null || echo 0)
+		if [ "$n" != "$size" ]; then size=$n quiet=0; else quiet=$((quiet + 5)); fi
+		if [ $quiet -ge "$VM_SILENCE" ]; then
+			say "$flavor: the VM printed nothing for ${VM_SILENCE}s: stopping it"
+			echo "rig: VM silent for ${VM_SILENCE}s, stopped" >>"$log"
+			kill $qpid 2>/dev/null
+			break
+		fi
+	done
+	wait $qpid
 	rc=$?
+	[ $quiet -lt "$VM_SILENCE" ] || rc=124
 	set -e
 	say "$flavor VM ran $(( $(date +%s) - t0 )) s (qemu exit $rc)"
+	# what kernel/report.sh needs besides the log: when, from which
+	# commit, how long; the verdict once check_log has one
+	{
+		echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		echo "commit=$(git -C "$ROOT" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)"
+		echo "vm_s=$(( $(date +%s) - t0 ))"
+		echo "qemu_rc=$rc"
+		echo "verdict=fail"
+	} >"$LOGS/run-$flavor.env"
 	check_log "$flavor" "$log" "$rc"
+	sed -i 's/^verdict=fail$/verdict=pass/' "$LOGS/run-$flavor.env"
 }
 
 cmd_boot() {
@@ -703,15 +762,19 @@ cmd_boot() {
 	[ $fails -eq 0 ] || die "$fails VM run(s) failed"
 }
 
-# The verdict: end marker present, summary with fail=0 and pass>0, no FAIL
-# line, no kernel splat, qemu not killed by the timeout.
+# The verdict: end marker present, summary with fail=0 and at least one
+# test that asserted values (asserted>0: run.sh's set-up lines are no
+# passes), no test that asserted nothing (run.sh fails it), no FAIL line,
+# no kernel splat, qemu not killed by the timeout.
 check_log() {
 	local flavor=$1 log=$2 rc=$3 bad=0 summary
 	tr -d '\r' <"$log" >"$log.txt"
 	grep -E '^PPVM: (FAIL|SKIP)|^PPVM-VALUES|^PPVM-SUMMARY' "$log.txt" | sed "s/^/  [$flavor] /" >&2 || true
-	say "$flavor: time per test: $(sed -n 's/^PPVM-TIME: \([^ ]*\) \([0-9.]*\) s$/\1 \2/p' "$log.txt" | tr '\n' ' ')"
+	say "$flavor: where the VM's time went (s; ppwatch=runs/s, attach=BPF loads timed/s/longest):"
+	sed -n 's/^PPVM-TIME: /    /p' "$log.txt" >&2
+	say "$flavor: tests that skipped: $(sed -n 's/^PPVM-TEST: \([^ ]*\) .*verdict=skipped$/\1/p' "$log.txt" | tr '\n' ' ')"
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		say "$flavor: FAIL: VM timed out after ${VM_TIMEOUT}s"; bad=1
+		say "$flavor: FAIL: VM timed out (${VM_TIMEOUT}s in all, or ${VM_SILENCE}s of silence)"; bad=1
 	fi
 	if ! grep -q '^PPVM-END' "$log.txt"; then
 		say "$flavor: FAIL: no end marker (PPVM-END) in the log"; bad=1
@@ -722,7 +785,9 @@ check_log() {
 	*) say "$flavor: FAIL: summary '${summary:-missing}'"; bad=1 ;;
 	esac
 	case "$summary" in
-	*" pass=0 "*) say "$flavor: FAIL: no test passed"; bad=1 ;;
+	*" asserted=0 "*|*" asserted=0") say "$flavor: FAIL: no test asserted a value"; bad=1 ;;
+	*" asserted="*) ;;
+	*) say "$flavor: FAIL: the summary counts no asserting test (asserted=)"; bad=1 ;;
 	esac
 	if grep -q '^PPVM: FAIL' "$log.txt"; then bad=1; fi
 	# the legacy regime: the DMA-API debug warning about mappings left at

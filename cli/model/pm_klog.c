@@ -180,8 +180,22 @@ static int inflight_rel(const json_t *pool, const struct klog_line *l)
 struct cand {
 	size_t g, p;
 	int score, id, time, infl, age;
-	double dt; /* destroy times apart */
+	double dt;	   /* destroy times apart */
+	double zone_shift; /* local stamps a whole zone offset off: their zone is not ours */
 };
+
+/* local stamps read in the reader's zone, off by a zone's offset (quarter hours, 14 h at most) */
+static double zone_shift(const struct klog_line *l, const struct klog_link_opts *o, double d,
+			 double tol)
+{
+	double k = round(d / 900);
+
+	if (!isnan(l->t.mono) && !isnan(o->printk_to_unix))
+		return 0; /* the printk clock, not a wall clock */
+	if (l->t.zoned || k == 0 || fabs(k) > 14 * 4 || fabs(d - k * 900) > tol)
+		return 0;
+	return k * 900;
+}
 
 static void evaluate(struct cand *c, const struct klog_pool *g, const json_t *pool,
 		     const struct klog_link_opts *o)
@@ -192,11 +206,17 @@ static void evaluate(struct cand *c, const struct klog_pool *g, const json_t *po
 
 	c->id = c->time = c->infl = c->age = 0;
 	c->dt = NAN;
+	c->zone_shift = 0;
 	if (g->has_id && pid > 0)
 		c->id = pid == (double)g->id ? 1 : -1;
 	if (!isnan(lu) && !isnan(pd)) {
-		c->dt = fabs(lu - (double)g->last.sec - pd);
+		double d = lu - (double)g->last.sec - pd;
+
+		c->dt = fabs(d);
 		c->time = c->dt <= tol ? 1 : -1;
+		/* a log written in another zone: its times tell nothing here */
+		if (c->time < 0 && (c->zone_shift = zone_shift(&g->last, o, d, tol)))
+			c->time = 0;
 	}
 	a = inflight_rel(pool, &g->first);
 	b = inflight_rel(pool, &g->last);
@@ -287,6 +307,8 @@ static json_t *match_obj(struct tree *t, const struct cand *c, const struct cand
 	jt_put(&t->nomem, m, "shared", json_boolean(shared));
 	jt_put(&t->nomem, m, "candidates", cands);
 	jt_put(&t->nomem, m, "destroy_times_apart_s", jt_num(c->dt));
+	jt_put(&t->nomem, m, "zone_shift_s",
+	       c->zone_shift ? json_real(c->zone_shift) : json_null());
 	conf = json_array();
 	if (conf && c->id > 0 && c->time < 0)
 		json_array_append_new(conf, json_string("destroy_time"));

@@ -206,15 +206,19 @@ void pm_text_log_summary(FILE *f, const json_t *rep)
 		return;
 	fputs("kernel log ", f);
 	put_str(f, kl, "source", "?");
-	fprintf(f, ": %s lines (", count_str(a, sizeof(a), jnum(kl, "lines", 0)));
+	fprintf(f, ": %s lines", count_str(a, sizeof(a), jnum(kl, "lines", 0)));
 	fm = json_object_get(kl, "formats");
-	json_object_foreach((json_t *)fm, key, x)
-	{
-		fprintf(f, "%s%s %s", first ? "" : ", ", key,
-			count_str(b, sizeof(b), json_number_value(x)));
-		first = false;
+	/* the forms its lines came in; for /dev/kmsg's own records, none to say */
+	if (json_object_size(fm) != 1 || !json_object_get(fm, jstr(kl, "source", ""))) {
+		fputs(" (", f);
+		json_object_foreach((json_t *)fm, key, x)
+		{
+			fprintf(f, "%s%s %s", first ? "" : ", ", key,
+				count_str(b, sizeof(b), json_number_value(x)));
+			first = false;
+		}
+		fprintf(f, "%s)", first ? "none" : "");
 	}
-	fprintf(f, "%s)", first ? "none" : "");
 	if (jnum(kl, "boots", 0) > 1)
 		fprintf(f, ", %s boots", count_str(a, sizeof(a), jnum(kl, "boots", 0)));
 	if (json_is_string(json_object_get(kl, "kernel"))) {
@@ -355,6 +359,9 @@ static void put_match(FILE *f, const json_t *m)
 				fprintf(f, " %s", json_string_value(x));
 		}
 	}
+	if (json_is_number(json_object_get(m, "zone_shift_s")))
+		fprintf(f, "; the log's local times are %s off this zone's: not compared",
+			fmt_age(a, sizeof(a), fabs(jnum(m, "zone_shift_s", 0))));
 	if (json_is_true(json_object_get(m, "shared")))
 		fputs(", another group of lines took this pool first", f);
 	json_array_foreach(json_object_get(m, "conflicts"), i, x)

@@ -2,7 +2,8 @@
 /*
  * The collector reads the BPF maps at one instant into a 'struct reading'
  * (model/snapshot.h): the pool records, the per-CPU pool slots folded into
- * them, the page ledger aggregated per pool, the loss counters. It keeps
+ * them, the page ledger (folded from the page logs: sources/page_log.c)
+ * aggregated per pool, the loss counters. It keeps
  * freed pools around for a while so a view can show them, and trims freed
  * records from the BPF map. It only reads maps: running the iterators,
  * draining the ring buffer and asking netlink are the monitor's session
@@ -14,6 +15,7 @@
 
 #include "model/snapshot.h"
 #include "sources/loader.h"
+#include "sources/page_log.h"
 
 struct rec_key;
 
@@ -28,10 +30,8 @@ struct collector {
 
 	struct ppw_pool *grave; /* freed pools no longer in the BPF map */
 	size_t ngrave, capgrave;
-	__u64 *keys; /* page ledger batch buffers */
-	struct ppw_page *vals;
-	size_t batch;
-	__u64 *pkeys; /* pool table batch buffers */
+	struct page_log log; /* the page logs and the ledger folded from them */
+	__u64 *pkeys;	     /* pool table batch buffers */
 	struct ppw_pool *pvals;
 	__u32 pcap;
 	struct rec_key *rkeys; /* the records read, sorted */
@@ -39,7 +39,7 @@ struct collector {
 	__u64 seen_seq;		     /* pool_seq when collector_discovered() last looked */
 	__u32 disc_gen;		     /* the newest generation it handed on */
 	struct ppw_pcpu_pool *slots; /* one key of the per-CPU slots, every CPU */
-	struct gen_addr *gens;	     /* the pools by generation, for the ledger's slots */
+	struct gen_addr *gens;	     /* the pools by generation, for the ledger's pages */
 	size_t ngens, capgens;
 	bool gens_valid; /* gens has this reading's pools (none came or went) */
 	/*
@@ -83,13 +83,23 @@ int collector_discovered(struct collector *c, int (*fn)(void *ctx, void *data, s
 int collector_collect(struct collector *c, struct reading *rd);
 void collector_free(struct collector *c);
 
+/* an inflight page of the ledger */
 struct ledger_page {
 	__u64 netmem;
-	struct ppw_page v;
+	__u64 pool; /* struct page_pool * (0: a pool the reading does not have) */
+	__u32 gen;
+	__s32 cpu;	/* whose page log had its hold */
+	__u64 hold_ns;	/* CLOCK_BOOTTIME, the middle of the hold's tick */
+	__s32 stack_id; /* -1: page_stacks may have it */
 };
 
-/* every page-ledger entry of the pool (addr, gen); *out is malloc'd */
+/* every inflight page of the pool (addr, gen) in the ledger; *out is malloc'd */
 int collector_ledger_of(struct collector *c, __u64 pool, __u32 gen, struct ledger_page **out,
 			size_t *n);
+/* a holder scan's pages: in_ledger, gen, hold_ns from the ledger (BPF leaves them 0) */
+void collector_mark_pages(struct collector *c, struct ppw_rec_page *v, size_t n);
+/* the page logs: when their next drain is due (now_mono_s()), and the drain if due */
+double collector_due(const struct collector *c);
+int collector_tick(struct collector *c);
 
 #endif /* __PPWATCH_SOURCES_COLLECTOR_H */

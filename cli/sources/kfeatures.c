@@ -194,6 +194,10 @@ int features_probe(struct features *f)
 	/* "bpf: Add bpf_loop helper" (v5.17) */
 	f->bpf_loop = enum_has(btf, "bpf_func_id", "BPF_FUNC_loop");
 	f->atomics = probe_atomics();
+	/* the page log's clock: "bpf: add bpf_jiffies64 helper" (v5.5), "bpf: Add
+	 * bpf_ktime_get_boot_ns()" (v5.8) for the pairs that turn it into time */
+	f->jiffies = enum_has(btf, "bpf_func_id", "BPF_FUNC_jiffies64") &&
+		     enum_has(btf, "bpf_func_id", "BPF_FUNC_ktime_get_boot_ns");
 	/* the answers of a 5.10 kernel, for the integration tests of the
 	 * programs' PPW_COMPAT build on a newer one */
 	if (getenv("PPWATCH_NO_BPF_LOOP"))
@@ -218,9 +222,9 @@ int features_probe(struct features *f)
 	}
 	btf__free(btf);
 	p_dbg("features: page_pool=%d tp hold=%d release=%d pool_release=%d nid=%d user=%d "
-	      "detach_ns=%d unmap=%s tracefs=%d bpf_loop=%d atomics=%d",
+	      "detach_ns=%d unmap=%s tracefs=%d bpf_loop=%d atomics=%d jiffies=%d",
 	      f->page_pool, f->tp_hold, f->tp_release, f->tp_pool_release, f->tp_update_nid,
 	      f->pool_user, f->detach_time_is_ns, unmap_regime_name(f->unmap), f->tracefs,
-	      f->bpf_loop, f->atomics);
+	      f->bpf_loop, f->atomics, f->jiffies);
 	return 0;
 }

@@ -31,7 +31,8 @@ struct features {
 	enum unmap_regime unmap;
 	/* what the BPF programs may contain (their PPW_COMPAT build where not) */
 	bool bpf_loop; /* the bpf_loop helper (v5.17): iterators, freed-pool slots */
-	bool atomics;  /* BPF atomic fetch and cmpxchg (v5.12): the page ledger */
+	bool atomics;  /* BPF atomic fetch and cmpxchg (v5.12): the page log's slots */
+	bool jiffies;  /* bpf_jiffies64, bpf_ktime_get_boot_ns (v5.8): the page log's clock */
 	bool tracefs;  /* events/page_pool visible in tracefs */
 	long page_size;
 	long struct_page_size; /* sizeof(struct page), for pfns */

@@ -274,7 +274,7 @@ int monitor_wait(struct monitor *m, double until, struct pollfd *extra, size_t n
 {
 	size_t first_extra, i;
 	int r, err, ready, ms;
-	double now;
+	double now, wake;
 
 	m->woken = false;
 	for (;;) {
@@ -288,9 +288,11 @@ int monitor_wait(struct monitor *m, double until, struct pollfd *extra, size_t n
 		}
 		first_extra = m->npfd - nextra;
 		now = now_mono_s();
-		ms = now >= until		     ? 0 :
-		     (until - now) * 1000 >= INT_MAX ? INT_MAX :
-						       (int)((until - now) * 1000) + 1;
+		/* the page logs are drained on time, whatever the wait */
+		wake = collector_due(&m->col) < until ? collector_due(&m->col) : until;
+		ms = now >= wake		    ? 0 :
+		     (wake - now) * 1000 >= INT_MAX ? INT_MAX :
+						      (int)((wake - now) * 1000) + 1;
 		r = poll(m->pfd, m->npfd, ms);
 		if (r < 0 && errno != EINTR) {
 			r = -errno;
@@ -299,6 +301,7 @@ int monitor_wait(struct monitor *m, double until, struct pollfd *extra, size_t n
 			return r;
 		}
 		err = drain_events(m);
+		err = err ?: collector_tick(&m->col);
 		if (err)
 			return err;
 		if (m->nl.available)

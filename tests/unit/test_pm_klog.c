@@ -222,6 +222,28 @@ static void test_link_no_id_leaked(void)
 	free(rec);
 }
 
+/* dmesg -T written in a zone 2 h east of the reader's: the times not compared, inflight links it */
+static void test_link_other_zone(void)
+{
+	/* printk 170.5 = Unix 1170.5 = 1970-01-01 00:19:30.5 UTC, written at UTC+2 */
+	static const char log[] =
+		"[Thu Jan  1 02:19:30 1970] page_pool_release_retry() stalled pool "
+		"shutdown 500 inflight 60 sec\n";
+	struct klog_link_opts o = same_boot;
+	char *rec = held_recording(0, NOTHING_HOLDS);
+	json_t *rep;
+	const json_t *m;
+
+	o.printk_to_unix = NAN;
+	rep = report(rec, log, &o);
+	m = match(pool_at(rep, 0));
+	CHECK_INT(json_array_size(json_object_get(rep, "pools")), 1);
+	CHECK_NEAR(jnum(m, "zone_shift_s", 0), 7200, 1);
+	CHECK_STR(jstr(m, "confidence", ""), "medium"); /* inflight at the line's age alone */
+	json_decref(rep);
+	free(rec);
+}
+
 /* an id whose destroy time is hours off: kept, low, the conflict said */
 static void test_link_conflict(void)
 {
@@ -364,6 +386,7 @@ int main(void)
 	TEST(test_link_by_id_held);
 	TEST(test_link_no_id_leaked);
 	TEST(test_link_conflict);
+	TEST(test_link_other_zone);
 	TEST(test_link_together);
 	TEST(test_live);
 	TEST(test_verdicts_recorded);

@@ -17,9 +17,13 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing
 mount -t bpf bpf /sys/fs/bpf
 if [ -f /vm/modules.load ]; then
+	read -r t0 _ </proc/uptime
 	while read -r m; do
 		insmod "$m" >>/tmp/modules.log 2>&1 || echo "insmod $m failed" >>/tmp/modules.log
 	done </vm/modules.load
+	read -r t1 _ </proc/uptime
+	# the time it took (run.sh prints it: PPVM-TIME: modules)
+	echo "$t0 $t1" >/tmp/modules.time
 fi
 ip link set lo up
 flavor=$(sed -n 's/.*ppvm\.flavor=\([a-z0-9_-]*\).*/\1/p' /proc/cmdline)

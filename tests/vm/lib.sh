@@ -48,15 +48,36 @@ absent() {
 	return 1
 }
 
-# wait_for SECONDS CMD...: poll every 0.5 s (bounded)
-wait_for() {
-	local n=$(( $1 * 2 )); shift
+# --- the time budget ---------------------------------------------------------
+# Where a test's time goes, appended to /tmp/ppvm.acct and summed by run.sh
+# after each test (its PPVM-TIME line): "sleep SECONDS" (fixed sleeps),
+# "wait START END" (waits on an event), "ppw NAME START END" (a ppwatch
+# run), "attach NAME START END" (a ppwatch from its start to "loaded and
+# attached": opening, verifying and attaching its BPF programs),
+# "traffic NAME START END" (ppvm-tool's traffic). Times: /proc/uptime.
+ACCT=/tmp/ppvm.acct
+# now: NOW = seconds since boot (no process: /proc/uptime read by the shell)
+now() { read -r NOW _ </proc/uptime; }
+# a fixed sleep: counted
+sleep() { echo "sleep $1" >>$ACCT; command sleep "$@"; }
+
+# poll SECONDS CMD...: poll every 0.2 s until CMD succeeds (bounded)
+poll() {
+	local n=$(( $1 * 5 )); shift
 	while [ $n -gt 0 ]; do
 		"$@" && return 0
-		sleep 0.5
+		command sleep 0.2
 		n=$(( n - 1 ))
 	done
 	return 1
+}
+# wait_for SECONDS CMD...: poll, the time counted as a wait on an event
+wait_for() {
+	local t0 rc=0
+	now; t0=$NOW
+	poll "$@" || rc=1
+	now; echo "wait $t0 $NOW" >>$ACCT
+	return $rc
 }
 
 # --- netlink (ppvm-nl) -------------------------------------------------------
@@ -125,11 +146,16 @@ ifindex_of() { cat "/sys/class/net/$1/ifindex" 2>/dev/null || ip -n "$2" -o link
 PPWATCH=/vm/bin/ppwatch
 # ppw_snap [ARGS]: ppwatch pools -j (observing 1.2 s) into /tmp/ppw.json
 ppw_snap() {
+	local t0 rc=0
 	PPW_WHY=
+	now; t0=$NOW
+	[ -x $PPWATCH ] && { $PPWATCH pools -j --window 1.2 "$@" >/tmp/ppw.json 2>/tmp/ppw.err; rc=$?; }
+	now; echo "ppw snap $t0 $NOW" >>$ACCT
+	log "ppwatch pools -j --window 1.2 $* -> exit $rc ($(awk -v a="$t0" -v b="$NOW" 'BEGIN { printf "%.1f", b - a }') s)"
 	if [ ! -x $PPWATCH ]; then
 		PPW_WHY="ppwatch binary not in the initramfs"
-	elif ! $PPWATCH pools -j --window 1.2 "$@" >/tmp/ppw.json 2>/tmp/ppw.err; then
-		PPW_WHY="'ppwatch pools -j' exited $?: $(head -c 400 /tmp/ppw.err | tr '\n' ' ')"
+	elif [ $rc -ne 0 ]; then
+		PPW_WHY="'ppwatch pools -j' exited $rc: $(head -c 400 /tmp/ppw.err | tr '\n' ' ')"
 	elif ! jq -e .pools /tmp/ppw.json >/dev/null 2>&1; then
 		PPW_WHY="'ppwatch pools -j' printed no JSON with .pools: $(head -c 200 /tmp/ppw.json)"
 	fi
@@ -143,17 +169,24 @@ ppw_snap() {
 ppw_start() {
 	PPW_PID=
 	[ -x $PPWATCH ] || return 0
+	now; PPW_T0=$NOW
 	# -v: its "loaded and attached" message says when it is watching
 	$PPWATCH pools -j -a -v --window "$1" >/tmp/ppw.json 2>/tmp/ppw.err &
 	PPW_PID=$!
-	wait_for 30 grep -q 'loaded and attached' /tmp/ppw.err ||
+	if poll 30 grep -q 'loaded and attached' /tmp/ppw.err; then
+		now; echo "attach window $PPW_T0 $NOW" >>$ACCT
+		log "ppwatch pools -j -a --window $1 attached after $(awk -v a="$PPW_T0" -v b="$NOW" 'BEGIN { printf "%.1f", b - a }') s"
+	else
 		log "ppwatch did not report 'loaded and attached' within 30 s"
+	fi
 }
 ppw_finish() {
+	local rc=0
 	PPW_WHY=
+	if [ -n "$PPW_PID" ]; then wait "$PPW_PID"; rc=$?; now; echo "ppw window $PPW_T0 $NOW" >>$ACCT; fi
 	if [ -z "$PPW_PID" ]; then
 		PPW_WHY="ppwatch binary not in the initramfs"
-	elif ! wait "$PPW_PID"; then
+	elif [ $rc -ne 0 ]; then
 		PPW_WHY="'ppwatch pools -j' exited non-zero: $(head -c 400 /tmp/ppw.err | tr '\n' ' ')"
 	elif ! jq -e .pools /tmp/ppw.json >/dev/null 2>&1; then
 		PPW_WHY="'ppwatch pools -j' printed no JSON with .pools: $(head -c 200 /tmp/ppw.json)"
@@ -180,6 +213,36 @@ trace_ptr_of_id() {
 trace_release_inflight() {
 	grep " page_pool_release: page_pool=$2 " "$1" | tail -n1 | sed -n 's/.* inflight=\([-0-9]*\) .*/\1/p'
 }
+# trace_release_field FILE PTR FIELD: FIELD (inflight, hold, release, cnt)
+# of the last page_pool_release event of pool PTR: the kernel's own
+# counters (pages_state_hold_cnt, pages_state_release_cnt)
+trace_release_field() {
+	grep " page_pool_release: page_pool=$2 " "$1" | tail -n1 | sed -n "s/.* $3=\([-0-9]*\).*/\1/p"
+}
+# trace_zombies FILE: pools whose last page_pool_release in FILE still had
+# pages in flight (destroyed, not freed: their retries come every second)
+trace_zombies() {
+	grep ' page_pool_release: ' "$1" | awk '{
+		p = ""; n = 0
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^page_pool=/) p = $i
+			if ($i ~ /^inflight=/) n = substr($i, 10) + 0
+		}
+		last[p] = n }
+		END { for (p in last) if (last[p] != 0) z++; print z + 0 }'
+}
+# ppw_addr PTR: the trace's pool pointer as ppwatch writes .addr (the VM
+# boots with no_hash_pointers: the trace prints the address itself)
+ppw_addr() { echo "0x${1#0x}"; }
+# delivered [NETNS]: IP datagrams delivered to the transport layer in
+# NETNS (Ip InDelivers of /proc/net/snmp; a datagram a socket queues
+# counts, read or not: Udp InDatagrams counts only what is read): what a
+# test's traffic made arrive
+delivered() {
+	if [ -n "${1:-}" ]; then ip netns exec "$1" cat /proc/net/snmp; else cat /proc/net/snmp; fi |
+		awk '$1 == "Ip:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "InDelivers") c = i; h = 1 } else print $c }'
+}
+
 # pool pointer of the first page_pool_release event from page_pool_destroy()
 # itself (cnt=1: first scrub) with inflight >= MIN: a pool destroyed with
 # pages in flight (later retries of older zombies have cnt > 1)
@@ -210,6 +273,14 @@ sink_start() {
 	wait_for 5 grep -q ready "/tmp/sink.$3.log"
 }
 sink_stop() { [ -n "${SINK:-}" ] && kill "$SINK" 2>/dev/null; wait "$SINK" 2>/dev/null; SINK=; }
+# regime_check FILE: the matrix line's regime= is what ppwatch reports in
+# FILE's .kernel.unmap_regime: item-blocks, dma_mapped-xarray, or on-return
+# for legacy (neither fix: a page stays mapped until it returns to its pool)
+regime_check() {
+	local want=$PPVM_REGIME
+	[ "$want" = legacy ] && want=on-return
+	check "ppwatch kernel.unmap_regime (kernel/matrix regime=$PPVM_REGIME)" "$(jq -r '.kernel.unmap_regime // empty' "$1")" = "$want"
+}
 # ppw_has FIELD: does any pool in /tmp/ppw.json carry FIELD (even as null)?
 # Used to switch on the item-stat cross-checks once ppwatch reports them.
 ppw_has() { [ "$(jq -r "[.pools[] | has(\"$1\")] | any" /tmp/ppw.json 2>/dev/null)" = true ]; }
@@ -219,10 +290,11 @@ ppw_has() { [ "$(jq -r "[.pools[] | has(\"$1\")] | any" /tmp/ppw.json 2>/dev/nul
 # /tmp/NAME.err; PPW_RC is its exit status
 ppw() {
 	local name=$1 t0; shift
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	now; t0=$NOW
 	$PPWATCH "$@" >"/tmp/$name.out" 2>"/tmp/$name.err"
 	PPW_RC=$?
-	log "ppwatch $* -> exit $PPW_RC ($(awk -v a="$t0" '{ printf "%.1f", $1 - a }' /proc/uptime) s)"
+	now; echo "ppw $name $t0 $NOW" >>$ACCT
+	log "ppwatch $* -> exit $PPW_RC ($(awk -v a="$t0" -v b="$NOW" 'BEGIN { printf "%.1f", b - a }') s)"
 	[ $PPW_RC -eq 0 ] || log "  stderr: $(head -c 300 "/tmp/$name.err" | tr '\n' ' ')"
 	return 0
 }
@@ -231,18 +303,6 @@ ppw_ok() {
 	if [ "$PPW_RC" -eq 0 ]; then pass "$2: exit 0"; return 0; fi
 	fail "$2: exit $PPW_RC: $(head -c 400 "/tmp/$1.err" | tr '\n' ' ')"
 	return 1
-}
-# ppw_pm_ok NAME WHAT: postmortem's exit status (ppwatch-postmortem(8)): 0,
-# or 1 exactly when its report names a stalled pool; PASS/FAIL as ppw_ok
-ppw_pm_ok() {
-	local st
-	case $PPW_RC in
-	0|1) ;;
-	*) fail "$2: exit $PPW_RC: $(head -c 400 "/tmp/$1.err" | tr '\n' ' ')"; return 1 ;;
-	esac
-	st=$(jq '[.pools[]? | select(.stalled == true)] | length' "/tmp/$1.out")
-	check "$2: exit 1 exactly when a pool stalled (exit $PPW_RC, $st stalled)" \
-		"$PPW_RC" -eq "$([ "${st:-0}" -gt 0 ] && echo 1 || echo 0)"
 }
 # ppw_bg NAME ARGS...: 'ppwatch -v ARGS' in the background (stdout
 # /tmp/NAME.out), waits until it has attached; ppw_bg_stop NAME: SIGINT, wait,
@@ -255,7 +315,8 @@ ppw_bg() {
 # waits until each has attached (several load at once, on both vCPUs)
 ppw_bg_start() {
 	local name=$1; shift
-	eval "PPW_T0_$name=\$(cut -d' ' -f1 /proc/uptime) PPW_ARGS_$name=\"\$*\""
+	now
+	eval "PPW_T0_$name=\$NOW PPW_ARGS_$name=\"\$*\""
 	$PPWATCH -v "$@" >"/tmp/$name.out" 2>"/tmp/$name.err" &
 	eval "PPW_BG_$name=$!"
 }
@@ -263,8 +324,9 @@ ppw_bg_ready() {
 	local name t0 args
 	for name in "$@"; do
 		eval "t0=\$PPW_T0_$name args=\$PPW_ARGS_$name"
-		if wait_for 60 grep -q 'loaded and attached' "/tmp/$name.err"; then
-			log "ppwatch $args attached after $(awk -v a="$t0" '{ printf "%.1f", $1 - a }' /proc/uptime) s"
+		if poll 60 grep -q 'loaded and attached' "/tmp/$name.err"; then
+			now; echo "attach $name $t0 $NOW" >>$ACCT
+			log "ppwatch $args attached after $(awk -v a="$t0" -v b="$NOW" 'BEGIN { printf "%.1f", b - a }') s"
 		else
 			log "ppwatch $args did not report 'loaded and attached' within 60 s: $(head -c 300 "/tmp/$name.err" | tr '\n' ' ')"
 		fi
@@ -276,7 +338,8 @@ ppw_bg_ready() {
 # logs it, as ppw does) for ppw_ok and the checks
 ppw_par() {
 	local name=$1; shift
-	eval "PPW_ARGS_$name=\"\$*\""
+	now
+	eval "PPW_T0_$name=\$NOW PPW_ARGS_$name=\"\$*\""
 	$PPWATCH "$@" >"/tmp/$name.out" 2>"/tmp/$name.err" &
 	eval "PPW_PAR_$name=$!"
 }
@@ -287,6 +350,8 @@ ppw_par_wait() {
 		eval "pid=\$PPW_PAR_$name"
 		wait "$pid"
 		eval "PPW_RC_$name=$?"
+		now
+		eval "echo \"ppw $name \$PPW_T0_$name $NOW\"" >>$ACCT
 	done
 	log "ppwatch runs $* in parallel: done $(awk -v a="$t0" '{ printf "%.1f", $1 - a }' /proc/uptime) s after the wait began"
 }
@@ -304,6 +369,8 @@ ppw_bg_stop() {
 	kill -INT "$pid" 2>/dev/null
 	wait "$pid"
 	PPW_RC=$?
+	now
+	eval "echo \"ppw $1 \$PPW_T0_$1 $NOW\"" >>$ACCT
 	log "ppwatch ($1) stopped -> exit $PPW_RC"
 }
 # ppw_sel ADDR FILE: what selects the pool at ADDR on a command line: its

@@ -2,14 +2,88 @@
 # shellcheck shell=dash # busybox ash (sh /vm/run.sh)
 # Runs every /vm/t/NN-*.sh (sorted) with a time limit, then prints the
 # summary and the end marker the host side (kernel/rig.sh) looks for:
-#   PPVM-TIME: NN-name SECONDS s    (one per test; 'total': since boot)
-#   PPVM-SUMMARY: flavor=F pass=N fail=N skip=N
+#   PPVM-TIME: boot SECONDS s        kernel start to here (init, modules)
+#   PPVM-TIME: modules SECONDS s     the package kernel's insmods (init.sh)
+#   PPVM-TIME: NN-name SECONDS s ppwatch=N/S attach=N/S/MAX sleep=S wait=S traffic=S
+#                                    one per test: its wall time; its ppwatch
+#                                    runs (count/seconds), their BPF loads
+#                                    (those timed: count/seconds/longest),
+#                                    fixed sleeps, waits on events, traffic
+#                                    (lib.sh's time budget); 'total': since boot
+#   PPVM-TEST: NN-name pass=N fail=N skip=N verdict=asserted|skipped|empty
+#                                    a test passes only if it asserted values
+#                                    (pass > 0, fail = 0); one that only
+#                                    skipped says so; one that said nothing fails
+#   PPVM-SUMMARY: flavor=F pass=N fail=N skip=N asserted=N skipped=N
 #   PPVM-END
 export FLAVOR=$1
 # shellcheck source=lib.sh
 . /vm/lib.sh
 T=run
 echo "PPVM-BEGIN: flavor=$FLAVOR kernel=$(uname -r)"
+now
+echo "PPVM-TIME: boot $NOW s"
+if [ -s /tmp/modules.time ]; then
+	echo "PPVM-TIME: modules $(awk '{ printf "%.1f", $2 - $1 }' /tmp/modules.time) s"
+fi
+
+# verdict NAME: the test's PPVM-TEST line from its output (/tmp/t.out); a
+# test that printed no result at all fails
+verdict() {
+	local p f k v
+	p=$(grep -c "^PPVM: PASS " /tmp/t.out)
+	f=$(grep -c "^PPVM: FAIL " /tmp/t.out)
+	k=$(grep -c "^PPVM: SKIP " /tmp/t.out)
+	if [ "$f" -gt 0 ]; then v=failed
+	elif [ "$p" -gt 0 ]; then v=asserted
+	elif [ "$k" -gt 0 ]; then v=skipped
+	else
+		v=empty
+		echo "PPVM: FAIL $1: asserted nothing (no PASS, FAIL or SKIP line)"
+		f=1
+	fi
+	echo "PPVM-TEST: $1 pass=$p fail=$f skip=$k verdict=$v"
+}
+
+# run_test NAME FILE: the test in a session of its own with its time limit
+# (the watchdog ends the whole session: whatever the test started), then
+# whatever it left running is stopped (a holder, a sink or a ppwatch left
+# by an early return would hold the log's pipe, and the run, open); its
+# budget (PPVM-TIME) and its verdict (PPVM-TEST) from its output, the
+# lines of /tmp/results.log between its markers
+run_test() {
+	local name=$1 t=$2 t0 pid dog rc limit=${PPVM_TEST_TIMEOUT:-240}
+	echo "PPVM-TEST-BEGIN: $name"
+	: >$ACCT
+	now; t0=$NOW
+	setsid sh -c ". /vm/lib.sh; T=$name; . $t" &
+	pid=$!
+	setsid sh -c "command sleep $limit; kill -TERM -$pid" >/dev/null 2>&1 &
+	dog=$!
+	wait $pid
+	rc=$?
+	kill -TERM -$dog 2>/dev/null
+	[ $rc -eq 0 ] || echo "PPVM: FAIL $name: test script exited $rc (143: killed at its limit of $limit s)"
+	if kill -0 -$pid 2>/dev/null; then
+		log "stopping what $name left running: $(ps -o pid,pgid,args 2>/dev/null | awk -v g="$pid" '$2 == g { $2 = ""; print }' | tr '\n' ';')"
+		kill -TERM -$pid 2>/dev/null
+		poll 5 sh -c "! kill -0 -$pid 2>/dev/null" || kill -KILL -$pid 2>/dev/null
+	fi
+	now
+	# the wall time and where it went (the host tabulates them: the VM budget)
+	awk -v name="$name" -v a="$t0" -v b="$NOW" '
+		$1 == "sleep" { sl += $2 }
+		$1 == "wait" { wt += $3 - $2 }
+		$1 == "ppw" { pn++; ps += $4 - $3 }
+		$1 == "attach" { an++; d = $4 - $3; as += d; if (d > am) am = d }
+		$1 == "traffic" { tr += $4 - $3 }
+		END { printf "PPVM-TIME: %s %.1f s ppwatch=%d/%.1f attach=%d/%.1f/%.1f sleep=%.1f wait=%.1f traffic=%.1f\n",
+			name, b - a, pn, ps, an, as, am, sl, wt, tr }' $ACCT
+	echo "PPVM-TEST-END: $name"
+	poll 10 grep -qx "PPVM-TEST-END: $name" /tmp/results.log
+	sed -n "/^PPVM-TEST-BEGIN: $name\$/,/^PPVM-TEST-END: $name\$/p" /tmp/results.log >/tmp/t.out
+	verdict "$name"
+}
 {
 	# /vm/kernel.env (the matrix line) must be this kernel's
 	if [ "$PPVM_KERNEL" != "$FLAVOR" ]; then
@@ -30,9 +104,10 @@ echo "PPVM-BEGIN: flavor=$FLAVOR kernel=$(uname -r)"
 	if [ "$FLAVOR" != xarray ] && has_event page_pool_inflight_unmap; then
 		fail "flavor=$FLAVOR but the kernel has the xarray series' tracepoint"
 	fi
+	# (set-up, not an assertion of a test: a module loaded is no PASS)
 	for m in $PPVM_MODULES; do
 		if [ -d "/sys/module/$(echo "$m" | tr - _)" ]; then
-			pass "module $m loaded"
+			log "module $m loaded"
 		else
 			fail "module $m not loaded: $(tr '\n' ' ' 2>/dev/null </tmp/modules.log)"
 		fi
@@ -46,21 +121,20 @@ echo "PPVM-BEGIN: flavor=$FLAVOR kernel=$(uname -r)"
 			T=$name; skip "not selected by ppvm.only=$only"; T=run
 			continue
 		fi
-		echo "PPVM-TEST: $name"
-		t0=$(cut -d' ' -f1 /proc/uptime)
-		timeout "${PPVM_TEST_TIMEOUT:-240}" sh -c ". /vm/lib.sh; T=$name; . $t"
-		rc=$?
-		[ $rc -eq 0 ] || echo "PPVM: FAIL $name: test script exited $rc (143: timed out)"
-		# the wall time of each test (the host prints them: the VM budget)
-		echo "PPVM-TIME: $name $(awk -v a="$t0" '{ printf "%.1f", $1 - a }' /proc/uptime) s"
+		run_test "$name" "$t"
 	done
 	T=dmesg
+	echo "PPVM-TEST-BEGIN: dmesg"
 	if lacks dma-api-debug || lacks vmxnet3-xdp; then
 		skip "DMA-API debug report at unbind: this kernel lacks$(lacks dma-api-debug && echo ' CONFIG_DMA_API_DEBUG')$(lacks vmxnet3-xdp && echo ' vmxnet3 XDP')"
 	elif [ "$PPVM_REGIME" = legacy ]; then
 		# the legacy regime: nothing unmaps the pages in flight at unbind
 		if dmesg | grep -q 'pending DMA allocations while released'; then
-			pass "legacy regime: DMA-API debug reports the mappings left at unbind: $(dmesg | grep -o 'count=[0-9]*' | head -n1)"
+			# every page in flight at the destroy (t/40's page_pool_release)
+			# is still mapped
+			check "legacy regime: DMA-API debug's count of the mappings left at unbind = the pages in flight at destroy" \
+				"$(dmesg | grep 'pending DMA allocations while released' | grep -o 'count=[0-9]*' | head -n1 | cut -d= -f2)" -eq \
+				"$(cat /tmp/vmx.inflight-at-destroy 2>/dev/null)"
 		else
 			fail "legacy regime: expected DMA-API 'pending DMA allocations' at vmxnet3 unbind"
 		fi
@@ -69,10 +143,17 @@ echo "PPVM-BEGIN: flavor=$FLAVOR kernel=$(uname -r)"
 	else
 		pass "no DMA-API 'pending DMA allocations' report"
 	fi
+	echo "PPVM-TEST-END: dmesg"
+	poll 10 grep -qx "PPVM-TEST-END: dmesg" /tmp/results.log
+	sed -n '/^PPVM-TEST-BEGIN: dmesg$/,/^PPVM-TEST-END: dmesg$/p' /tmp/results.log >/tmp/t.out
+	verdict dmesg
 } 2>&1 | tee /tmp/results.log
 pass_n=$(grep -c '^PPVM: PASS ' /tmp/results.log)
 fail_n=$(grep -c '^PPVM: FAIL ' /tmp/results.log)
 skip_n=$(grep -c '^PPVM: SKIP ' /tmp/results.log)
-echo "PPVM-TIME: total $(cut -d' ' -f1 /proc/uptime) s"
-echo "PPVM-SUMMARY: flavor=$FLAVOR pass=$pass_n fail=$fail_n skip=$skip_n"
+asserted=$(grep -c '^PPVM-TEST: .* verdict=asserted$' /tmp/results.log)
+skipped=$(grep -c '^PPVM-TEST: .* verdict=skipped$' /tmp/results.log)
+now
+echo "PPVM-TIME: total $NOW s"
+echo "PPVM-SUMMARY: flavor=$FLAVOR pass=$pass_n fail=$fail_n skip=$skip_n asserted=$asserted skipped=$skipped"
 echo "PPVM-END"

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
-# Which kernel regime is this, as the tracepoints and ppwatch see it.
+# Which kernel regime is this, as the tracepoints see it (ppwatch's
+# .kernel.unmap_regime: regime_check in t/50 and t/lib-floor.sh).
 # fmt_has EVENT FIELD: does the event's format record FIELD?
 fmt_has() { grep -q "field:[^;]* $2;" "$TRACE/events/page_pool/$1/format"; }
 if [ "$FLAVOR" = patched ]; then
@@ -26,23 +27,9 @@ else
 	absent "$FLAVOR kernel: no page_pool_destroy_unmap tracepoint" "$(has_event page_pool_destroy_unmap && echo present)"
 	absent "$FLAVOR kernel: no page_pool_inflight_unmap tracepoint" "$(has_event page_pool_inflight_unmap && echo present)"
 fi
-# the matrix line's regime=: item-blocks, dma_mapped-xarray or legacy
+# the matrix line's regime= must be one ppwatch can be checked against
+# (regime_check, run on the 'pools -j' of t/50: one ppwatch load less)
 case "$PPVM_REGIME" in
-item-blocks|dma_mapped-xarray) want=$PPVM_REGIME ;;
-legacy) want= ;;
-*) fail "kernel/matrix gives no regime= for $FLAVOR ('$PPVM_REGIME')"; want= ;;
+item-blocks|dma_mapped-xarray|legacy) ;;
+*) fail "kernel/matrix gives no regime= for $FLAVOR ('$PPVM_REGIME')" ;;
 esac
-# --- ppwatch cross-check ---
-if ppw_snap; then
-	if [ -n "$want" ]; then
-		check "ppwatch kernel.unmap_regime" "$(ppw_kernel unmap_regime)" = "$want"
-	else
-		# legacy (prefix, 6.1): neither fix; ppwatch must not claim either regime
-		r=$(ppw_kernel unmap_regime)
-		log "ppwatch kernel.unmap_regime on the legacy kernel: '$r'"
-		case "$r" in
-		item-blocks|dma_mapped-xarray) fail "ppwatch: legacy kernel reported as unmap regime '$r'" ;;
-		*) pass "ppwatch: legacy kernel not reported as a fixed regime ('$r')" ;;
-		esac
-	fi
-fi

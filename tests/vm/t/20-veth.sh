@@ -17,8 +17,13 @@ if lacks veth-pp; then
 	veth_pair vethA va vethB vb || { fail "cannot create the veth pair"; return 0; }
 	ip netns exec vethB "$TOOL" xdp-attach vb || { fail "XDP attach on vb"; return 0; }
 	sink_start vethB 192.0.2.2 $PORT || { fail "UDP sink did not start"; return 0; }
+	U0=$(delivered vethB)
 	ip netns exec vethA "$TOOL" send 192.0.2.2 $PORT 200 $SIZE
-	sleep 1
+	# the traffic went through vb's XDP program into the sink: 200 delivered
+	arrived() { [ "$(( $(delivered vethB) - U0 ))" -ge 200 ]; }
+	wait_for 5 arrived
+	check "the 200 datagrams passed vb's XDP program into the sink (Ip InDelivers of vethB)" \
+		"$(( $(delivered vethB) - U0 ))" -eq 200 || { sink_stop; trace_stop; ip netns del vethA; ip netns del vethB; return 0; }
 	trace_snap /tmp/veth.trace
 	check "veth + XDP makes no page_pool pages here (kernel/matrix: lacks=veth-pp): page_pool_state_hold events" \
 		"$(tcount /tmp/veth.trace page_pool_state_hold)" -eq 0
@@ -35,8 +40,12 @@ NTF=
 case "$FLAVOR" in patched|xarray) NTF=/tmp/veth.ntf; nl_monitor_start $NTF vethB ;; esac
 ip netns exec vethB "$TOOL" xdp-attach vb || { fail "XDP attach on vb"; return 0; }
 sink_start vethB 192.0.2.2 $PORT || { fail "UDP sink did not start"; return 0; }
+U0=$(delivered vethB)
 ip netns exec vethA "$TOOL" send 192.0.2.2 $PORT $N $SIZE
-sleep 1
+arrived() { [ "$(( $(delivered vethB) - U0 ))" -ge $N ]; }
+wait_for 10 arrived
+check "the $N datagrams passed vb's XDP program into the sink (Ip InDelivers of vethB)" \
+	"$(( $(delivered vethB) - U0 ))" -eq $N
 log "$(ip netns exec vethB cat /proc/net/udp | grep ":$(printf %04X $PORT) " | head -n1)"
 
 case "$FLAVOR" in
@@ -128,8 +137,8 @@ fi
 
 # detach XDP while the socket holds the pages: zombie pool
 ip netns exec vethB "$TOOL" xdp-detach vb || fail "XDP detach on vb"
-sleep 1.5
-trace_snap /tmp/veth.trace
+destroyed() { trace_snap /tmp/veth.trace; [ -n "$(trace_release_ptr_min /tmp/veth.trace 1000)" ]; }
+wait_for 10 destroyed
 PTR=$(trace_release_ptr_min /tmp/veth.trace 1000)
 check "page_pool_release reports a destroyed veth pool with >= 1000 pages in flight" "${PTR:+1}" = 1 || { sink_stop; return 0; }
 RINFL=$(trace_release_inflight /tmp/veth.trace "$PTR")
@@ -160,36 +169,25 @@ if [ "$FLAVOR" = patched ]; then
 	echo "PPVM-VALUES: veth-zombie id=$ID inflight=$RINFL blocks=$((PRE + ZDYN)) in-use-per-block=$OCC"
 fi
 # --- ppwatch cross-check (extend here) ---
-if ppw_snap; then
-	case "$FLAVOR" in
-	patched|xarray)
+case "$FLAVOR" in
+patched|xarray)
+	# the zombie in 'pools -j' and, on patched, its blocks: one load each,
+	# side by side
+	ppw_par zpools pools -j
+	BZ=
+	[ "$FLAVOR" = patched ] && { ppw_par blocks_z blocks "$ID" -j; BZ=blocks_z; }
+	ppw_par_wait zpools $BZ
+	ppw_rc zpools
+	if ppw_ok zpools "ppwatch pools -j (the zombie)"; then
+		cp /tmp/zpools.out /tmp/ppw.json
 		check "ppwatch: pool $ID state" "$(ppw_pool "$ID" state)" = zombie
 		check "ppwatch: pool $ID inflight" "$(ppw_pool "$ID" inflight)" -eq "$RINFL"
-		;;
-	*)
-		ZID=$(ppw_find ".state == \"zombie\" and .inflight == $RINFL" id)
-		check "ppwatch: a zombie pool with inflight $RINFL" "$ZID" -gt 0
-		# item stats do not exist here: "not available", never 0
-		if ppw_has items; then
-			absent "ppwatch: $FLAVOR kernel: pool $ZID .items is null" "$(ppw_pool "${ZID:-0}" items)"
-		fi
-		# who holds the zombie's pages: the sink's socket, every one of them
-		ppw vholders holders "$ZID" -j
-		if ppw_ok vholders "ppwatch holders $ZID -j"; then
-			H=$(jq -c '.pools[0].holders | map(select(.kind == "socket"))[0]' /tmp/vholders.out)
-			log "holder: $H"
-			check "ppwatch holders: the zombie veth pool's inflight" "$(jq '.pools[0].inflight' /tmp/vholders.out)" -eq "$RINFL"
-			check "ppwatch holders: the UDP socket on 192.0.2.2:$PORT" "$(echo "$H" | jq -r .local)" = "192.0.2.2:$PORT"
-			check "ppwatch holders: its pages = the pool's inflight" "$(echo "$H" | jq -r .pages)" -eq "$RINFL"
-			check "ppwatch holders: its process" "$(echo "$H" | jq -r '.owners[0].comm')" = ppvm-tool
-			check "ppwatch holders: unattributed" "$(jq '.pools[0].unattributed' /tmp/vholders.out)" -eq 0
-		fi
-		;;
-	esac
+		check "ppwatch: pool $ID is the one page_pool_release names" "$(ppw_pool "$ID" addr)" = "$(ppw_addr "$PTR")"
+	fi
 	# per-block occupancy (issue 11): 'ppwatch blocks ID' walks the same list
 	# as ppvm-bpf's tp_btf program; the same blocks with the same items in use
 	if [ "$FLAVOR" = patched ]; then
-		ppw blocks_z blocks "$ID" -j
+		ppw_rc blocks_z
 		if ppw_ok blocks_z "ppwatch blocks $ID -j"; then
 			check "ppwatch blocks $ID: items in use over the blocks = pages in flight" \
 				"$(jq '[.pools[0].blocks[].used] | add' /tmp/blocks_z.out)" -eq "$RINFL"
@@ -200,7 +198,25 @@ if ppw_snap; then
 				"$PW" = "$(echo "$OCC" | tr ',' '\n' | sort | tr '\n' ',' | sed 's/,$//')"
 		fi
 	fi
-fi
+	;;
+*)
+	# who holds the zombie's pages: the sink's socket, every one of them;
+	# 'holders -j' of every pool, the zombie found by its address (one load
+	# for the pool's state, inflight and holders)
+	ppw vholders holders -j
+	if ppw_ok vholders "ppwatch holders -j"; then
+		ZA=$(ppw_addr "$PTR")
+		check "ppwatch holders: the pool page_pool_release names ($ZA) is a zombie" "$(jpool /tmp/vholders.out "$ZA" state)" = zombie
+		check "ppwatch holders: the zombie veth pool's inflight" "$(jpool /tmp/vholders.out "$ZA" inflight)" -eq "$RINFL"
+		H=$(jq -c --arg a "$ZA" '[.pools[] | select(.addr == $a)][0].holders | map(select(.kind == "socket"))[0]' /tmp/vholders.out)
+		log "holder: $H"
+		check "ppwatch holders: the UDP socket on 192.0.2.2:$PORT" "$(echo "$H" | jq -r .local)" = "192.0.2.2:$PORT"
+		check "ppwatch holders: its pages = the pool's inflight" "$(echo "$H" | jq -r .pages)" -eq "$RINFL"
+		check "ppwatch holders: its process" "$(echo "$H" | jq -r '.owners[0].comm')" = ppvm-tool
+		check "ppwatch holders: unattributed" "$(jpool /tmp/vholders.out "$ZA" unattributed)" -eq 0
+	fi
+	;;
+esac
 if [ "$FLAVOR" = patched ]; then
 	SLINE=$(nl_line stats "$ID" vethB)
 	FREE_BEFORE=$(field "$SLINE" item-blocks-dyn-free)
@@ -211,7 +227,7 @@ if wait_for 6 freed; then pass "zombie veth pool freed after the socket closed (
 case "$FLAVOR" in
 patched|xarray)
 	absent "pool $ID gone from page-pool-get" "$(nl_line pools "$ID" vethB)"
-	sleep 0.5
+	wait_for 5 grep -q "^ntf del id=$ID " $NTF
 	nl_monitor_stop
 	DEL=$(ntf_line $NTF del "$ID")
 	log "$DEL"

@@ -34,8 +34,11 @@ veth_pair sfA va sfB vb || { fail "cannot create the veth pair"; return 0; }
 VBX=$(ip -n sfB -o link show vb | cut -d: -f1)
 ip netns exec sfB "$TOOL" xdp-attach vb || { fail "XDP attach on vb"; return 0; }
 sink_start sfB 192.0.2.2 $PORT || { fail "UDP sink did not start"; return 0; }
+U0=$(delivered sfB)
 ip netns exec sfA "$TOOL" send 192.0.2.2 $PORT $N $SIZE
-sleep 1
+arrived() { [ "$(( $(delivered sfB) - U0 ))" -ge "$N" ]; }
+wait_for 10 arrived
+check "the $N datagrams passed vb's XDP program into the sink (Ip InDelivers of sfB)" "$(( $(delivered sfB) - U0 ))" -eq $N
 echo 0 >$FI/probability
 check "fail_page_alloc used up its $FAILS failures" "$(cat $FI/times)" -eq 0
 ID=; best=-1

@@ -25,22 +25,34 @@ VB=$(basename "$2"); IB=$(first_name "$2/net/"*)
 set -- /sys/bus/pci/drivers/vmxnet3/0000:*/net/*
 IA=$(basename "$1")
 log "virtio-net $VB=$IB receives from vmxnet3 $IA"
-if lacks virtio-pp; then
-	# before v7.1 virtio_net fills its rings from the page allocator
-	if ppw_snap; then
-		check "virtio_net uses no page_pool here (kernel/matrix lacks=virtio-pp): ppwatch pools of $IB" \
-			"$(jq --arg b "$IB" '[.pools[] | select(.ifname == $b)] | length' /tmp/ppw.json)" -eq 0
-	fi
-	lacks pp-netlink || absent "virtio_net uses no page_pool here: page-pool-get of $IB" \
-		"$(nl_ids_of_ifindex "$(cat "/sys/class/net/$IB/ifindex")")"
-	return 0
-fi
 [ -e "/sys/class/net/$IA" ] || { fail "no vmxnet3 NIC to send from (found '$IA')"; return 0; }
 if ! ip netns add vioA; then fail "netns vioA"; return 0; fi
 ip link set "$IA" netns vioA
 ip -n vioA addr add 203.0.113.1/24 dev "$IA"; ip -n vioA link set "$IA" up
 ip addr add 203.0.113.2/24 dev "$IB"; ip link set "$IB" up
 IFX=$(cat "/sys/class/net/$IB/ifindex")
+if lacks virtio-pp; then
+	# before v7.1 virtio_net fills its rings from the page allocator: N
+	# datagrams arrive through it, and no page_pool page is held or freed
+	trace_start page_pool_state_hold page_pool_state_release
+	$TOOL sink 203.0.113.2 $PORT >/tmp/sink.$PORT.log 2>&1 &
+	# shellcheck disable=SC2034 # sink_stop (lib.sh) stops it
+	SINK=$!
+	wait_for 5 grep -q ready /tmp/sink.$PORT.log || { fail "UDP sink did not start"; ip netns del vioA; return 0; }
+	U0=$(delivered)
+	ip netns exec vioA "$TOOL" send 203.0.113.2 $PORT $N $SIZE
+	arrived() { [ "$(( $(delivered) - U0 ))" -ge $N ]; }
+	wait_for 10 arrived
+	trace_snap /tmp/vio.trace
+	check "the $N datagrams arrived through virtio_net $IB (Ip InDelivers)" "$(( $(delivered) - U0 ))" -eq $N &&
+	check "virtio_net uses no page_pool here (kernel/matrix lacks=virtio-pp): page_pool_state_hold events during its traffic" \
+		"$(tcount /tmp/vio.trace page_pool_state_hold)" -eq 0
+	lacks pp-netlink || absent "virtio_net uses no page_pool here: page-pool-get of $IB" "$(nl_ids_of_ifindex "$IFX")"
+	sink_stop
+	trace_stop
+	ip netns del vioA
+	return 0
+fi
 ID=$(nl_ids_of_ifindex "$IFX" | head -n1)
 check "page-pool-get lists the pool of virtio_net $IB (a driver pool, no XDP)" "${ID:-0}" -gt 0 ||
 	{ log "$(nl_pools)"; ip netns del vioA; return 0; }
@@ -50,42 +62,62 @@ $TOOL sink 203.0.113.2 $PORT >/tmp/sink.$PORT.log 2>&1 &
 # shellcheck disable=SC2034 # sink_stop (lib.sh) stops it
 SINK=$!
 wait_for 5 grep -q ready /tmp/sink.$PORT.log || { fail "UDP sink did not start"; return 0; }
+# one ppwatch for the pool's whole life here: 'top -b -j' every second,
+# live, then the zombie (no load of its own for each)
+ppw_bg vtop top -b -j -a 1 120
+U0=$(delivered)
 ip netns exec vioA "$TOOL" send 203.0.113.2 $PORT $N $SIZE
-sleep 1
+arrived() { [ "$(( $(delivered) - U0 ))" -ge $N ]; }
+wait_for 10 arrived
+check "the $N datagrams arrived through virtio_net $IB into the sink (Ip InDelivers)" "$(( $(delivered) - U0 ))" -eq $N
 LINE=$(nl_line pools "$ID")
 log "$LINE"
 KINFL=$(field "$LINE" inflight)
+# vrow STATE: top's last row of pool ID in STATE into /tmp/vio.row
+vrow() {
+	jq -c --argjson id "$ID" --arg st "$1" 'select(.pools != null) | .pools[] | select(.id == $id and .state == $st)' \
+		/tmp/vtop.out 2>/dev/null | tail -n1 >/tmp/vio.row
+	[ -s /tmp/vio.row ]
+}
+V() { jq -r ".$1 // empty" /tmp/vio.row; }
 # --- ppwatch: the live pool, then who holds its pages ---
-if ppw_snap; then
-	check "ppwatch: pool $ID of $IB is live" "$(ppw_pool "$ID" state)" = live
-	check "ppwatch: pool $ID device" "$(ppw_pool "$ID" ifname)" = "$IB"
-	check "ppwatch: pool $ID napi_id = page-pool-get's" "$(ppw_pool "$ID" napi_id)" -eq "$(field "$LINE" napi-id)"
-	check "ppwatch: pool $ID inflight = the kernel's (page-pool-get)" "$(ppw_pool "$ID" inflight)" -eq "$KINFL"
-	check "ppwatch: pool $ID hold_cnt - release_cnt = inflight" \
-		"$(( $(ppw_pool "$ID" hold_cnt) - $(ppw_pool "$ID" release_cnt) ))" -eq "$KINFL"
+# (the first of top's snapshots to show the socket's pages)
+settled() { vrow live && [ "$(V inflight)" = "$KINFL" ]; }
+wait_for 10 settled
+if vrow live; then
+	check "ppwatch top: pool $ID of $IB is live" "$(V state)" = live
+	check "ppwatch top: pool $ID device" "$(V ifname)" = "$IB"
+	check "ppwatch top: pool $ID napi_id = page-pool-get's" "$(V napi_id)" -eq "$(field "$LINE" napi-id)"
+	check "ppwatch top: pool $ID inflight = the kernel's (page-pool-get)" "$(V inflight)" -eq "$KINFL"
+	check "ppwatch top: pool $ID hold_cnt - release_cnt = inflight" "$(( $(V hold_cnt) - $(V release_cnt) ))" -eq "$KINFL"
+else
+	fail "ppwatch top: no row of pool $ID: $(tail -c 400 /tmp/vtop.out)"
 fi
 # unbind: the driver destroys the pool, the socket still holds its pages
-ppw_start 6
 echo "$VB" >/sys/bus/virtio/drivers/virtio_net/unbind || { fail "unbind $VB"; sink_stop; return 0; }
-sleep 2
-trace_snap /tmp/vio.trace
+destroyed() { trace_snap /tmp/vio.trace; [ -n "$(trace_release_ptr_min /tmp/vio.trace 1)" ]; }
+wait_for 10 destroyed
 PTR=$(trace_release_ptr_min /tmp/vio.trace 1)
 check "page_pool_release: the virtio_net pool destroyed with pages in flight" "${PTR:+1}" = 1 || { sink_stop; return 0; }
 RINFL=$(trace_release_inflight /tmp/vio.trace "$PTR")
 echo "PPVM-VALUES: virtio-pp id=$ID datagrams=$N inflight-live=$KINFL release-inflight=$RINFL"
-if ppw_finish; then
-	check "ppwatch: pool $ID a zombie after the unbind" "$(ppw_pool "$ID" state)" = zombie
-	check "ppwatch: pool $ID inflight = page_pool_release's" "$(ppw_pool "$ID" inflight)" -eq "$RINFL"
+wait_for 10 vrow zombie
+ppw_bg_stop vtop
+check "ppwatch top -b: exit" "$PPW_RC" -eq 0
+if vrow zombie; then
+	check "ppwatch top: pool $ID a zombie after the unbind" "$(V state)" = zombie
+	check "ppwatch top: pool $ID inflight = page_pool_release's" "$(V inflight)" -eq "$RINFL"
+	check "ppwatch top: pool $ID is the one page_pool_release names" "$(V addr)" = "$(ppw_addr "$PTR")"
 	# virtio-pci maps through the DMA API only with VIRTIO_F_ACCESS_PLATFORM
 	# (qemu: iommu_platform=on, not set here): then the pool maps nothing
-	DM=$(ppw_pool "$ID" dma_map)
+	DM=$(V dma_map)
 	if [ "$DM" = true ]; then
 		want=unmapped
 		[ "$PPVM_REGIME" = legacy ] && want=hazard
 	else
 		want=not_mapped
 	fi
-	check "ppwatch: destroyed pool $ID dma (dma_map=$DM, $PPVM_REGIME regime)" "$(ppw_pool "$ID" dma)" = "$want"
+	check "ppwatch top: destroyed pool $ID dma (dma_map=$DM, $PPVM_REGIME regime)" "$(V dma)" = "$want"
 fi
 ppw vzholders holders "$ID" -j
 if ppw_ok vzholders "ppwatch holders $ID -j (zombie)"; then

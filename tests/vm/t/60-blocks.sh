@@ -32,11 +32,11 @@ if [ "$FLAVOR" != patched ]; then
 	return 0
 fi
 if ! ip netns add "$NS" || ! ip -n "$NS" link set lo up; then fail "netns $NS"; return 0; fi
+trace_start page_pool_release
 /sbin/ip netns exec $NS "$TOOL" live $PORT $N 600 >/tmp/blk-live.log 2>&1 &
 LIVE=$!
 wait_for 60 grep -q 'frames run' /tmp/blk-live.log ||
 	{ fail "ppvm-tool live: no live-frames run: $(cat /tmp/blk-live.log)"; kill $LIVE; return 0; }
-sleep 1.5
 
 ppw pools pools -j
 ppw_ok pools "ppwatch pools -j" || { kill $LIVE; return 0; }
@@ -46,7 +46,11 @@ check "ppwatch pools: the live-frames pool with $N pages in flight" "${ADDR:+1}"
 SEL=$(ppw_sel "$ADDR" /tmp/pools.out)
 SIZE=$(jpool /tmp/pools.out "$ADDR" pool_size)
 
-ppw blocks blocks "$SEL" -j
+# blocks and pools -w of the pool, side by side
+ppw_par blocks blocks "$SEL" -j
+ppw_par pools_w pools -w "$SEL"
+ppw_par_wait blocks pools_w
+ppw_rc blocks
 if ppw_ok blocks "ppwatch blocks $SEL -j"; then
 	B() { jq -r ".pools[0].$1" /tmp/blocks.out; }
 	PER=$(B items_per_block); PRE=$(B blocks_prealloc); DYN=$(B blocks_dynamic)
@@ -79,14 +83,16 @@ if ppw_ok blocks "ppwatch blocks $SEL -j"; then
 fi
 O=$(jq -c "[.pools[] | select(.addr == \"$ADDR\")][0].block_occupancy" /tmp/pools.out)
 check "ppwatch pools -j: .block_occupancy.items_used = inflight" "$(echo "$O" | jq .items_used)" -eq $N
-ppw pools_w pools -w "$SEL"
+ppw_rc pools_w
 check "ppwatch pools -w: BLOCKS column" "$(grep -c "$PRE+$DYN" /tmp/pools_w.out)" -ge 1 ||
 	log "$(cat /tmp/pools_w.out)"
 
 kill $LIVE
 wait $LIVE
-sleep 1.5
+freed() { trace_snap /tmp/blk.trace; [ "$(trace_zombies /tmp/blk.trace)" -eq 0 ]; }
+wait_for 10 freed || fail "the live-frames pool not freed 10 s after its socket closed"
 ppw blocks_after blocks "$SEL" -j
 check "ppwatch blocks: the freed pool is not listed" \
 	"$(jq '.pools | length' /tmp/blocks_after.out 2>/dev/null || echo x)" -eq 0
+trace_stop
 ip netns del $NS

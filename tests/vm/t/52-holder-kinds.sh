@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
+# The holders a non-reading UDP socket is not (tests/lab/ppkinds.c, as
+# tests/integration/test_holder_kinds.sh makes them on the host), each on a
+# page pool of its own: a veth pair in two namespaces of its own, XDP on
+# the receiving end (vb), 192.0.2.1 -> 192.0.2.2:
+#   reset   a TCP socket reset by its peer, CLOSE, its fd still open
+#   orphan  an orphan in FIN-WAIT-1 with its out-of-order queue (the gate
+#           on vb drops one segment and, later, every packet)
+#   scm     a UDP socket whose only reference is an SCM_RIGHTS message
+#   frags   an IPv4 fragment queue (the last fragment never sent)
+#   tbf     packets forwarded out of bq (to 198.51.100.2 in a third
+#           namespace) into a classless tbf that holds them
+#   htb     the same into the pfifo leaf of an htb class (classful)
+# One 'ppwatch holders -j' for all six pools. For each, against the
+# kernel's own truth: the pool's inflight = its page_pool_state_hold less
+# its page_pool_state_release events (the trace runs from before the pool
+# existed); every page the pool lent outside itself is the right holder's,
+# none unattributed; the holder's identity (state, owner pid and inode,
+# the message's carrier, the datagram's id, the qdisc and its parent) is
+# what ppkinds and tc made, a qdisc's packets = tc's backlog.
+#
+# Kernels whose veth has no page_pool (lacks=veth-pp) have no pool page a
+# socket, a qdisc or a fragment queue could hold in this guest.
+PPKINDS=/vm/bin/ppkinds
+lacks veth-pp && { skip "no veth page pools on $FLAVOR (lacks=veth-pp): no pool page reaches a socket, a qdisc or a fragment queue"; return 0; }
+if [ "${PPVM_DEPTH:-matrix}" = test ] && [ "$PPVM_KINDS" != test ]; then
+	skip "make test runs the holder kinds on its kinds=test lines (kernel/matrix: the oldest and the newest kernel with veth page pools), make test-matrix on every line"
+	return 0
+fi
+[ -x $PPKINDS ] || { fail "ppkinds is not in the initramfs"; return 0; }
+[ -x /sbin/tc ] || { fail "tc (iproute2) is not in the initramfs"; return 0; }
+# (not busybox's applet)
+tc() { /sbin/tc "$@"; }
+KINDS="reset orphan scm frags tbf htb"
+HK_PIDS=
+
+# kind_lab K: netns hk-K-a/hk-K-b, va 192.0.2.1 <-> vb 192.0.2.2, XDP on vb
+kind_lab() {
+	veth_pair "hk-$1-a" va "hk-$1-b" vb || { fail "$1: cannot create the veth pair"; return 1; }
+	ip -n "hk-$1-a" link set lo up; ip -n "hk-$1-b" link set lo up
+	ip netns exec "hk-$1-b" "$TOOL" xdp-attach vb || { fail "$1: XDP attach on vb"; return 1; }
+}
+# kind_forward K: hk-K-c behind hk-K-b (bq 198.51.100.1 <-> cq 198.51.100.2)
+kind_forward() {
+	if ip netns add "hk-$1-c" &&
+	   ip link add bq netns "hk-$1-b" type veth peer name cq netns "hk-$1-c" &&
+	   ip -n "hk-$1-b" addr add 198.51.100.1/24 dev bq && ip -n "hk-$1-c" addr add 198.51.100.2/24 dev cq &&
+	   ip -n "hk-$1-b" link set bq up && ip -n "hk-$1-c" link set cq up &&
+	   ip netns exec "hk-$1-b" sh -c 'echo 1 >/proc/sys/net/ipv4/ip_forward' &&
+	   ip -n "hk-$1-a" route add 198.51.100.0/24 via 192.0.2.2 &&
+	   ip -n "hk-$1-c" route add 192.0.2.0/24 via 198.51.100.1 &&
+	   # no ARP through the qdisc (a neighbour probe would join its backlog)
+	   ip -n "hk-$1-b" neigh replace 198.51.100.2 dev bq nud permanent \
+		lladdr "$(ip netns exec "hk-$1-c" cat /sys/class/net/cq/address)"; then
+		return 0
+	fi
+	fail "$1: cannot set up forwarding to hk-$1-c"
+	return 1
+}
+# kind_start K KIND ARGS...: ppkinds KIND in the background, its ready line
+# ("pid inode port extra") into READY_K
+kind_start() {
+	local k=$1 kind=$2; shift 2
+	rm -f "/tmp/hk.$k.ready"
+	$PPKINDS "$kind" --netns "hk-$k-b" --from "hk-$k-a" --bind 192.0.2.2:5101 \
+		--ready "/tmp/hk.$k.ready" --lifetime 200 "$@" </dev/null >/dev/null 2>"/tmp/hk.$k.err" &
+	HK_PIDS="$HK_PIDS $!"
+	wait_for 20 test -s "/tmp/hk.$k.ready" ||
+		{ fail "ppkinds $kind did not set up: $(head -c 300 "/tmp/hk.$k.err")"; return 1; }
+	log "ppkinds $kind: $(cat "/tmp/hk.$k.ready")"
+}
+# backlog NS DEV HANDLE: packets in qdisc HANDLE of DEV (tc -s)
+backlog() {
+	ip netns exec "$1" tc -s qdisc show dev "$2" |
+		awk -v h="$3" '$1 == "qdisc" { on = ($3 == h) } on && $1 == "backlog" { sub(/p$/, "", $3); print $3; exit }'
+}
+hk_down() { hk_clean; trace_stop; }
+hk_clean() {
+	for k in $KINDS; do
+		ip netns del "hk-$k-a" 2>/dev/null; ip netns del "hk-$k-b" 2>/dev/null; ip netns del "hk-$k-c" 2>/dev/null
+	done
+	# shellcheck disable=SC2086 # the pids, one word each
+	[ -n "$HK_PIDS" ] && kill $HK_PIDS 2>/dev/null
+	return 0
+}
+
+trace_start page_pool_state_hold page_pool_state_release
+for k in $KINDS; do kind_lab "$k" || { hk_down; return 0; }; done
+if ! kind_forward tbf || ! kind_forward htb; then hk_down; return 0; fi
+# (the fragments wait in their queue for net.ipv4.ipfrag_time: longer
+# than this test)
+ip netns exec hk-frags-b sh -c 'echo 120 >/proc/sys/net/ipv4/ipfrag_time'
+# rates of 12.5 bytes a second: after the first packet the next leaves
+# 112 s later (past this test), the backlog holds still (a lower rate
+# would make the burst's time overflow: tc clamps it below a packet)
+if ! ip netns exec hk-tbf-b tc qdisc add dev bq root handle 8004: tbf rate 100bit burst 1600 limit 2mb; then
+	fail "tc cannot add a tbf (sch_tbf)"; hk_down; return 0
+fi
+if ! { ip netns exec hk-htb-b tc qdisc add dev bq root handle 1: htb default 10 &&
+       ip netns exec hk-htb-b tc class add dev bq parent 1: classid 1:1 htb rate 200bit &&
+       ip netns exec hk-htb-b tc class add dev bq parent 1:1 classid 1:10 htb rate 100bit ceil 100bit &&
+       ip netns exec hk-htb-b tc qdisc add dev bq parent 1:10 handle 10: pfifo limit 1000; }; then
+	fail "tc cannot build htb classes (sch_htb)"; hk_down; return 0
+fi
+
+kind_start reset tcp-reset --bytes 400000 || { hk_down; return 0; }
+kind_start scm scm --count 150 --size 3000 || { hk_down; return 0; }
+ip netns exec hk-tbf-a "$TOOL" send 198.51.100.2 6000 400 1400 >/dev/null
+ip netns exec hk-htb-a "$TOOL" send 198.51.100.2 6000 300 1400 >/dev/null
+$PPKINDS frags --from hk-frags-a --to 192.0.2.2 --count 20 --size 1400 --id 4242 >/dev/null 2>/tmp/hk.frags.err ||
+	{ fail "ppkinds frags: $(cat /tmp/hk.frags.err)"; hk_down; return 0; }
+# last: its gate ends up dropping everything that comes to vb
+kind_start orphan tcp-orphan --segments 40 --dev vb || { hk_down; return 0; }
+read -r R_PID R_INO _ </tmp/hk.reset.ready
+read -r S_PID S_INO _ S_CARRIER </tmp/hk.scm.ready
+
+# one holder scan for the six pools; the kernel's inflight of each from
+# the trace just before and just after it (a qdisc may let a packet go:
+# then the scan is taken again, once)
+pool_of() {	# K DOC: the pool of vb in hk-K-b
+	jq -c --arg ns "$(stat -L -c %i "/run/netns/hk-$1-b")" \
+		'[.pools[] | select(.device == "vb" and (.netns | tostring) == $ns)] | first // empty' "$2"
+}
+inflight_of() {	# ADDR FILE: hold less release events of the pool
+	awk -v p="page_pool=${1#0x}" '$0 ~ (" " p " ") {
+		if ($0 ~ / page_pool_state_hold: /) h++; else if ($0 ~ / page_pool_state_release: /) r++ }
+		END { print h - r }' "$2"
+}
+scan() {
+	trace_snap /tmp/hk.before
+	ppw hk holders -j
+	trace_snap /tmp/hk.after
+	TBF_BACKLOG=$(backlog hk-tbf-b bq 8004:) HTB_BACKLOG=$(backlog hk-htb-b bq 10:)
+	[ "$PPW_RC" -eq 0 ] || return 1
+	for k in $KINDS; do
+		a=$(pool_of "$k" /tmp/hk.out | jq -r '.addr // empty')
+		[ -n "$a" ] || return 1
+		[ "$(inflight_of "$a" /tmp/hk.before)" = "$(inflight_of "$a" /tmp/hk.after)" ] || return 1
+	done
+}
+scan || { log "the pools' inflight moved during the scan (or a pool is missing): once more"; scan; }
+ppw_ok hk "ppwatch holders -j (six holder kinds)" || { hk_down; return 0; }
+jq -c '.scan' /tmp/hk.out | sed 's/^/  [52-holder-kinds] scan: /'
+
+# kind_check K WHAT JQ-SELECT: the pool of K against the kernel, and the
+# holder SELECT picks has every page the pool lent outside itself; its
+# record into /tmp/hk.K.h
+kind_check() {
+	local k=$1 what=$2 p infl out right
+	p=$(pool_of "$k" /tmp/hk.out)
+	[ -n "$p" ] || { fail "ppwatch holders: no pool of vb in hk-$k-b"; return 1; }
+	infl=$(inflight_of "$(echo "$p" | jq -r .addr)" /tmp/hk.after)
+	log "$k: $(echo "$p" | jq -c '{addr, inflight, unattributed, h: [.holders[] | [.kind, .pages, .holder]]}')"
+	out=$(echo "$p" | jq '[.holders[] | select(.kind | startswith("pool_") | not) | .pages] | add // 0')
+	right=$(echo "$p" | jq "[.holders[] | select($3) | .pages] | add // 0")
+	check "$what: the pool's inflight = the kernel's (hold - release events)" "$(echo "$p" | jq .inflight)" -eq "$infl"
+	check "$what: none unattributed" "$(echo "$p" | jq .unattributed)" -eq 0
+	check "$what: every page the pool lent outside itself ($out) is the holder's" "$right" -eq "$out"
+	check "$what: holds pages" "$right" -gt 0
+	check "$what: the pool's pages = its holders' (inflight)" \
+		"$(echo "$p" | jq '([.holders[].pages] | add // 0) + .unattributed')" -eq "$infl"
+	echo "$p" | jq -c "[.holders[] | select($3)] | first" >"/tmp/hk.$k.h"
+	echo "PPVM-VALUES: holder-kind $k inflight=$infl outside=$out holder=$right"
+}
+H() { jq -r "$2" "/tmp/hk.$1.h"; }
+
+kind_check reset "a TCP socket reset in CLOSE" '.kind == "socket" and .local == "192.0.2.2:5101"' &&
+	check "the reset socket: tcp, CLOSE, ppkinds' fd (pid $R_PID, inode $R_INO)" \
+		"$(H reset '"\(.proto) \(.state) \(.inode) \(.owners[0].pid) \(.owners[0].comm)"')" = "tcp CLOSE $R_INO $R_PID ppkinds"
+kind_check orphan "an orphan in FIN-WAIT-1" '.kind == "socket" and .local == "192.0.2.2:5101"' &&
+	check "the orphan: FIN-WAIT-1, no owner" "$(H orphan '"\(.orphan) \(.state) \(.owners | length)"')" = "true FIN-WAIT-1 0"
+kind_check scm "a socket in flight in an SCM_RIGHTS message" '.kind == "socket" and .local == "192.0.2.2:5101"' &&
+	check "the socket in flight: its inode on the carrier (inode $S_CARRIER) of pid $S_PID" \
+		"$(H scm '"\(.inode) \(.in_flight_on.inode) \(.in_flight_on.pid)"')" = "$S_INO $S_CARRIER $S_PID"
+check "the scan counts the orphan and the socket in flight" \
+	"$(jq -r '"\(.scan.orphans >= 1) \(.scan.in_flight_sockets >= 1)"' /tmp/hk.out)" = "true true"
+kind_check frags "an IPv4 fragment queue" '.kind == "frag_queue"' &&
+	check "the fragment queue: the datagram's" \
+		"$(H frags '.holder | test("^ipv4 fragments 192.0.2.1 -> 192.0.2.2 id 4242 ")')" = true
+kind_check tbf "a classless qdisc (tbf)" '.kind == "qdisc"' && {
+	check "the tbf: tbf 8004: on bq" "$(H tbf '"\(.qdisc.under) \(.qdisc.dev)"')" = "tbf 8004: bq"
+	check "the tbf: its packets walked = tc's backlog" "$(H tbf .qdisc.skbs_walked)" -eq "$TBF_BACKLOG"
+}
+kind_check htb "a classful qdisc (htb class 1:10, its pfifo leaf)" '.kind == "qdisc"' && {
+	check "the htb leaf: pfifo 10: of class 1:10 under htb 1:" \
+		"$(H htb '"\(.qdisc.kind) \(.qdisc.handle) \(.qdisc.parent) \(.qdisc.under)"')" = "pfifo 10:0 1:10 htb 1:"
+	check "the htb leaf: its packets walked = tc's backlog" "$(H htb .qdisc.skbs_walked)" -eq "$HTB_BACKLOG"
+}
+hk_down
+return 0
