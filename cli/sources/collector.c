@@ -16,6 +16,10 @@
 
 /* a late state_release may still run after page_pool_release said 0 */
 #define FREED_GRACE_NS (2 * NSEC_PER_SEC)
+/* the whole table at least this often, events or not */
+#define FULL_READ_NS (60 * NSEC_PER_SEC)
+/* more pools named since than this: the whole table, not one lookup each */
+#define MAX_DIRTY 4096
 
 int collector_init(struct collector *c, struct session *s, double keep_freed_s)
 {
@@ -34,20 +38,20 @@ void collector_free(struct collector *c)
 	free(c->rkeys);
 	free(c->slots);
 	free(c->gens);
+	free(c->recs);
+	free(c->dirty);
 	memset(c, 0, sizeof(*c));
 }
 
-/* keep a freed pool's last record (the newest one of its address and generation) */
+/*
+ * Keep a freed pool's last record: appended, the newest of an address and
+ * generation winning when list_grave() sorts them (a search here made a
+ * host's thousands of pools destroyed at once n^2).
+ */
 static int grave_keep(struct collector *c, const struct ppw_pool *rec)
 {
 	struct ppw_pool *g;
-	size_t i;
 
-	for (i = 0; i < c->ngrave; i++)
-		if (c->grave[i].addr == rec->addr && c->grave[i].gen == rec->gen) {
-			c->grave[i] = *rec;
-			return 0;
-		}
 	g = VEC_PUSH(c->grave, c->ngrave, c->capgrave);
 	if (!g) {
 		p_err("keeping the record of freed pool 0x%llx: %s", (unsigned long long)rec->addr,
@@ -56,6 +60,28 @@ static int grave_keep(struct collector *c, const struct ppw_pool *rec)
 	}
 	*g = *rec;
 	return 0;
+}
+
+void collector_note_all(struct collector *c)
+{
+	c->full = true;
+}
+
+void collector_note_event(struct collector *c, const struct ppw_event *e)
+{
+	__u64 *d;
+
+	/* a new record, a new generation at an address: the table itself */
+	if (c->full || e->type == PPW_EV_POOL_NEW || e->type == PPW_EV_POOL_RETIRED ||
+	    c->ndirty >= MAX_DIRTY) {
+		c->full = true;
+		return;
+	}
+	d = VEC_PUSH(c->dirty, c->ndirty, c->capdirty);
+	if (d)
+		*d = e->rec.addr;
+	else
+		c->full = true;
 }
 
 int collector_retired(struct collector *c, const struct ppw_event *e)
@@ -238,13 +264,30 @@ static int read_pools(struct collector *c, struct reading *rd)
 	}
 	if (nkeys)
 		qsort(k, nkeys, sizeof(*k), rec_key_cmp);
-	for (i = 0; i < nkeys; i++) {
-		struct pool_obs *o = obs_add(rd);
+	if (nkeys > c->caprecs) {
+		struct ppw_pool *v = vec_grow(c->recs, &c->caprecs, nkeys, sizeof(*v));
 
-		if (!o)
+		if (!v) {
+			p_err("keeping the %zu pools read: %s", nkeys, strerror(ENOMEM));
 			return -ENOMEM;
-		o->rec = c->pvals[k[i].i];
+		}
+		c->recs = v;
 	}
+	c->nrecs = 0;
+	c->next_trim_ns = 0;
+	for (i = 0; i < nkeys; i++) {
+		const struct ppw_pool *rec = &c->pvals[k[i].i];
+
+		c->recs[c->nrecs++] = *rec;
+		if (rec->state == PPW_POOL_FREED &&
+		    (!c->next_trim_ns || rec->freed_ns + FREED_GRACE_NS < c->next_trim_ns))
+			c->next_trim_ns = rec->freed_ns + FREED_GRACE_NS;
+	}
+	c->full_reads++;
+	c->full = false;
+	c->ndirty = 0;
+	c->gens_valid = false;
+	c->next_full_ns = now + FULL_READ_NS;
 	/* the trimmed ones to the front (the others are copied out now) */
 	for (i = 0; i < total; i++)
 		if (trimmed(&c->pvals[i], now)) {
@@ -258,6 +301,83 @@ static int read_pools(struct collector *c, struct reading *rd)
 		if (!bpf_map_lookup_elem(fd, &c->pkeys[i], &again) && again.gen == c->pvals[i].gen)
 			bpf_map_delete_elem(fd, &c->pkeys[i]);
 	}
+	return 0;
+}
+
+static int rec_addr_cmp(const void *a, const void *b)
+{
+	const struct ppw_pool *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The records events named since the last collect, read again one by one
+ * into the kept table: 1 when that is not enough (a record gone from the
+ * table, a new generation at an address), 0, or -errno (reported).
+ */
+static int read_dirty(struct collector *c)
+{
+	int fd = bpf_map__fd(c->s->skel->maps.pools);
+	struct ppw_pool rec, *at;
+	size_t i, n = 0;
+
+	if (!c->ndirty)
+		return 0;
+	qsort(c->dirty, c->ndirty, sizeof(*c->dirty), u64_cmp);
+	for (i = 0; i < c->ndirty; i++) {
+		if (i && c->dirty[i] == c->dirty[i - 1])
+			continue;
+		n++;
+		if (bpf_map_lookup_elem(fd, &c->dirty[i], &rec)) {
+			if (errno == ENOENT)
+				return 1;
+			p_err("reading pool 0x%llx (map 'pools'): %s",
+			      (unsigned long long)c->dirty[i], strerror(errno));
+			return -errno;
+		}
+		at = c->nrecs ? bsearch(&rec, c->recs, c->nrecs, sizeof(*c->recs), rec_addr_cmp) :
+				NULL;
+		if (!at || at->gen != rec.gen)
+			return 1;
+		*at = rec;
+		if (rec.state == PPW_POOL_FREED &&
+		    (!c->next_trim_ns || rec.freed_ns + FREED_GRACE_NS < c->next_trim_ns))
+			c->next_trim_ns = rec.freed_ns + FREED_GRACE_NS;
+	}
+	p_dbg("collector: %zu pools read again, not the table's %zu", n, c->nrecs);
+	c->ndirty = 0;
+	return 0;
+}
+
+/* the kept table into the reading, each record an observation */
+static int recs_to_reading(struct collector *c, struct reading *rd)
+{
+	size_t i;
+
+	if (c->nrecs > rd->cap) {
+		struct pool_obs *v = vec_grow(rd->pools, &rd->cap, c->nrecs, sizeof(*v));
+
+		if (!v) {
+			p_err("collecting the pools: %s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		rd->pools = v;
+	}
+	for (i = 0; i < c->nrecs; i++) {
+		struct pool_obs *o = &rd->pools[i];
+
+		memset(o, 0, sizeof(*o));
+		o->rec = c->recs[i];
+	}
+	rd->n = c->nrecs;
 	return 0;
 }
 
@@ -275,6 +395,20 @@ static int obs_cmp(const void *a, const void *b)
  * has them (rd's pools are sorted: found by bsearch, then sorted again
  * with what joined).
  */
+static int grave_cmp(const void *a, const void *b)
+{
+	const struct ppw_pool *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	/* the same pool kept twice (a trim that did not take): the later record last */
+	if (x->last_release_ns != y->last_release_ns)
+		return x->last_release_ns < y->last_release_ns ? -1 : 1;
+	return x->freed_ns < y->freed_ns ? -1 : x->freed_ns > y->freed_ns;
+}
+
 static int list_grave(struct collector *c, struct reading *rd)
 {
 	__u64 now = rd->now_ns;
@@ -282,9 +416,14 @@ static int list_grave(struct collector *c, struct reading *rd)
 	size_t i, n = 0, have = rd->n;
 	struct pool_obs *o, key;
 
+	/* by address and generation, each kept once: its newest record */
+	if (c->ngrave > 1)
+		qsort(c->grave, c->ngrave, sizeof(*c->grave), grave_cmp);
 	for (i = 0; i < c->ngrave; i++) {
 		struct ppw_pool *g = &c->grave[i];
 
+		if (i + 1 < c->ngrave && g[1].addr == g->addr && g[1].gen == g->gen)
+			continue; /* a newer one follows */
 		if (g->freed_ns + keep < now)
 			continue; /* expired */
 		c->grave[n++] = *g;
@@ -491,8 +630,28 @@ static int read_ledger(struct collector *c, struct reading *rd)
 	return 0;
 }
 
+/*
+ * The whole table when what changed cannot be told from the events: pools
+ * came or went (POOL_NEW, RETIRED, discovery found some), a per-CPU slot
+ * gave its sums back to a record (an eviction: no event), events were lost
+ * (the ring was full: what they named is not known), the kernel counts
+ * items (counters that move with no event ppwatch hooks), a freed record's
+ * grace is over (trimmed from the table), or FULL_READ_NS passed.
+ */
+static bool full_read_due(const struct collector *c, const struct reading *rd)
+{
+	const struct features *f = &c->s->feat;
+
+	return c->full || !c->full_reads || rd->now_ns >= c->next_full_ns ||
+	       (c->next_trim_ns && rd->now_ns >= c->next_trim_ns) ||
+	       rd->counters[PPW_CNT_PCPU_EVICT] != c->evictions ||
+	       rd->counters[PPW_CNT_RINGBUF_DROP] != c->ring_drops || f->item_stats ||
+	       f->item_blocks;
+}
+
 int collector_collect(struct collector *c, struct reading *rd)
 {
+	size_t before;
 	int err;
 
 	reading_reset(rd);
@@ -501,13 +660,29 @@ int collector_collect(struct collector *c, struct reading *rd)
 	if (err)
 		return err;
 	rd->now_ns = now_boot_ns();
-	err = read_pools(c, rd); /* sorted */
+	err = session_counters(c->s, rd->counters, PPW_CNT_MAX);
 	if (err)
 		return err;
+	err = full_read_due(c, rd) ? 1 : read_dirty(c);
+	if (err > 0) {
+		c->evictions = rd->counters[PPW_CNT_PCPU_EVICT];
+		c->ring_drops = rd->counters[PPW_CNT_RINGBUF_DROP];
+		err = read_pools(c, rd); /* sorted, trimmed */
+	}
+	err = err ?: recs_to_reading(c, rd);
+	if (err)
+		return err;
+	before = rd->n;
 	err = list_grave(c, rd);
+	if (!err && rd->n - before != c->last_grave) {
+		c->last_grave = rd->n - before;
+		c->gens_valid = false;
+	}
 	err = err ?: fold_slots(c, rd);
-	err = err ?: index_gens(c, rd);
-	err = err ?: session_counters(c->s, rd->counters, PPW_CNT_MAX);
+	if (!err && !c->gens_valid) {
+		err = index_gens(c, rd);
+		c->gens_valid = !err;
+	}
 	err = err ?: read_ledger(c, rd);
 	if (err)
 		return err;

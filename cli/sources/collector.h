@@ -41,12 +41,36 @@ struct collector {
 	struct ppw_pcpu_pool *slots; /* one key of the per-CPU slots, every CPU */
 	struct gen_addr *gens;	     /* the pools by generation, for the ledger's pages */
 	size_t ngens, capgens;
+	bool gens_valid; /* gens has this reading's pools (none came or went) */
+	/*
+	 * The pool table as the last collect left it, sorted by address and
+	 * generation: a collect reads again only the records events named
+	 * since (a refresh's work is what changed), and the whole table when
+	 * pools came or went, a per-CPU slot gave its sums back to a record,
+	 * events were lost, a freed record's grace ran out, the kernel counts
+	 * items (its counters move with no event) or a minute passed.
+	 */
+	struct ppw_pool *recs;
+	size_t nrecs, caprecs;
+	bool full;    /* the next collect reads the whole table */
+	__u64 *dirty; /* pools events named since the last collect */
+	size_t ndirty, capdirty;
+	__u64 evictions;    /* PPW_CNT_PCPU_EVICT when the table was last read */
+	__u64 ring_drops;   /* PPW_CNT_RINGBUF_DROP then: a lost event named nobody */
+	__u64 next_full_ns; /* CLOCK_BOOTTIME: the whole table again by then */
+	__u64 next_trim_ns; /* a freed record's grace ends (0: none) */
+	size_t last_grave;  /* graveyard entries the last reading listed */
+	__u64 full_reads;   /* whole-table reads so far (the tests and bench count them) */
 };
 
 /* Each function reports its own failure (the map, the errno) and returns -errno. */
 int collector_init(struct collector *c, struct session *s, double keep_freed_s);
 /* a PPW_EV_POOL_RETIRED event: the record of a pool whose address was reused */
 int collector_retired(struct collector *c, const struct ppw_event *e);
+/* every lifecycle event, as it arrives: its pool's record is read at the next collect */
+void collector_note_event(struct collector *c, const struct ppw_event *e);
+/* the next collect reads the whole table (discovery ran on a kernel that counts items...) */
+void collector_note_all(struct collector *c);
 /*
  * The pools the discovery scan found since the last call, oldest first, as
  * PPW_EV_POOL_NEW events to fn (the ring buffer's callback): discovery

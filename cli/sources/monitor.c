@@ -24,6 +24,7 @@ static int on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return 0;
+	collector_note_event(&m->col, e);
 	if (e->type == PPW_EV_POOL_RETIRED) {
 		err = collector_retired(&m->col, e);
 		if (err)
@@ -159,12 +160,12 @@ static int ask_netlink(struct monitor *m, struct nl_pool **v, size_t *n)
 
 /*
  * The discovery scan walks every pool of the host (about 1 us each): at
- * most 1/DISCOVERY_SPACING of the time, so a host with 10,000 idle pools
- * runs it every other second or so, a lab's at every sample. Pools that
- * make events are found by the hot path anyway; a netlink notification
- * brings the next scan forward.
+ * most 1/DISCOVERY_SPACING of the time (0.1% of a core), so a host with
+ * 10,000 idle pools runs it every ten seconds or so, a lab's every second.
+ * Pools that make events are found by the hot path anyway; a netlink
+ * notification brings the next scan forward.
  */
-#define DISCOVERY_SPACING 200
+#define DISCOVERY_SPACING 1000
 
 static void discover(struct monitor *m)
 {
@@ -216,10 +217,14 @@ int monitor_sample(struct monitor *m)
 	free(nlv);
 	if (err)
 		return err;
-	snapshot_free(&m->prev);
-	m->prev = m->cur;
-	memset(&m->cur, 0, sizeof(m->cur));
-	err = snapshot_build(&m->cur, &m->rd, m->samples ? &m->prev : NULL);
+	/* cur becomes prev; the old prev's rows take the new snapshot (no new memory) */
+	{
+		struct snapshot old = m->prev;
+
+		m->prev = m->cur;
+		m->cur = old;
+	}
+	err = snapshot_rebuild(&m->cur, &m->rd, m->samples ? &m->prev : NULL);
 	if (err) {
 		p_err("building a snapshot of %zu pools: %s", m->rd.n, strerror(-err));
 		return err;
