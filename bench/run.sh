@@ -104,6 +104,11 @@ ppwatch_start() {	# LEVEL: top -b holds the programs attached; wait until they a
 		sleep 0.1
 	done
 	grep -q "loaded and attached" "$ppw_err" || { cat "$ppw_err" >&2; exit 1; }
+	# and its page log's clock measured (a few ticks), outside the measurement
+	for _ in $(seq 50); do
+		[ "$level" = counters ] || [ "$bin" != "$PPW" ] || grep -q "page log: a tick is" "$ppw_err" && break
+		sleep 0.1
+	done
 }
 
 # [LABEL ROUND]: stop it; with a label, its page log's line (records

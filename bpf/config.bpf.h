@@ -25,8 +25,8 @@
  * atomic_fetch_add instruction" and "bpf: Add instructions for
  * atomic_[cmp]xchg", v5.12: "BPF_STX uses reserved fields", reachable or
  * not) or a bpf_loop callback ("bpf: Add bpf_loop helper", v5.17). They
- * keep counters only (no page ledger, whose slots are taken by
- * compare-and-exchange), update shared fields with plain stores and
+ * keep counters only (no page log, whose slots are reserved with an
+ * atomic add), update shared fields with plain stores and
  * leave a freed pool's per-CPU slots to be refilled. Their names end in
  * _compat; the loader loads them instead of the others where its probes
  * find either missing (cli/sources/kfeatures.c).
@@ -47,10 +47,9 @@ PPW_CFG(__u32, cfg_stack_every, 0);
 PPW_CFG(__u32, cfg_level, PPW_LEVEL_ALL);
 /* the sampled level keeps pages whose netmem hash has these bits clear (2^N - 1) */
 PPW_CFG(__u32, cfg_sample_mask, 0);
-/* buckets of the ledger array (PPW_LEDGER_WAYS slots each) */
-PPW_CFG(__u32, cfg_ledger_buckets, 1);
-/* CLOCK_BOOTTIME when the session began: the ledger's hold times count from it */
-PPW_CFG(__u64, cfg_epoch_ns, 0);
+/* records in each CPU's page log (a power of two: 2^cfg_log_shift) */
+PPW_CFG(__u32, cfg_log_recs, 1);
+PPW_CFG(__u32, cfg_log_shift, 0);
 
 /* The holder scan. page_pool's signature in page->pp_magic and the mask
  * that keeps only the signature bits (cli/sources/loader.c has the values). */

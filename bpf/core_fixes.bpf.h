@@ -417,12 +417,13 @@ static __always_inline int pool_dma_mapped_left(struct page_pool *pool)
  * ("page_pool: count item blocks and report them in page-pool-get") adds
  * the block counts, the cumulative ones as u64_stats_t (8 bytes on 64-bit).
  * In the dma_mapped xarray regime, ppwatch's other series ("page_pool:
- * count failed DMA index registrations in page-pool-stats",
- * patches/xarray/) adds alloc_stats.dma_index_failed.
+ * count DMA mapping failures in page-pool-stats", patches/xarray/ on
+ * 7.3.4) adds alloc_stats.dma_map_failed and .dma_index_failed.
  */
 struct page_pool_alloc_stats___items {
 	u64 item_fast_empty;
 	u64 item_slow_failed;
+	u64 dma_map_failed;
 	u64 dma_index_failed;
 } __attribute__((preserve_access_index));
 
@@ -438,7 +439,7 @@ struct page_pool___items {
 	struct u64_stats___ppw item_blks_dyn_free;
 } __attribute__((preserve_access_index));
 
-/* read what the kernel has; returns the PPW_PF_ITEM_* / _DMA_INDEX_STATS flags it found */
+/* read what the kernel has; returns the PPW_PF_ITEM_* / _DMA_*_STATS flags it found */
 static __always_inline __u32 pool_item_counters(struct page_pool *pool, struct ppw_pool *r)
 {
 	struct page_pool___items *p = (void *)pool;
@@ -460,6 +461,10 @@ static __always_inline __u32 pool_item_counters(struct page_pool *pool, struct p
 	if (bpf_core_field_exists(p->alloc_stats.dma_index_failed)) {
 		r->dma_index_failed = BPF_CORE_READ(p, alloc_stats.dma_index_failed);
 		f |= PPW_PF_DMA_INDEX_STATS;
+	}
+	if (bpf_core_field_exists(p->alloc_stats.dma_map_failed)) {
+		r->dma_map_failed = BPF_CORE_READ(p, alloc_stats.dma_map_failed);
+		f |= PPW_PF_DMA_MAP_STATS;
 	}
 	return f;
 }
@@ -650,10 +655,10 @@ struct page_pool___walk {
 
 /*
  * 18. The trace records of ppwatch's own kernel series, for the classic
- * tracepoint programs of items.bpf.c: patches/ 0005 ("page_pool: add
+ * tracepoint programs of items.bpf.c: patches/ 0006 ("page_pool: add
  * tracepoints for dynamic item blocks and item exhaustion": event classes
- * page_pool_item_block and page_pool_item_alloc) and 0006
- * (page_pool_destroy_unmap), patches/xarray/ 0003 (page_pool_inflight_unmap).
+ * page_pool_item_block and page_pool_item_alloc) and 0007
+ * (page_pool_destroy_unmap).
  * No upstream kernel has them and vmlinux.h comes from one that does not,
  * so the records are declared here and relocated against the running
  * kernel's trace_event_raw_* types; the programs load only where the
@@ -677,13 +682,6 @@ struct trace_event_raw_page_pool_destroy_unmap___ppw {
 	__u32 unmapped;
 	__u32 blocks;
 	__u64 duration_ns;
-} __attribute__((preserve_access_index));
-
-struct trace_event_raw_page_pool_inflight_unmap___ppw {
-	struct trace_entry ent;
-	const struct page_pool *pool;
-	__s32 inflight;
-	__u32 unmapped;
 } __attribute__((preserve_access_index));
 
 /*

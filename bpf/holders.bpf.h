@@ -10,7 +10,7 @@
 
 #include "config.bpf.h"
 #include "core_fixes.bpf.h"
-#include "ledger.bpf.h"
+#include "maps.bpf.h"
 
 #define PPW_AF_UNIX  1
 #define PPW_AF_INET  2
@@ -43,14 +43,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ppw_scan_rec);
 } scan_scratch SEC(".maps");
-
-/* a page's ledger entry, looked up off the stack (the walks' frames share 512 bytes) */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ppw_page);
-} page_scratch SEC(".maps");
 
 /* page records: a socket can hold more than one seq_file buffer's worth */
 struct {
@@ -165,7 +157,6 @@ struct {
 static __always_inline void emit_netmem(struct pp_walk *w, __u64 netmem, __u32 where)
 {
 	struct ppw_scan_rec *r;
-	struct ppw_page *l;
 	__u32 zero = 0;
 	__u64 key = 0, pool;
 
@@ -181,8 +172,7 @@ static __always_inline void emit_netmem(struct pp_walk *w, __u64 netmem, __u32 w
 		bpf_map_update_elem(&unknown_pools, &pool, &one, BPF_NOEXIST);
 	}
 	r = bpf_map_lookup_elem(&scan_scratch, &zero);
-	l = bpf_map_lookup_elem(&page_scratch, &zero);
-	if (!r || !l)
+	if (!r)
 		return;
 	__builtin_memset(r, 0, sizeof(*r));
 	r->type = PPW_REC_PAGE;
@@ -190,13 +180,8 @@ static __always_inline void emit_netmem(struct pp_walk *w, __u64 netmem, __u32 w
 	r->page.netmem = key;
 	r->page.pool = pool;
 	r->page.where = w->where ?: where;
+	/* in_ledger, gen, hold_ns: the page ledger is user space's (sources/holder_scan.c) */
 	r->page.stack_id = -1;
-	if (ledger_lookup(key, l)) {
-		r->page.in_ledger = 1;
-		r->page.hold_ns = l->hold_ns;
-		r->page.gen = l->gen;
-		r->page.stack_id = l->stack_id;
-	}
 	if (bpf_ringbuf_output(&scan_events, r, sizeof(*r), 0))
 		cnt_inc(PPW_CNT_SCAN_DROP);
 }

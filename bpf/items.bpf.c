@@ -7,9 +7,8 @@
  *   page_pool_item_fast_empty / _slow_failed  (pool)
  *   page_pool_destroy_unmap  (pool, inflight, unmapped, blocks, duration_ns)
  *
- * and on kernels with the dma_mapped xarray (patches/xarray/)
- *
- *   page_pool_inflight_unmap  (pool, inflight, unmapped)
+ * (the series for the dma_mapped xarray, patches/xarray/, adds counters,
+ * no event: pool.bpf.h reads them with the others)
  *
  * Each one refreshes the pool's counters from the pool itself (they are
  * the kernel's own, so a pool seen late is still exact) and reports what
@@ -51,13 +50,13 @@ static __always_inline int on_items(struct page_pool *pool, bool failed)
 }
 
 static __always_inline int on_unmap(struct page_pool *pool, __s32 inflight, __u32 unmapped,
-				    __u32 blocks, __u64 duration_ns, __u32 flags)
+				    __u32 blocks, __u64 duration_ns)
 {
 	struct ppw_pool *rec = pool_get(pool, PPW_SEEN_OTHER, 0);
 
 	if (!rec)
 		return 0;
-	rec->flags |= flags | pool_item_counters(pool, rec);
+	rec->flags |= pool_item_counters(pool, rec);
 	rec->unmapped_pages = unmapped;
 	rec->unmap_blocks = blocks;
 	rec->unmap_took_ns = duration_ns;
@@ -94,13 +93,7 @@ SEC("tp_btf/page_pool_destroy_unmap")
 int BPF_PROG(destroy_unmap_btf, struct page_pool *pool, __s32 inflight, __u32 unmapped,
 	     __u32 blocks, __u64 duration_ns)
 {
-	return on_unmap(pool, inflight, unmapped, blocks, duration_ns, 0);
-}
-
-SEC("tp_btf/page_pool_inflight_unmap")
-int BPF_PROG(inflight_unmap_btf, struct page_pool *pool, __s32 inflight, __u32 unmapped)
-{
-	return on_unmap(pool, inflight, unmapped, 0, 0, PPW_PF_UNMAP_XA);
+	return on_unmap(pool, inflight, unmapped, blocks, duration_ns);
 }
 
 SEC("raw_tp/page_pool_item_block_alloc")
@@ -131,13 +124,7 @@ SEC("raw_tp/page_pool_destroy_unmap")
 int BPF_PROG(destroy_unmap_raw, struct page_pool *pool, __s32 inflight, __u32 unmapped,
 	     __u32 blocks, __u64 duration_ns)
 {
-	return on_unmap(pool, inflight, unmapped, blocks, duration_ns, 0);
-}
-
-SEC("raw_tp/page_pool_inflight_unmap")
-int BPF_PROG(inflight_unmap_raw, struct page_pool *pool, __s32 inflight, __u32 unmapped)
-{
-	return on_unmap(pool, inflight, unmapped, 0, 0, PPW_PF_UNMAP_XA);
+	return on_unmap(pool, inflight, unmapped, blocks, duration_ns);
 }
 
 /* classic tracepoints: the records (core_fixes.bpf.h §18) */
@@ -169,12 +156,5 @@ SEC("tracepoint/page_pool/page_pool_destroy_unmap")
 int destroy_unmap_tp(struct trace_event_raw_page_pool_destroy_unmap___ppw *ctx)
 {
 	return on_unmap((struct page_pool *)ctx->pool, ctx->inflight, ctx->unmapped, ctx->blocks,
-			ctx->duration_ns, 0);
-}
-
-SEC("tracepoint/page_pool/page_pool_inflight_unmap")
-int inflight_unmap_tp(struct trace_event_raw_page_pool_inflight_unmap___ppw *ctx)
-{
-	return on_unmap((struct page_pool *)ctx->pool, ctx->inflight, ctx->unmapped, 0, 0,
-			PPW_PF_UNMAP_XA);
+			ctx->duration_ns);
 }

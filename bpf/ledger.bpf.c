@@ -10,9 +10,10 @@
  * Every event carries the pool's own running counter (hold or release).
  * At every level (cfg_level) the event stores it in this CPU's slot of the
  * pool (pool.bpf.h): no shared cache line, no atomic, no hash lookup after
- * the first event of a pool on a CPU. The ledger levels then record (hold)
- * or forget (release) the page in the page ledger (ledger.bpf.h): every
- * page, or the sample of pages whose netmem hash the sample mask selects.
+ * the first event of a pool on a CPU. The ledger levels then append the
+ * event to this CPU's page log (ledger.bpf.h), which user space folds into
+ * the page ledger: every page, or the sample of pages whose netmem hash
+ * the sample mask selects.
  *
  * Each event has three entry points (tp_btf, raw_tp, classic tracepoint);
  * user space keeps the best one that loads and turns the others off.
@@ -61,8 +62,6 @@ static __always_inline int on_hold(void *ctx, struct page_pool *pool, __u64 netm
 {
 	struct ppw_pcpu_pool *pc = pcpu_slot(pool);
 	__s32 stack_id = -1;
-	__u64 h;
-	int r;
 
 	if (!pc)
 		return 0;
@@ -79,19 +78,13 @@ static __always_inline int on_hold(void *ctx, struct page_pool *pool, __u64 netm
 	/* counted in the base already: the pool was found mid-event */
 	if ((__s32)(hold - pc->base_hold) <= 0)
 		return 0;
-	h = ledger_hash(netmem);
-	if (!ledger_sampled(h))
+	if (!ledger_sampled(ledger_hash(netmem)))
 		return 0;
 	/* the page's own hold stack, for 'pages' and 'record' */
 	if (stack_id >= 0 && bpf_map_update_elem(&page_stacks, &netmem, &stack_id, BPF_ANY))
 		cnt_inc(PPW_CNT_STACK_FAIL);
-	r = ledger_insert(netmem, h, pc->pool, pc->gen);
-	if (r > 0) {
-		cnt_inc(PPW_CNT_LEDGER_SPILL);
-	} else if (r < 0) {
+	if (!log_append(netmem, 0, pc->gen))
 		pc->untracked++;
-		cnt_inc(PPW_CNT_LEDGER_FULL);
-	}
 	return 0;
 }
 
@@ -100,17 +93,12 @@ static __always_inline int on_release(void *ctx, struct page_pool *pool, __u64 n
 {
 	struct ppw_pcpu_pool *pc = pcpu_slot(pool);
 	struct ppw_pool *rec;
-	__u64 h = ledger_hash(netmem);
 
 	if (!pc)
 		return 0;
 	if ((pc->pool != (__u64)pool || (__s32)(release - pc->release) <= 0) &&
-	    pcpu_fill(pc, pool, PPW_SEEN_RELEASE, release)) {
-		/* no record (table full): still forget the page */
-		if (!PPW_COMPAT && cfg_level != PPW_LEVEL_COUNTERS && ledger_sampled(h))
-			ledger_remove(netmem, h);
-		return 0;
-	}
+	    pcpu_fill(pc, pool, PPW_SEEN_RELEASE, release))
+		return 0; /* no record (pool table full): counted there */
 	pc->release = release;
 	pc->releases++;
 	if (cfg_stack_every) {
@@ -120,19 +108,36 @@ static __always_inline int on_release(void *ctx, struct page_pool *pool, __u64 n
 				   rec->state == PPW_POOL_LIVE ? PPW_STACK_RELEASE :
 								 PPW_STACK_ZOMBIE_RELEASE);
 	}
-	if (PPW_COMPAT || cfg_level == PPW_LEVEL_COUNTERS || !ledger_sampled(h))
+	if (PPW_COMPAT || cfg_level == PPW_LEVEL_COUNTERS)
+		return 0;
+	/* counted in the base already: a page out before the pool was found */
+	if ((__s32)(release - pc->base_release) <= 0)
+		return 0;
+	if (!ledger_sampled(ledger_hash(netmem)))
 		return 0;
 	if (cfg_stack_every)
 		bpf_map_delete_elem(&page_stacks, &netmem);
-	if (ledger_remove(netmem, h))
-		return 0;
-	/* not in the ledger: held before ppwatch started (or lost to a full ledger) */
-	if ((__s32)(release - pc->base_release) > 0) {
-		pc->unmatched++;
-		cnt_inc(PPW_CNT_UNMATCHED);
-	}
+	log_append(netmem, PPW_LOG_RELEASE, pc->gen);
 	return 0;
 }
+
+#if !PPW_COMPAT
+/*
+ * A (jiffies, CLOCK_BOOTTIME) pair on demand (BPF_PROG_TEST_RUN, never
+ * attached): user space's map from the log's times to the clock. The
+ * jiffies value held at some instant between the two clock reads.
+ */
+__u64 clock_ns, clock_jiffies, clock_ns_after;
+
+SEC("raw_tp")
+int clock_pair(void *ctx)
+{
+	clock_ns = bpf_ktime_get_boot_ns();
+	clock_jiffies = bpf_jiffies64();
+	clock_ns_after = bpf_ktime_get_boot_ns();
+	return 0;
+}
+#endif
 
 SEC("tp_btf/page_pool_state_hold")
 int PPW_BPF_PROG(PPW_NAME(hold_btf), struct page_pool *pool, __u64 netmem, __u32 hold)

@@ -1,26 +1,45 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The page ledger's structure: which pages are inflight and since when.
+ * The page log: what the hot path writes for the page ledger.
  *
- * An array of buckets of PPW_LEDGER_WAYS slots; a page's bucket is its
- * struct page's index modulo the number of buckets, so pages next to each
- * other in memory sit next to each other in the ledger: the page
- * allocator hands out runs of neighbouring pages, and a random index (a
- * hash) into a ledger of tens of MiB costs a cache and a TLB miss per
- * event (bench/README.md). A hold takes a free slot of its
- * bucket with a compare-and-swap on the slot's netmem (two CPUs never take
- * the same slot), a release clears the slot that has its netmem. A bucket
- * whose slots are all taken sends the page to the overflow hash map
- * ('pages'), which is also where a release looks when its bucket does not
- * have the page. The sampled level keeps only pages whose hash has
- * cfg_sample_mask's bits clear: the same page is chosen at hold and at
- * release, whichever CPU sees them, and neighbouring pages are chosen
- * independently.
+ * Each CPU appends its hold and release events to its own log (a region
+ * of the 'page_log' array, cfg_log_recs records) and never looks up a
+ * page: user space folds the logs into the ledger of inflight pages
+ * (cli/model/page_ledger.c, drained by cli/sources/page_log.c). An event
+ * costs a slot reservation on this CPU's control line ('log_ctl'), a
+ * jiffies read and three stores into a line the CPU wrote a moment ago;
+ * a page-indexed table in the kernel cost a cache miss per event
+ * (bench/README.md has both).
  *
- * Why not one hash map keyed by netmem, as before: a preallocated hash
- * insert and delete cost ~400 ns per event here (bench/README.md); an
- * array slot is a bounds check, a few compares and one atomic on a cache
- * line no other page shares for long.
+ * Nesting: a release program can interrupt a hold program on the same
+ * CPU (an interrupt or softirq frees a page while a task allocates), so
+ * the slot is reserved with an atomic add on this CPU's head (atomic
+ * against the interrupt, uncontended: no other CPU writes this line but
+ * the reader, once per drain), and the record says it is complete by its
+ * first word, written last, whose lap bit (PPW_LOG_LAP) is the parity of
+ * the slot's lap: a reader at a slot whose lap bit is the previous lap's
+ * has caught up with a writer that was interrupted there, and waits.
+ *
+ * The reader drains every 10 to 250 ms, and at once when a log is half
+ * full: the event that reserves the middle slot sends an 8-byte record
+ * through the lifecycle ring (too short to be an event: only its wakeup
+ * counts), so a burst after a quiet spell does not fill the log first.
+ *
+ * A full log: the reader has not consumed the records of a whole lap
+ * (less PPW_LOG_SLACK slots, the deepest nesting), so the event is
+ * dropped before any slot is reserved, counted (PPW_CNT_LEDGER_FULL)
+ * and, for a hold, given to the pool's untracked pages: a full log never
+ * blocks an event, overwrites a record or leaves a hole. Holds stop a
+ * quarter of the log earlier than releases: a page not logged is one
+ * the ledger does not have (untracked), a release not logged would leave
+ * a page in it that is gone, so releases keep room longest.
+ *
+ * The time of an event is jiffies: the cheapest clock there is (one load)
+ * and the same number on every CPU in the same tick, so two events of a
+ * page on two CPUs in different ticks are in order, and in the same tick
+ * the fold knows it cannot tell. User space turns jiffies into
+ * CLOCK_BOOTTIME with the pairs clock_pair() gives it (the tick's start
+ * found once, then kept): ages are right to one tick (1 to 10 ms).
  */
 #ifndef __PPWATCH_LEDGER_BPF_H
 #define __PPWATCH_LEDGER_BPF_H
@@ -40,130 +59,46 @@ static __always_inline bool ledger_sampled(__u64 h)
 	       !(((__u32)h * (__u32)PPW_HASH_MUL >> 16) & cfg_sample_mask);
 }
 
-/* the first slot of the page's bucket */
-static __always_inline __u32 ledger_bucket(__u64 h)
-{
-	return ((__u32)h % cfg_ledger_buckets) * PPW_LEDGER_WAYS;
-}
-
-/* the slot holding netmem, or NULL (then look in 'pages') */
-static __always_inline struct ppw_ledger_slot *ledger_slot_of(__u64 netmem, __u64 h)
-{
-	__u32 first = ledger_bucket(h), i, idx;
-	struct ppw_ledger_slot *s;
-
-#pragma unroll
-	for (i = 0; i < PPW_LEDGER_WAYS; i++) {
-		idx = first + i;
-		s = bpf_map_lookup_elem(&ledger, &idx);
-		if (s && s->netmem == netmem)
-			return s;
-	}
-	return NULL;
-}
-
-/* a hold time as the slot keeps it: never 0, which means "being written" */
-static __always_inline __u32 ledger_time(__u64 now)
-{
-	__u32 t = (now - cfg_epoch_ns) >> PPW_LEDGER_TIME_SHIFT;
-
-	return t ?: 1;
-}
-
 /*
- * Record a held page of pool (addr, gen). Returns 0, 1 when it went to the
- * overflow map, or -1 when that is full too (the caller counts the page
- * as untracked).
+ * Append (netmem, kind) of pool generation gen to this CPU's log.
+ * Returns false when the log was full (the caller counts the page).
  */
-static __always_inline int ledger_insert(__u64 netmem, __u64 h, __u64 pool, __u32 gen)
+static __always_inline bool log_append(__u64 netmem, __u64 kind, __u32 gen)
 {
-	struct ppw_ledger_slot *s, *same = NULL, *free = NULL;
-	__u32 first = ledger_bucket(h), i, idx;
-	__u64 now = bpf_ktime_get_boot_ns();
-	struct ppw_page page;
+	__u32 room = cfg_log_recs - PPW_LOG_SLACK - (kind ? 0 : cfg_log_recs / 4);
+	__u32 t = (__u32)bpf_jiffies64(), cpu = bpf_get_smp_processor_id(), idx;
+	struct ppw_log_ctl *c = bpf_map_lookup_elem(&log_ctl, &cpu);
+	struct ppw_log_rec *r;
+	__u64 h, w, tail;
 
-#pragma unroll
-	for (i = 0; i < PPW_LEDGER_WAYS; i++) {
-		idx = first + i;
-		s = bpf_map_lookup_elem(&ledger, &idx);
-		if (!s)
-			continue;
-		if (s->netmem == netmem) {
-			same = s; /* a release was lost: the page is back */
-			break;
-		}
-		if (!free && !s->netmem)
-			free = s;
-	}
-	s = same;
-	if (!s && free && !__sync_val_compare_and_swap(&free->netmem, 0, netmem))
-		s = free;
-	if (s) {
-		s->gen = gen;
-		s->hold = ledger_time(now); /* last: a reader takes 0 for "being written" */
-		return 0;
-	}
-	page.pool = pool;
-	page.gen = gen;
-	page.cpu = bpf_get_smp_processor_id();
-	page.hold_ns = now;
-	page.stack_id = -1;
-	page.pad = 0;
-	if (bpf_map_update_elem(&pages, &netmem, &page, BPF_ANY))
-		return -1;
-	__sync_fetch_and_add(&ledger_spilled, 1);
-	return 1;
-}
-
-/* Forget a released page: true if the ledger had it. */
-static __always_inline bool ledger_remove(__u64 netmem, __u64 h)
-{
-	struct ppw_ledger_slot *s = ledger_slot_of(netmem, h);
-
-	if (s) {
-		s->hold = 0;
-		/* only this page's release clears it: no other CPU writes the slot now */
-		s->netmem = 0;
-		return true;
-	}
-	if (!ledger_spilled || bpf_map_delete_elem(&pages, &netmem))
+	if (!c)
 		return false;
-	__sync_fetch_and_sub(&ledger_spilled, 1);
-	return true;
-}
-
-/* What the ledger knows of netmem, for the holder scan: false if nothing. */
-static __always_inline bool ledger_lookup(__u64 netmem, struct ppw_page *out)
-{
-	__u64 h = ledger_hash(netmem);
-	struct ppw_ledger_slot *s;
-	struct ppw_page *p;
-	__s32 *stack;
-	__u32 hold;
-
-	if (!ledger_sampled(h))
+	/* the reader's tail is behind by (nearly) a lap: full (the slack covers nesting) */
+	tail = *(volatile __u64 *)&c->tail;
+	if (c->head - tail >= room) {
+		__sync_fetch_and_add(&c->dropped, 1);
 		return false;
-	out->stack_id = -1;
-	if (cfg_stack_every) {
-		stack = bpf_map_lookup_elem(&page_stacks, &netmem);
-		if (stack)
-			out->stack_id = *stack;
 	}
-	s = ledger_slot_of(netmem, h);
-	if (s) {
-		hold = s->hold;
-		out->gen = s->gen;
-		out->cpu = (__u32)-1;
-		out->hold_ns = cfg_epoch_ns + ((__u64)hold << PPW_LEDGER_TIME_SHIFT);
-		return hold != 0;
-	}
-	p = bpf_map_lookup_elem(&pages, &netmem);
-	if (!p)
-		return false;
-	out->pool = p->pool;
-	out->gen = p->gen;
-	out->cpu = p->cpu;
-	out->hold_ns = p->hold_ns;
+	h = __sync_fetch_and_add(&c->head, 1);
+	/* half full: wake the reader now (a burst after a quiet spell), once per crossing */
+	if (h - tail == cfg_log_recs / 2)
+		bpf_ringbuf_output(&events, &h, sizeof(h), BPF_RB_FORCE_WAKEUP);
+	idx = cpu * cfg_log_recs + ((__u32)h & (cfg_log_recs - 1));
+	r = bpf_map_lookup_elem(&page_log, &idx);
+	if (!r)
+		return false; /* cannot happen (the array has every CPU's log); the reader skips it */
+	r->gen = gen;
+	r->t = t;
+	w = netmem | kind | ((((h >> cfg_log_shift) + 1) & 1) ? PPW_LOG_LAP : 0);
+	/* the first word last: it says the record is there */
+#if defined(__TARGET_ARCH_x86)
+	/* x86 keeps stores in order: a compiler barrier is enough */
+	asm volatile("" ::: "memory");
+	r->w = w;
+#else
+	/* elsewhere a fully ordered exchange (BPF has no store-release before 6.16) */
+	__sync_lock_test_and_set(&r->w, w);
+#endif
 	return true;
 }
 

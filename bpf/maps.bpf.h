@@ -43,22 +43,23 @@ PPW_MAP struct {
 	__type(value, struct ppw_pcpu_pool);
 } pcpu_pools SEC(".maps");
 
-/* the page ledger: buckets of PPW_LEDGER_WAYS slots (sized by user space) */
+/* the page log: cfg_log_recs records per CPU, CPU after CPU (ledger.bpf.h; sized by user space) */
 PPW_MAP struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, PPW_LEDGER_WAYS);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct ppw_ledger_slot);
-} ledger SEC(".maps");
+	__type(value, struct ppw_log_rec);
+} page_log SEC(".maps");
 
-/* netmem -> inflight page: the ledger's overflow, for full buckets */
+/* each CPU's log head, the reader's tail (user space writes it) and drops, a line each */
 PPW_MAP struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PPW_DEF_MAX_PAGES);
-	__type(key, __u64);
-	__type(value, struct ppw_page);
-} pages SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ppw_log_ctl);
+} log_ctl SEC(".maps");
 
 /* netmem -> the hold stack of a page whose hold took one (--stacks) */
 PPW_MAP struct {
@@ -67,13 +68,6 @@ PPW_MAP struct {
 	__type(key, __u64);
 	__type(value, __s32);
 } page_stacks SEC(".maps");
-
-/*
- * Pages put in 'pages' minus pages taken out (an upper bound): while it is
- * 0, a release its bucket does not have skips the hash delete. Written
- * only when a bucket overflows, so its cache line stays shared.
- */
-PPW_MAP __u64 ledger_spilled;
 
 /* lifecycle events */
 PPW_MAP struct {

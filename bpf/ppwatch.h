@@ -101,8 +101,8 @@ enum ppw_pool_flags {
 	PPW_PF_DEV_CHILD = 1U << 11,
 	/* alloc_stats.dma_index_failed (ppwatch's xarray series) */
 	PPW_PF_DMA_INDEX_STATS = 1U << 12,
-	/* the unmap at destroy came from page_pool_inflight_unmap: no block count, no duration */
-	PPW_PF_UNMAP_XA = 1U << 13,
+	/* alloc_stats.dma_map_failed (ppwatch's xarray series) */
+	PPW_PF_DMA_MAP_STATS = 1U << 13,
 };
 
 /*
@@ -138,7 +138,7 @@ struct ppw_pool {
 	/* What the ledger saw since then. */
 	__u64 ledger_holds;	  /* holds recorded in the page ledger */
 	__u64 ledger_releases;	  /* releases that matched a ledger entry */
-	__u64 untracked_holds;	  /* holds not recorded: page ledger full */
+	__u64 untracked_holds;	  /* holds not recorded: page log full */
 	__u64 unmatched_releases; /* releases of pages held before start */
 
 	/* Destroy and retry, from the page_pool_release tracepoint. */
@@ -175,8 +175,10 @@ struct ppw_pool {
 	__u32 pad2;
 
 	/* pages dropped because their DMA index (dma_mapped xarray entry)
-	 * could not be registered (ppwatch's xarray series) */
+	 * could not be registered, or because they could not be DMA-mapped
+	 * (ppwatch's xarray series) */
 	__u64 dma_index_failed;
+	__u64 dma_map_failed;
 };
 
 /*
@@ -210,35 +212,36 @@ struct ppw_pcpu_pool {
 	__u32 pad;
 	__u64 holds; /* hold events on this CPU since the fill */
 	__u64 releases;
-	__u64 unmatched; /* releases of pages held before start */
-	__u64 untracked; /* holds the ledger had no room for */
+	__u64 unmatched; /* unused: user space's fold counts releases of pages held before start */
+	__u64 untracked; /* holds the page log had no room for */
 };
 
 /*
- * The page ledger: an array of buckets of PPW_LEDGER_WAYS slots, one cache
- * line a bucket; a page whose bucket is full goes to the overflow hash map
- * ('pages', struct ppw_page). User space maps the array read-only and reads
- * it without a system call. A slot names its pool by generation alone (a
- * session-unique number) and its hold time in units of 2^20 ns (~1.05 ms)
- * since the session's epoch (rodata cfg_epoch_ns): 2^32 units are 52 days.
+ * The page log (bpf/ledger.bpf.h): per CPU, 2^cfg_log_shift records in
+ * the 'page_log' array, CPU after CPU, appended by the hold and release
+ * programs and folded into the page ledger by user space
+ * (cli/sources/page_log.c), which maps the array read-only and the
+ * control lines ('log_ctl') read-write for its tail. A record is
+ * complete when its first word's lap bit is its slot's lap parity:
+ * PPW_LOG_LAP set on laps 0, 2, 4, ... (so a zeroed log reads empty).
  */
-#define PPW_LEDGER_WAYS	      4
-#define PPW_LEDGER_TIME_SHIFT 20
+#define PPW_LOG_RELEASE	  0x2ULL /* w: a release (clear: a hold) */
+#define PPW_LOG_LAP	  0x4ULL /* w: the lap parity */
+#define PPW_LOG_FLAGS	  (PPW_LOG_RELEASE | PPW_LOG_LAP)
+#define PPW_LOG_SLACK	  16 /* slots a full log keeps free for events that interrupt others */
+#define PPW_DEF_LOG_SHIFT 16 /* 65536 records (1 MiB) per CPU */
 
-struct ppw_ledger_slot {
-	__u64 netmem; /* 0: free */
-	__u32 gen;    /* ppw_pool.gen of the pool at hold time */
-	__u32 hold;   /* (CLOCK_BOOTTIME - epoch) >> 20 at hold; 0 while written */
+struct ppw_log_rec {
+	__u64 w;   /* netmem (8-byte aligned, bit 0 set for a net_iov) | flags; written last */
+	__u32 gen; /* ppw_pool.gen of the pool */
+	__u32 t;   /* jiffies, the low 32 bits */
 };
 
-/* One entry per inflight page, keyed by netmem (pfn is 0 for net_iov). */
-struct ppw_page {
-	__u64 pool; /* struct page_pool * */
-	__u32 gen;  /* ppw_pool.gen at hold time */
-	__u32 cpu;
-	__u64 hold_ns;	/* CLOCK_BOOTTIME at page_pool_state_hold */
-	__s32 stack_id; /* hold stack if sampled, else -1 */
-	__u32 pad;
+struct ppw_log_ctl {
+	__u64 head;    /* records reserved (BPF) */
+	__u64 tail;    /* records consumed (user space) */
+	__u64 dropped; /* events not logged: the log was full */
+	__u64 pad[5];  /* a cache line each */
 };
 
 /*
@@ -495,17 +498,17 @@ enum ppw_counter {
 	PPW_CNT_HOLD = 0,
 	PPW_CNT_RELEASE,	 /* state_release events, the same way */
 	PPW_CNT_POOL_RELEASE,	 /* page_pool_release events handled */
-	PPW_CNT_LEDGER_FULL,	 /* page ledger full: hold not recorded (loss) */
+	PPW_CNT_LEDGER_FULL,	 /* page log or ledger full: event not recorded (loss) */
 	PPW_CNT_POOLS_FULL,	 /* pool table full: pool not tracked (loss) */
 	PPW_CNT_RINGBUF_DROP,	 /* lifecycle event dropped, ring full (loss) */
-	PPW_CNT_UNMATCHED,	 /* release of a page held before start */
+	PPW_CNT_UNMATCHED,	 /* release of a page held before start (user space counts it) */
 	PPW_CNT_POOL_REUSE,	 /* address reused by a new pool */
 	PPW_CNT_DISCOVERED,	 /* pools found by the discovery scan */
 	PPW_CNT_DISCOVERY_TRUNC, /* discovery stopped at a bound (loss) */
 	PPW_CNT_STACKS,		 /* stacks taken (sampled) */
 	PPW_CNT_STACK_FAIL,	 /* stack not stored: map full or walk failed (loss) */
 	PPW_CNT_SCAN_DROP,	 /* holder scan: page record dropped, ring full (loss) */
-	PPW_CNT_LEDGER_SPILL,	 /* holds that found their ledger bucket full */
+	PPW_CNT_LEDGER_SPILL,	 /* unused since the page log (was: ledger bucket overflows) */
 	PPW_CNT_PCPU_EVICT,	 /* per-CPU pool slots given back to a busier pool */
 	PPW_CNT_SCAN_TRUNC, /* holder scan: a walk stopped at its bound (frag_list, defer list, CPUs) */
 	PPW_CNT_MAX,
@@ -520,13 +523,13 @@ enum ppw_counter {
 #define PPW_ABI_SIZE(t, n) _Static_assert(sizeof(struct t) == (n), "ABI: sizeof(struct " #t ")")
 #define PPW_ABI_OFF(t, f, n) \
 	_Static_assert(__builtin_offsetof(struct t, f) == (n), "ABI: offset of " #t "." #f)
-PPW_ABI_SIZE(ppw_pool, 312);
+PPW_ABI_SIZE(ppw_pool, 320);
 PPW_ABI_OFF(ppw_pool, first_seen_ns, 120);
 PPW_ABI_OFF(ppw_pool, item_fast_empty, 256);
 PPW_ABI_OFF(ppw_pool, xdp_mem_id, 296);
-PPW_ABI_SIZE(ppw_page, 32);
 PPW_ABI_SIZE(ppw_pcpu_pool, 64);
-PPW_ABI_SIZE(ppw_ledger_slot, 16);
+PPW_ABI_SIZE(ppw_log_rec, 16);
+PPW_ABI_SIZE(ppw_log_ctl, 64);
 PPW_ABI_SIZE(ppw_rec_sock, 88);
 PPW_ABI_SIZE(ppw_rec_page, 48);
 PPW_ABI_SIZE(ppw_rec_owner, 40);
@@ -538,7 +541,7 @@ PPW_ABI_SIZE(ppw_rec_qdisc, 80);
 PPW_ABI_SIZE(ppw_rec_fragq, 72);
 PPW_ABI_SIZE(ppw_scan_rec, 96);
 PPW_ABI_OFF(ppw_scan_rec, sock, 8);
-PPW_ABI_SIZE(ppw_event, 336);
+PPW_ABI_SIZE(ppw_event, 344);
 PPW_ABI_OFF(ppw_event, rec, 24);
 PPW_ABI_SIZE(ppw_stack_key, 24);
 PPW_ABI_SIZE(ppw_blk_rec, 48);

@@ -1,26 +1,35 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# Checks of the kernel series of this repository (make kernel-patches-check),
-# each on its own base:
-#   items   patches/series         on base + the prerequisite (kernel/prereq)
-#   xarray  patches/xarray/series  on base (stock 6.12.117)
-# For each:
+# Checks of the kernel series of this repository, each on its own base
+# (kernel/rig-base.sh):
+#   items   patches/series         on base (6.12.117) + the prerequisite (kernel/prereq)
+#   xarray  patches/xarray/series  on base-7.3 (7.3.4)
+#
+#   kernel/check-patches.sh [--bisect] [SERIES...]    (default: items xarray)
+#
+# Always (make kernel-patches-check):
 #   1. git am on a pristine tree is clean (--whitespace=error, no 3-way merge)
 #   2. scripts/checkpatch.pl --strict: no error, warning or check, per patch
-#   3. YNL: tools/net/ynl/ynl-regen.sh -f reproduces the committed generated
-#      files (uapi headers in include/ and tools/include, netdev-genl-gen.[ch])
-#   4. W=1: the .c files the series touches build without new W=1 warnings
-#      (series head vs its base)
-#   5. 32-bit: net/core and the other .c files the series touches build for
-#      i386 (ARCH=i386, SMP, PAE: 64-bit dma_addr_t, u64_stats with seqcount)
-# With --bisect (make kernel-bisect), instead of 4 and 5: build bzImage at
-# every patch of each series, compare the W=1 warnings of the touched files
-# from patch to patch, and check the YNL generated files at every patch.
-# CHECK_SERIES (default "items xarray") picks the series.
+#   3. at every patch: the selftests the series touches install
+#      (kselftest's install with TARGETS=the touched dirs, their scripts and
+#      files: a Makefile naming a file a later patch adds fails here), and
+#      the python ones compile
+#   4. at the head: scripts/kernel-doc -Wall of the touched C files and
+#      headers adds no warning; tools/net/ynl/ynl-regen.sh -f leaves the
+#      generated files as committed (spec, uapi headers, kernel and user
+#      code in sync; ynl-regen.sh has no check mode, -f + git diff is it)
+#   5. at the head: W=1 adds no warning to the touched .c files (series
+#      head against its base)
+#   6. at the head: 32-bit: net/core and the other touched .c files build
+#      for i386 (SMP, PAE: 64-bit dma_addr_t, u64_stats with a seqcount)
+# With --bisect (make kernel-bisect), 4 and 5 at every patch instead, and
+# bzImage built at every patch: each patch builds, adds no W=1 or
+# kernel-doc warning to the files the series touches, and keeps the YNL
+# files in sync.
 #
-# Uses trees/check/{src,build,build32} under KERNEL_WORK (a worktree of the
-# rig's repository; run 'kernel/rig.sh prepare' first, the make target does).
+# Trees: trees/check-BASE/{src,build,build32} under KERNEL_WORK, a worktree
+# of the base's repository (made here if the rig has not made it yet).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,30 +37,31 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/kernel/workdir.sh"
 KERNEL_JOBS=${KERNEL_JOBS:-$(nproc)}
 PREREQ_DIR=${PREREQ_DIR:-$ROOT/kernel/prereq}
-CHECK_SERIES=${CHECK_SERIES:-items xarray}
 TREES=$KERNEL_WORK/trees
-REPO=$TREES/patched/src
-SRC=$TREES/check/src
-BLD=$TREES/check/build
-BLD32=$TREES/check/build32
 OUT=$KERNEL_WORK/logs/check
 export CCACHE_BASEDIR=$TREES CCACHE_NOHASHDIR=1
 export CCACHE_SLOPPINESS=time_macros
 export KBUILD_BUILD_USER=ppwatch KBUILD_BUILD_HOST=rig
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 BISECT=0
-[ "${1:-}" = --bisect ] && BISECT=1
+if [ "${1:-}" = --bisect ]; then
+	BISECT=1
+	shift
+fi
+CHECK_SERIES=${*:-${CHECK_SERIES:-items xarray}}
 
 say() { printf 'check: %s\n' "$*" >&2; }
 die() { printf 'check: ERROR: %s\n' "$*" >&2; exit 1; }
 FAILED=0
 bad() { say "FAIL: $*"; FAILED=1; }
 
+# shellcheck source=kernel/rig-base.sh
+. "$ROOT/kernel/rig-base.sh"
+
 mkdir -p "$OUT"
 exec 9>"${KERNEL_LOCK:-/var/tmp/ppwatch-kernel-rig.lock}"
 flock -n 9 || { say "waiting for another rig run"; flock 9; }
 
-[ -d "$REPO/.git" ] || die "no rig repository at $REPO: run 'make kernel-prepare'"
 mapfile -t PRE < <(sed 's/^[0-9a-f]*  //' "$ROOT/kernel/prereq.sha256" | sed "s|^|$PREREQ_DIR/|")
 (cd "$PREREQ_DIR" && sha256sum --quiet -c "$ROOT/kernel/prereq.sha256") || die "prereq mismatch"
 
@@ -62,11 +72,22 @@ series_files() {
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$ROOT/$1" | grep -v '^$' | sed "s|^|$dir/|"
 }
 
-if [ ! -e "$SRC/.git" ]; then
-	mkdir -p "$TREES/check"
-	git -C "$REPO" worktree prune
-	git -C "$REPO" worktree add -q --detach "$SRC" base
-fi
+# the check tree of base B: SRC, BLD, BLD32
+check_tree() {
+	local b=$1 repo=${B_REPO[$1]}
+	ensure_repo "$b"
+	SRC=$TREES/check-$b/src BLD=$TREES/check-$b/build BLD32=$TREES/check-$b/build32
+	if [ -e "$SRC/.git" ] &&
+	   [ "$(cd "$SRC" && realpath "$(git rev-parse --git-common-dir)" 2>/dev/null)" != \
+	     "$(cd "$repo" && realpath "$(git rev-parse --git-common-dir)")" ]; then
+		rm -rf "$SRC"
+	fi
+	if [ ! -e "$SRC/.git" ]; then
+		mkdir -p "$TREES/check-$b"
+		git -C "$repo" worktree prune
+		git -C "$repo" worktree add -q --detach "$SRC" base
+	fi
+}
 
 configure() {
 	mkdir -p "$BLD"
@@ -92,16 +113,41 @@ configure32() {
 # w1 TAG: W=1 warnings of each touched .c file, one "file: warning" a line,
 # line/column numbers stripped so that moved code compares equal
 w1() {
-	local tag=$1 f o
+	local tag=$1 f o log
 	: >"$OUT/w1-$tag.txt"
 	for f in "${CFILES[@]}"; do
+		[ -f "$SRC/$f" ] || continue # added by a later patch
 		o=${f%.c}.o
+		log=$OUT/w1-$tag-$(echo "$f" | tr / _).log
 		rm -f "$BLD/$o"
-		make -C "$SRC" O="$BLD" CC="ccache gcc" W=1 "$o" >"$OUT/w1-$tag-$(echo "$f" | tr / _).log" 2>&1 ||
-			{ bad "W=1 build of $f failed at $tag"; continue; }
-		grep -E 'warning:' "$OUT/w1-$tag-$(echo "$f" | tr / _).log" |
-			sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u >>"$OUT/w1-$tag.txt" || true
+		make -C "$SRC" O="$BLD" CC="ccache gcc" W=1 "$o" >"$log" 2>&1 ||
+			{ tail -20 "$log" >&2; bad "W=1 build of $f failed at $tag"; continue; }
+		grep -E 'warning:' "$log" | sed -E 's/:[0-9]+:[0-9]+:/:/' | sort -u >>"$OUT/w1-$tag.txt" || true
 	done
+}
+
+# kdoc TAG: scripts/kernel-doc -Wall warnings of the touched C files and
+# headers, line numbers stripped
+kdoc() {
+	local tag=$1 f
+	: >"$OUT/kdoc-$tag.txt"
+	for f in "${KFILES[@]}"; do
+		[ -f "$SRC/$f" ] || continue
+		(cd "$SRC" && PATH=/usr/bin:$PATH ./scripts/kernel-doc -none -Wall "$f" 2>&1) |
+			grep -E 'warning|error' | sed -E 's/:[0-9]+:/:/' | sort -u >>"$OUT/kdoc-$tag.txt" || true
+	done
+}
+
+# compare KIND PREV NOW WHAT: no line of NOW's KIND list that PREV lacks
+compare() {
+	local kind=$1 prev=$2 now=$3 what=$4 new
+	new=$(comm -13 "$OUT/$kind-$prev.txt" "$OUT/$kind-$now.txt")
+	if [ -n "$new" ]; then
+		echo "$new" >&2
+		bad "$what adds $kind warnings"
+	else
+		say "$what: no new $kind warning ($(wc -l <"$OUT/$kind-$now.txt") in the touched files, as before)"
+	fi
 }
 
 build_at() {
@@ -113,9 +159,11 @@ build_at() {
 
 # ynl_check TAG: ynl-regen.sh -f leaves the tree as it is
 ynl_check() {
-	(cd "$SRC" && ./tools/net/ynl/ynl-regen.sh -f >/dev/null 2>&1) || { bad "$1: ynl-regen.sh failed"; return; }
+	(cd "$SRC" && PATH=/usr/bin:$PATH ./tools/net/ynl/ynl-regen.sh -f >"$OUT/ynl.log" 2>&1) ||
+		{ tail -5 "$OUT/ynl.log" >&2; bad "$1: ynl-regen.sh failed"; return; }
 	if [ -n "$(git -C "$SRC" status --porcelain --untracked-files=no)" ]; then
 		git -C "$SRC" status --short >&2
+		git -C "$SRC" diff --stat >&2
 		bad "$1: ynl-regen.sh -f changes generated files: spec and generated code out of sync"
 		git -C "$SRC" checkout -q -f HEAD
 	else
@@ -125,17 +173,51 @@ ynl_check() {
 		bad "$1: tools/include/uapi/linux/netdev.h differs from include/uapi/linux/netdev.h"
 }
 
+# selftests_check TAG: the touched selftests dirs install with what the
+# tree has at this point (kselftest's own install, through the top-level
+# selftests Makefile, TARGETS=the dirs: their Makefiles' scripts, files
+# and includes; the compiled programs are left out, as the series add
+# none and building them needs what each dir's Makefile probes for), and
+# the python files compile
+selftests_check() {
+	local tag=$1 d f dst=$OUT/ksft-install
+	local -a targets=()
+	for d in "${KSFT_DIRS[@]}"; do
+		[ -f "$SRC/$d/Makefile" ] && targets+=("${d#tools/testing/selftests/}")
+	done
+	rm -rf "$dst"
+	if [ ${#targets[@]} -gt 0 ]; then
+		if make -s -C "$SRC/tools/testing/selftests" TARGETS="${targets[*]}" install \
+			INSTALL_PATH="$dst" TEST_GEN_PROGS= TEST_GEN_FILES= TEST_GEN_PROGS_EXTENDED= \
+			TEST_CUSTOM_PROGS= TEST_GEN_MODS_DIR= YNL_GEN_FILES= >"$OUT/ksft-$tag.log" 2>&1 &&
+		   # the top-level install goes on, and exits 0, when a target's fails
+		   ! grep -q -e '^rsync error' -e '\*\*\* \[' "$OUT/ksft-$tag.log"; then
+			say "$tag: selftests install (TARGETS=${targets[*]})"
+		else
+			grep -v '^make' "$OUT/ksft-$tag.log" | tail -6 >&2
+			bad "$tag: the selftests of ${targets[*]} do not install"
+		fi
+	fi
+	for f in "${PYFILES[@]}"; do
+		[ -f "$SRC/$f" ] || continue
+		python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' "$SRC/$f" ||
+			bad "$tag: $f does not compile"
+	done
+	rm -rf "$dst"
+}
+
 check_series() {
-	local name=$1 sfile base_desc p f n prev c subj t0 new
-	local -a ser base_patches objs
+	local name=$1 sfile b p f n prev c subj t0 tag
+	local -a ser base_patches objs revs
 	case "$name" in
-	items) sfile=patches/series; base_patches=("${PRE[@]}"); base_desc="base + prerequisite" ;;
-	xarray) sfile=patches/xarray/series; base_patches=(); base_desc="base (stock)" ;;
+	items) sfile=patches/series b=base base_patches=("${PRE[@]}") ;;
+	xarray) sfile=patches/xarray/series b=base-7.3 base_patches=() ;;
 	*) die "unknown series '$name' (items, xarray)" ;;
 	esac
 	mapfile -t ser < <(series_files "$sfile")
 	[ ${#ser[@]} -gt 0 ] || die "$sfile lists no patches"
-	say "=== $name: $sfile (${#ser[@]} patches) on $base_desc"
+	check_tree "$b"
+	say "=== $name: $sfile (${#ser[@]} patches) on $(base_desc "$b")${base_patches[*]:+ + the prerequisite (${#base_patches[@]} patches)}"
 
 	# --- 1. git am ------------------------------------------------------------
 	git -C "$SRC" am --abort >/dev/null 2>&1 || true
@@ -168,47 +250,55 @@ check_series() {
 		fi
 	done
 
-	# --- 3. YNL generated code in sync with the spec --------------------------
-	ynl_check "$name"
-
-	# .c files the series touches (those W=1 can build in this config)
+	# what the series touches: .c files W=1 can build in this config, C
+	# files and headers for kernel-doc, selftests dirs and python files
 	mapfile -t CFILES < <(git -C "$SRC" diff --name-only "$BASE_HEAD" "$SERIES_HEAD" -- '*.c' |
-		grep -v '^tools/' | sort)
+		grep -v '^tools/' | sort || true)
+	mapfile -t KFILES < <(git -C "$SRC" diff --name-only "$BASE_HEAD" "$SERIES_HEAD" -- '*.c' '*.h' |
+		grep -v -e '^tools/' -e '^include/uapi/' -e '^include/trace/' || true)
+	mapfile -t KSFT_DIRS < <(git -C "$SRC" diff --name-only "$BASE_HEAD" "$SERIES_HEAD" -- tools/testing/selftests |
+		xargs -r -n1 dirname | sort -u || true)
+	mapfile -t PYFILES < <(git -C "$SRC" diff --name-only "$BASE_HEAD" "$SERIES_HEAD" -- '*.py' || true)
+	mapfile -t revs < <(git -C "$SRC" rev-list --reverse "$BASE_HEAD..$SERIES_HEAD")
 
 	configure
 	if [ $BISECT -eq 0 ]; then
-		# --- 4. W=1 ---------------------------------------------------------
+		# --- 3. selftests at every patch --------------------------------------
+		n=0
+		for c in "${revs[@]}"; do
+			n=$((n + 1))
+			git -C "$SRC" checkout -q -f --detach "$c"
+			selftests_check "$name patch $n"
+		done
+		# --- 4. kernel-doc, YNL at the head ---------------------------------------
+		git -C "$SRC" checkout -q -f --detach "$BASE_HEAD"
+		kdoc "$name-base"
+		git -C "$SRC" checkout -q -f --detach "$SERIES_HEAD"
+		kdoc "$name-series"
+		compare kdoc "$name-base" "$name-series" "$name (kernel-doc -Wall of ${KFILES[*]})"
+		ynl_check "$name"
+
+		# --- 5. W=1 ---------------------------------------------------------
 		git -C "$SRC" checkout -q -f --detach "$BASE_HEAD"
 		make -s -C "$SRC" O="$BLD" prepare >/dev/null 2>&1 || die "make prepare failed"
 		w1 "$name-base"
 		git -C "$SRC" checkout -q -f --detach "$SERIES_HEAD"
 		w1 "$name-series"
-		new=$(comm -13 "$OUT/w1-$name-base.txt" "$OUT/w1-$name-series.txt")
 		for f in "${CFILES[@]}"; do
 			say "$name: W=1 $f: $(grep -c "^[^:]*$f:" "$OUT/w1-$name-base.txt" || true) warnings before the series, $(grep -c "^[^:]*$f:" "$OUT/w1-$name-series.txt" || true) after"
 		done
-		if [ -n "$new" ]; then echo "$new" >&2; bad "$name: new W=1 warnings"; else say "$name: W=1: no new warnings in ${CFILES[*]}"; fi
-
-		# --- 5. 32-bit ------------------------------------------------------
-		configure32
-		objs=(net/core/)
-		for f in "${CFILES[@]}"; do
-			case "$f" in net/core/*) ;; *) objs+=("${f%.c}.o") ;; esac
-		done
-		if make -C "$SRC" O="$BLD32" ARCH=i386 CC="ccache gcc" -j"$KERNEL_JOBS" "${objs[@]}" \
-			>"$OUT/build32-$name.log" 2>&1; then
-			say "$name: 32-bit (i386, PAE) build of ${objs[*]}: ok ($(grep -c ' CC ' "$OUT/build32-$name.log" || true) objects compiled, $(grep -c 'warning:' "$OUT/build32-$name.log" || true) warnings)"
-		else
-			tail -30 "$OUT/build32-$name.log" >&2
-			bad "$name: 32-bit build of ${objs[*]} failed"
-		fi
+		compare w1 "$name-base" "$name-series" "$name (W=1 of ${CFILES[*]})"
 	else
 		prev=$name-base
+		t0=$(date +%s)
 		build_at "$BASE_HEAD" || die "$name: base head does not build"
+		say "$name: bisect: the base builds ($(( $(date +%s) - t0 )) s)"
 		w1 "$prev"
+		kdoc "$prev"
 		n=0
-		for c in $(git -C "$SRC" rev-list --reverse "$BASE_HEAD..$SERIES_HEAD"); do
+		for c in "${revs[@]}"; do
 			n=$((n + 1))
+			tag="$name patch $n"
 			subj=$(git -C "$SRC" log -1 --format=%s "$c")
 			t0=$(date +%s)
 			if build_at "$c"; then
@@ -217,19 +307,38 @@ check_series() {
 				bad "$name: bisect: patch $n does not build: $subj"
 				continue
 			fi
-			ynl_check "$name patch $n"
+			ynl_check "$tag"
+			selftests_check "$tag"
 			w1 "$name-p$n"
-			new=$(comm -13 "$OUT/w1-$prev.txt" "$OUT/w1-$name-p$n.txt")
-			if [ -n "$new" ]; then echo "$new" >&2; bad "$name: patch $n adds W=1 warnings"; else say "$name: bisect: patch $n adds no W=1 warning"; fi
+			compare w1 "$prev" "$name-p$n" "$tag"
+			kdoc "$name-p$n"
+			compare kdoc "$prev" "$name-p$n" "$tag"
 			prev=$name-p$n
 		done
 	fi
+
+	# --- 6. 32-bit --------------------------------------------------------------
 	git -C "$SRC" checkout -q -f --detach "$SERIES_HEAD"
+	configure32
+	objs=(net/core/)
+	for f in "${CFILES[@]}"; do
+		case "$f" in net/core/*) ;; *) objs+=("${f%.c}.o") ;; esac
+	done
+	if make -C "$SRC" O="$BLD32" ARCH=i386 CC="ccache gcc" -j"$KERNEL_JOBS" "${objs[@]}" \
+		>"$OUT/build32-$name.log" 2>&1; then
+		say "$name: 32-bit (i386, PAE) build of ${objs[*]}: ok ($(grep -c ' CC ' "$OUT/build32-$name.log" || true) objects compiled, $(grep -c 'warning:' "$OUT/build32-$name.log" || true) warnings)"
+	else
+		tail -30 "$OUT/build32-$name.log" >&2
+		bad "$name: 32-bit build of ${objs[*]} failed"
+	fi
 }
 
+T0=$(date +%s)
 for s in $CHECK_SERIES; do
+	t=$(date +%s)
 	check_series "$s"
+	say "$s: checked in $(( $(date +%s) - t )) s"
 done
 
 [ $FAILED -eq 0 ] || die "patch checks failed (logs: $OUT)"
-say "all patch checks passed ($CHECK_SERIES)"
+say "all patch checks passed ($CHECK_SERIES) in $(( $(date +%s) - T0 )) s"

@@ -7,8 +7,8 @@
 #                               boot each under qemu and run tests/vm
 #                               (non-zero exit on any failure)
 #   make test-matrix            the same for every line of kernel/matrix, then
-#                               the Results and Times of kernel/README.md
-#                               rewritten from the run
+#                               the Results of kernel/README.md rewritten
+#                               from the run, then kernel-patches-check
 #   make kernel-build           prepare the trees, build/fetch the kernels
 #   make kernel-patches-check   git am, checkpatch --strict, YNL regen and W=1
 #                               checks of patches/ (no VM)
@@ -61,10 +61,14 @@ kernel-test: deps $(OUTPUT)/ppwatch $(OUTPUT)/lab/ppkinds
 	$(Q)$(KERNEL_RIG) test
 
 # every line of the matrix, then its Results and Times in kernel/README.md
-# (commit them: the tables say the date, the commit and each line's kernel)
+# (commit them: the tables say the date, the commit and each line's kernel),
+# then kernel-patches-check: both series patch by patch on their bases (too
+# long for make test's budget, kernel/README.md Times)
 test-matrix: deps $(OUTPUT)/ppwatch $(OUTPUT)/lab/ppkinds
 	$(Q)$(KERNEL_RIG_ENV) KERNEL_SET=matrix kernel/rig.sh test; rc=$$?; \
-	$(KERNEL_ENV) kernel/report.sh --update kernel/README.md || rc=1; exit $$rc
+	$(KERNEL_ENV) kernel/report.sh --update kernel/README.md || rc=1; \
+	$(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
+		kernel/check-patches.sh || rc=1; exit $$rc
 
 kernel-patches-check: kernel-prepare
 	$(Q)$(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # ppwatch kernel rig: the kernels of kernel/matrix, one line each, built
-# from Debian's linux-source-6.12 (unpacked outside the repo, patch series
-# applied with git am, minimal x86_64 configs, ccache) or taken as a Debian
-# kernel package (apt-get download, nothing built), booted under qemu TCG
-# with the tests of tests/vm.
+# from a Debian linux-source tarball, 6.12 or 7.3 (unpacked outside the
+# repo, patch series applied with git am, minimal x86_64 configs, ccache)
+# or taken as a Debian kernel package (apt-get download, nothing built),
+# booted under qemu TCG with the tests of tests/vm.
 #
 #   kernel/rig.sh list                    the matrix: NAME KIND (selected ones)
 #   kernel/rig.sh prepare                 unpack + git am (every selected build)
@@ -56,15 +56,14 @@ VM_SILENCE=${VM_SILENCE:-300}
 KERNEL_MATRIX=${KERNEL_MATRIX:-$ROOT/kernel/matrix}
 PPWATCH_BIN=${PPWATCH_BIN:-$ROOT/.output/ppwatch}
 PPKINDS_BIN=${PPKINDS_BIN:-$(dirname "$PPWATCH_BIN")/lab/ppkinds}
-TARBALL=/usr/src/linux-source-6.12.tar.xz
-EXPECT_VERSION=6.12.117
 
 TREES=$KERNEL_WORK/trees
 LOGS=$KERNEL_WORK/logs
-# the git repository of the unpacked tarball ('base'); it is also the source
-# tree of the 'patched' kernel (the path is historical: worktrees of it hold
-# every other built kernel, so that existing build dirs stay valid)
-REPO=$TREES/patched/src
+
+# the source bases (B_*), ensure_tarball, ensure_repo: kernel/rig-base.sh
+# shellcheck source=kernel/rig-base.sh
+. "$ROOT/kernel/rig-base.sh"
+REPO=${B_REPO[base]}
 # both flavors live at trees/<flavor>/{src,build}: with base_dir and no cwd
 # hashing, files that are identical in both trees hit the same cache entry
 export CCACHE_BASEDIR=$TREES
@@ -108,7 +107,9 @@ load_matrix() {
 		build)
 			# shellcheck disable=SC2086 # the sources, one word each
 			set -- $src
-			[ "${1:-}" = base ] || die "$KERNEL_MATRIX:$n: a build starts from 'base'"
+			if [ -z "${1:-}" ] || [ -z "${B_PKG[$1]:-}" ]; then
+				die "$KERNEL_MATRIX:$n: a build starts from its base (${!B_PKG[*]}), not '${1:-}'"
+			fi
 			;;
 		package)
 			# shellcheck disable=SC2086 # the sources, one word each
@@ -244,57 +245,31 @@ load_prereq() {
 	[ ${#PRE[@]} -gt 0 ] || die "kernel/prereq.sha256 lists no patches"
 }
 
-ensure_tarball() {
-	if [ ! -f "$TARBALL" ]; then
-		say "installing linux-source-6.12 with apt"
-		[ "$(id -u)" -eq 0 ] || die "$TARBALL missing; run 'make deps' as root"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-			linux-source-6.12 >&2
-	fi
-}
+# base_of NAME: the base of build line NAME (its first SOURCE word)
+base_of() { echo "${M_SRC[$1]%% *}"; }
 
-# Unpack the tarball once into a git repository at trees/patched/src, tag
-# the pristine tree 'base'; trees/stock/src is a worktree of 'base'.
-ensure_repo() {
-	local repo=$REPO tmp
-	if [ -d "$repo/.git" ] && git -C "$repo" rev-parse -q --verify base >/dev/null; then
-		return 0
-	fi
-	ensure_tarball
-	say "unpacking $TARBALL"
-	mkdir -p "$TREES/patched"
-	tmp=$(mktemp -d "$TREES/unpack.XXXXXX")
-	tar -C "$tmp" -xf "$TARBALL"
-	[ -d "$tmp/linux-source-6.12" ] || die "unexpected tarball layout"
-	rm -rf "$repo"
-	mv "$tmp/linux-source-6.12" "$repo"
-	rmdir "$tmp"
-	local v
-	v=$(make -s -C "$repo" kernelversion 2>/dev/null)
-	[ "$v" = "$EXPECT_VERSION" ] ||
-		die "linux-source-6.12 is $v, the prerequisite series is for $EXPECT_VERSION"
-	say "committing the pristine tree"
-	git -C "$repo" init -q -b ppwatch-base
-	git -C "$repo" config user.name "ppwatch rig"
-	git -C "$repo" config user.email "rig@localhost"
-	git -C "$repo" config gc.auto 0
-	# Debian's top-level .gitignore ignores '/*': force-add the tarball as is
-	git -C "$repo" add -f -A
-	# a fixed identity and date: the same tarball gives the same 'base'
-	# commit on every machine, the one the base-commit: lines of patches/
-	# and patches/xarray/ name
-	GIT_AUTHOR_DATE=2025-01-01T00:00:00Z GIT_COMMITTER_DATE=2025-01-01T00:00:00Z \
-		git -C "$repo" commit -q -m "Debian linux-source-6.12 $v"
-	git -C "$repo" tag base
+# series_desc NAME: what build line NAME applies on its base
+series_desc() {
+	case "${M_SRC[$1]}" in
+	*" "*) echo "${M_SRC[$1]#* }" ;;
+	*) echo "no patches" ;;
+	esac
 }
 
 # PATCHES: the patch files of build NAME's sources after 'base', in order.
 patches_of() {
 	local tok a b
+	local -a words
+	read -ra words <<<"${M_SRC[$1]}"
 	PATCHES=()
-	for tok in ${M_SRC[$1]}; do
+	for tok in "${words[@]:1}"; do
 		case "$tok" in
-		base) ;;
+		prereq*)
+			[ "${words[0]}" = base ] ||
+				die "$1: the prerequisite series is written on 'base' (6.12.117), not ${words[0]}"
+			;;
+		esac
+		case "$tok" in
 		prereq)
 			load_prereq
 			PATCHES+=("${PRE[@]}")
@@ -316,56 +291,61 @@ patches_of() {
 	done
 }
 
-# Source tree of build NAME: trees/NAME/src, a worktree of the repository
-# (the repository itself for 'patched'), at 'base' plus NAME's patches.
-# Redone only when a patch file changed (sha256 stamp in the tree's git dir).
-# Any conflict fails the run: git am is never asked to use a 3-way merge.
+# Source tree of build NAME: trees/NAME/src, a worktree of its base's
+# repository (the 6.12 repository itself for 'patched'), at 'base' plus
+# NAME's patches. Redone only when a patch file changed (sha256 stamp in
+# the tree's git dir). Any conflict fails the run: git am is never asked
+# to use a 3-way merge.
 ensure_tree() {
-	local name=$1 wt=$TREES/$1/src want stamp gd
+	local name=$1 wt=$TREES/$1/src want stamp gd b repo
+	b=$(base_of "$name")
+	repo=${B_REPO[$b]}
+	ensure_repo "$b"
 	patches_of "$name"
 	# the same stamp as before the matrix: existing trees are not re-applied
 	want=$( ([ ${#PATCHES[@]} -eq 0 ] || cat "${PATCHES[@]}") | sha256sum | cut -d' ' -f1)
-	# a KERNEL_WORK shared with another checkout of the rig may hold a tree
-	# of another repository (another base): never patch that one
-	if [ "$wt" != "$REPO" ] && [ -e "$wt/.git" ] &&
+	# a tree of another repository (another base: the line moved to a new
+	# one, or a KERNEL_WORK shared with another checkout of the rig): never
+	# patch that one
+	if [ "$wt" != "$repo" ] && [ -e "$wt/.git" ] &&
 	   [ "$(cd "$wt" && realpath "$(git rev-parse --git-common-dir)" 2>/dev/null)" != \
-	     "$(cd "$REPO" && realpath "$(git rev-parse --git-common-dir)")" ]; then
-		say "$name: $wt is not a worktree of $REPO: made again"
+	     "$(cd "$repo" && realpath "$(git rev-parse --git-common-dir)")" ]; then
+		say "$name: $wt is not a worktree of $repo ($(base_desc "$b")): made again"
 		rm -rf "$wt"
 	fi
-	if [ "$wt" != "$REPO" ] && [ ! -e "$wt/.git" ]; then
+	if [ "$wt" != "$repo" ] && [ ! -e "$wt/.git" ]; then
 		mkdir -p "$TREES/$name"
-		git -C "$REPO" worktree prune
-		git -C "$REPO" worktree add -q --detach "$wt" base
+		git -C "$repo" worktree prune
+		git -C "$repo" worktree add -q --detach "$wt" base
 	fi
 	gd=$(git -C "$wt" rev-parse --absolute-git-dir)
 	stamp=$gd/ppwatch-applied
 	if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] &&
 	   [ -z "$(git -C "$wt" status --porcelain --untracked-files=no)" ]; then
-		say "$name tree up to date ($(git -C "$wt" rev-parse --short HEAD))"
+		say "$name tree up to date ($(base_desc "$b") + $(git -C "$wt" rev-parse --short HEAD))"
 		return 0
 	fi
 	rm -f "$stamp"
 	git -C "$wt" am --abort >/dev/null 2>&1 || true
-	if [ "$wt" = "$REPO" ]; then
+	if [ "$wt" = "$repo" ]; then
 		git -C "$wt" checkout -q -f -B ppwatch base
 	else
 		git -C "$wt" checkout -q -f --detach base
 	fi
 	if [ ${#PATCHES[@]} -gt 0 ]; then
-		say "$name: git am ${M_SRC[$name]#base } (${#PATCHES[@]} patches)"
+		say "$name: git am $(series_desc "$name") on $(base_desc "$b") (${#PATCHES[@]} patches)"
 		git -C "$wt" am -q "${PATCHES[@]}" ||
 			die "$name: ${M_SRC[$name]} does not apply (git am stopped, see above)"
 	fi
 	echo "$want" >"$stamp"
-	say "$name tree at $(git -C "$wt" rev-parse --short HEAD)"
+	say "$name tree at $(git -C "$wt" rev-parse --short HEAD) ($(base_desc "$b"))"
 }
 
 cmd_prepare() {
 	local fl t0
 	t0=$(date +%s.%N)
 	mkdir -p "$KERNEL_WORK" "$LOGS"
-	ensure_repo
+	ensure_repo base
 	# the guest helpers are built from the patched tree (its netdev.yaml)
 	[ -n "${M_KIND[patched]:-}" ] && ensure_tree patched
 	for fl in $KERNEL_FLAVORS; do
@@ -389,26 +369,43 @@ fragments() {
 BUILD_NAME=${KERNEL_BUILD_NAME:-build}
 
 cmd_config() {
-	local flavor=$1 src=$TREES/$1/src bld=$TREES/$1/$BUILD_NAME want
+	local flavor=$1 src=$TREES/$1/src bld=$TREES/$1/$BUILD_NAME want b
 	need_flavor "$flavor"
 	[ "${M_KIND[$flavor]}" = build ] || die "$flavor is a ${M_KIND[$flavor]} kernel: nothing to configure"
+	b=$(base_of "$flavor")
+	# a build dir of another base (the line moved to a new one): made
+	# again, not built over (a build dir without the mark is of 'base')
+	if [ -d "$bld" ] && [ "$(cat "$bld/.ppwatch-base" 2>/dev/null || echo base)" != "$b" ]; then
+		say "$flavor: $bld was built from another base: made again"
+		rm -rf "$bld"
+	fi
 	mkdir -p "$bld"
+	echo "$b" >"$bld/.ppwatch-base"
 	fragments
-	want=$(cat "${FRAGS[@]}" | sha256sum | cut -d' ' -f1)
+	# (the hash of 'base' builds is that of their fragments alone, as it was)
+	want=$( { cat "${FRAGS[@]}"; [ "$b" = base ] || echo "base=$b"; } | sha256sum | cut -d' ' -f1)
 	if [ -f "$bld/.config" ] && [ "$(cat "$bld/.ppwatch-config" 2>/dev/null)" = "$want" ]; then
 		return 0
 	fi
-	say "configuring $flavor: tinyconfig + $(printf '%s ' "${FRAGS[@]##*/}")"
+	say "configuring $flavor ($(base_desc "$b")): tinyconfig + $(printf '%s ' "${FRAGS[@]##*/}")"
 	make -s -C "$src" O="$bld" tinyconfig >/dev/null
 	(cd "$bld" && "$src/scripts/kconfig/merge_config.sh" -m -O "$bld" "$bld/.config" "${FRAGS[@]}" >/dev/null)
 	make -s -C "$src" O="$bld" olddefconfig >/dev/null
-	# every option a fragment asks for must have survived olddefconfig
-	local miss=0 line opt val
+	# every option a fragment asks for must have survived olddefconfig,
+	# but those the base's Kconfig does not have (renamed or merged
+	# in another base: the fragment says which), said once
+	local miss=0 line opt val gone='' syms=$bld/.ppwatch-kconfig-symbols
+	git -C "$src" grep -h -o -E '^[[:space:]]*(menu)?config [A-Za-z0-9_]+' -- '*Kconfig*' |
+		awk '{ print "CONFIG_" $2 }' | sort -u >"$syms"
 	while read -r line; do
 		case "$line" in
 		CONFIG_*=*) opt=${line%%=*}; val=${line#*=} ;;
 		*) continue ;;
 		esac
+		if ! grep -qx "$opt" "$syms"; then
+			gone="$gone $opt"
+			continue
+		fi
 		if [ "$val" = n ]; then
 			grep -q "^$opt=" "$bld/.config" && { say "$opt should be off"; miss=1; }
 		elif ! grep -qx "$opt=$val" "$bld/.config"; then
@@ -416,6 +413,7 @@ cmd_config() {
 			miss=1
 		fi
 	done < <(cat "${FRAGS[@]}")
+	[ -z "$gone" ] || say "$flavor: not in $(base_desc "$b")'s Kconfig, left out:$gone"
 	[ $miss -eq 0 ] || die "config fragments are not satisfiable"
 	echo "$want" >"$bld/.ppwatch-config"
 }
@@ -426,7 +424,7 @@ build_kernel() {
 	[ -e "$src/.git" ] || die "no $flavor tree: rig.sh prepare"
 	cmd_config "$flavor"
 	t0=$(date +%s)
-	say "building $flavor kernel in $bld (-j$KERNEL_JOBS, ccache $CCACHE_DIR)"
+	say "building $flavor kernel ($(base_desc "$(base_of "$flavor")") + $(series_desc "$flavor")) in $bld (-j$KERNEL_JOBS, ccache $CCACHE_DIR)"
 	make -s -C "$src" O="$bld" CC="ccache gcc" -j"$KERNEL_JOBS" bzImage \
 		>"$LOGS/build-$flavor.log" 2>&1 ||
 		{ tail -40 "$LOGS/build-$flavor.log" >&2; die "$flavor kernel build failed ($LOGS/build-$flavor.log)"; }
@@ -475,17 +473,32 @@ IRD=$KERNEL_WORK/initramfs
 # uapi netdev.h; -DHAVE_NETDEV_A_... for each attribute that header has, so
 # that one ppvm-nl.c serves every tree.
 build_nl_helper() {
-	local src=$1 out=$2 ynl gen
+	local src=$1 out=$2 ynl gen tool f
 	ynl=$src/tools/net/ynl
 	gen=$out.gen
 	[ -f "$src/Documentation/netlink/specs/netdev.yaml" ] || die "no netdev.yaml in $src: run 'rig.sh prepare' first"
+	# the generator: tools/net/ynl/ynl-gen-c.py (6.12), pyynl/ynl_gen_c.py (6.14 on)
+	tool=
+	for f in "$ynl/pyynl/ynl_gen_c.py" "$ynl/ynl-gen-c.py"; do
+		if [ -f "$f" ]; then
+			tool=$f
+			break
+		fi
+	done
+	[ -n "$tool" ] || die "no YNL C generator in $ynl"
 	mkdir -p "$gen" "$(dirname "$out")"
-	python3 "$ynl/ynl-gen-c.py" --mode user --header \
+	python3 "$tool" --mode user --header \
 		--spec "$src/Documentation/netlink/specs/netdev.yaml" -o "$gen/netdev-user.h"
-	python3 "$ynl/ynl-gen-c.py" --mode user --source \
+	python3 "$tool" --mode user --source \
 		--spec "$src/Documentation/netlink/specs/netdev.yaml" -o "$gen/netdev-user.c"
-	grep -o 'NETDEV_A_PAGE_POOL_[A-Z_]*' "$src/include/uapi/linux/netdev.h" | sort -u |
-		sed 's/.*/#define HAVE_& 1/' >"$gen/have.h"
+	{
+		grep -o 'NETDEV_A_PAGE_POOL_[A-Z_]*' "$src/include/uapi/linux/netdev.h" | sort -u |
+			sed 's/.*/#define HAVE_& 1/'
+		# dumps with a filter request (6.14 on)
+		if grep -q 'struct netdev_page_pool_get_req_dump' "$gen/netdev-user.h"; then
+			echo '#define PPVM_DUMP_REQ 1'
+		fi
+	} >"$gen/have.h"
 	gcc -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -Werror -static \
 		-I"$ynl/lib" -I"$gen" -idirafter "$src/include/uapi" -include "$gen/have.h" \
 		-D_LINUX_NETDEV_H -include "$src/include/uapi/linux/netdev.h" \
@@ -529,28 +542,41 @@ build_bpf_helper() {
 #    laid out as in the tree; the python runtime is a cpio of its own
 #    (python_cpio), appended to the initrd of such kernels.
 kernel_extras() {
-	local name=$1 st=$2 src=$TREES/$1/src t d
+	local name=$1 st=$2 src=$TREES/$1/src t d f n=0
 	[ "${M_KIND[$name]}" = build ] || return 0
 	build_nl_helper "$src" "$IRD/bin-$name/ppvm-nl"
 	install -D -m 0755 "$IRD/bin-$name/ppvm-nl" "$st/vm/bin/ppvm-nl"
 	[ -n "$(opt "$name" selftests)" ] || return 0
+	# the python libraries where the tree has them: the YNL one is
+	# tools/net/ynl/lib (6.12) or tools/net/ynl/pyynl (6.14 on)
 	for d in tools/testing/selftests/net/lib/py tools/testing/selftests/drivers/net/lib/py \
-		 tools/testing/selftests/drivers/net/hw/lib/py tools/net/ynl/lib; do
-		[ -d "$src/$d" ] || continue
-		mkdir -p "$st/vm/ksrc/$d"
-		cp "$src/$d"/*.py "$st/vm/ksrc/$d/"
+		 tools/testing/selftests/drivers/net/hw/lib/py tools/net/ynl/lib \
+		 tools/net/ynl/pyynl tools/net/ynl/pyynl/lib; do
+		for f in "$src/$d"/*.py; do
+			[ -f "$f" ] || continue
+			install -D -m 0644 "$f" "$st/vm/ksrc/$d/${f##*/}"
+		done
 	done
+	# every netlink spec (a tree's libraries name them by file, and the
+	# names change: rt_link.yaml, rt-link.yaml) and the schemas
 	mkdir -p "$st/vm/ksrc/Documentation/netlink/specs"
-	cp "$src"/Documentation/netlink/specs/{netdev,ethtool,rt_link}.yaml \
-		"$st/vm/ksrc/Documentation/netlink/specs/"
+	cp "$src"/Documentation/netlink/specs/*.yaml "$st/vm/ksrc/Documentation/netlink/specs/"
+	cp "$src"/Documentation/netlink/*.yaml "$st/vm/ksrc/Documentation/netlink/"
 	for t in $(opt "$name" selftests | tr , ' '); do
 		[ -f "$src/tools/testing/selftests/$t" ] || die "$name: no selftest $t in its tree"
 		install -D -m 0755 "$src/tools/testing/selftests/$t" "$st/vm/ksrc/tools/testing/selftests/$t"
 	done
-	# shellcheck disable=SC2046 # clang's -idirafter DIR flags, one word each
-	clang -O2 -Wall -target bpf $(clang_sys_includes) -c "$src/tools/testing/selftests/net/xdp_dummy.bpf.c" \
-		-o "$st/vm/ksrc/tools/testing/selftests/net/xdp_dummy.bpf.o" ||
-		die "$name: cannot build xdp_dummy.bpf.o for the selftests"
+	# the XDP program the tests attach: net/ (6.12) or net/lib/ (6.14 on)
+	for d in net net/lib; do
+		f=tools/testing/selftests/$d/xdp_dummy.bpf
+		[ -f "$src/$f.c" ] || continue
+		mkdir -p "$st/vm/ksrc/${f%/*}"
+		# shellcheck disable=SC2046 # clang's -idirafter DIR flags, one word each
+		clang -O2 -Wall -target bpf $(clang_sys_includes) -c "$src/$f.c" -o "$st/vm/ksrc/$f.o" ||
+			die "$name: cannot build $f.o for the selftests"
+		n=$((n + 1))
+	done
+	[ $n -gt 0 ] || die "$name: no xdp_dummy.bpf.c in the tree's net selftests"
 }
 
 # clang's own system include dirs (for <asm/types.h> & co. with -target bpf)
@@ -560,7 +586,7 @@ clang_sys_includes() {
 }
 
 # python3 (the host's Debian python3.11, its standard library without the
-# test suite, tkinter and the like, python3-yaml), bash, ethtool and a
+# test suite, tkinter and the like, python3-yaml), bash, ethtool, socat and a
 # no-op udevadm for the kselftests, as one cpio built once per initramfs.
 python_cpio() {
 	local st=$IRD/python py lib
@@ -568,12 +594,14 @@ python_cpio() {
 	py=/usr/bin/python3.11
 	[ -x "$py" ] || die "no $py: install python3 (Debian's)"
 	command -v ethtool >/dev/null || die "ethtool missing: run 'make deps'"
+	command -v socat >/dev/null || die "socat missing: run 'make deps'"
 	rm -rf "$st"
 	local STAGE=$st
 	mkdir -p "$st/usr/bin" "$st/usr/lib/python3/dist-packages"
 	copy_dyn "$py" "$st/usr/bin/python3"
 	copy_dyn "$(command -v bash)" "$st/bin/bash"
 	copy_dyn "$(command -v ethtool)" "$st/usr/sbin/ethtool"
+	copy_dyn "$(command -v socat)" "$st/usr/bin/socat"
 	tar -C /usr/lib -cf - --exclude=test --exclude=tests --exclude=idlelib \
 		--exclude=tkinter --exclude=turtledemo --exclude=ensurepip --exclude=lib2to3 \
 		--exclude=pydoc_data --exclude='config-3.11-*' --exclude=site-packages \

@@ -185,11 +185,13 @@ static size_t screen_rows(const struct monitor *m)
 	return ws.ws_row - head - 1;
 }
 
+/* the view of the last refresh: its rows' memory serves the next one */
+static struct snapshot view;
+
 static int show(struct monitor *m, bool interactive)
 {
-	size_t fit = interactive ? screen_rows(m) : SIZE_MAX, more = 0;
+	size_t fit = interactive ? screen_rows(m) : SIZE_MAX, more = 0, shown_n;
 	struct group_row *groups = NULL;
-	struct snapshot view;
 	size_t ngroups = 0;
 	int err;
 
@@ -213,11 +215,14 @@ static int show(struct monitor *m, bool interactive)
 	if (opts.view.group_by_device && ngroups > fit) {
 		more = ngroups - fit;
 		ngroups = fit;
-	} else if (!opts.view.group_by_device && view.n > fit) {
-		more = view.n - fit; /* the copy's rows: freed whole below */
+	}
+	shown_n = view.n;
+	if (!opts.view.group_by_device && view.n > fit) {
+		more = view.n - fit; /* the copy's rows, kept whole for the next refresh */
 		view.n = fit;
 	}
 	view_print_text(stdout, &opts.view, &view, groups, ngroups, env.wide, true);
+	view.n = shown_n;
 	if (more)
 		printf("... %zu more %s (sort %s)", more,
 		       opts.view.group_by_device ? "devices" : "pools", opts.view.sort);
@@ -226,7 +231,6 @@ static int show(struct monitor *m, bool interactive)
 	fflush(stdout);
 out:
 	free(groups);
-	snapshot_free(&view);
 	return 0;
 }
 
@@ -287,6 +291,7 @@ static int top_run(int argc, char **argv)
 			next += opts.interval * ceil((now - next + 1e-9) / opts.interval);
 	}
 	term_restore();
+	snapshot_free(&view);
 	monitor_close(&m);
 	return err ? EXIT_ERROR : EXIT_OK; /* a failure is reported where it happened */
 }

@@ -45,12 +45,14 @@ static const struct {
 	{ "item_blocks", FACT(item_blocks), true, UNMAP_UNKNOWN,
 	  "per-block item counts (ppwatch's kernel series, patches/)" },
 	{ "unmap_event", FACT(unmap_event), true, UNMAP_UNKNOWN,
-	  "the unmap at destroy as an event (page_pool_destroy_unmap, patches/; "
-	  "page_pool_inflight_unmap, patches/xarray/): the DMA state follows from the "
-	  "regime" },
+	  "the unmap at destroy as an event (page_pool_destroy_unmap, patches/): the DMA "
+	  "state follows from the regime" },
 	{ "dma_index_stats", FACT(dma_index_stats), true, UNMAP_XARRAY,
 	  "dma_index_failed, pages dropped for want of a DMA index (ppwatch's xarray "
 	  "series, patches/xarray/)" },
+	{ "dma_map_stats", FACT(dma_map_stats), true, UNMAP_XARRAY,
+	  "dma_map_failed, pages dropped because they could not be DMA-mapped (ppwatch's "
+	  "xarray series, patches/xarray/)" },
 };
 
 const char *kernel_gap(const struct kernel_facts *k, bool core, int i, const char **what)

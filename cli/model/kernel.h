@@ -31,6 +31,7 @@ struct kernel_facts {
 	bool item_blocks;	/* ppwatch's series: item block counts */
 	bool unmap_event;	/* ppwatch's series: a tracepoint at the unmap at destroy */
 	bool dma_index_stats;	/* ppwatch's xarray series: dma_index_failed */
+	bool dma_map_stats;	/* ppwatch's xarray series: dma_map_failed */
 	bool ledger;		/* BPF atomic fetch/cmpxchg (v5.12): the page ledger */
 	bool discovery;		/* bpf_loop (v5.17): the iterators that find pools */
 };

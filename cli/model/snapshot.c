@@ -140,14 +140,18 @@ void pool_row_name(struct pool_row *w, __u32 xdp_mem_id)
 		snprintf(w->ident, sizeof(w->ident), "@%08x", (__u32)w->addr);
 }
 
-static void fill_identity(struct pool_row *w, const struct pool_obs *o)
+/*
+ * The row's identity; its names (ident, device) are the previous row's when
+ * what they are made of is the same: two snprintf()s a row were a tenth of
+ * a refresh at 10,000 pools.
+ */
+static void fill_identity(struct pool_row *w, const struct pool_obs *o, const struct pool_row *p)
 {
 	const struct ppw_pool *r = &o->rec;
 
 	w->addr = r->addr;
 	w->gen = r->gen;
 	w->id = r->id ? r->id : (o->has_nl ? o->nl.id : 0);
-	pool_row_name(w, r->xdp_mem_id);
 	memcpy(w->ifname, r->ifname, sizeof(w->ifname));
 	memcpy(w->devname, r->devname, sizeof(w->devname));
 	memcpy(w->driver, r->driver, sizeof(w->driver));
@@ -170,6 +174,15 @@ static void fill_identity(struct pool_row *w, const struct pool_obs *o)
 		if (!w->netns_ino)
 			w->netns_ino = o->nl.netns_ino;
 	}
+	if (p && w->id && p->id == w->id && p->addr == w->addr &&
+	    !((w->flags ^ p->flags) & PPW_PF_ORPHANED) &&
+	    !memcmp(w->ifname, p->ifname, sizeof(w->ifname)) &&
+	    !memcmp(w->devname, p->devname, sizeof(w->devname))) {
+		memcpy(w->ident, p->ident, sizeof(w->ident));
+		memcpy(w->device, p->device, sizeof(w->device));
+		return;
+	}
+	pool_row_name(w, r->xdp_mem_id);
 	if (w->flags & PPW_PF_ORPHANED)
 		snprintf(w->device, sizeof(w->device), "<orphan>");
 	else if (w->ifname[0])
@@ -213,11 +226,12 @@ static void fill_counts(struct pool_row *w, const struct reading *rd, const stru
 	w->blocks_dyn_free = r->blocks_dyn_free;
 	w->dma_index_stats = r->flags & PPW_PF_DMA_INDEX_STATS;
 	w->dma_index_failed = r->dma_index_failed;
+	w->dma_map_stats = r->flags & PPW_PF_DMA_MAP_STATS;
+	w->dma_map_failed = r->dma_map_failed;
 	w->occ_known = o->has_occ && w->state != ROW_FREED;
 	w->occ = o->occ;
 	if (r->unmap_ns) {
 		w->unmap_seen = true;
-		w->unmap_detail = !(r->flags & PPW_PF_UNMAP_XA);
 		w->unmap_pages = r->unmapped_pages;
 		w->unmap_blocks = r->unmap_blocks;
 		w->unmap_took_ns = r->unmap_took_ns;
@@ -326,10 +340,6 @@ static void fill_dma(struct pool_row *w, const struct reading *rd, const struct 
 		w->dma = r->dma_mapped_left ? DMA_HAZARD : DMA_UNMAPPED;
 		w->dma_still_mapped = r->dma_mapped_left ? -1 : 0;
 		w->dma_unmap_age_s = w->detach_age_s; /* the first scrub */
-		if (r->unmap_ns) { /* page_pool_inflight_unmap (patches/xarray/) */
-			w->dma_unmapped_at_destroy = r->unmapped_pages;
-			w->dma_unmap_age_s = age_s(rd->now_ns, r->unmap_ns);
-		}
 		break;
 	case UNMAP_ITEM_BLOCKS:
 		if (r->unmap_ns) {
@@ -352,13 +362,42 @@ static void fill_dma(struct pool_row *w, const struct reading *rd, const struct 
 	}
 }
 
-int snapshot_build(struct snapshot *out, const struct reading *rd, const struct snapshot *prev)
-{
+/* the previous snapshot's rows in key order, walked alongside the reading's */
+struct prev_walk {
 	const struct pool_row **idx;
+	size_t n, at;
+};
+
+/*
+ * The previous row of (addr, gen | id): the reading comes sorted by address
+ * and generation (netlink's own pools after them), so a cursor that only
+ * moves forward finds each in one pass; a key behind the cursor is looked
+ * up (n log n at worst, not n^2).
+ */
+static const struct pool_row *prev_of(struct prev_walk *pw, __u64 addr, __u32 gen, __u32 id)
+{
+	struct pool_row k = { .addr = addr, .gen = gen, .id = id };
+	const struct pool_row *kp = &k;
+	int c;
+
+	if (!pw->idx)
+		return NULL;
+	while (pw->at < pw->n && (c = row_key_cmp(&pw->idx[pw->at], &kp)) < 0)
+		pw->at++;
+	if (pw->at < pw->n && !row_key_cmp(&pw->idx[pw->at], &kp))
+		return pw->idx[pw->at];
+	if (pw->at && row_key_cmp(&pw->idx[pw->at - 1], &kp) >= 0)
+		return find_prev(pw->idx, pw->n, addr, gen, id);
+	return NULL;
+}
+
+static int build(struct snapshot *out, const struct reading *rd, const struct snapshot *prev)
+{
+	struct prev_walk pw = { 0 };
 	double dt = 0;
 	size_t i;
 
-	memset(out, 0, sizeof(*out));
+	out->n = 0;
 	out->ts_ns = rd->now_ns;
 	if (prev && prev->ts_ns && rd->now_ns > prev->ts_ns)
 		dt = ns_to_s(rd->now_ns - prev->ts_ns);
@@ -371,27 +410,52 @@ int snapshot_build(struct snapshot *out, const struct reading *rd, const struct 
 	out->sample_rate = rd->sample_rate ? rd->sample_rate : 1;
 	if (!rd->n)
 		return 0;
-	out->rows = calloc(rd->n, sizeof(*out->rows));
-	idx = index_prev(prev);
-	if (!out->rows || (prev && prev->n && !idx)) {
-		free(idx);
+	if (rd->n > out->cap) {
 		free(out->rows);
-		out->rows = NULL;
-		return -ENOMEM;
+		out->cap = 0;
+		out->rows = malloc(rd->n * sizeof(*out->rows));
+		if (!out->rows)
+			return -ENOMEM;
+		out->cap = rd->n;
 	}
+	pw.idx = index_prev(prev);
+	pw.n = prev ? prev->n : 0;
+	if (prev && prev->n && !pw.idx)
+		return -ENOMEM;
 	for (i = 0; i < rd->n; i++) {
 		const struct pool_obs *o = &rd->pools[i];
 		struct pool_row *w = &out->rows[out->n++];
+		const struct pool_row *p;
+		__u32 id = o->rec.id ? o->rec.id : (o->has_nl ? o->nl.id : 0);
 
+		memset(w, 0, sizeof(*w));
+		p = prev_of(&pw, o->rec.addr, o->rec.gen, id);
 		w->state = pool_classify(o);
-		fill_identity(w, o);
-		fill_counts(w, rd, o,
-			    find_prev(idx, prev ? prev->n : 0, o->rec.addr, o->rec.gen, w->id), dt);
+		fill_identity(w, o, p);
+		fill_counts(w, rd, o, p, dt);
 		fill_ages(w, rd, o);
 		fill_dma(w, rd, o);
 	}
-	free(idx);
+	free(pw.idx);
 	return 0;
+}
+
+int snapshot_build(struct snapshot *out, const struct reading *rd, const struct snapshot *prev)
+{
+	memset(out, 0, sizeof(*out));
+	return snapshot_rebuild(out, rd, prev);
+}
+
+int snapshot_rebuild(struct snapshot *out, const struct reading *rd, const struct snapshot *prev)
+{
+	int err = build(out, rd, prev);
+
+	if (err) {
+		free(out->rows);
+		out->rows = NULL;
+		out->n = out->cap = 0;
+	}
+	return err;
 }
 
 void pool_row_of(struct pool_row *w, const struct ppw_pool *r, __u64 now_ns, __u32 page_size,
@@ -406,7 +470,7 @@ void pool_row_of(struct pool_row *w, const struct ppw_pool *r, __u64 now_ns, __u
 		.detach_time_is_ns = detach_time_is_ns,
 		.regime = regime,
 	};
-	struct snapshot s;
+	struct snapshot s = { 0 };
 
 	memset(w, 0, sizeof(*w));
 	if (snapshot_build(&s, &rd, NULL) || !s.n)
@@ -419,7 +483,7 @@ void snapshot_free(struct snapshot *s)
 {
 	free(s->rows);
 	s->rows = NULL;
-	s->n = 0;
+	s->n = s->cap = 0;
 }
 
 int pool_filter_parse(struct pool_filter *f, enum pool_filter_kind kind, const char *word)
@@ -463,8 +527,11 @@ static void snapshot_keep(struct snapshot *s, bool (*keep)(const struct pool_row
 	size_t i, n = 0;
 
 	for (i = 0; i < s->n; i++)
-		if (keep(&s->rows[i], arg))
-			s->rows[n++] = s->rows[i];
+		if (keep(&s->rows[i], arg)) {
+			if (n != i) /* a row moves only when one before it went */
+				s->rows[n] = s->rows[i];
+			n++;
+		}
 	s->n = n;
 }
 
@@ -494,13 +561,30 @@ void snapshot_filter(struct snapshot *s, const struct pool_filter *f, int n)
 
 int snapshot_copy(struct snapshot *out, const struct snapshot *src)
 {
+	memset(out, 0, sizeof(*out));
+	return snapshot_copy_into(out, src);
+}
+
+int snapshot_copy_into(struct snapshot *out, const struct snapshot *src)
+{
+	struct pool_row *rows = out->rows;
+	size_t cap = out->cap;
+
 	*out = *src;
-	out->rows = NULL;
+	out->rows = rows;
+	out->cap = cap;
 	if (!src->n)
 		return 0;
-	out->rows = malloc(src->n * sizeof(*src->rows));
-	if (!out->rows)
-		return -ENOMEM;
+	if (src->n > out->cap) {
+		free(out->rows);
+		out->cap = 0;
+		out->rows = malloc(src->n * sizeof(*src->rows));
+		if (!out->rows) {
+			out->n = 0;
+			return -ENOMEM;
+		}
+		out->cap = src->n;
+	}
 	memcpy(out->rows, src->rows, src->n * sizeof(*src->rows));
 	return 0;
 }

@@ -49,14 +49,9 @@ static void detail(struct event_row *er, const struct life_event *e)
 				floor(e->detach_age_s));
 		break;
 	case LE_UNMAP:
-		if (r->unmap_detail)
-			snprintf(er->detail, sizeof(er->detail),
-				 "DMA unmap at destroy: %u pages, %u blocks, %.1f us",
-				 r->unmap_pages, r->unmap_blocks, r->unmap_took_ns / 1e3);
-		else
-			snprintf(er->detail, sizeof(er->detail),
-				 "DMA unmap at destroy: %u pages in flight unmapped",
-				 r->unmap_pages);
+		snprintf(er->detail, sizeof(er->detail),
+			 "DMA unmap at destroy: %u pages, %u blocks, %.1f us", r->unmap_pages,
+			 r->unmap_blocks, r->unmap_took_ns / 1e3);
 		break;
 	case LE_BLOCK_ALLOC:
 	case LE_BLOCK_FREE:
@@ -196,10 +191,8 @@ void render_event_json(struct json *j, const struct event_row *er, bool doc)
 		json_kv_f64(j, "zombie_s", er->row.zombie_s);
 	if (er->kind == LE_UNMAP) {
 		json_kv_u64(j, "unmapped", er->row.unmap_pages);
-		json_key(j, "blocks");
-		er->row.unmap_detail ? json_u64(j, er->row.unmap_blocks) : json_put_null(j);
-		json_key(j, "duration_ns");
-		er->row.unmap_detail ? json_u64(j, er->row.unmap_took_ns) : json_put_null(j);
+		json_kv_u64(j, "blocks", er->row.unmap_blocks);
+		json_kv_u64(j, "duration_ns", er->row.unmap_took_ns);
 	}
 	if (er->row.item_blocks && (er->kind == LE_BLOCK_ALLOC || er->kind == LE_BLOCK_FREE)) {
 		json_kv_u64(j, "blocks_prealloc", er->row.blocks_prealloc);
@@ -209,6 +202,8 @@ void render_event_json(struct json *j, const struct event_row *er, bool doc)
 		json_kv_u64(j, "item_slow_failed", er->row.item_slow_failed);
 	if (er->row.dma_index_stats)
 		json_kv_u64(j, "dma_index_failed", er->row.dma_index_failed);
+	if (er->row.dma_map_stats)
+		json_kv_u64(j, "dma_map_failed", er->row.dma_map_failed);
 	if (er->row.addr) {
 		char a[24];
 

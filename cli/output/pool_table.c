@@ -349,9 +349,9 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 
 /*
  * "items": the item-block counters, null on kernels without them ("not
- * available", never 0); "dma_index_failed": the xarray series' counter,
- * null without it; "destroy_unmap": the series' page_pool_destroy_unmap or
- * page_pool_inflight_unmap, null until it fired.
+ * available", never 0); "dma_index_failed", "dma_map_failed": the xarray
+ * series' counters, null without it; "destroy_unmap": the item series'
+ * page_pool_destroy_unmap, null until it fired.
  */
 static void pool_json_extra(struct json *j, const void *p, void *arg)
 {
@@ -393,6 +393,8 @@ static void pool_json_extra(struct json *j, const void *p, void *arg)
 	}
 	json_key(j, "dma_index_failed");
 	r->dma_index_stats ? json_u64(j, r->dma_index_failed) : json_put_null(j);
+	json_key(j, "dma_map_failed");
+	r->dma_map_stats ? json_u64(j, r->dma_map_failed) : json_put_null(j);
 	json_key(j, "block_occupancy");
 	if (!r->occ_known) {
 		json_put_null(j);
@@ -415,14 +417,11 @@ static void pool_json_extra(struct json *j, const void *p, void *arg)
 		return;
 	}
 	json_obj_open(j);
-	json_kv_str(j, "event",
-		    r->unmap_detail ? "page_pool_destroy_unmap" : "page_pool_inflight_unmap");
+	json_kv_str(j, "event", "page_pool_destroy_unmap");
 	json_kv_s64(j, "inflight", r->unmap_inflight);
 	json_kv_u64(j, "unmapped", r->unmap_pages);
-	json_key(j, "blocks");
-	r->unmap_detail ? json_u64(j, r->unmap_blocks) : json_put_null(j);
-	json_key(j, "duration_ns");
-	r->unmap_detail ? json_u64(j, r->unmap_took_ns) : json_put_null(j);
+	json_kv_u64(j, "blocks", r->unmap_blocks);
+	json_kv_u64(j, "duration_ns", r->unmap_took_ns);
 	json_kv_f64(j, "age_s", r->dma_unmap_age_s);
 	json_obj_close(j);
 }
@@ -624,6 +623,7 @@ void render_kernel_json(struct json *j, const struct kernel_facts *k)
 	json_kv_bool(j, "item_blocks", k->item_blocks);
 	json_kv_bool(j, "unmap_event", k->unmap_event);
 	json_kv_bool(j, "dma_index_stats", k->dma_index_stats);
+	json_kv_bool(j, "dma_map_stats", k->dma_map_stats);
 	json_key(j, "unavailable");
 	json_arr_open(j);
 	for (i = 0; (name = kernel_gap(k, false, i, &what)); i++)

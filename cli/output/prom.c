@@ -45,6 +45,7 @@ enum fam {
 	F_ITEM_FAST_EMPTY,
 	F_ITEM_SLOW_FAILED,
 	F_DMA_INDEX_FAILED,
+	F_DMA_MAP_FAILED,
 	F_ITEM_BLOCKS,
 	F_ITEM_BLOCKS_ALLOC,
 	F_ITEM_BLOCKS_FREE,
@@ -140,6 +141,8 @@ static const struct family fams[F_NR] = {
 				 "Allocations that failed because no tracking item could be had (kernels with page-pool item stats)." },
 	[F_DMA_INDEX_FAILED] = { "ppwatch_pool_dma_index_failed_total", MT_COUNTER, NULL, POOL,
 				 "Pages dropped because their DMA mapping could not be registered for the unmap at destroy (kernels with ppwatch's xarray series)." },
+	[F_DMA_MAP_FAILED] = { "ppwatch_pool_dma_map_failed_total", MT_COUNTER, NULL, POOL,
+			       "Pages dropped because they could not be DMA-mapped (kernels with ppwatch's xarray series)." },
 	[F_ITEM_BLOCKS] = { "ppwatch_pool_item_blocks", MT_GAUGE, NULL, POOL ", kind",
 			    "Item blocks the pool holds, kind=prealloc (at creation) or dynamic (kernels with item block counts)." },
 	[F_ITEM_BLOCKS_ALLOC] = { "ppwatch_pool_item_blocks_dynamic_allocated_total", MT_COUNTER,
@@ -522,6 +525,9 @@ static bool pool_value(int fam, const struct pool_row *r, const struct prom_tota
 	case F_DMA_INDEX_FAILED:
 		*v = r->dma_index_failed;
 		return r->dma_index_stats;
+	case F_DMA_MAP_FAILED:
+		*v = r->dma_map_failed;
+		return r->dma_map_stats;
 	case F_ITEM_BLOCKS_ALLOC:
 		*v = r->blocks_dyn_alloc;
 		return r->item_blocks;

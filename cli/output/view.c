@@ -61,7 +61,7 @@ int view_apply(const struct view_opts *v, const struct snapshot *src, struct sna
 
 	*g = NULL;
 	*ng = 0;
-	err = snapshot_copy(out, src);
+	err = snapshot_copy_into(out, src);
 	if (err)
 		return err;
 	snapshot_filter(out, v->filters, v->nfilters);

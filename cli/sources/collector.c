@@ -14,49 +14,44 @@
 #include "ppwatch.skel.h"
 #include "sources/collector.h"
 
-#define PAGE_BATCH 4096
 /* a late state_release may still run after page_pool_release said 0 */
 #define FREED_GRACE_NS (2 * NSEC_PER_SEC)
+/* the whole table at least this often, events or not */
+#define FULL_READ_NS (60 * NSEC_PER_SEC)
+/* more pools named since than this: the whole table, not one lookup each */
+#define MAX_DIRTY 4096
 
 int collector_init(struct collector *c, struct session *s, double keep_freed_s)
 {
 	memset(c, 0, sizeof(*c));
 	c->s = s;
 	c->keep_freed_s = keep_freed_s;
-	c->batch = PAGE_BATCH;
-	c->keys = calloc(c->batch, sizeof(*c->keys));
-	c->vals = calloc(c->batch, sizeof(*c->vals));
-	if (!c->keys || !c->vals) {
-		p_err("setting up the collector's page ledger buffers: %s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	return 0;
+	return page_log_open(&c->log, s);
 }
 
 void collector_free(struct collector *c)
 {
+	page_log_close(&c->log);
 	free(c->grave);
-	free(c->keys);
-	free(c->vals);
 	free(c->pkeys);
 	free(c->pvals);
 	free(c->rkeys);
 	free(c->slots);
 	free(c->gens);
+	free(c->recs);
+	free(c->dirty);
 	memset(c, 0, sizeof(*c));
 }
 
-/* keep a freed pool's last record (the newest one of its address and generation) */
+/*
+ * Keep a freed pool's last record: appended, the newest of an address and
+ * generation winning when list_grave() sorts them (a search here made a
+ * host's thousands of pools destroyed at once n^2).
+ */
 static int grave_keep(struct collector *c, const struct ppw_pool *rec)
 {
 	struct ppw_pool *g;
-	size_t i;
 
-	for (i = 0; i < c->ngrave; i++)
-		if (c->grave[i].addr == rec->addr && c->grave[i].gen == rec->gen) {
-			c->grave[i] = *rec;
-			return 0;
-		}
 	g = VEC_PUSH(c->grave, c->ngrave, c->capgrave);
 	if (!g) {
 		p_err("keeping the record of freed pool 0x%llx: %s", (unsigned long long)rec->addr,
@@ -65,6 +60,28 @@ static int grave_keep(struct collector *c, const struct ppw_pool *rec)
 	}
 	*g = *rec;
 	return 0;
+}
+
+void collector_note_all(struct collector *c)
+{
+	c->full = true;
+}
+
+void collector_note_event(struct collector *c, const struct ppw_event *e)
+{
+	__u64 *d;
+
+	/* a new record, a new generation at an address: the table itself */
+	if (c->full || e->type == PPW_EV_POOL_NEW || e->type == PPW_EV_POOL_RETIRED ||
+	    c->ndirty >= MAX_DIRTY) {
+		c->full = true;
+		return;
+	}
+	d = VEC_PUSH(c->dirty, c->ndirty, c->capdirty);
+	if (d)
+		*d = e->rec.addr;
+	else
+		c->full = true;
 }
 
 int collector_retired(struct collector *c, const struct ppw_event *e)
@@ -247,13 +264,30 @@ static int read_pools(struct collector *c, struct reading *rd)
 	}
 	if (nkeys)
 		qsort(k, nkeys, sizeof(*k), rec_key_cmp);
-	for (i = 0; i < nkeys; i++) {
-		struct pool_obs *o = obs_add(rd);
+	if (nkeys > c->caprecs) {
+		struct ppw_pool *v = vec_grow(c->recs, &c->caprecs, nkeys, sizeof(*v));
 
-		if (!o)
+		if (!v) {
+			p_err("keeping the %zu pools read: %s", nkeys, strerror(ENOMEM));
 			return -ENOMEM;
-		o->rec = c->pvals[k[i].i];
+		}
+		c->recs = v;
 	}
+	c->nrecs = 0;
+	c->next_trim_ns = 0;
+	for (i = 0; i < nkeys; i++) {
+		const struct ppw_pool *rec = &c->pvals[k[i].i];
+
+		c->recs[c->nrecs++] = *rec;
+		if (rec->state == PPW_POOL_FREED &&
+		    (!c->next_trim_ns || rec->freed_ns + FREED_GRACE_NS < c->next_trim_ns))
+			c->next_trim_ns = rec->freed_ns + FREED_GRACE_NS;
+	}
+	c->full_reads++;
+	c->full = false;
+	c->ndirty = 0;
+	c->gens_valid = false;
+	c->next_full_ns = now + FULL_READ_NS;
 	/* the trimmed ones to the front (the others are copied out now) */
 	for (i = 0; i < total; i++)
 		if (trimmed(&c->pvals[i], now)) {
@@ -267,6 +301,83 @@ static int read_pools(struct collector *c, struct reading *rd)
 		if (!bpf_map_lookup_elem(fd, &c->pkeys[i], &again) && again.gen == c->pvals[i].gen)
 			bpf_map_delete_elem(fd, &c->pkeys[i]);
 	}
+	return 0;
+}
+
+static int rec_addr_cmp(const void *a, const void *b)
+{
+	const struct ppw_pool *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The records events named since the last collect, read again one by one
+ * into the kept table: 1 when that is not enough (a record gone from the
+ * table, a new generation at an address), 0, or -errno (reported).
+ */
+static int read_dirty(struct collector *c)
+{
+	int fd = bpf_map__fd(c->s->skel->maps.pools);
+	struct ppw_pool rec, *at;
+	size_t i, n = 0;
+
+	if (!c->ndirty)
+		return 0;
+	qsort(c->dirty, c->ndirty, sizeof(*c->dirty), u64_cmp);
+	for (i = 0; i < c->ndirty; i++) {
+		if (i && c->dirty[i] == c->dirty[i - 1])
+			continue;
+		n++;
+		if (bpf_map_lookup_elem(fd, &c->dirty[i], &rec)) {
+			if (errno == ENOENT)
+				return 1;
+			p_err("reading pool 0x%llx (map 'pools'): %s",
+			      (unsigned long long)c->dirty[i], strerror(errno));
+			return -errno;
+		}
+		at = c->nrecs ? bsearch(&rec, c->recs, c->nrecs, sizeof(*c->recs), rec_addr_cmp) :
+				NULL;
+		if (!at || at->gen != rec.gen)
+			return 1;
+		*at = rec;
+		if (rec.state == PPW_POOL_FREED &&
+		    (!c->next_trim_ns || rec.freed_ns + FREED_GRACE_NS < c->next_trim_ns))
+			c->next_trim_ns = rec.freed_ns + FREED_GRACE_NS;
+	}
+	p_dbg("collector: %zu pools read again, not the table's %zu", n, c->nrecs);
+	c->ndirty = 0;
+	return 0;
+}
+
+/* the kept table into the reading, each record an observation */
+static int recs_to_reading(struct collector *c, struct reading *rd)
+{
+	size_t i;
+
+	if (c->nrecs > rd->cap) {
+		struct pool_obs *v = vec_grow(rd->pools, &rd->cap, c->nrecs, sizeof(*v));
+
+		if (!v) {
+			p_err("collecting the pools: %s", strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		rd->pools = v;
+	}
+	for (i = 0; i < c->nrecs; i++) {
+		struct pool_obs *o = &rd->pools[i];
+
+		memset(o, 0, sizeof(*o));
+		o->rec = c->recs[i];
+	}
+	rd->n = c->nrecs;
 	return 0;
 }
 
@@ -284,6 +395,20 @@ static int obs_cmp(const void *a, const void *b)
  * has them (rd's pools are sorted: found by bsearch, then sorted again
  * with what joined).
  */
+static int grave_cmp(const void *a, const void *b)
+{
+	const struct ppw_pool *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	/* the same pool kept twice (a trim that did not take): the later record last */
+	if (x->last_release_ns != y->last_release_ns)
+		return x->last_release_ns < y->last_release_ns ? -1 : 1;
+	return x->freed_ns < y->freed_ns ? -1 : x->freed_ns > y->freed_ns;
+}
+
 static int list_grave(struct collector *c, struct reading *rd)
 {
 	__u64 now = rd->now_ns;
@@ -291,9 +416,14 @@ static int list_grave(struct collector *c, struct reading *rd)
 	size_t i, n = 0, have = rd->n;
 	struct pool_obs *o, key;
 
+	/* by address and generation, each kept once: its newest record */
+	if (c->ngrave > 1)
+		qsort(c->grave, c->ngrave, sizeof(*c->grave), grave_cmp);
 	for (i = 0; i < c->ngrave; i++) {
 		struct ppw_pool *g = &c->grave[i];
 
+		if (i + 1 < c->ngrave && g[1].addr == g->addr && g[1].gen == g->gen)
+			continue; /* a newer one follows */
 		if (g->freed_ns + keep < now)
 			continue; /* expired */
 		c->grave[n++] = *g;
@@ -377,8 +507,6 @@ static int fold_slots(struct collector *c, struct reading *rd)
 
 /* ---- the page ledger -------------------------------------------------------- */
 
-typedef int (*ledger_fn)(struct collector *c, __u64 netmem, const struct ppw_page *pg, void *arg);
-
 static int gen_cmp(const void *a, const void *b)
 {
 	const struct gen_addr *x = a, *y = b;
@@ -386,7 +514,7 @@ static int gen_cmp(const void *a, const void *b)
 	return x->gen < y->gen ? -1 : x->gen > y->gen;
 }
 
-/* the ledger's slots name their pool by generation: index the pools by it */
+/* the ledger names pools by generation: index the pools by it */
 static int index_gens(struct collector *c, const struct reading *rd)
 {
 	size_t i;
@@ -419,92 +547,143 @@ static __u64 pool_of_gen(const struct collector *c, __u32 gen)
 	return g ? g->addr : 0;
 }
 
-/*
- * Hand every page of the ledger to fn: the mapped array (a slot being
- * written or cleared as we read it is skipped), then the overflow hash
- * map in batches. A non-zero return from fn stops the walk and is returned
- * (fn reports its own failures; the walk reports a failed map read).
- */
-static int walk_ledger(struct collector *c, ledger_fn fn, void *arg)
+/* a pool the reading has (by generation), or one newer than any it has */
+static bool gen_kept(void *arg, __u32 gen)
 {
-	const struct ppw_ledger_slot *sl = c->s->ledger;
-	int fd = bpf_map__fd(c->s->skel->maps.pages), err, ret;
-	__u64 in_batch = 0, out_batch = 0, netmem;
-	struct ppw_page pg = { 0 };
-	bool first = true;
-	size_t i;
-	__u32 n;
+	const struct collector *c = arg;
 
-	pg.cpu = (__u32)-1; /* the array does not keep it */
-	pg.stack_id = -1;   /* page_stacks has it, when taken */
-	for (i = 0; sl && i < c->s->ledger_slots; i++) {
-		__u32 hold;
+	return pool_of_gen(c, gen) || !c->ngens || gen > c->gens[c->ngens - 1].gen;
+}
 
-		netmem = __atomic_load_n(&sl[i].netmem, __ATOMIC_ACQUIRE);
-		if (!netmem)
-			continue;
-		pg.gen = sl[i].gen;
-		hold = __atomic_load_n(&sl[i].hold, __ATOMIC_ACQUIRE);
-		if (!hold || __atomic_load_n(&sl[i].netmem, __ATOMIC_ACQUIRE) != netmem)
-			continue;
-		pg.hold_ns = c->s->epoch_ns + ((__u64)hold << PPW_LEDGER_TIME_SHIFT);
-		pg.pool = pool_of_gen(c, pg.gen);
-		ret = fn(c, netmem, &pg, arg);
-		if (ret)
-			return ret;
+static void page_of(const struct collector *c, const struct pl_page *p, struct ledger_page *out)
+{
+	out->netmem = p->netmem;
+	out->pool = pool_of_gen(c, p->gen);
+	out->gen = p->gen;
+	out->cpu = p->cpu;
+	out->hold_ns = page_log_ns(&c->log, p->t);
+	out->stack_id = -1; /* page_stacks has it, when one was taken */
+}
+
+struct count_arg {
+	struct collector *c;
+	struct reading *rd;
+	size_t orphans;
+};
+
+/* count, oldest hold and ages per pool */
+static int count_page(void *arg, const struct pl_page *p)
+{
+	struct count_arg *a = arg;
+	struct reading *rd = a->rd;
+	struct ledger_page lp;
+	struct pool_obs *o;
+
+	page_of(a->c, p, &lp);
+	o = obs_find(rd, lp.pool, lp.gen);
+	rd->pages_used++;
+	if (!o) {
+		a->orphans++;
+		return 0;
 	}
-	do {
-		n = c->batch;
-		err = bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch, c->keys,
-					   c->vals, &n, NULL);
-		if (err && errno != ENOENT) {
-			err = -errno;
-			p_err("reading the page ledger's overflow (map 'pages'): %s",
-			      strerror(-err));
-			return err;
-		}
-		for (i = 0; i < n; i++) {
-			ret = fn(c, c->keys[i], &c->vals[i], arg);
-			if (ret)
-				return ret;
-		}
-		in_batch = out_batch;
-		first = false;
-	} while (!err);
+	o->ledger_pages++;
+	if (!o->oldest_hold_ns || lp.hold_ns < o->oldest_hold_ns)
+		o->oldest_hold_ns = lp.hold_ns;
+	o->age_hist[pool_age_bucket(rd->now_ns > lp.hold_ns ? (rd->now_ns - lp.hold_ns) / 1e9 :
+							      0)]++;
 	return 0;
 }
 
-/* count, oldest hold and ages per pool */
-static int count_page(struct collector *c, __u64 netmem, const struct ppw_page *pg, void *arg)
+/*
+ * The ledger into the reading: its pages per pool, and what the fold
+ * counts per pool (releases of pages held before start, holds it had no
+ * room for) added to the BPF side's. Pages of pools gone from the reading
+ * are the ones whose release a full log lost: forgotten.
+ */
+static int read_ledger(struct collector *c, struct reading *rd)
 {
-	struct reading *rd = arg;
-	struct pool_obs *o = obs_find(rd, pg->pool, pg->gen);
+	struct page_ledger *l = &c->log.led;
+	struct count_arg a = { .c = c, .rd = rd };
+	__u64 unmatched, untracked, sum = 0;
+	size_t i;
+	int err;
 
-	rd->pages_used++;
-	if (!o)
+	if (!c->log.on)
 		return 0;
-	o->ledger_pages++;
-	if (!o->oldest_hold_ns || pg->hold_ns < o->oldest_hold_ns)
-		o->oldest_hold_ns = pg->hold_ns;
-	o->age_hist[pool_age_bucket(rd->now_ns > pg->hold_ns ? (rd->now_ns - pg->hold_ns) / 1e9 :
-							       0)]++;
+	err = pl_collect(l, count_page, &a);
+	if (err)
+		return err;
+	for (i = 0; i < rd->n; i++) {
+		struct ppw_pool *r = &rd->pools[i].rec;
+
+		if (!r->addr)
+			continue;
+		pl_gen_counts(l, r->gen, &unmatched, &untracked);
+		r->unmatched_releases += unmatched;
+		r->untracked_holds += untracked;
+		sum += unmatched;
+	}
+	if (a.orphans)
+		pl_prune(l, gen_kept, c);
+	rd->counters[PPW_CNT_UNMATCHED] = sum;
+	rd->counters[PPW_CNT_LEDGER_FULL] += l->full + page_log_dropped(&c->log);
 	return 0;
+}
+
+/*
+ * The whole table when what changed cannot be told from the events: pools
+ * came or went (POOL_NEW, RETIRED, discovery found some), a per-CPU slot
+ * gave its sums back to a record (an eviction: no event), events were lost
+ * (the ring was full: what they named is not known), the kernel counts
+ * items (counters that move with no event ppwatch hooks), a freed record's
+ * grace is over (trimmed from the table), or FULL_READ_NS passed.
+ */
+static bool full_read_due(const struct collector *c, const struct reading *rd)
+{
+	const struct features *f = &c->s->feat;
+
+	return c->full || !c->full_reads || rd->now_ns >= c->next_full_ns ||
+	       (c->next_trim_ns && rd->now_ns >= c->next_trim_ns) ||
+	       rd->counters[PPW_CNT_PCPU_EVICT] != c->evictions ||
+	       rd->counters[PPW_CNT_RINGBUF_DROP] != c->ring_drops || f->item_stats ||
+	       f->item_blocks;
 }
 
 int collector_collect(struct collector *c, struct reading *rd)
 {
+	size_t before;
 	int err;
 
 	reading_reset(rd);
-	rd->now_ns = now_boot_ns();
-	err = read_pools(c, rd); /* sorted */
+	/* the logs first: every pool their records name is in the table then */
+	err = page_log_drain(&c->log);
 	if (err)
 		return err;
+	rd->now_ns = now_boot_ns();
+	err = session_counters(c->s, rd->counters, PPW_CNT_MAX);
+	if (err)
+		return err;
+	err = full_read_due(c, rd) ? 1 : read_dirty(c);
+	if (err > 0) {
+		c->evictions = rd->counters[PPW_CNT_PCPU_EVICT];
+		c->ring_drops = rd->counters[PPW_CNT_RINGBUF_DROP];
+		err = read_pools(c, rd); /* sorted, trimmed */
+	}
+	err = err ?: recs_to_reading(c, rd);
+	if (err)
+		return err;
+	before = rd->n;
 	err = list_grave(c, rd);
+	if (!err && rd->n - before != c->last_grave) {
+		c->last_grave = rd->n - before;
+		c->gens_valid = false;
+	}
 	err = err ?: fold_slots(c, rd);
-	err = err ?: index_gens(c, rd);
-	err = err ?: walk_ledger(c, count_page, rd);
-	err = err ?: session_counters(c->s, rd->counters, PPW_CNT_MAX);
+	if (!err && !c->gens_valid) {
+		err = index_gens(c, rd);
+		c->gens_valid = !err;
+	}
+	err = err ?: read_ledger(c, rd);
 	if (err)
 		return err;
 	rd->counters[PPW_CNT_HOLD] += rd->slot_holds;
@@ -514,28 +693,25 @@ int collector_collect(struct collector *c, struct reading *rd)
 	rd->page_size = c->s->feat.page_size;
 	rd->detach_time_is_ns = c->s->feat.detach_time_is_ns;
 	rd->regime = c->s->feat.unmap;
-	/* what it can hold: the array's slots and the overflow map's entries */
-	rd->max_pages = c->s->ledger_pages ?
-				c->s->ledger_slots + bpf_map__max_entries(c->s->skel->maps.pages) :
-				0;
-	rd->ledger_bytes = session_map_bytes(c->s, c->s->skel->maps.ledger) +
-			   session_map_bytes(c->s, c->s->skel->maps.pages);
+	rd->max_pages = c->log.on ? c->s->ledger_pages : 0;
+	rd->ledger_bytes = page_log_bytes(&c->log);
 	return 0;
 }
 
 struct pages_of {
+	struct collector *c;
 	__u64 pool;
 	__u32 gen;
 	struct ledger_page *v;
 	size_t cnt, cap;
 };
 
-static int collect_pages_of(struct collector *c, __u64 netmem, const struct ppw_page *pg, void *arg)
+static int collect_pages_of(void *arg, const struct pl_page *pg)
 {
 	struct pages_of *p = arg;
 	struct ledger_page *lp;
 
-	if (pg->pool != p->pool || pg->gen != p->gen)
+	if (pg->gen != p->gen || pool_of_gen(p->c, pg->gen) != p->pool)
 		return 0;
 	lp = VEC_PUSH(p->v, p->cnt, p->cap);
 	if (!lp) {
@@ -543,16 +719,15 @@ static int collect_pages_of(struct collector *c, __u64 netmem, const struct ppw_
 		      strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	lp->netmem = netmem;
-	lp->v = *pg;
+	page_of(p->c, pg, lp);
 	return 0;
 }
 
 int collector_ledger_of(struct collector *c, __u64 pool, __u32 gen, struct ledger_page **out,
 			size_t *n)
 {
-	struct pages_of p = { .pool = pool, .gen = gen };
-	int err = walk_ledger(c, collect_pages_of, &p);
+	struct pages_of p = { .c = c, .pool = pool, .gen = gen };
+	int err = c->log.on ? pl_collect(&c->log.led, collect_pages_of, &p) : 0;
 
 	if (err) {
 		free(p.v);
@@ -561,4 +736,29 @@ int collector_ledger_of(struct collector *c, __u64 pool, __u32 gen, struct ledge
 	*out = p.v;
 	*n = p.cnt;
 	return 0;
+}
+
+void collector_mark_pages(struct collector *c, struct ppw_rec_page *v, size_t n)
+{
+	const struct pl_page *p;
+	size_t i;
+
+	for (i = 0; c->log.on && i < n; i++) {
+		p = pl_find(&c->log.led, v[i].netmem);
+		if (!p || !(p->flags & PL_F_HOLD))
+			continue;
+		v[i].in_ledger = 1;
+		v[i].gen = p->gen;
+		v[i].hold_ns = page_log_ns(&c->log, p->t);
+	}
+}
+
+double collector_due(const struct collector *c)
+{
+	return page_log_due(&c->log);
+}
+
+int collector_tick(struct collector *c)
+{
+	return page_log_tick(&c->log);
 }

@@ -294,6 +294,8 @@ int holders_take(struct monitor *m, struct scan_result *scan, struct holders_rep
 	/* after the scan: the snapshot includes pools found through their pages */
 	err = err ?: monitor_sample(m);
 	if (!err) {
+		/* the pages' ages: the ledger has their holds now (the logs were just read) */
+		collector_mark_pages(&m->col, scan->pages, scan->npages);
 		err = attrib_build(rep, scan, &m->cur,
 				   &(struct attrib_params){ .now_ns = m->cur.ts_ns,
 							    .page_size = m->kernel.page_size });

@@ -139,7 +139,6 @@ static const struct {
 	{ "page_pool_item_fast_empty", offsetof(struct features, tp_fast_empty) },
 	{ "page_pool_item_slow_failed", offsetof(struct features, tp_slow_failed) },
 	{ "page_pool_destroy_unmap", offsetof(struct features, tp_destroy_unmap) },
-	{ "page_pool_inflight_unmap", offsetof(struct features, tp_inflight_unmap) },
 };
 
 static bool *tp_flag(struct features *f, size_t i)
@@ -194,6 +193,10 @@ int features_probe(struct features *f)
 	/* "bpf: Add bpf_loop helper" (v5.17) */
 	f->bpf_loop = enum_has(btf, "bpf_func_id", "BPF_FUNC_loop");
 	f->atomics = probe_atomics();
+	/* the page log's clock: "bpf: add bpf_jiffies64 helper" (v5.5), "bpf: Add
+	 * bpf_ktime_get_boot_ns()" (v5.8) for the pairs that turn it into time */
+	f->jiffies = enum_has(btf, "bpf_func_id", "BPF_FUNC_jiffies64") &&
+		     enum_has(btf, "bpf_func_id", "BPF_FUNC_ktime_get_boot_ns");
 	/* the answers of a 5.10 kernel, for the integration tests of the
 	 * programs' PPW_COMPAT build on a newer one */
 	if (getenv("PPWATCH_NO_BPF_LOOP"))
@@ -208,6 +211,7 @@ int features_probe(struct features *f)
 
 		f->item_stats = stats > 0 && find_member(btf, stats, "item_fast_empty");
 		f->dma_index_stats = stats > 0 && find_member(btf, stats, "dma_index_failed");
+		f->dma_map_stats = stats > 0 && find_member(btf, stats, "dma_map_failed");
 		f->item_blocks = find_member(btf, pool_id, "item_blks_prealloc") != NULL;
 		if (has_type(btf, "page_pool_item", BTF_KIND_STRUCT))
 			f->unmap = UNMAP_ITEM_BLOCKS;
@@ -218,9 +222,9 @@ int features_probe(struct features *f)
 	}
 	btf__free(btf);
 	p_dbg("features: page_pool=%d tp hold=%d release=%d pool_release=%d nid=%d user=%d "
-	      "detach_ns=%d unmap=%s tracefs=%d bpf_loop=%d atomics=%d",
+	      "detach_ns=%d unmap=%s tracefs=%d bpf_loop=%d atomics=%d jiffies=%d",
 	      f->page_pool, f->tp_hold, f->tp_release, f->tp_pool_release, f->tp_update_nid,
 	      f->pool_user, f->detach_time_is_ns, unmap_regime_name(f->unmap), f->tracefs,
-	      f->bpf_loop, f->atomics);
+	      f->bpf_loop, f->atomics, f->jiffies);
 	return 0;
 }

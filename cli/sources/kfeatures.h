@@ -21,8 +21,8 @@ struct features {
 	/* ppwatch's kernel series (patches/) */
 	bool tp_block_alloc, tp_block_free, tp_fast_empty, tp_slow_failed, tp_destroy_unmap;
 	/* ppwatch's xarray series (patches/xarray/) */
-	bool tp_inflight_unmap;
 	bool dma_index_stats;	/* alloc_stats.dma_index_failed */
+	bool dma_map_stats;	/* alloc_stats.dma_map_failed */
 	bool item_stats;	/* alloc_stats.item_fast_empty (the v7 series) */
 	bool item_blocks;	/* item block counters (ppwatch's series) */
 	bool pool_user;		/* pool->user: ids, netdev lists (v6.8) */
@@ -31,7 +31,8 @@ struct features {
 	enum unmap_regime unmap;
 	/* what the BPF programs may contain (their PPW_COMPAT build where not) */
 	bool bpf_loop; /* the bpf_loop helper (v5.17): iterators, freed-pool slots */
-	bool atomics;  /* BPF atomic fetch and cmpxchg (v5.12): the page ledger */
+	bool atomics;  /* BPF atomic fetch and cmpxchg (v5.12): the page log's slots */
+	bool jiffies;  /* bpf_jiffies64, bpf_ktime_get_boot_ns (v5.8): the page log's clock */
 	bool tracefs;  /* events/page_pool visible in tracefs */
 	long page_size;
 	long struct_page_size; /* sizeof(struct page), for pfns */

@@ -172,46 +172,59 @@ static bool kallsyms_has(const char *sym)
 	return found;
 }
 
+static bool compat_build(const struct features *f);
+
 /*
- * The ledger's size: 3 slots for every 2 pages it covers, in buckets of
- * PPW_LEDGER_WAYS (a bucket overflows into the 'pages' hash, sized for
- * 1 page in 8, at least 64), none at the counters level. The sampled level covers
- * max_pages inflight pages with 1 in 2^shift of them.
+ * The page ledger's size: max_pages inflight pages at the all level, the
+ * sample of them at the sampled level, none at the counters level (or
+ * with the counters-only build). Each CPU's page log: 2^16 records at
+ * all (1 MiB, a second of the lab's flood on one CPU), no more than 2^22
+ * (64 MiB) for all CPUs together, 1/2^shift of that sampled (at least
+ * 2^12); user space drains them every 10 to 250 ms, as busy as they are,
+ * and when one is half full.
  */
-static void size_ledger(struct session *s, __u32 *buckets, __u32 *spill)
+static void size_ledger(struct session *s)
 {
-	uint64_t n = 0, b;
+	uint64_t n = 0;
+	unsigned int shift = PPW_DEF_LOG_SHIFT;
 
 	if (s->opts.level == PPW_LEVEL_ALL)
 		n = s->opts.max_pages;
 	else if (s->opts.level == PPW_LEVEL_SAMPLED)
 		n = s->opts.max_pages >> s->opts.sample_shift;
+	while (shift > 12 && ((uint64_t)s->ncpus << shift) > (1ULL << 22))
+		shift--;
+	if (s->opts.level == PPW_LEVEL_SAMPLED)
+		shift = shift > 12 + s->opts.sample_shift ? shift - s->opts.sample_shift : 12;
+	/* the tests' small logs, to fill one (a power of two from 64) */
+	if (getenv("PPWATCH_LOG_SHIFT"))
+		shift = (unsigned int)atoi(getenv("PPWATCH_LOG_SHIFT"));
+	if (shift < 6 || shift > 24)
+		shift = PPW_DEF_LOG_SHIFT;
 	s->ledger_pages = n;
-	b = (n * 3 / 2 + PPW_LEDGER_WAYS - 1) / PPW_LEDGER_WAYS;
-	*buckets = b ? b : 1;
-	*spill = n ? (n / 8 > 64 ? n / 8 : 64) : 1;
+	s->log_recs = n && !compat_build(&s->feat) ? 1U << shift : 0;
 }
 
 /*
  * Every map whose size depends on the session's options (bpf/maps.bpf.h has
- * their defaults): the ledger and its overflow, the tables, the rings, the
+ * their defaults): the page log and its control lines, the tables, the rings, the
  * stack maps (one entry while --stacks is off).
  */
-static int size_maps(struct session *s, __u32 *buckets)
+static int size_maps(struct session *s)
 {
 	const struct session_opts *o = &s->opts;
-	__u32 spill, stacks = o->stack_every ? o->max_stacks : 1;
+	__u32 stacks = o->stack_every ? o->max_stacks : 1;
 	size_t i;
 	int err;
 
-	size_ledger(s, buckets, &spill);
+	size_ledger(s);
 	{
 		const struct {
 			struct bpf_map *map;
 			__u32 entries;
 		} sizes[] = {
-			{ s->skel->maps.ledger, *buckets * PPW_LEDGER_WAYS },
-			{ s->skel->maps.pages, spill },
+			{ s->skel->maps.page_log, s->log_recs ? s->log_recs * (__u32)s->ncpus : 1 },
+			{ s->skel->maps.log_ctl, s->log_recs ? (__u32)s->ncpus : 1 },
 			{ s->skel->maps.pcpu_pools, PPW_PCPU_SLOTS },
 			{ s->skel->maps.pools, o->max_pools },
 			{ s->skel->maps.events, o->ringbuf_bytes },
@@ -234,7 +247,7 @@ static int size_maps(struct session *s, __u32 *buckets)
 	return 0;
 }
 
-static void configure_rodata(struct session *s, __u32 buckets)
+static void configure_rodata(struct session *s)
 {
 	struct ppwatch_bpf__rodata *ro = s->skel->rodata;
 	long shift = 0, ps = s->feat.page_size;
@@ -246,9 +259,10 @@ static void configure_rodata(struct session *s, __u32 buckets)
 	ro->cfg_stack_every = s->opts.stack_every;
 	ro->cfg_level = s->opts.level;
 	ro->cfg_sample_mask = (1U << s->opts.sample_shift) - 1;
-	ro->cfg_ledger_buckets = buckets;
-	s->epoch_ns = now_boot_ns();
-	ro->cfg_epoch_ns = s->epoch_ns;
+	ro->cfg_log_recs = s->log_recs ? s->log_recs : 1;
+	ro->cfg_log_shift = 0;
+	while ((1U << ro->cfg_log_shift) < ro->cfg_log_recs)
+		ro->cfg_log_shift++;
 	ro->cfg_pp_signature = PPW_PP_SIGNATURE;
 	ro->cfg_pp_magic_mask = PPW_PP_MAGIC_MASK;
 	ro->cfg_page_shift = shift;
@@ -264,32 +278,6 @@ static void configure_rodata(struct session *s, __u32 buckets)
 #endif
 	ro->cfg_page_offset = s->layout.page_offset;
 	ro->cfg_vmemmap = s->layout.vmemmap;
-}
-
-/* the ledger array, read-only, so collecting it costs no system call */
-static int map_ledger(struct session *s)
-{
-	struct bpf_map *map = s->skel->maps.ledger;
-	size_t page = sysconf(_SC_PAGESIZE);
-	void *p;
-
-	s->ledger_slots = bpf_map__max_entries(map);
-	s->ledger_map_len = (s->ledger_slots * sizeof(*s->ledger) + page - 1) / page * page;
-	p = mmap(NULL, s->ledger_map_len, PROT_READ, MAP_SHARED, bpf_map__fd(map), 0);
-	if (p == MAP_FAILED) {
-		s->ledger_map_len = 0;
-		return -errno;
-	}
-	s->ledger = p;
-	return 0;
-}
-
-static void unmap_ledger(struct session *s)
-{
-	if (s->ledger_map_len)
-		munmap((void *)s->ledger, s->ledger_map_len);
-	s->ledger = NULL;
-	s->ledger_map_len = 0;
 }
 
 /*
@@ -311,16 +299,19 @@ static bool is_compat(const char *name)
 /*
  * What a command asks for that this kernel's BPF cannot do, said once at
  * the point of failure: the holder scan's iterators are bpf_loop walks,
- * the page ledger takes its slots with compare-and-exchange. The sampled
- * level (top, export) falls back to counters, a gap the command reports.
+ * the page log reserves its slots with an atomic add and keeps time in
+ * jiffies, and is in the programs the counters-only build leaves out.
+ * The sampled level (top, export) falls back to counters, a gap the
+ * command reports.
  */
 static int check_bpf_needs(struct session *s)
 {
 	const struct features *f = &s->feat;
-	bool ledger = s->opts.level != PPW_LEVEL_COUNTERS && !f->atomics;
+	bool no_log = compat_build(f) || !f->jiffies;
+	bool ledger = s->opts.level != PPW_LEVEL_COUNTERS && no_log;
 	bool scan = s->opts.holders && !f->bpf_loop;
 
-	if (s->opts.level == PPW_LEVEL_SAMPLED && !f->atomics) {
+	if (s->opts.level == PPW_LEVEL_SAMPLED && no_log) {
 		s->opts.level = PPW_LEVEL_COUNTERS;
 		ledger = false;
 	}
@@ -332,7 +323,10 @@ static int check_bpf_needs(struct session *s)
 	      ledger ? "the page ledger" : "",
 	      scan ? "the bpf_loop helper (Linux 5.17) the scan's iterators need" : "",
 	      scan && ledger ? " and " : "",
-	      ledger ? "atomic fetch and compare-and-exchange instructions (Linux 5.12)" : "");
+	      !ledger	  ? "" :
+	      !f->atomics ? "atomic fetch and compare-and-exchange instructions (Linux 5.12)" :
+	      !f->jiffies ? "the bpf_jiffies64 and bpf_ktime_get_boot_ns helpers (Linux 5.8)" :
+			    "the bpf_loop helper (Linux 5.17) the programs with the page log need");
 	return -EOPNOTSUPP;
 }
 
@@ -354,7 +348,6 @@ static int try_mode(struct session *s, enum attach_mode m)
 	const char *pfx = modes[m].sec_prefix;
 	struct bpf_program *prog;
 	const char *stage = "opening the BPF object for";
-	__u32 buckets;
 	int err;
 
 	libbpf_log_clear();
@@ -364,10 +357,10 @@ static int try_mode(struct session *s, enum attach_mode m)
 		goto fail;
 	}
 	stage = "sizing the maps of the";
-	err = size_maps(s, &buckets);
+	err = size_maps(s);
 	if (err)
 		goto fail;
-	configure_rodata(s, buckets);
+	configure_rodata(s);
 
 	bpf_object__for_each_program(prog, s->skel->obj) {
 		const char *sec = bpf_program__section_name(prog);
@@ -377,16 +370,17 @@ static int try_mode(struct session *s, enum attach_mode m)
 				  (!strncmp(sec, pfx, strlen(pfx)) && tp_present(&s->feat, sec) &&
 				   is_compat(name) == compat_build(&s->feat));
 
+		/* run on demand by the page log's reader, never attached */
+		if (!strcmp(name, "clock_pair")) {
+			on = s->log_recs > 0;
+			bpf_program__set_autoattach(prog, false);
+		}
 		bpf_program__set_autoload(prog, on);
 	}
 
 	stage = "loading";
 	libbpf_log_quiet(log_get_level() < LOG_DEBUG);
 	err = ppwatch_bpf__load(s->skel);
-	if (err)
-		goto fail;
-	stage = "mapping the page ledger (map 'ledger') of the";
-	err = map_ledger(s);
 	if (err)
 		goto fail;
 	stage = "attaching to the page_pool tracepoints";
@@ -415,7 +409,6 @@ fail_diag:
 	libbpf_log_quiet(0);
 	s->stage = stage;
 	p_dbg("%s %s programs failed: %s", stage, attach_mode_name(m), strerror(-err));
-	unmap_ledger(s);
 	ppwatch_bpf__destroy(s->skel);
 	s->skel = NULL;
 	return err;
@@ -592,7 +585,6 @@ uint64_t session_map_bytes(const struct session *s, const struct bpf_map *map)
 
 void session_close(struct session *s)
 {
-	unmap_ledger(s);
 	ring_buffer__free(s->rb);
 	s->rb = NULL;
 	ppwatch_bpf__destroy(s->skel);

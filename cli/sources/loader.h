@@ -53,12 +53,8 @@ struct session {
 	struct session_opts opts;
 	enum attach_mode mode; /* the one that loaded */
 	int ncpus;
-	/* the page ledger array, mapped read-only */
-	const struct ppw_ledger_slot *ledger;
-	size_t ledger_slots;
-	size_t ledger_map_len;
-	uint64_t ledger_pages; /* pages it is sized for: max_pages, or the sample of them */
-	uint64_t epoch_ns;     /* CLOCK_BOOTTIME the ledger's hold times count from */
+	uint64_t ledger_pages; /* pages the ledger keeps: max_pages, or the sample of them */
+	uint32_t log_recs;     /* records in each CPU's page log; 0: no page log */
 	/* why each attach mode that was tried failed (bpf_diag) */
 	struct bpf_diag diag[ATTACH_TRACEPOINT + 1];
 	const char *stage;    /* the step that failed last */

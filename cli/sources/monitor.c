@@ -24,6 +24,7 @@ static int on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return 0;
+	collector_note_event(&m->col, e);
 	if (e->type == PPW_EV_POOL_RETIRED) {
 		err = collector_retired(&m->col, e);
 		if (err)
@@ -59,9 +60,9 @@ static void kernel_facts_of(struct monitor *m)
 		.item_stats = f->item_stats,
 		.item_blocks = f->item_blocks,
 		/* what this session hooks, in whichever attach mode loaded */
-		.unmap_event = session_hooks(&m->s, "page_pool_destroy_unmap") ||
-			       session_hooks(&m->s, "page_pool_inflight_unmap"),
+		.unmap_event = session_hooks(&m->s, "page_pool_destroy_unmap"),
 		.dma_index_stats = f->dma_index_stats,
+		.dma_map_stats = f->dma_map_stats,
 		.ledger = f->atomics,
 		.discovery = f->bpf_loop,
 	};
@@ -159,12 +160,12 @@ static int ask_netlink(struct monitor *m, struct nl_pool **v, size_t *n)
 
 /*
  * The discovery scan walks every pool of the host (about 1 us each): at
- * most 1/DISCOVERY_SPACING of the time, so a host with 10,000 idle pools
- * runs it every other second or so, a lab's at every sample. Pools that
- * make events are found by the hot path anyway; a netlink notification
- * brings the next scan forward.
+ * most 1/DISCOVERY_SPACING of the time (0.1% of a core), so a host with
+ * 10,000 idle pools runs it every ten seconds or so, a lab's every second.
+ * Pools that make events are found by the hot path anyway; a netlink
+ * notification brings the next scan forward.
  */
-#define DISCOVERY_SPACING 200
+#define DISCOVERY_SPACING 1000
 
 static void discover(struct monitor *m)
 {
@@ -216,10 +217,14 @@ int monitor_sample(struct monitor *m)
 	free(nlv);
 	if (err)
 		return err;
-	snapshot_free(&m->prev);
-	m->prev = m->cur;
-	memset(&m->cur, 0, sizeof(m->cur));
-	err = snapshot_build(&m->cur, &m->rd, m->samples ? &m->prev : NULL);
+	/* cur becomes prev; the old prev's rows take the new snapshot (no new memory) */
+	{
+		struct snapshot old = m->prev;
+
+		m->prev = m->cur;
+		m->cur = old;
+	}
+	err = snapshot_rebuild(&m->cur, &m->rd, m->samples ? &m->prev : NULL);
 	if (err) {
 		p_err("building a snapshot of %zu pools: %s", m->rd.n, strerror(-err));
 		return err;
@@ -269,7 +274,7 @@ int monitor_wait(struct monitor *m, double until, struct pollfd *extra, size_t n
 {
 	size_t first_extra, i;
 	int r, err, ready, ms;
-	double now;
+	double now, wake;
 
 	m->woken = false;
 	for (;;) {
@@ -283,9 +288,11 @@ int monitor_wait(struct monitor *m, double until, struct pollfd *extra, size_t n
 		}
 		first_extra = m->npfd - nextra;
 		now = now_mono_s();
-		ms = now >= until		     ? 0 :
-		     (until - now) * 1000 >= INT_MAX ? INT_MAX :
-						       (int)((until - now) * 1000) + 1;
+		/* the page logs are drained on time, whatever the wait */
+		wake = collector_due(&m->col) < until ? collector_due(&m->col) : until;
+		ms = now >= wake		    ? 0 :
+		     (wake - now) * 1000 >= INT_MAX ? INT_MAX :
+						      (int)((wake - now) * 1000) + 1;
 		r = poll(m->pfd, m->npfd, ms);
 		if (r < 0 && errno != EINTR) {
 			r = -errno;
@@ -294,6 +301,7 @@ int monitor_wait(struct monitor *m, double until, struct pollfd *extra, size_t n
 			return r;
 		}
 		err = drain_events(m);
+		err = err ?: collector_tick(&m->col);
 		if (err)
 			return err;
 		if (m->nl.available)

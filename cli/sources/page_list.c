@@ -42,7 +42,7 @@ static void fill_common(struct page_row *pr, struct monitor *m, const struct hol
 		pr->where = where_name(hp->where);
 		holder_desc_of(pr->holder, sizeof(pr->holder), rep, hp);
 	}
-	/* the ledger's array keeps no stack: page_stacks has the pages that took one */
+	/* the ledger keeps no stack: page_stacks has the pages that took one */
 	if (pr->stack_id < 0 && pr->in_ledger && k &&
 	    bpf_map_lookup_elem(bpf_map__fd(m->s.skel->maps.page_stacks), &netmem, &stack))
 		pr->stack_id = -1;
@@ -69,7 +69,7 @@ int page_list_build(struct page_list *l, struct monitor *m, const struct pool_ro
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
-		double age = (m->cur.ts_ns - lp[i].v.hold_ns) / 1e9;
+		double age = ((double)m->cur.ts_ns - (double)lp[i].hold_ns) / 1e9;
 
 		if (!isnan(older_than) && age < older_than)
 			continue;
@@ -78,8 +78,8 @@ int page_list_build(struct page_list *l, struct monitor *m, const struct pool_ro
 			goto nomem;
 		pr->age_s = age;
 		pr->in_ledger = true;
-		pr->cpu = (__s32)lp[i].v.cpu;
-		pr->stack_id = lp[i].v.stack_id;
+		pr->cpu = lp[i].cpu;
+		pr->stack_id = lp[i].stack_id;
 		fill_common(pr, m, rep, k, lp[i].netmem);
 	}
 	/* pages a holder has that the ledger does not: out before we looked */

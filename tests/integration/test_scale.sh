@@ -39,6 +39,39 @@ no_losses() {
 	jq -e '.losses | to_entries | all(.value == 0)' <<<"$1" >/dev/null
 }
 
+# A refresh of top reads again only the pools events named (and the whole
+# table when pools came or went): 64 of the idle pools destroyed must leave
+# its live rows at the next refreshes, 64 new ones appear.
+top_follows_changes() {	# netns inode
+	local out=/tmp/ppwt$BASHPID.top live ok=
+	scale_paths
+	ppwatch_bg "$out" -j top -b 0.3 >/dev/null
+	for _ in $(seq 50); do
+		[ "$(wc -l <"$out")" -ge 2 ] && break
+		sleep 0.1
+	done
+	live_p0() {
+		tail -1 "$out" | jq --argjson ns "$1" \
+			'[.pools[] | select(.netns == $ns and .device == "p0" and .state == "live")] | length'
+	}
+	live=$(live_p0 "$1")
+	check "top: p0's 64 pools live ($live)" [ "$live" -eq 64 ]
+	ip -n "$SCALE_NS" link set dev p0 xdpdrv off || fail "XDP off on p0"
+	for _ in $(seq 30); do
+		sleep 0.2
+		[ "$(live_p0 "$1")" -eq 0 ] && ok=1 && break
+	done
+	check "top: p0's pools no longer live after their destroy" [ -n "$ok" ]
+	ip -n "$SCALE_NS" link set dev p0 xdpdrv pinned "$SCALE_PIN" || fail "XDP on p0 again"
+	ok=
+	for _ in $(seq 75); do
+		sleep 0.2
+		[ "$(live_p0 "$1")" -eq 64 ] && ok=1 && break
+	done
+	check "top: p0's 64 new pools live" [ -n "$ok" ]
+	kill "${BG_PIDS[-1]}"
+}
+
 every_command_at_scale() {
 	require_kernel
 	lab_begin
@@ -80,6 +113,7 @@ every_command_at_scale() {
 	check "top: every loss counter 0" no_losses "$doc"
 	n=$("$PPWATCH" top -b 0.3 1 | grep -c ' live ') || fail "top -b failed"
 	check "top -b prints every pool ($n rows)" [ "$n" -gt "$SCALE_POOLS" ]
+	top_follows_changes "$sns"
 
 	# watch: every pool's 'new', none dropped
 	n=$(timeout -s INT 4 "$PPWATCH" -j watch -e new 2>/dev/null |

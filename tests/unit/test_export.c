@@ -63,6 +63,8 @@ static void make_snapshot(struct snapshot *s, bool items)
 		rows[0].item_stats = rows[1].item_stats = true;
 		rows[1].dma_index_stats = true;
 		rows[1].dma_index_failed = 4;
+		rows[1].dma_map_stats = true;
+		rows[1].dma_map_failed = 6;
 		rows[0].item_fast_empty = 17;
 		rows[0].item_slow_failed = 2;
 		rows[0].item_blocks = true;

@@ -318,6 +318,74 @@ static int sort_groups(struct group_row *g, size_t n, const char *key, bool reve
 	return out_sort(g, n, sizeof(*g), &ov, key, reverse);
 }
 
+/*
+ * A refresh into the snapshot of the one before: its rows' memory reused,
+ * each row matched to its previous one by a cursor over both sorted lists
+ * (pools gone, pools new, a netlink-only pool after the rest), rates and
+ * names as a fresh build gives them.
+ */
+static void test_rebuild(void)
+{
+	enum { N = 1000 };
+	static struct pool_obs big[N + 1];
+	struct reading r2 = { .pools = big, .page_size = 4096, .level = PPW_LEVEL_COUNTERS };
+	struct snapshot a = { 0 }, b = { 0 }, fresh;
+	const struct pool_row *last;
+	struct pool_row *mem;
+	size_t i, k = 0;
+
+	for (i = 0; i < N; i++) {
+		struct ppw_pool *p = &big[k++].rec;
+
+		p->addr = 0xffff888100000000ULL + i * 4096;
+		p->gen = i + 1;
+		p->id = i + 1;
+		p->hold_cnt = 1000;
+		snprintf(p->ifname, sizeof(p->ifname), "p%zu", i);
+	}
+	r2.n = k;
+	r2.now_ns = NOW;
+	CHECK_INT(snapshot_rebuild(&a, &r2, NULL), 0);
+	CHECK_INT(a.n, N);
+	/* a second later: every third pool gone, one new at the end, a netlink-only one after */
+	k = 0;
+	for (i = 0; i < N; i++) {
+		if (i % 3 == 1)
+			continue;
+		big[k] = big[i];
+		big[k++].rec.hold_cnt += i; /* i holds a second */
+	}
+	memset(&big[k], 0, sizeof(big[k]));
+	big[k].rec.addr = 0xffff888200000000ULL;
+	big[k].rec.gen = 5000;
+	big[k++].rec.id = 5000;
+	memset(&big[k], 0, sizeof(big[k]));
+	big[k].has_nl = true;
+	big[k].nl.id = 6000;
+	big[k++].nl.present = NLP_INFLIGHT;
+	r2.n = k;
+	r2.now_ns = NOW + SEC;
+	CHECK_INT(snapshot_rebuild(&b, &r2, &a), 0);
+	CHECK_INT(snapshot_build(&fresh, &r2, &a), 0);
+	CHECK_INT(b.n, k);
+	CHECK(!memcmp(b.rows, fresh.rows, k * sizeof(*b.rows)), "a rebuild is a build");
+	for (i = 0; i + 2 < b.n; i++)
+		CHECK_NEAR(b.rows[i].hold_per_s, (double)(b.rows[i].id - 1), 1e-9);
+	CHECK(isnan(b.rows[b.n - 2].hold_per_s), "a new pool has no rate yet");
+	last = row(&b, 1000);
+	CHECK(last && !strcmp(last->ident, "1000") && !strcmp(last->device, "p999"),
+	      "names as built");
+	/* the refresh after: into a's memory, which holds N rows */
+	mem = a.rows;
+	r2.now_ns += SEC;
+	CHECK_INT(snapshot_rebuild(&a, &r2, &b), 0);
+	CHECK(a.rows == mem, "the rows' memory reused");
+	CHECK_NEAR(row(&a, 7)->hold_per_s, 0, 1e-9);
+	snapshot_free(&fresh);
+	snapshot_free(&a);
+	snapshot_free(&b);
+}
+
 static void test_filter_sort_group(void)
 {
 	struct group_row *g;
@@ -415,20 +483,19 @@ static void test_dma(void)
 	CHECK(!r->unmap_seen, "no unmap event on a stock kernel");
 	CHECK_INT(row(&s, 11)->dma, DMA_UNKNOWN); /* netlink only */
 	snapshot_free(&s);
-	/* ... with the xarray series: page_pool_inflight_unmap says how many */
-	obs[1].rec.unmap_ns = NOW - 74 * SEC;
-	obs[1].rec.unmapped_pages = 612;
-	obs[1].rec.unmap_blocks = obs[1].rec.unmap_took_ns = 0;
-	obs[1].rec.flags |= PPW_PF_UNMAP_XA | PPW_PF_DMA_INDEX_STATS;
+	/* ... with the xarray series: its DMA failure counters, no event */
+	obs[1].rec.flags |= PPW_PF_DMA_INDEX_STATS | PPW_PF_DMA_MAP_STATS;
 	obs[1].rec.dma_index_failed = 3;
+	obs[1].rec.dma_map_failed = 5;
 	CHECK_INT(snapshot_build(&s, &rd, NULL), 0);
 	r = row(&s, 8);
 	CHECK_INT(r->dma, DMA_UNMAPPED);
-	CHECK_INT(r->dma_unmapped_at_destroy, 612);
-	CHECK_NEAR(r->dma_unmap_age_s, 74, 1e-9);
-	CHECK(r->unmap_seen && !r->unmap_detail, "the xarray event has no blocks or duration");
+	CHECK_INT(r->dma_unmapped_at_destroy, 620);
+	CHECK(!r->unmap_seen, "the xarray series has no unmap event");
 	CHECK(r->dma_index_stats && r->dma_index_failed == 3, "dma_index_failed");
+	CHECK(r->dma_map_stats && r->dma_map_failed == 5, "dma_map_failed");
 	CHECK(!row(&s, 7)->dma_index_stats, "not available is not 0");
+	CHECK(!row(&s, 7)->dma_map_stats, "not available is not 0 (dma_map_failed)");
 	snapshot_free(&s);
 	make_reading(true);
 	rd.regime = UNMAP_XARRAY;
@@ -599,7 +666,7 @@ static void test_render(void)
 	CHECK_JSON(json_pool(doc, 8),
 		   "state=\"zombie\" inflight=500 inflight_bytes=4096000 order=1 detach_age_s=75 "
 		   "oldest_age_s=90 oldest_age_is_lower_bound=false retries=75 destroy_cnt=76 "
-		   "dma=\"unmapped\" dma_unmapped_at_destroy=620 dma_unmap_age_s=74 "
+		   "dma=\"unmapped\" dma_unmapped_at_destroy=620 dma_unmap_age_s=75 "
 		   "items/fast_empty=1234 items/slow_failed=2 items/blocks_prealloc=5 "
 		   "items/blocks_dyn=3 destroy_unmap/blocks=8 destroy_unmap/duration_ns=41000");
 	CHECK_JSON(json_pool(doc, 9), "state=\"freed\" freed_age_s=3 zombie_s=2 napi_id=8193 "
@@ -715,6 +782,7 @@ int main(void)
 	TEST(test_counts);
 	TEST(test_levels);
 	TEST(test_rates);
+	TEST(test_rebuild);
 	TEST(test_filter_sort_group);
 	TEST(test_reading_merge);
 	TEST(test_dma);

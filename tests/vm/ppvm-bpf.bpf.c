@@ -133,21 +133,6 @@ int BPF_PROG(destroy_unmap5, struct page_pool *pool, s32 inflight, u32 unmapped,
 	return 0;
 }
 
-/* the xarray series: page_pool_inflight_unmap(pool, inflight, unmapped) */
-SEC("tp_btf/page_pool_inflight_unmap")
-int BPF_PROG(inflight_unmap, struct page_pool *pool, s32 inflight, u32 unmapped)
-{
-	struct ppvm_ev *e = ev_new(PPVM_DESTROY_UNMAP, pool);
-
-	if (!e)
-		return 0;
-	e->v[0] = inflight;
-	e->v[1] = unmapped;
-	e->nargs = 3;
-	bpf_ringbuf_submit(e, 0);
-	return 0;
-}
-
 /*
  * The per-block occupancy of a pool, at each page_pool_release (destroy,
  * then every retry of a pool with pages in flight): walk pool->item_blocks

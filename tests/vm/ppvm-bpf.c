@@ -7,10 +7,8 @@
  *   block_alloc id=I pool=P block=B pp=P' flags=F ref=R prealloc=N dyn=N arg_dyn=N
  *   block_free  (same)
  *   fast_empty  id=I pool=P inflight=N exhausted=0|1 dyn=N
- *   destroy_unmap id=I pool=P inflight=N unmapped=N [blocks=N duration_ns=N prealloc=N dyn=N]
- *                (page_pool_destroy_unmap of the item series, with the
- *                bracketed part, or page_pool_inflight_unmap of the xarray
- *                series)
+ *   destroy_unmap id=I pool=P inflight=N unmapped=N blocks=N duration_ns=N prealloc=N dyn=N
+ *                (page_pool_destroy_unmap of the item series)
  *   block id=I pool=P block=B flags=F ref=R inuse=N items=N
  *   blocks id=I pool=P inflight=N n=N inuse=N prealloc=N dyn=N complete=0|1
  *
@@ -132,7 +130,6 @@ int main(int argc, char **argv)
 		{ skel->progs.block_free, "page_pool_item_block_free", 3 },
 		{ skel->progs.fast_empty, "page_pool_item_fast_empty", 1 },
 		{ skel->progs.destroy_unmap5, "page_pool_destroy_unmap", 5 },
-		{ skel->progs.inflight_unmap, "page_pool_inflight_unmap", 3 },
 		{ skel->progs.release, "page_pool_release", 4 },
 	};
 	n = sizeof(progs) / sizeof(progs[0]);
@@ -140,8 +137,9 @@ int main(int argc, char **argv)
 		int have = tp_nargs(vmlinux, progs[i].tp);
 		/* the block walk only where pools have item blocks */
 		bool on = have == progs[i].nargs &&
-			  (i != 5 || btf__find_by_name_kind(vmlinux, "page_pool_item_block",
-							    BTF_KIND_STRUCT) > 0);
+			  (progs[i].prog != skel->progs.release ||
+			   btf__find_by_name_kind(vmlinux, "page_pool_item_block",
+						  BTF_KIND_STRUCT) > 0);
 
 		bpf_program__set_autoload(progs[i].prog, on);
 		if (on) {

@@ -5,7 +5,8 @@
  * netdev code generated from a kernel tree's netdev.yaml, so it also checks
  * that the spec, the uapi header and the generated code agree. kernel/rig.sh
  * builds one per kernel tree; an attribute is printed only if the tree's
- * uapi header has it (HAVE_NETDEV_A_..., see cmd_helpers in kernel/rig.sh).
+ * uapi header has it (HAVE_NETDEV_A_..., see build_nl_helper in kernel/rig.sh);
+ * PPVM_DUMP_REQ: the tree's dumps take a filter request (6.14 on).
  *
  *   ppvm-nl pools             page-pool-get dump
  *   ppvm-nl stats             page-pool-stats-get dump
@@ -56,8 +57,13 @@ static void put_pool(const char *what, const struct netdev_page_pool_get_rsp *pp
 static int dump_pools(struct ynl_sock *ys)
 {
 	struct netdev_page_pool_get_list *pools;
+#ifdef PPVM_DUMP_REQ
+	struct netdev_page_pool_get_req_dump req = {};
 
+	pools = netdev_page_pool_get_dump(ys, &req);
+#else
 	pools = netdev_page_pool_get_dump(ys);
+#endif
 	if (!pools)
 		return -1;
 
@@ -70,8 +76,13 @@ static int dump_pools(struct ynl_sock *ys)
 static int dump_stats(struct ynl_sock *ys)
 {
 	struct netdev_page_pool_stats_get_list *stats;
+#ifdef PPVM_DUMP_REQ
+	struct netdev_page_pool_stats_get_req_dump req = {};
 
+	stats = netdev_page_pool_stats_get_dump(ys, &req);
+#else
 	stats = netdev_page_pool_stats_get_dump(ys);
+#endif
 	if (!stats)
 		return -1;
 
@@ -92,6 +103,10 @@ static int dump_stats(struct ynl_sock *ys)
 		PUT("recycle-ring-full", s->_present.recycle_ring_full, s->recycle_ring_full);
 		PUT("recycle-released-refcnt", s->_present.recycle_released_refcnt,
 		    s->recycle_released_refcnt);
+#ifdef HAVE_NETDEV_A_PAGE_POOL_STATS_ALLOC_DMA_MAP_FAILED
+		PUT("alloc-dma-map-failed", s->_present.alloc_dma_map_failed,
+		    s->alloc_dma_map_failed);
+#endif
 #ifdef HAVE_NETDEV_A_PAGE_POOL_STATS_ALLOC_DMA_INDEX_FAILED
 		PUT("alloc-dma-index-failed", s->_present.alloc_dma_index_failed,
 		    s->alloc_dma_index_failed);

@@ -97,12 +97,14 @@ run_test() {
 	if [ "$FLAVOR" != patched ] && has_event page_pool_item_block_alloc; then
 		fail "flavor=$FLAVOR but the kernel has the series' tracepoints"
 	fi
-	# ... and the xarray series its tracepoint
-	if [ "$FLAVOR" = xarray ] && ! has_event page_pool_inflight_unmap; then
-		fail "flavor=xarray but the kernel has no page_pool_inflight_unmap tracepoint"
+	# ... and the xarray series its counters (struct page_pool_alloc_stats'
+	# dma_map_failed, dma_index_failed: names in the kernel's BTF)
+	btf_name() { tr '\0' '\n' </sys/kernel/btf/vmlinux 2>/dev/null | grep -qx "$1"; }
+	if [ "$FLAVOR" = xarray ] && ! btf_name dma_index_failed; then
+		fail "flavor=xarray but the kernel has no alloc_stats.dma_index_failed (BTF)"
 	fi
-	if [ "$FLAVOR" != xarray ] && has_event page_pool_inflight_unmap; then
-		fail "flavor=$FLAVOR but the kernel has the xarray series' tracepoint"
+	if [ "$FLAVOR" != xarray ] && btf_name dma_index_failed; then
+		fail "flavor=$FLAVOR but the kernel has the xarray series' counters (BTF)"
 	fi
 	# (set-up, not an assertion of a test: a module loaded is no PASS)
 	for m in $PPVM_MODULES; do

@@ -43,8 +43,10 @@ else
 fi
 if [ "$FLAVOR" = xarray ]; then
 	check "netdevsim pool $ID alloc-dma-index-failed (no DMA mapping)" "$(nl_get stats "$ID" alloc-dma-index-failed)" -eq 0
+	check "netdevsim pool $ID alloc-dma-map-failed (no DMA mapping)" "$(nl_get stats "$ID" alloc-dma-map-failed)" -eq 0
 else
 	absent "$FLAVOR kernel: alloc-dma-index-failed" "$(nl_get stats "$ID" alloc-dma-index-failed)"
+	absent "$FLAVOR kernel: alloc-dma-map-failed" "$(nl_get stats "$ID" alloc-dma-map-failed)"
 fi
 
 # hold a page, take the link down: the pool is destroyed but waits for it

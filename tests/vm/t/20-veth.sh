@@ -128,6 +128,7 @@ elif [ "$FLAVOR" = xarray ]; then
 	absent "xarray kernel: veth pool $ID has no napi-id (only .netdev is set)" "$(field "$LINE" napi-id)"
 	absent "xarray kernel: no item memory" "$(field "$LINE" item-mem-prealloc)"
 	check "veth pool $ID alloc-dma-index-failed (veth does not DMA-map)" "$(field "$SLINE" alloc-dma-index-failed)" -eq 0
+	check "veth pool $ID alloc-dma-map-failed (veth does not DMA-map)" "$(field "$SLINE" alloc-dma-map-failed)" -eq 0
 	check "page-pool-add-ntf for the veth pool $ID" "$(ntf_line $NTF add "$ID" | wc -l)" -eq 1
 	echo "PPVM-VALUES: veth id=$ID inflight=$INFL (xarray: listed by netlink, no item blocks)"
 else

@@ -33,17 +33,18 @@ hw_env_down() {
 	wait_for 10 test -e "/sys/class/net/$HW_REMOTE"
 }
 
-# ppwatch's dma_index_failed (patches/xarray/ patch 4, read from each pool):
-# 'ppwatch watch' across page_pool_dma.py, whose failslab run makes the
-# pools of its XDP program drop pages, and whose XDP detach destroys them:
-# their destroy events carry the counter
-ppw_dma_index_check() {
-	local want=$1 sum
-	sum=$(jq -s '[.[] | select(.dma_index_failed != null)] | group_by(.addr) | map(max_by(.dma_index_failed).dma_index_failed) | add // 0' /tmp/ks_watch.out)
-	check "ppwatch watch: dma_index_failed summed over the pools >= the kselftest's failures" "$sum" -ge "${want:-1}"
-	check "ppwatch watch: every pool's events carry dma_index_failed" \
-		"$(jq -s '[.[] | select(.addr != null and .dma_index_failed == null)] | length' /tmp/ks_watch.out)" -eq 0
-	echo "PPVM-VALUES: ppwatch dma_index_failed sum=$sum (kselftest: +${want:-?})"
+# ppwatch's dma_map_failed and dma_index_failed (patches/xarray/ patch 3,
+# read from each pool): 'ppwatch watch' across page_pool_dma.py, whose
+# failslab runs make the pools of its XDP program drop pages, and whose
+# XDP detach destroys them: their destroy events carry the counters
+# ppw_dma_check FIELD WANT: FIELD summed over the pools >= WANT
+ppw_dma_check() {
+	local f=$1 want=$2 sum
+	sum=$(jq -s --arg f "$f" '[.[] | select(.[$f] != null)] | group_by(.addr) | map(max_by(.[$f])[$f]) | add // 0' /tmp/ks_watch.out)
+	check "ppwatch watch: $f summed over the pools >= the kselftest's failures" "$sum" -ge "${want:-1}"
+	check "ppwatch watch: every pool's events carry $f" \
+		"$(jq -s --arg f "$f" '[.[] | select(.addr != null and .[$f] == null)] | length' /tmp/ks_watch.out)" -eq 0
+	echo "PPVM-VALUES: ppwatch $f sum=$sum (kselftest: +${want:-?})"
 }
 
 for t in $PPVM_SELFTESTS; do
@@ -85,10 +86,14 @@ for t in $PPVM_SELFTESTS; do
 	# what the tests measured ("# " lines of ksft_pr)
 	case "$t" in
 	drivers/net/hw/page_pool_dma.py)
-		v=$(sed -n 's/^# \([0-9]*\) pages in flight at destroy, \([0-9]*\) unmapped/inflight-at-destroy=\1 unmapped=\2/p' /tmp/ksft.log | tail -n1)
-		f=$(sed -n 's/^# alloc-dma-index-failed went up by \([0-9]*\)/alloc-dma-index-failed=+\1/p' /tmp/ksft.log | tail -n1)
-		echo "PPVM-VALUES: kselftest page_pool_dma.py ${v:-no unmap count} ${f:-no failure count}"
-		[ -n "$watch" ] && ppw_dma_index_check "${f#alloc-dma-index-failed=+}"
+		v=$(sed -n 's/^# \([0-9]*\) pages in flight at destroy, \([0-9]*\) mappings of the device left/inflight-at-destroy=\1 mappings-left=\2/p' /tmp/ksft.log | tail -n1)
+		nidx=$(sed -n 's/^# alloc-dma-index-failed went up by \([0-9]*\)/\1/p' /tmp/ksft.log | tail -n1)
+		nmap=$(sed -n 's/^# alloc-dma-map-failed went up by \([0-9]*\)/\1/p' /tmp/ksft.log | tail -n1)
+		echo "PPVM-VALUES: kselftest page_pool_dma.py ${v:-no destroy count} alloc-dma-index-failed=+${nidx:-?} alloc-dma-map-failed=+${nmap:-?}"
+		if [ -n "$watch" ]; then
+			ppw_dma_check dma_index_failed "$nidx"
+			ppw_dma_check dma_map_failed "$nmap"
+		fi
 		;;
 	esac
 	case $rc in

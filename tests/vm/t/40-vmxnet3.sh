@@ -5,10 +5,11 @@
 # pools. Two NICs on a qemu hub, each in its own netns. 1000 datagrams are
 # held by a non-reading socket, then the receiving NIC's driver is unbound:
 # the pool is destroyed with those pages in flight. The item series'
-# page_pool_destroy_unmap (patched) and the xarray series'
-# page_pool_inflight_unmap (xarray) must report them unmapped, and a tp_btf
-# program must read the same; on every kernel the pool must stay a zombie
-# until the socket closes, then free.
+# page_pool_destroy_unmap (patched) must report them unmapped, and a tp_btf
+# program must read the same; the xarray series (xarray) lists the zombie
+# over netlink (vmxnet3 links its pools to the netdev) with its
+# page-pool-stats, DMA failure counters included; on every kernel the pool
+# must stay a zombie until the socket closes, then free.
 N=1000; SIZE=1000; PORT=5004
 set -- /sys/bus/pci/drivers/vmxnet3/0000:*
 [ -e "$1" ] || set --	# the glob matched nothing
@@ -16,7 +17,7 @@ set -- /sys/bus/pci/drivers/vmxnet3/0000:*
 P0=$(basename "$1"); P1=$(basename "$2")
 N0=$(ls "$1/net"); N1=$(ls "$2/net")
 log "vmxnet3: $P0=$N0 $P1=$N1"
-trace_start page_pool_release page_pool_destroy_unmap page_pool_inflight_unmap page_pool_item_block_alloc page_pool_item_block_free
+trace_start page_pool_release page_pool_destroy_unmap page_pool_item_block_alloc page_pool_item_block_free
 ip netns add vmxA && ip netns add vmxB
 ip link set "$N0" netns vmxA && ip link set "$N1" netns vmxB
 ip -n vmxA addr add 198.51.100.1/24 dev "$N0"; ip -n vmxA link set "$N0" up
@@ -52,11 +53,10 @@ log "$(ip netns exec vmxB cat /proc/net/udp | grep ":$(printf %04X $PORT) " | he
 Q=$(ip netns exec vmxB cat /proc/net/udp | awk -v p=":$(printf %04X $PORT)" 'index($2, p) { split($5, q, ":"); print q[2]; exit }')
 check "datagrams queued in the sink (rx_queue bytes)" "$(printf '%d' "0x${Q:-0}")" -gt 0
 
-# ppwatch watches across the unbind: the unmap event fires once
-# (page_pool_destroy_unmap of the item series, page_pool_inflight_unmap of
-# the xarray series);
-# so does ppvm-bpf (tp_btf), which also reads the pool's block counts
-case "$FLAVOR" in patched|xarray) bpf_start /tmp/vmx.bpf ;; esac
+# ppwatch watches across the unbind: on the item-block kernel the unmap
+# event (page_pool_destroy_unmap) fires once; so does ppvm-bpf (tp_btf),
+# which also reads the pool's block counts
+[ "$FLAVOR" = patched ] && bpf_start /tmp/vmx.bpf
 ppw_start 8
 echo "$P1" >/sys/bus/pci/drivers/vmxnet3/unbind || { fail "unbind $P1"; sink_stop; return 0; }
 # the destroy, then a retry of the release a second later: a zombie
@@ -75,10 +75,8 @@ echo "$INFL1" >/tmp/vmx.inflight-at-destroy
 NREL=$(tcount /tmp/vmx.trace page_pool_release "page_pool=$PTR ")
 check "zombie: page_pool_release retried for the pool (still waiting)" "$NREL" -ge 2
 check "zombie: inflight unchanged while the socket holds the pages" "$(trace_release_inflight /tmp/vmx.trace "$PTR")" -eq "$INFL1"
-case "$FLAVOR" in
-patched|xarray)
+if [ "$FLAVOR" = patched ]; then
 	EV=page_pool_destroy_unmap
-	[ "$FLAVOR" = xarray ] && EV=page_pool_inflight_unmap
 	UL=$(grep " $EV: page_pool=$PTR " /tmp/vmx.trace | head -n1)
 	log "$UL"
 	check "$EV fired for the pool" "${UL:+1}" = 1
@@ -93,8 +91,7 @@ patched|xarray)
 	log "$BU"
 	check "tp_btf $EV: inflight and unmapped as traced" \
 		"$(field "$BU" inflight):$(field "$BU" unmapped)" = "$INFL1:$UNM"
-	;;
-esac
+fi
 if [ "$FLAVOR" = patched ]; then
 	BLK=$(echo "$UL" | sed -n 's/.* blocks=\([0-9]*\) .*/\1/p')
 	DUR=$(echo "$UL" | sed -n 's/.* duration_ns=\([0-9]*\).*/\1/p')
@@ -103,16 +100,24 @@ if [ "$FLAVOR" = patched ]; then
 	check "page_pool_destroy_unmap duration_ns (whole destroy, synchronize_rcu() included)" "$DUR" -gt 0
 	echo "PPVM-VALUES: vmxnet3 id=$ID inflight-at-destroy=$INFL1 unmapped=$UNM blocks=$BLK (prealloc=$(field "$BU" prealloc) dyn=$(field "$BU" dyn)) duration_ns=$DUR"
 elif [ "$FLAVOR" = xarray ]; then
-	check "no page_pool_destroy_unmap (the item series' event) on the xarray kernel" \
-		"$(tcount /tmp/vmx.trace page_pool_destroy_unmap)" -eq 0
+	absent "xarray kernel: no unmap-at-destroy tracepoint (neither series')" \
+		"$(has_event page_pool_destroy_unmap && echo present)$(has_event page_pool_inflight_unmap && echo present)"
 	# patch 'vmxnet3: link page pools to their netdev': the zombie is listed,
-	# under the netns' loopback now that its device is gone
-	ZL=$(nl_line pools "$ID" vmxB)
+	# under the netns' loopback now that its device is gone: the zombie
+	# with page_pool_release's inflight
+	ZL=$(nl_pools vmxB | grep ' detach-time=' | grep " inflight=$INFL1 " | head -n1)
 	log "$ZL"
-	check "vmxnet3 zombie pool $ID listed by page-pool-get with detach-time" "$(field "$ZL" detach-time)" -gt 0
+	ID=$(field "$ZL" id)
+	check "vmxnet3 zombie pool listed by page-pool-get with detach-time" "$(field "$ZL" detach-time)" -gt 0
 	check "vmxnet3 zombie pool $ID: netlink inflight = page_pool_release inflight" "$(field "$ZL" inflight)" -eq "$INFL1"
 	absent "vmxnet3 zombie pool $ID: no ifindex (its device is gone)" "$(field "$ZL" ifindex)"
-	echo "PPVM-VALUES: vmxnet3 id=$ID inflight-at-destroy=$INFL1 unmapped=$UNM (xarray: page_pool_inflight_unmap)"
+	# patch 'page_pool: count DMA mapping failures in page-pool-stats'
+	ZS=$(nl_line stats "$ID" vmxB)
+	log "$ZS"
+	check "vmxnet3 zombie pool $ID: page-pool-stats alloc-dma-map-failed 0 (no fault injected)" "$(field "$ZS" alloc-dma-map-failed)" -eq 0
+	check "vmxnet3 zombie pool $ID: page-pool-stats alloc-dma-index-failed 0" "$(field "$ZS" alloc-dma-index-failed)" -eq 0
+	check "vmxnet3 zombie pool $ID: page-pool-stats alloc-slow > 0 (it allocated)" "$(field "$ZS" alloc-slow)" -gt 0
+	echo "PPVM-VALUES: vmxnet3 id=$ID inflight-at-destroy=$INFL1 (xarray: unmapped through the dma_mapped xarray; listed over netlink, alloc-dma-map-failed=$(field "$ZS" alloc-dma-map-failed) alloc-dma-index-failed=$(field "$ZS" alloc-dma-index-failed))"
 else
 	absent "$FLAVOR kernel: no unmap-at-destroy tracepoint" \
 		"$(has_event page_pool_destroy_unmap && echo present)$(has_event page_pool_inflight_unmap && echo present)"
@@ -123,27 +128,29 @@ fi
 if ppw_finish; then
 	ZID=$(ppw_find ".state == \"zombie\" and .inflight == $INFL1" id)
 	check "ppwatch: a zombie pool with inflight $INFL1" "$ZID" -gt 0
-	# .destroy_unmap: patched (page_pool_destroy_unmap), xarray (page_pool_inflight_unmap)
+	# .destroy_unmap: patched (page_pool_destroy_unmap); no event elsewhere
 	case "$FLAVOR" in
-	xarray)
-		check "ppwatch: pool $ZID destroy_unmap.event" "$(ppw_pool "$ZID" destroy_unmap.event)" = page_pool_inflight_unmap
-		check "ppwatch: pool $ZID destroy_unmap.unmapped = page_pool_inflight_unmap" "$(ppw_pool "$ZID" destroy_unmap.unmapped)" -eq "$UNM"
-		check "ppwatch: pool $ZID destroy_unmap.inflight = page_pool_release" "$(ppw_pool "$ZID" destroy_unmap.inflight)" -eq "$INFL1"
-		absent "ppwatch: pool $ZID destroy_unmap.blocks (the xarray event has none)" "$(ppw_pool "$ZID" destroy_unmap.blocks)"
-		check "ppwatch: pool $ZID dma_index_failed = netlink (0: no fault injected here)" "$(ppw_pool "$ZID" dma_index_failed)" -eq 0
-		;;
 	patched)
 		check "ppwatch: pool $ZID destroy_unmap.event" "$(ppw_pool "$ZID" destroy_unmap.event)" = page_pool_destroy_unmap
 		check "ppwatch: pool $ZID destroy_unmap.unmapped = tracepoint" "$(ppw_pool "$ZID" destroy_unmap.unmapped)" -eq "$UNM"
 		check "ppwatch: pool $ZID destroy_unmap.inflight = page_pool_release" "$(ppw_pool "$ZID" destroy_unmap.inflight)" -eq "$INFL1"
 		check "ppwatch: pool $ZID destroy_unmap.blocks = tracepoint" "$(ppw_pool "$ZID" destroy_unmap.blocks)" -eq "$BLK"
+		absent "ppwatch: pool $ZID dma_map_failed (not available: item-block kernel)" "$(ppw_pool "$ZID" dma_map_failed)"
 		absent "ppwatch: pool $ZID dma_index_failed (not available: item-block kernel)" "$(ppw_pool "$ZID" dma_index_failed)"
 		;;
 	*)
 		absent "ppwatch: $FLAVOR kernel: pool $ZID destroy_unmap (no unmap tracepoint)" "$(ppw_pool "$ZID" destroy_unmap)"
 		check "ppwatch: $FLAVOR kernel: .kernel.unavailable names unmap_event" \
 			"$(jq -r '.kernel.unavailable | index("unmap_event") != null' /tmp/ppw.json)" = true
-		absent "ppwatch: $FLAVOR kernel: pool $ZID dma_index_failed (not available)" "$(ppw_pool "$ZID" dma_index_failed)"
+		if [ "$FLAVOR" = xarray ]; then
+			# the series' counters, read from the pool: netlink's values
+			check "ppwatch: pool $ZID (netlink id $ID) dma_map_failed = page-pool-stats" "$(ppw_pool "$ZID" dma_map_failed)" -eq "$(field "$ZS" alloc-dma-map-failed)"
+			check "ppwatch: pool $ZID dma_index_failed = page-pool-stats" "$(ppw_pool "$ZID" dma_index_failed)" -eq "$(field "$ZS" alloc-dma-index-failed)"
+			check "ppwatch: pool $ZID id = netlink's" "$ZID" -eq "$ID"
+		else
+			absent "ppwatch: $FLAVOR kernel: pool $ZID dma_map_failed (not available)" "$(ppw_pool "$ZID" dma_map_failed)"
+			absent "ppwatch: $FLAVOR kernel: pool $ZID dma_index_failed (not available)" "$(ppw_pool "$ZID" dma_index_failed)"
+		fi
 		;;
 	esac
 	# the DMA state of the destroyed pool, by the kernel's regime

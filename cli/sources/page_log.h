@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The page log's reader: each CPU's log (bpf/ledger.bpf.h) mapped
+ * read-only, drained into the page ledger (model/page_ledger.c) often
+ * enough that a log never fills (every 10 to 250 ms as busy as the logs
+ * are, and whenever the BPF side says one is half full), and the log's
+ * jiffies turned into CLOCK_BOOTTIME.
+ *
+ * The clock: clock_pair (ledger.bpf.c, run with BPF_PROG_TEST_RUN) gives
+ * jiffies between two readings of CLOCK_BOOTTIME. At open the reader
+ * watches two ticks begin (a few ms), which gives the tick's length and
+ * its start; each drain's pair keeps the start right. A log time then
+ * stands for the middle of its tick: ages are right to half a tick
+ * (0.5 ms at HZ=1000, 5 ms at HZ=100), whatever the CPU.
+ */
+#ifndef __PPWATCH_SOURCES_PAGE_LOG_H
+#define __PPWATCH_SOURCES_PAGE_LOG_H
+
+#include "model/page_ledger.h"
+#include "sources/loader.h"
+
+struct page_log {
+	bool on; /* the session logs pages (a ledger level, not the counters-only build) */
+	struct session *s;
+	const struct ppw_log_rec *log; /* every CPU's log, read-only */
+	size_t log_len;
+	struct ppw_log_ctl *ctl; /* their control lines: our tails */
+	size_t ctl_len;
+	__u32 recs, shift;
+	int ncpus;
+	__u64 *stall_at; /* per CPU: a slot that stayed unwritten, and since when */
+	__u64 *stall_ns;
+	struct page_ledger led;
+	/* jiffies -> CLOCK_BOOTTIME: tick edge_j began at edge_ns, each tick_ns long */
+	__u64 tick_ns, edge_j, edge_ns;
+	__u64 jiffies;		  /* the newest jiffies read: the logs' 32 bits unwrap around it */
+	double due_s, interval_s; /* the next drain (now_mono_s()), the spacing */
+	/* the reader's own cost, for bench/ (-v prints it at the end) */
+	__u64 records, passes, skipped, cpu_ns;
+};
+
+/* Each reports its own failure (the object, the errno, what to do) and returns -errno. */
+int page_log_open(struct page_log *pl, struct session *s);
+void page_log_close(struct page_log *pl);
+/* fold what every log holds now */
+int page_log_drain(struct page_log *pl);
+/* the drain is due (now_mono_s() >= page_log_due()) or a log is filling: drain */
+int page_log_tick(struct page_log *pl);
+/* when the next drain is due, now_mono_s() terms (INFINITY when off) */
+double page_log_due(const struct page_log *pl);
+/* CLOCK_BOOTTIME of the middle of tick j (a log time) */
+__u64 page_log_ns(const struct page_log *pl, __u64 j);
+/* events the logs had no room for */
+__u64 page_log_dropped(const struct page_log *pl);
+/* what the logs and the ledger take: kernel-charged map memory and the ledger's */
+__u64 page_log_bytes(const struct page_log *pl);
+
+#endif /* __PPWATCH_SOURCES_PAGE_LOG_H */
