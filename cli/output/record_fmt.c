@@ -135,7 +135,7 @@ COND(has_items, struct pool_row, x->item_stats || x->item_blocks)
 COND(has_dma_index, struct pool_row, x->dma_index_stats)
 COND(has_occ, struct pool_row, x->occ_known)
 COND(has_unmap, struct pool_row, x->unmap_seen)
-COND(unmap_detail, struct pool_row, x->unmap_detail)
+COND(has_dma_map, struct pool_row, x->dma_map_stats)
 
 static void pool_state(struct json *j, const char *key, const void *o)
 {
@@ -243,16 +243,16 @@ static void pool_occupancy(struct json *j, const char *key, const void *o)
 
 static void unmap_name(struct json *j, const char *key, const void *o)
 {
-	json_kv_str(j, key,
-		    unmap_detail(o) ? "page_pool_destroy_unmap" : "page_pool_inflight_unmap");
+	(void)o;
+	json_kv_str(j, key, "page_pool_destroy_unmap");
 }
 
 static const struct rfield unmap_fields[] = {
 	FN("event", unmap_name, NULL),
 	F("inflight", RF_S32, struct pool_row, unmap_inflight, W_ALWAYS),
 	F("unmapped", RF_U32, struct pool_row, unmap_pages, W_ALWAYS),
-	FC("blocks", RF_U32, struct pool_row, unmap_blocks, W_ALWAYS, unmap_detail),
-	FC("duration_ns", RF_U64, struct pool_row, unmap_took_ns, W_ALWAYS, unmap_detail),
+	F("blocks", RF_U32, struct pool_row, unmap_blocks, W_ALWAYS),
+	F("duration_ns", RF_U64, struct pool_row, unmap_took_ns, W_ALWAYS),
 	F("age_s", RF_F64, struct pool_row, dma_unmap_age_s, W_FINITE),
 };
 
@@ -321,6 +321,7 @@ static const struct rfield pool_fields[] = {
 	/* what the kernel series add */
 	FN("items", pool_items, has_items),
 	FC("dma_index_failed", RF_U64, struct pool_row, dma_index_failed, W_ALWAYS, has_dma_index),
+	FC("dma_map_failed", RF_U64, struct pool_row, dma_map_failed, W_ALWAYS, has_dma_map),
 	FN("block_occupancy", pool_occupancy, has_occ),
 };
 
@@ -345,11 +346,11 @@ COND(ev_retry, struct event_row, x->kind == LE_RETRY)
 COND(ev_stalled, struct event_row, x->kind == LE_STALLED)
 COND(ev_freed, struct event_row, x->kind == LE_FREED)
 COND(ev_unmap, struct event_row, x->kind == LE_UNMAP)
-COND(ev_unmap_detail, struct event_row, x->kind == LE_UNMAP && x->row.unmap_detail)
 COND(ev_blocks, struct event_row,
      x->row.item_blocks && (x->kind == LE_BLOCK_ALLOC || x->kind == LE_BLOCK_FREE))
 COND(ev_slow_failed, struct event_row, x->row.item_stats && x->kind == LE_SLOW_FAILED)
 COND(ev_dma_index, struct event_row, x->row.dma_index_stats)
+COND(ev_dma_map, struct event_row, x->row.dma_map_stats)
 COND(ev_has_addr, struct event_row, x->row.addr)
 
 static void ev_kind(struct json *j, const char *key, const void *o)
@@ -388,14 +389,15 @@ static const struct rfield event_fields[] = {
 	FC("stall_after_s", RF_F64, struct event_row, stall_after_s, W_FINITE, ev_stalled),
 	FC("zombie_s", RF_F64, struct event_row, EV(zombie_s), W_FINITE, ev_freed),
 	FC("unmapped", RF_U32, struct event_row, EV(unmap_pages), W_ALWAYS, ev_unmap),
-	FC("blocks", RF_U32, struct event_row, EV(unmap_blocks), W_ALWAYS, ev_unmap_detail),
-	FC("duration_ns", RF_U64, struct event_row, EV(unmap_took_ns), W_ALWAYS, ev_unmap_detail),
+	FC("blocks", RF_U32, struct event_row, EV(unmap_blocks), W_ALWAYS, ev_unmap),
+	FC("duration_ns", RF_U64, struct event_row, EV(unmap_took_ns), W_ALWAYS, ev_unmap),
 	FC("blocks_prealloc", RF_U64, struct event_row, EV(blocks_prealloc), W_ALWAYS, ev_blocks),
 	FC("blocks_dyn", RF_U64, struct event_row, EV(blocks_dyn), W_ALWAYS, ev_blocks),
 	FC("item_slow_failed", RF_U64, struct event_row, EV(item_slow_failed), W_ALWAYS,
 	   ev_slow_failed),
 	FC("dma_index_failed", RF_U64, struct event_row, EV(dma_index_failed), W_ALWAYS,
 	   ev_dma_index),
+	FC("dma_map_failed", RF_U64, struct event_row, EV(dma_map_failed), W_ALWAYS, ev_dma_map),
 	F("detail", RF_STR, struct event_row, detail, W_ALWAYS),
 };
 

@@ -165,7 +165,6 @@ static void rows(struct pool_row *z, struct pool_row *live)
 	z->dma_index_stats = true;
 	z->dma_index_failed = 6;
 	z->unmap_seen = true;
-	z->unmap_detail = true;
 	z->unmap_pages = 20;
 	z->unmap_blocks = 1;
 	z->unmap_took_ns = 12345;
