@@ -16,6 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_t *rep, *input;
 	struct recording r;
 	struct pm *a;
+	int err;
 
 	if (!f)
 		abort();
