@@ -431,16 +431,25 @@ compat_programs_match_kernel() {
 	unset PPWATCH_NO_BPF_ATOMICS PPWATCH_NO_BPF_LOOP
 }
 
-ledger_full_is_counted() {
-	require_kernel
-	lab_begin
-	local out=/tmp/ppwt$BASHPID.top last p
-	"$PPWATCH" -v -j --level all --max-pages 16 top -b 0.5 4 >"$out" 2>"$out.err" &
-	local tpid=$!
+# top_while_held OUT CMD...: CMD, a 'ppwatch ... top -b' that ends by
+# itself, stdout in OUT and stderr in OUT.err, while the lab holds 2000
+# pages; sets the caller's 'last' to its last snapshot
+top_while_held() {
+	local out=$1 tpid
+	shift
+	"$@" >"$out" 2>"$out.err" &
+	tpid=$!
 	wait_attached "$out.err" $tpid
 	lab_hold 2000 1000 >/dev/null || fail "holder"
 	wait $tpid || fail "top failed: $(cat "$out.err")"
 	last=$(tail -1 "$out")
+}
+
+ledger_full_is_counted() {
+	require_kernel
+	lab_begin
+	local out=/tmp/ppwt$BASHPID.top last p
+	top_while_held "$out" "$PPWATCH" -v -j --level all --max-pages 16 top -b 0.5 4
 	p=$(vb_pool "$last") || fail "no vb pool"
 	log "losses $(jq -c .losses <<<"$last"); pool $(jq -c '{inflight,ledger_pages,untracked}' <<<"$p")"
 	check "ledger_full counted" jget "$last" '.losses.ledger_full > 0' >/dev/null
@@ -459,12 +468,7 @@ full_log_is_counted() {
 	require_kernel
 	lab_begin
 	local out=/tmp/ppwt$BASHPID.top last p
-	PPWATCH_LOG_SHIFT=6 "$PPWATCH" -v -j --level all top -b 0.5 4 >"$out" 2>"$out.err" &
-	local tpid=$!
-	wait_attached "$out.err" $tpid
-	lab_hold 2000 1000 >/dev/null || fail "holder"
-	wait $tpid || fail "top failed: $(cat "$out.err")"
-	last=$(tail -1 "$out")
+	top_while_held "$out" env PPWATCH_LOG_SHIFT=6 "$PPWATCH" -v -j --level all top -b 0.5 4
 	p=$(vb_pool "$last") || fail "no vb pool"
 	log "losses $(jq -c .losses <<<"$last"); pool $(jq -c '{inflight,before_start,ledger_pages,untracked}' <<<"$p")"
 	check "ledger_full counted" jget "$last" '.losses.ledger_full > 0' >/dev/null
