@@ -3,8 +3,8 @@
 #
 # Checks of the kernel series of this repository, each on its own base
 # (kernel/rig-base.sh):
-#   items   patches/series         on base (6.12.117) + the prerequisite (kernel/prereq)
-#   xarray  patches/xarray/series  on base-7.3 (7.3.4)
+#   items   patches/series         on base (6.12.y) + the prerequisite (kernel/prereq)
+#   xarray  patches/xarray/series  on base-7.3 (7.3.y)
 #
 #   kernel/check-patches.sh [--bisect] [SERIES...]    (default: items xarray)
 #

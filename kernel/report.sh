@@ -84,12 +84,20 @@ results() {
 	for n in "${names[@]}"; do
 		log=$LOGS/vm-$n.log.txt
 		if [ ! -f "$log" ]; then
+			if [ -n "$(env_of "$n" reason)" ]; then
+				# the rig could not boot it this run, and said why
+				printf '| %s | not booted: %s |' "$n" "$(env_of "$n" reason | sed 's/|/\\|/g')"
+				for c in $CMDS; do printf ' |'; done
+				printf ' | | **FAIL** |\n'
+				continue
+			fi
 			printf '| %s | not booted |' "$n"
 			for c in $CMDS; do printf ' |'; done
 			printf ' | | – |\n'
 			continue
 		fi
-		awk -v name="$n" -v cmds="$CMDS" -v verdict="$(env_of "$n" verdict)" '
+		awk -v name="$n" -v cmds="$CMDS" -v verdict="$(env_of "$n" verdict)" \
+		    -v base="$(env_of "$n" base)" -v series="$(env_of "$n" series)" '
 		function cmd_of(s,    m) {
 			# the command a check line names
 			if (match(s, /ppwatch( --attach [a-z_]+| auto)? [a-z]+/)) {
@@ -119,6 +127,7 @@ results() {
 				for (i in kv) { if (kv[i] ~ /^suite=/) suite = substr(kv[i], 7); if (kv[i] ~ /^version=/) ver = substr(kv[i], 9) }
 				booted = suite " " ver " (" rel ")"
 			}
+			if (base != "") booted = base " + " series " (" rel ")"
 			if (booted == "") booted = "no PPVM-BEGIN"
 			printf "| %s | %s |", name, booted
 			for (i = 1; i <= nc; i++) {

@@ -15,7 +15,7 @@
 #   kernel/rig.sh boot    NAME            boot, run tests/vm, check the log
 #   kernel/rig.sh test                    all of it for $KERNEL_FLAVORS
 #
-# Kernels (kernel/matrix): stock (6.12.117 as is: dma_mapped xarray), prefix
+# Kernels (kernel/matrix): stock (6.12.y as is: dma_mapped xarray), prefix
 # (prerequisite patches 1-3 only: neither fix, the legacy regime where DMA
 # mappings outlive the driver), patched (prerequisite + patches/: item
 # blocks), deb12 (Debian 12's own linux-image-amd64, 6.1).
@@ -76,7 +76,12 @@ export KBUILD_BUILD_USER=ppwatch KBUILD_BUILD_HOST=rig
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 
 say() { printf 'rig: %s\n' "$*" >&2; }
-die() { printf 'rig: ERROR: %s\n' "$*" >&2; exit 1; }
+# RIG_ERR: a file die() also writes its reason to (try)
+die() {
+	printf 'rig: ERROR: %s\n' "$*" >&2
+	if [ -n "${RIG_ERR:-}" ]; then printf '%s\n' "$*" >>"$RIG_ERR"; fi
+	exit 1
+}
 
 # --- the matrix ---------------------------------------------------------------
 # M_KIND[NAME]=build|package, M_SRC[NAME]="base prereq ...", M_OPT[NAME]="k=v ..."
@@ -218,6 +223,7 @@ opt() {
 # Sets a global, not a pipe, so that die() stops the run.
 load_series() {
 	local f sf=$ROOT/$1 dir
+	case "$1" in /*) sf=$1 ;; esac	# (tests/check-rig.sh: a series outside the tree)
 	[ -f "$sf" ] || die "$1 is missing"
 	dir=$(dirname "$sf")
 	SER=()
@@ -266,7 +272,7 @@ patches_of() {
 		case "$tok" in
 		prereq*)
 			[ "${words[0]}" = base ] ||
-				die "$1: the prerequisite series is written on 'base' (6.12.117), not ${words[0]}"
+				die "$1: the prerequisite series is written on 'base' (6.12.y), not ${words[0]}"
 			;;
 		esac
 		case "$tok" in
@@ -334,23 +340,73 @@ ensure_tree() {
 	fi
 	if [ ${#PATCHES[@]} -gt 0 ]; then
 		say "$name: git am $(series_desc "$name") on $(base_desc "$b") (${#PATCHES[@]} patches)"
-		git -C "$wt" am -q "${PATCHES[@]}" ||
-			die "$name: ${M_SRC[$name]} does not apply (git am stopped, see above)"
+		if ! git -C "$wt" am -q "${PATCHES[@]}"; then
+			# the patch git am stopped at: rebase-apply/next counts from 1
+			local next
+			next=$(cat "$(git -C "$wt" rev-parse --git-path rebase-apply/next)" 2>/dev/null) || next=0
+			git -C "$wt" am --abort >/dev/null 2>&1 || true
+			case "$next" in ''|*[!0-9]*) next=0 ;; esac
+			if [ "$next" -ge 1 ] && [ "$next" -le ${#PATCHES[@]} ]; then
+				die "$name: ${PATCHES[$((next - 1))]#"$ROOT"/} (patch $next of ${#PATCHES[@]}: $(series_desc "$name")) does not apply on $(base_desc "$b")"
+			fi
+			die "$name: $(series_desc "$name") does not apply on $(base_desc "$b") (git am stopped, see above)"
+		fi
 	fi
 	echo "$want" >"$stamp"
 	say "$name tree at $(git -C "$wt" rev-parse --short HEAD) ($(base_desc "$b"))"
 }
 
+# BROKEN[NAME]: why line NAME cannot be booted this run (its series does
+# not apply, its build or fetch failed); the other lines go on
+declare -A BROKEN=()
+
+# broken NAME WHY: NAME is not booted; its run record says why (verdict
+# fail), and the kernel tally of tests/run.sh counts it as a failure
+broken() {
+	BROKEN[$1]=$2
+	mkdir -p "$LOGS"
+	rm -f "$LOGS/vm-$1.log" "$LOGS/vm-$1.log.txt"
+	{
+		echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		echo "commit=$(git -C "$ROOT" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)"
+		echo "verdict=fail"
+		echo "reason=$2"
+	} >"$LOGS/run-$1.env"
+	printf 'rig: ERROR: %s not booted: %s\n' "$1" "$2" >&2
+}
+
+# try NAME CMD...: CMD in a subshell; if it fails, line NAME is broken
+# with the reason CMD died with, and the other lines go on
+try() {
+	local name=$1 rc=0
+	shift
+	[ -z "${BROKEN[$name]:-}" ] || return 1
+	: >"$LOGS/.why-$name"
+	(RIG_ERR=$LOGS/.why-$name; "$@") || rc=$?
+	if [ $rc -ne 0 ]; then
+		broken "$name" "$(tail -n1 "$LOGS/.why-$name" | grep . || echo "$* failed (exit $rc)")"
+	fi
+	rm -f "$LOGS/.why-$name"
+	return $rc
+}
+
 cmd_prepare() {
-	local fl t0
+	local fl t0 b
 	t0=$(date +%s.%N)
 	mkdir -p "$KERNEL_WORK" "$LOGS"
 	ensure_repo base
 	# the guest helpers are built from the patched tree (its netdev.yaml)
-	[ -n "${M_KIND[patched]:-}" ] && ensure_tree patched
+	[ -n "${M_KIND[patched]:-}" ] && { try patched ensure_tree patched || true; }
 	for fl in $KERNEL_FLAVORS; do
 		need_flavor "$fl"
-		[ "${M_KIND[$fl]}" = build ] && [ "$fl" != patched ] && ensure_tree "$fl"
+		if [ "${M_KIND[$fl]}" != build ] || [ "$fl" = patched ]; then continue; fi
+		b=$(base_of "$fl")
+		# a base that cannot be made fails the lines built on it
+		if [ -z "${B_VERSION[$b]:-}" ]; then
+			try "$fl" ensure_repo "$b" || continue
+			ensure_repo "$b"
+		fi
+		try "$fl" ensure_tree "$fl" || true
 	done
 	stamp_time prepare "$t0"
 }
@@ -450,14 +506,16 @@ cmd_build() {
 	mkdir -p "$LOGS"
 	for fl in ${1:-$KERNEL_FLAVORS}; do
 		need_flavor "$fl"
+		[ -z "${BROKEN[$fl]:-}" ] || continue
 		t0=$(date +%s.%N)
 		case "${M_KIND[$fl]}" in
-		build) build_kernel "$fl" ;;
-		package) fetch_package "$fl" ;;
+		build) try "$fl" build_kernel "$fl" || continue ;;
+		package) try "$fl" fetch_package "$fl" || continue ;;
 		esac
 		# the build (or fetch) time of the line, for the Times table
 		stamp_time "build-$fl" "$t0"
 	done
+	[ ${#BROKEN[@]} -eq 0 ]
 }
 
 # stamp_time NAME T0: seconds since T0 into $LOGS/NAME.time (kernel/report.sh)
@@ -776,6 +834,11 @@ boot_one() {
 		echo "commit=$(git -C "$ROOT" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)"
 		echo "vm_s=$(( $(date +%s) - t0 ))"
 		echo "qemu_rc=$rc"
+		# what it booted: a build's base at the level it had this run
+		if [ "${M_KIND[$flavor]}" = build ]; then
+			echo "base=$(cat "$LOGS/base-$(base_of "$flavor").version" 2>/dev/null || echo unknown)"
+			echo "series=$(series_desc "$flavor")"
+		fi
 		echo "verdict=fail"
 	} >"$LOGS/run-$flavor.env"
 	check_log "$flavor" "$log" "$rc"
@@ -836,14 +899,17 @@ cmd_test() {
 	local t0 fl
 	t0=$(date +%s)
 	cmd_prepare
-	cmd_build
+	cmd_build || true
 	cmd_initramfs
-	local fails=0
-	for fl in $KERNEL_FLAVORS; do (boot_one "$fl") || fails=$((fails + 1)); done
+	local fails=${#BROKEN[@]}
+	for fl in $KERNEL_FLAVORS; do
+		[ -z "${BROKEN[$fl]:-}" ] || continue
+		(boot_one "$fl") || fails=$((fails + 1))
+	done
 	# shellcheck disable=SC2086 # the flavors, one word each
 	"$ROOT/kernel/report.sh" $KERNEL_FLAVORS >&2 || true
 	say "kernel-test took $(( $(date +%s) - t0 )) s"
-	[ $fails -eq 0 ] || die "$fails VM run(s) failed"
+	[ "$fails" -eq 0 ] || die "$fails VM run(s) failed"
 }
 
 cmd_list() {
@@ -868,7 +934,10 @@ exec 9>"${KERNEL_LOCK:-/var/tmp/ppwatch-kernel-rig.lock}"
 flock -n 9 || { say "waiting for another rig run (${KERNEL_LOCK:-/var/tmp/ppwatch-kernel-rig.lock})"; flock 9; }
 
 case "${1:-}" in
-prepare) cmd_prepare ;;
+prepare)
+	cmd_prepare
+	[ ${#BROKEN[@]} -eq 0 ] || die "${#BROKEN[@]} line(s) not prepared: ${!BROKEN[*]}"
+	;;
 config) cmd_config "${2:-}" ;;
 build) cmd_build "${2:-}" ;;  # no NAME: every selected kernel
 helpers) cmd_helpers ;;

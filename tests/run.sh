@@ -106,6 +106,7 @@ kernel_tally() {	# log rc
 		print "S kernel/" fl "/" s
 	}
 	/^rig: ERROR: [^ ]* VM tests failed/ { bad[$3] = 1 }
+	/^rig: ERROR: [^ ]* not booted: / { bad[$3] = 1 }
 	END {
 		for (fl in bad) if (!(fl in fails) || fails[fl] == 0) { fails[fl]++ }
 		for (fl in fails) { print "T kernel/" fl, pass[fl] + 0, fails[fl] + 0, skip[fl] + 0; f += fails[fl] }
@@ -132,6 +133,8 @@ for suite in $SUITES; do
 		run completion tests/check-completion.sh
 		# make test's kernel set crosses every boundary of kernel/matrix
 		run matrix kernel/rig.sh sets --check
+		# the rig takes the patch level of the day (a base is a stable series)
+		run rig tests/check-rig.sh
 		# every fuzz target briefly, its corpus replayed: a regression fails here
 		run fuzz tests/fuzz/run.sh --brief
 		;;
