@@ -85,7 +85,7 @@ static int holders_run(int argc, char **argv)
 			       "(CONFIG_RANDOMIZE_MEMORY) without CONFIG_KALLSYMS_ALL to say where");
 	if (env.json) {
 		doc_open(&stdout_json);
-		json_kv_f64(&stdout_json, "time", now_real_s());
+		json_kv_f64(&stdout_json, "time", monitor_time_s(&m));
 		render_holders_json(&stdout_json, &rep);
 		json_obj_close(&stdout_json);
 		json_end(&stdout_json);

@@ -108,7 +108,8 @@ static int list_once(struct monitor *m, const struct ksyms *k)
 		return err;
 	if (env.json) {
 		doc_open(&stdout_json);
-		json_kv_f64(&stdout_json, "time", now_real_s());
+		/* the instant every age below is of (the sample holders_take made) */
+		json_kv_f64(&stdout_json, "time", monitor_time_s(m));
 		if (!isnan(opts.older_than))
 			json_kv_f64(&stdout_json, "older_than_s", opts.older_than);
 		json_key(&stdout_json, "pools");

@@ -95,7 +95,7 @@ static int pools_run(int argc, char **argv)
 
 	if (env.json) {
 		doc_open(&stdout_json);
-		json_kv_f64(&stdout_json, "time", now_real_s());
+		json_kv_f64(&stdout_json, "time", monitor_time_s(&m));
 		json_kv_f64(&stdout_json, "window_s", view.interval_s);
 		render_kernel_json(&stdout_json, &m.kernel);
 		view_print_json(&stdout_json, &opts.view, &view, groups, ngroups);

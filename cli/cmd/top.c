@@ -202,7 +202,7 @@ static int show(struct monitor *m, bool interactive)
 	}
 	if (env.json) {
 		doc_open(&stdout_json);
-		json_kv_f64(&stdout_json, "time", now_real_s());
+		json_kv_f64(&stdout_json, "time", monitor_time_s(m));
 		json_kv_f64(&stdout_json, "interval_s", view.interval_s);
 		view_print_json(&stdout_json, &opts.view, &view, groups, ngroups);
 		json_obj_close(&stdout_json);

@@ -322,3 +322,8 @@ bool monitor_feed_ntf(void *feed, int cmd, const struct nl_pool *p)
 {
 	return life_feed_on_netlink(feed, cmd, p->id, now_boot_ns());
 }
+
+double monitor_time_s(const struct monitor *m)
+{
+	return m->cur.ts_ns ? boot_to_real_s() + (double)m->cur.ts_ns / 1e9 : now_real_s();
+}

@@ -71,6 +71,11 @@ int monitor_open(struct monitor *m, const struct monitor_opts *o);
  * the maps and the model, in that order.
  */
 int monitor_sample(struct monitor *m);
+/*
+ * The instant of cur (its reading's CLOCK_BOOTTIME) as Unix time: a
+ * document's "time", the one every age and count in it is of.
+ */
+double monitor_time_s(const struct monitor *m);
 void monitor_close(struct monitor *m);
 
 /*

@@ -151,6 +151,19 @@ wait_attached() {	# err pid
 	fail "ppwatch did not attach within 30 s: $(head -c 400 "$1" | tr '\n' ' ')"
 }
 
+# wait_until SECONDS WHAT CMD...: wait for an event, CMD succeeding; SECONDS
+# only catches a hang (set it generously: a loaded machine is slow, never
+# wrong), and the case then fails naming WHAT.
+wait_until() {
+	local limit=$1 what=$2 end
+	shift 2
+	end=$((SECONDS + limit))
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || fail "waited ${limit} s for $what"
+		sleep 0.05
+	done
+}
+
 # Start the exporter on a free port (extra args passed on); sets EXP_PID,
 # EXP_ADDR (host:port), EXP_HOST, EXP_PORT, EXP_ERR (its stderr). Stopped
 # when the case ends.

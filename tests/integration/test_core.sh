@@ -184,10 +184,13 @@ ages_match_the_trace() {
 	wait $ppid || fail "pages failed: $(cat "$out.err")"
 	t1=$(boottime)
 	grep -h 'page_pool_state_hold:' "$TI/trace" >"$out.trace"
-	python3 - "$out" "$out.trace" "$t0" "$t1" "$off" >"$out.check" 2>&1 <<'PY' || fail "ages: $(cat "$out.check")"
+	# the lab's own pools only: 'vb' also names the pools of earlier cases'
+	# labs, whose pages may be reused by this one's (the same pfn)
+	python3 - "$out" "$out.trace" "$t0" "$t1" "$off" "$(lab_netns_ino)" >"$out.check" 2>&1 <<'PY' || fail "ages: $(cat "$out.check")"
 import json, re, sys
 doc = json.load(open(sys.argv[1]))
 t0, t1, off = float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+netns = int(sys.argv[6])
 shown = doc["time"] - off
 held = {}
 for line in open(sys.argv[2]):
@@ -196,6 +199,8 @@ for line in open(sys.argv[2]):
         held[int(m.group(2), 16)] = float(m.group(1))
 est = []
 for pool in doc["pools"]:
+    if int(pool["netns"]) != netns:
+        continue
     for p in pool["pages"]:
         pfn = p["pfn"] if isinstance(p["pfn"], int) else int(str(p["pfn"]), 0)
         if p.get("in_ledger") and pfn in held and held[pfn] >= t0:

@@ -168,13 +168,16 @@ deb_installs_runs_and_removes() {
 		pid=$!
 		at_exit "kill $pid 2>/dev/null; rm -f $uerr"
 		# socket activation: the first connection starts it (a loaded machine
-		# may take its time to load the programs)
-		curl -s -m 30 -o /dev/null "http://127.0.0.1:$port/metrics"
-		for _ in $(seq 300); do
-			grep -q 'listening on' $uerr && break
-			kill -0 $pid 2>/dev/null || break
-			sleep 0.1
-		done
+		# may take its time to load the programs); the listener, forked,
+		# says "listening on" once it is sandboxed: wait for that line and
+		# for the child it names to be there (not for a time)
+		curl -s -m 120 -o /dev/null "http://127.0.0.1:$port/metrics"
+		listener_up() {
+			kill -0 "$pid" 2>/dev/null || fail "the unit's exporter exited: $(head -c 300 "$uerr")"
+			grep -q '^ppwatch export: listening on ' "$uerr" &&
+				[ -n "$(cat "/proc/$pid/task/$pid/children" 2>/dev/null)" ]
+		}
+		wait_until 300 "the unit's exporter to fork its listener" listener_up
 		st=$(cat /proc/$pid/status 2>/dev/null)
 		log "the sampler: $(grep -E '^(Uid|CapEff|CapBnd|NoNewPrivs)' <<<"$st" | tr -s '\t\n' ' ')"
 		check "the unit's exporter runs: $(head -c 300 $uerr)" kill -0 $pid
