@@ -6,7 +6,14 @@
 #   items   patches/series         on base (6.12.y) + the prerequisite (kernel/prereq)
 #   xarray  patches/xarray/series  on base-7.3 (7.3.y)
 #
-#   kernel/check-patches.sh [--bisect] [SERIES...]    (default: items xarray)
+#   kernel/check-patches.sh [--bisect] [--if-stale] [SERIES...]
+#                                            (default: items xarray)
+#
+# Its verdict is a result record too (kernel/results/patches-check.env,
+# kernel/rig-record.sh), keyed on patches/, the prerequisite, this script,
+# the config fragments it uses and the bases' levels; --if-stale ('make
+# test-matrix') checks nothing when the committed record has today's key
+# and passed.
 #
 # Always (make kernel-patches-check):
 #   1. git am on a pristine tree is clean (--whitespace=error, no 3-way merge)
@@ -44,10 +51,15 @@ export CCACHE_SLOPPINESS=time_macros
 export KBUILD_BUILD_USER=ppwatch KBUILD_BUILD_HOST=rig
 export KBUILD_BUILD_TIMESTAMP='Thu Jan  1 00:00:00 UTC 2026'
 BISECT=0
-if [ "${1:-}" = --bisect ]; then
-	BISECT=1
+IF_STALE=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--bisect) BISECT=1 ;;
+	--if-stale) IF_STALE=1 ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
 CHECK_SERIES=${*:-${CHECK_SERIES:-items xarray}}
 
 say() { printf 'check: %s\n' "$*" >&2; }
@@ -333,6 +345,28 @@ check_series() {
 	fi
 }
 
+# the record's inputs: what the checks read
+# shellcheck source=kernel/rig-record.sh
+. "$ROOT/kernel/rig-record.sh"
+CODE_PATHS=(patches kernel/prereq.sha256 kernel/check-patches.sh kernel/rig-base.sh
+	kernel/config kernel/config-check)
+check_inputs() {
+	local b
+	echo "series=$CHECK_SERIES bisect=$BISECT"
+	echo "prereq=$(cd "$PREREQ_DIR" && sha256sum -- * | sha256sum | cut -c1-16)"
+	for b in base base-7.3; do
+		ensure_repo "$b" >&2
+		echo "base.$b=${B_PKG[$b]} ${B_VERSION[$b]}"
+	done
+}
+INPUTS=$(check_inputs)
+KEY=$(record_key "$INPUTS")
+if [ $IF_STALE -eq 1 ] && code_clean && [ "$(rec_get patches-check key)" = "$KEY" ] &&
+   [ "$(rec_get patches-check verdict)" = pass ]; then
+	say "up to date: passed on $(rec_get patches-check commit) ($(rec_get patches-check date)) with these patches and bases (kernel/results/patches-check.env)"
+	exit 0
+fi
+
 T0=$(date +%s)
 for s in $CHECK_SERIES; do
 	t=$(date +%s)
@@ -340,5 +374,9 @@ for s in $CHECK_SERIES; do
 	say "$s: checked in $(( $(date +%s) - t )) s"
 done
 
+V=pass
+[ $FAILED -eq 0 ] || V=fail
+echo "vm_s=$(( $(date +%s) - T0 ))" >"$OUT/run.env"
+write_record patches-check "$INPUTS" "$V" "" "$OUT/run.env"
 [ $FAILED -eq 0 ] || die "patch checks failed (logs: $OUT)"
 say "all patch checks passed ($CHECK_SERIES) in $(( $(date +%s) - T0 )) s"

@@ -6,9 +6,16 @@
 #                               set (set=test: the lines 'make test' boots),
 #                               boot each under qemu and run tests/vm
 #                               (non-zero exit on any failure)
-#   make test-matrix            the same for every line of kernel/matrix, then
-#                               the Results of kernel/README.md rewritten
-#                               from the run, then kernel-patches-check
+#   make test-matrix            every line of kernel/matrix that its committed
+#                               result record (kernel/results) does not show
+#                               passed with today's inputs, stale package
+#                               lines first, cold builds last, within
+#                               MATRIX_BUDGET_S (exit 3: lines left, run
+#                               again); then kernel-patches-check if its
+#                               record is stale; then the Results and Times
+#                               of kernel/README.md from the records
+#                               (commit kernel/results and the README)
+#   make kernel-report          the Results and Times from the records
 #   make kernel-build           prepare the trees, build/fetch the kernels
 #   make kernel-patches-check   git am, checkpatch --strict, YNL regen and W=1
 #                               checks of patches/ (no VM)
@@ -21,7 +28,9 @@
 # VM_SILENCE, environment: seconds without console output, 300),
 # KERNEL_SET (test: the set=test lines, default; matrix: every line),
 # KERNEL_FLAVORS (names of kernel/matrix lines, 'all' for every one;
-# overrides KERNEL_SET), KERNEL_MATRIX (default kernel/matrix).
+# overrides KERNEL_SET), KERNEL_MATRIX (default kernel/matrix),
+# MATRIX_BUDGET_S (seconds test-matrix may start lines within; empty: no
+# limit).
 # 'make test' runs kernel-test through tests/run.sh's "kernel" suite.
 
 # empty: the scripts derive the checkout's own (kernel/workdir.sh)
@@ -32,6 +41,7 @@ VM_TIMEOUT ?= 1800
 KERNEL_FLAVORS ?=
 KERNEL_SET ?= test
 KERNEL_MATRIX ?= $(abspath kernel/matrix)
+MATRIX_BUDGET_S ?=
 
 KERNEL_ENV = $(if $(KERNEL_WORK),KERNEL_WORK=$(KERNEL_WORK)) KERNEL_MATRIX=$(KERNEL_MATRIX)
 KERNEL_RIG_ENV = $(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) \
@@ -60,15 +70,20 @@ kernel-boot: kernel-initramfs
 kernel-test: deps $(OUTPUT)/ppwatch $(OUTPUT)/lab/ppkinds
 	$(Q)$(KERNEL_RIG) test
 
-# every line of the matrix, then its Results and Times in kernel/README.md
-# (commit them: the tables say the date, the commit and each line's kernel),
-# then kernel-patches-check: both series patch by patch on their bases (too
-# long for make test's budget, kernel/README.md Times)
+# every line of the matrix not up to date (its record), then
+# kernel-patches-check if stale (both series patch by patch on their bases:
+# too long for make test's budget, kernel/README.md Times), then the
+# Results and Times of kernel/README.md from the records; a rig that died
+# (no matrix.done) leaves the tables as they were
 test-matrix: deps $(OUTPUT)/ppwatch $(OUTPUT)/lab/ppkinds
-	$(Q)$(KERNEL_RIG_ENV) KERNEL_SET=matrix kernel/rig.sh test; rc=$$?; \
-	$(KERNEL_ENV) kernel/report.sh --update kernel/README.md || rc=1; \
-	$(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
-		kernel/check-patches.sh || rc=1; exit $$rc
+	$(Q)$(KERNEL_RIG_ENV) KERNEL_SET=matrix RIG_RESUME=1 MATRIX_BUDGET_S=$(MATRIX_BUDGET_S) \
+		kernel/rig.sh test; rc=$$?; \
+	if [ $$rc -ne 3 ]; then $(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
+		kernel/check-patches.sh --if-stale || rc=1; fi; \
+	if [ -f "$$($(KERNEL_ENV) kernel/rig.sh workdir)/logs/matrix.done" ]; then \
+		$(KERNEL_ENV) kernel/report.sh --update kernel/README.md || rc=1; \
+	else echo "test-matrix: the rig did not finish: kernel/README.md's tables left as they were" >&2; fi; \
+	exit $$rc
 
 kernel-patches-check: kernel-prepare
 	$(Q)$(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
@@ -78,6 +93,6 @@ kernel-bisect: kernel-prepare
 	$(Q)$(KERNEL_ENV) PREREQ_DIR=$(PREREQ_DIR) KERNEL_JOBS=$(KERNEL_JOBS) \
 		kernel/check-patches.sh --bisect
 
-# the Results and Times of kernel/README.md, from the last run's logs
+# the Results and Times of kernel/README.md, from the result records
 kernel-report:
 	$(Q)$(KERNEL_ENV) kernel/report.sh --update kernel/README.md

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# The tables of a VM run, from its logs (KERNEL_WORK/logs: vm-NAME.log.txt,
+# The tables of the kernel matrix, from the committed result records
+# (kernel/results/NAME.env and NAME.log: kernel/rig-record.sh), or with
+# --logs from this machine's last run (KERNEL_WORK/logs: vm-NAME.log.txt,
 # run-NAME.env, build-NAME.time, prepare.time, initramfs.time):
 #
 #  - Results: for each kernel the rig booted, what each ppwatch command's
@@ -14,7 +16,7 @@
 #    sleeps, waits on events, traffic (tests/vm/run.sh's PPVM-TIME lines);
 #    and each test's seconds on each line.
 #
-#   kernel/report.sh [NAME...]            both tables (markdown) on stdout
+#   kernel/report.sh [--logs] [NAME...]   both tables (markdown) on stdout
 #   kernel/report.sh --update FILE [NAME...]
 #                                         replace FILE's tables between its
 #                                         "<!-- kernel-report -->" and
@@ -25,8 +27,11 @@
 # Result cells: "✓ N" every one of N checks passed, "✗ F of N" F failed,
 # "refused" the command said in one line why this kernel cannot serve it
 # (and the test checked that line), "skip" only skipped checks, "–" none.
-# NAMEs default to every line of kernel/matrix that has a log; a line
-# without one is listed as not booted.
+# NAMEs default to every line of kernel/matrix; a line without a record
+# (log) is listed as not booted. From the records, each row's verdict
+# names the commit it ran on, and a record whose code or matrix line is
+# not today's is marked stale (a key of the kernel's inputs as well is
+# what 'make test-matrix' compares before it boots a line again).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,13 +39,21 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/kernel/workdir.sh"
 KERNEL_MATRIX=${KERNEL_MATRIX:-$ROOT/kernel/matrix}
 LOGS=$KERNEL_WORK/logs
+# shellcheck source=kernel/rig-record.sh
+. "$ROOT/kernel/rig-record.sh"
 CMDS="pools top holders blocks pages stacks watch record postmortem check export"
 
 update=
+from_logs=0
+if [ "${1:-}" = --logs ]; then
+	from_logs=1
+	shift
+fi
 if [ "${1:-}" = --update ]; then
 	update=${2:?--update FILE}
 	shift 2
 fi
+say() { printf 'report: %s\n' "$*" >&2; }
 names=("$@")
 all=0
 if [ ${#names[@]} -eq 0 ]; then
@@ -48,18 +61,58 @@ if [ ${#names[@]} -eq 0 ]; then
 	all=1
 fi
 
-# env NAME KEY: KEY of logs/run-NAME.env (empty if none)
+# the files of line NAME: its env (run record or result record) and log
+env_file() { if [ $from_logs -eq 1 ]; then echo "$LOGS/run-$1.env"; else echo "$RESULTS/$1.env"; fi; }
+log_file() { if [ $from_logs -eq 1 ]; then echo "$LOGS/vm-$1.log.txt"; else echo "$RESULTS/$1.log"; fi; }
+# env NAME KEY: KEY of NAME's env (empty if none)
 env_of() {
-	if [ -f "$LOGS/run-$1.env" ]; then sed -n "s/^$2=//p" "$LOGS/run-$1.env" | tail -n1; fi
+	local f
+	f=$(env_file "$1")
+	if [ -f "$f" ]; then sed -n "s/^$2=//p" "$f" | tail -n1; fi
 }
-time_of() { cat "$LOGS/$1.time" 2>/dev/null || echo '?'; }
+# time_of build-NAME|prepare|initramfs: seconds, '?' if unknown
+time_of() {
+	local v=
+	case "$1" in
+	build-*) [ $from_logs -eq 1 ] || v=$(env_of "${1#build-}" build_s) ;;
+	esac
+	[ -n "$v" ] || v=$(cat "$LOGS/$1.time" 2>/dev/null) || true
+	echo "${v:-?}"
+}
+# the matrix line of NAME as the rig writes it (line=NAME KIND SOURCES KEYS)
+line_of() {
+	sed 's/#.*//' "$KERNEL_MATRIX" | awk -v n="$1" '$1 == n {
+		s = ""; o = ""
+		for (i = 3; i <= NF; i++) if ($i ~ /=/) o = o (o == "" ? "" : " ") $i; else s = s (s == "" ? "" : " ") $i
+		print "line=" $1 " " $2 " " s " " o }'
+}
+CODE_NOW=$(code_hash)
+# stale NAME: NAME's record is of other code or another matrix line
+stale() {
+	[ $from_logs -eq 0 ] || return 1
+	[ "$(env_of "$1" code)" != "$CODE_NOW" ] || [ "$(env_of "$1" input.line)" != "$(line_of "$1")" ]
+}
+# verdict_cell NAME: pass/FAIL, and from a record its commit and staleness
+verdict_cell() {
+	local v c
+	if [ "$(env_of "$1" verdict)" = pass ]; then v=pass; else v='**FAIL**'; fi
+	[ $from_logs -eq 0 ] || { echo "$v"; return 0; }
+	c=$(env_of "$1" commit)
+	if stale "$1"; then
+		echo "$v on ${c:0:7}, stale"
+	else
+		echo "$v on ${c:0:7}"
+	fi
+}
 
 # the run the tables come from: its dates and commits, over the lines
 provenance() {
 	local n d c dates='' commits='' booted=0 passed=0
+	local stl=0
 	for n in "${names[@]}"; do
-		[ -f "$LOGS/run-$n.env" ] || continue
+		[ -f "$(env_file "$n")" ] || continue
 		booted=$((booted + 1))
+		if stale "$n"; then stl=$((stl + 1)); fi
 		[ "$(env_of "$n" verdict)" = pass ] && passed=$((passed + 1))
 		d=$(env_of "$n" date) c=$(env_of "$n" commit)
 		dates="$dates ${d%%T*}" commits="$commits $c"
@@ -67,11 +120,16 @@ provenance() {
 	dates=$(echo "$dates" | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
 	commits=$(echo "$commits" | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
 	if [ "$booted" -eq 0 ]; then
-		echo "No run records (logs/run-NAME.env) for ${names[*]}: no date, commit or verdict to say."
+		echo "No records for ${names[*]}: no date, commit or verdict to say."
 		return 0
 	fi
-	printf 'Run of %s (commit %s): %d of %d lines booted, %d passed.\n' \
-		"${dates% }" "${commits% }" "$booted" "${#names[@]}" "$passed"
+	if [ $from_logs -eq 1 ]; then
+		printf 'Run of %s (commit %s): %d of %d lines booted, %d passed.\n' \
+			"${dates% }" "${commits% }" "$booted" "${#names[@]}" "$passed"
+		return 0
+	fi
+	printf 'From the result records (kernel/results; runs of %s, commits %s): %d of %d lines have one, %d passed; %d stale (run on other code or another matrix line: booted again by make test-matrix).\n' \
+		"${dates% }" "${commits% }" "$booted" "${#names[@]}" "$passed" "$stl"
 }
 
 results() {
@@ -82,13 +140,13 @@ results() {
 	for c in $CMDS; do printf -- '---|'; done
 	printf -- '---|---|---|\n'
 	for n in "${names[@]}"; do
-		log=$LOGS/vm-$n.log.txt
+		log=$(log_file "$n")
 		if [ ! -f "$log" ]; then
 			if [ -n "$(env_of "$n" reason)" ]; then
 				# the rig could not boot it this run, and said why
 				printf '| %s | not booted: %s |' "$n" "$(env_of "$n" reason | sed 's/|/\\|/g')"
 				for c in $CMDS; do printf ' |'; done
-				printf ' | | **FAIL** |\n'
+				printf ' | | %s |\n' "$(verdict_cell "$n")"
 				continue
 			fi
 			printf '| %s | not booted |' "$n"
@@ -96,7 +154,7 @@ results() {
 			printf ' | | – |\n'
 			continue
 		fi
-		awk -v name="$n" -v cmds="$CMDS" -v verdict="$(env_of "$n" verdict)" \
+		awk -v name="$n" -v cmds="$CMDS" -v verdict="$(verdict_cell "$n")" \
 		    -v base="$(env_of "$n" base)" -v series="$(env_of "$n" series)" '
 		function cmd_of(s,    m) {
 			# the command a check line names
@@ -140,7 +198,7 @@ results() {
 				printf " %s |", cell
 			}
 			printf " %d pass, %d fail, %d skip | %s | %s |\n", all["PASS"], all["FAIL"], all["SKIP"],
-				sk == "" ? "–" : sk, verdict == "pass" ? "pass" : "**FAIL**"
+				sk == "" ? "–" : sk, verdict
 		}' "$log"
 	done
 }
@@ -151,7 +209,7 @@ times() {
 	printf '| kernel | build/fetch s | boot s | modules s | tests s | ppwatch runs | their process-s | a run alone, start to exit: median / longest s (n) | start to attached (in the background, some side by side): median / longest s (n) | fixed sleeps s | waits s | traffic s | VM s |\n'
 	printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 	for n in "${names[@]}"; do
-		log=$LOGS/vm-$n.log.txt
+		log=$(log_file "$n")
 		[ -f "$log" ] || continue
 		awk -v name="$n" -v build="$(time_of "build-$n")" -v vm="$(env_of "$n" vm_s)" '
 		function kv(s, k,    m) { if (match(s, k "=[0-9./]+")) { m = substr(s, RSTART + length(k) + 1, RLENGTH - length(k) - 1); return m } return "" }
@@ -183,15 +241,19 @@ times() {
 				nl ? sprintf("%.1f / %.1f (%d)", med, am, nl) : "–", sl, wt, tr, vm == "" ? "?" : vm
 		}' "$log"
 	done
-	printf '\nOnce per run: the trees (unpack, git am) %s s, the initramfs %s s.\n\n' \
-		"$(time_of prepare)" "$(time_of initramfs)"
+	if [ $from_logs -eq 1 ]; then
+		printf '\nOnce per run: the trees (unpack, git am) %s s, the initramfs %s s.\n\n' \
+			"$(time_of prepare)" "$(time_of initramfs)"
+	else
+		printf '\n'
+	fi
 	# each test's seconds on each line (ppwatch runs in brackets)
 	local tests booted=()
 	for n in "${names[@]}"; do
-		if [ -f "$LOGS/vm-$n.log.txt" ]; then booted+=("$n"); fi
+		if [ -f "$(log_file "$n")" ]; then booted+=("$n"); fi
 	done
 	[ ${#booted[@]} -gt 0 ] || return 0
-	tests=$(for n in "${booted[@]}"; do sed -n 's/^PPVM-TIME: \([0-9][^ ]*\) .*/\1/p' "$LOGS/vm-$n.log.txt"; done | sort -u)
+	tests=$(for n in "${booted[@]}"; do sed -n 's/^PPVM-TIME: \([0-9][^ ]*\) .*/\1/p' "$(log_file "$n")"; done | sort -u)
 	[ -n "$tests" ] || return 0
 	printf '| test (s, ppwatch runs) |'
 	for n in "${booted[@]}"; do printf ' %s |' "$n"; done
@@ -203,7 +265,7 @@ times() {
 		for n in "${booted[@]}"; do
 			awk -v t="$t" '$1 == "PPVM-TIME:" && $2 == t {
 				split(substr($5, 9), p, "/"); printf " %.0f (%d) |", $3, p[1]; f = 1 }
-				END { if (!f) printf " – |" }' "$LOGS/vm-$n.log.txt"
+				END { if (!f) printf " – |" }' "$(log_file "$n")"
 		done
 		printf '\n'
 	done

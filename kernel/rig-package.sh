@@ -73,17 +73,22 @@ module_file() {
 		if (n == w && $0 ~ /\.ko(\.xz|\.zst|\.gz)?$/) { print; exit } }' "$2"
 }
 
-fetch_package() {
-	local name=$1 suite pkg dir=$PKGS/$1 p ver want f real=
-	local -a pins=()
+# package_resolve NAME: what line NAME's package is today: PKG_PINS
+# (package=version of the closure) and PKG_WANT (the stamp: suite, pins,
+# modules=); PKG_WANT is the stamp of the one fetched before, PKG_PINS
+# empty, when the suite cannot be read (no mirror) and one was
+package_resolve() {
+	local name=$1 suite pkg dir=$PKGS/$1 p ver
+	PKG_PINS=()
 	suite=$(pkg_suite "$name") pkg=$(pkg_name "$name")
 	if [ "$suite/$pkg" != "${M_SRC[$name]}" ] || [ -z "$suite" ] || [ -z "$pkg" ]; then
 		die "$name: a package kernel's source is SUITE/PACKAGE (e.g. trixie/linux-image-amd64), not '${M_SRC[$name]}'"
 	fi
 	mkdir -p "$dir"
 	if ! pkg_apt "$suite" apt-cache show "$pkg" >/dev/null 2>"$dir/apt.err"; then
-		if [ -s "$dir/vmlinuz" ] && [ -s "$dir/package" ]; then
+		if [ -s "$dir/vmlinuz" ] && [ -s "$dir/package" ] && [ -s "$dir/stamp" ]; then
 			say "WARNING: $name: no '$pkg' in $suite ($(tail -n1 "$dir/apt.err")): booting the one fetched before: $(cat "$dir/package")"
+			PKG_WANT=$(cat "$dir/stamp")
 			return 0
 		fi
 		cat "$dir/apt.err" >&2
@@ -93,9 +98,18 @@ fetch_package() {
 	for p in "${PKG_CLOSURE[@]}"; do
 		ver=$(pkg_apt "$suite" apt-cache policy "$p" | sed -n 's/^  Candidate: //p')
 		if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then die "$name: no installable version of $p in $suite"; fi
-		pins+=("$p=$ver")
+		PKG_PINS+=("$p=$ver")
 	done
-	want="$suite ${pins[*]} modules=$(opt "$name" modules)"
+	PKG_WANT="$suite ${PKG_PINS[*]} modules=$(opt "$name" modules)"
+}
+
+fetch_package() {
+	local name=$1 suite dir=$PKGS/$1 p ver want f real=
+	local -a pins=()
+	suite=$(pkg_suite "$name")
+	package_resolve "$name"
+	[ ${#PKG_PINS[@]} -gt 0 ] || return 0	# the one fetched before (said)
+	pins=("${PKG_PINS[@]}") want=$PKG_WANT
 	if [ "$(cat "$dir/stamp" 2>/dev/null)" = "$want" ] && [ -s "$dir/vmlinuz" ]; then
 		say "$name: $(cat "$dir/package") (already unpacked)"
 		return 0

@@ -297,6 +297,14 @@ patches_of() {
 	done
 }
 
+# patches_hash NAME: the sha256 of build NAME's patches, in order (the
+# tree's stamp: the same as before the matrix, so existing trees are not
+# re-applied)
+patches_hash() {
+	patches_of "$1"
+	( [ ${#PATCHES[@]} -eq 0 ] || cat "${PATCHES[@]}") | sha256sum | cut -d' ' -f1
+}
+
 # Source tree of build NAME: trees/NAME/src, a worktree of its base's
 # repository (the 6.12 repository itself for 'patched'), at 'base' plus
 # NAME's patches. Redone only when a patch file changed (sha256 stamp in
@@ -307,9 +315,8 @@ ensure_tree() {
 	b=$(base_of "$name")
 	repo=${B_REPO[$b]}
 	ensure_repo "$b"
+	want=$(patches_hash "$name")
 	patches_of "$name"
-	# the same stamp as before the matrix: existing trees are not re-applied
-	want=$( ([ ${#PATCHES[@]} -eq 0 ] || cat "${PATCHES[@]}") | sha256sum | cut -d' ' -f1)
 	# a tree of another repository (another base: the line moved to a new
 	# one, or a KERNEL_WORK shared with another checkout of the rig): never
 	# patch that one
@@ -373,6 +380,7 @@ broken() {
 		echo "reason=$2"
 	} >"$LOGS/run-$1.env"
 	printf 'rig: ERROR: %s not booted: %s\n' "$1" "$2" >&2
+	if [ -n "${RECORDS:-}" ]; then write_record "$1" "$(inputs_of "$1")" fail "" "$LOGS/run-$1.env"; fi
 }
 
 # try NAME CMD...: CMD in a subshell; if it fails, line NAME is broken
@@ -424,6 +432,15 @@ fragments() {
 }
 BUILD_NAME=${KERNEL_BUILD_NAME:-build}
 
+# config_hash NAME: the hash of build NAME's config fragments (that of
+# 'base' builds is that of their fragments alone, as it was)
+config_hash() {
+	local b
+	b=$(base_of "$1")
+	fragments
+	{ cat "${FRAGS[@]}"; [ "$b" = base ] || echo "base=$b"; } | sha256sum | cut -d' ' -f1
+}
+
 cmd_config() {
 	local flavor=$1 src=$TREES/$1/src bld=$TREES/$1/$BUILD_NAME want b
 	need_flavor "$flavor"
@@ -437,9 +454,8 @@ cmd_config() {
 	fi
 	mkdir -p "$bld"
 	echo "$b" >"$bld/.ppwatch-base"
+	want=$(config_hash "$flavor")
 	fragments
-	# (the hash of 'base' builds is that of their fragments alone, as it was)
-	want=$( { cat "${FRAGS[@]}"; [ "$b" = base ] || echo "base=$b"; } | sha256sum | cut -d' ' -f1)
 	if [ -f "$bld/.config" ] && [ "$(cat "$bld/.ppwatch-config" 2>/dev/null)" = "$want" ]; then
 		return 0
 	fi
@@ -488,6 +504,39 @@ build_kernel() {
 	say "$flavor kernel built in $(( $(date +%s) - t0 )) s: $(cat "$bld/include/config/kernel.release")"
 }
 
+# --- result records ---------------------------------------------------------------
+# code_hash, code_clean, rec_get, record_key, write_record: kernel/rig-record.sh
+# shellcheck source=kernel/rig-record.sh
+. "$ROOT/kernel/rig-record.sh"
+
+# line_inputs NAME: what line NAME's verdict depends on besides the code,
+# one "k=v" a line: the line as written, the depth, and its kernel (a
+# build's base level, patches and config fragments; a package's
+# resolution of today)
+line_inputs() {
+	local name=$1 b
+	echo "line=$name ${M_KIND[$name]} ${M_SRC[$name]} ${M_OPT[$name]}"
+	echo "depth=${KERNEL_SET:-test}"
+	case "${M_KIND[$name]}" in
+	build)
+		b=$(base_of "$name")
+		ensure_repo "$b"
+		echo "base=${B_PKG[$b]} ${B_VERSION[$b]}"
+		echo "patches=$(patches_hash "$name")"
+		echo "config=$(config_hash "$name")"
+		;;
+	package)
+		package_resolve "$name" >&2
+		echo "package=$PKG_WANT"
+		;;
+	esac
+}
+
+# inputs_of NAME: line_inputs of NAME as this run found them (cmd_test)
+inputs_of() {
+	cat "$LOGS/inputs-$1" 2>/dev/null || echo "line=$1 ${M_KIND[$1]} ${M_SRC[$1]} ${M_OPT[$1]}"
+}
+
 # --- package kernels -------------------------------------------------------------
 # fetch_package, package_env, package_overlay: kernel/rig-package.sh
 # shellcheck source=kernel/rig-package.sh
@@ -502,20 +551,20 @@ kernel_image() {
 }
 
 cmd_build() {
-	local fl t0
+	local fl t0 bad=0
 	mkdir -p "$LOGS"
 	for fl in ${1:-$KERNEL_FLAVORS}; do
 		need_flavor "$fl"
 		[ -z "${BROKEN[$fl]:-}" ] || continue
 		t0=$(date +%s.%N)
 		case "${M_KIND[$fl]}" in
-		build) try "$fl" build_kernel "$fl" || continue ;;
-		package) try "$fl" fetch_package "$fl" || continue ;;
+		build) try "$fl" build_kernel "$fl" || { bad=1; continue; } ;;
+		package) try "$fl" fetch_package "$fl" || { bad=1; continue; } ;;
 		esac
 		# the build (or fetch) time of the line, for the Times table
 		stamp_time "build-$fl" "$t0"
 	done
-	[ ${#BROKEN[@]} -eq 0 ]
+	[ $bad -eq 0 ]
 }
 
 # stamp_time NAME T0: seconds since T0 into $LOGS/NAME.time (kernel/report.sh)
@@ -841,8 +890,16 @@ boot_one() {
 		fi
 		echo "verdict=fail"
 	} >"$LOGS/run-$flavor.env"
-	check_log "$flavor" "$log" "$rc"
-	sed -i 's/^verdict=fail$/verdict=pass/' "$LOGS/run-$flavor.env"
+	local verdict=fail
+	if (check_log "$flavor" "$log" "$rc"); then
+		verdict=pass
+		sed -i 's/^verdict=fail$/verdict=pass/' "$LOGS/run-$flavor.env"
+	fi
+	if [ -n "${RECORDS:-}" ]; then
+		RECORD_BUILD_S=$(cat "$LOGS/build-$flavor.time" 2>/dev/null) \
+			write_record "$flavor" "$(inputs_of "$flavor")" "$verdict" "$log.txt" "$LOGS/run-$flavor.env"
+	fi
+	[ "$verdict" = pass ]
 }
 
 cmd_boot() {
@@ -893,23 +950,91 @@ check_log() {
 	say "$flavor VM tests passed: $summary"
 }
 
-# Everything: prepare, build (or fetch) every selected kernel, initramfs,
-# boot each.
+# est_s NAME: the seconds line NAME is expected to take, from its last
+# record (build or fetch + VM), or a guess: a package line 300, a build
+# whose bzImage is there 400 (ppwatch's code changed, not the kernel's),
+# a cold build 1500 (kernel/README.md, Times)
+est_s() {
+	local b v
+	b=$(rec_get "$1" build_s) v=$(rec_get "$1" vm_s)
+	if [ "${M_KIND[$1]}" = build ] && [ ! -s "$(kernel_image "$1")" ]; then
+		echo 1500
+	elif [ -n "$v" ]; then
+		awk -v b="${b:-0}" -v v="$v" 'BEGIN { printf "%d\n", b + v + 30 }'
+	elif [ "${M_KIND[$1]}" = package ]; then
+		echo 300
+	else
+		echo 400
+	fi
+}
+
+# The order a resuming matrix run takes: package lines first (nothing to
+# build; the ones whose package moved are the stale ones), then builds
+# whose kernel is there, cold builds last; each by its expected time.
+resume_order() {
+	local fl c
+	for fl in "$@"; do
+		if [ "${M_KIND[$fl]}" = package ]; then c=0
+		elif [ -s "$(kernel_image "$fl")" ]; then c=1
+		else c=2; fi
+		printf '%s %s %s\n' "$c" "$(est_s "$fl")" "$fl"
+	done | sort -k1,1n -k2,2n | awk '{ print $3 }'
+}
+
+# Everything: prepare, find each selected line's inputs, build the
+# initramfs, then per line build (or fetch) its kernel and boot it. Each
+# line's verdict is written to its record (kernel/results, from a clean
+# tree). With RIG_RESUME=1 ('make test-matrix'): a line whose committed
+# record has today's key and passed is not booted again; the others go in
+# resume_order; with MATRIX_BUDGET_S, a line whose expected time would
+# pass the budget is not started (exit 3: run again to resume).
 cmd_test() {
-	local t0 fl
+	local t0 fl todo=() left=() up=() fails key
 	t0=$(date +%s)
+	RECORDS=1
+	rm -f "$LOGS/matrix.done"
 	cmd_prepare
-	cmd_build || true
-	cmd_initramfs
-	local fails=${#BROKEN[@]}
 	for fl in $KERNEL_FLAVORS; do
 		[ -z "${BROKEN[$fl]:-}" ] || continue
+		if try "$fl" line_inputs "$fl" >"$LOGS/inputs-$fl.tmp"; then
+			mv "$LOGS/inputs-$fl.tmp" "$LOGS/inputs-$fl"
+		else
+			continue
+		fi
+		key=$(record_key "$(inputs_of "$fl")")
+		if [ -n "${RIG_RESUME:-}" ] && code_clean && [ "$(rec_get "$fl" key)" = "$key" ] &&
+		   [ "$(rec_get "$fl" verdict)" = pass ]; then
+			say "$fl: up to date: passed on $(rec_get "$fl" commit) ($(rec_get "$fl" date)) with these inputs (kernel/results/$fl.env, key $key)"
+			up+=("$fl")
+			continue
+		fi
+		todo+=("$fl")
+	done
+	if [ -n "${RIG_RESUME:-}" ] && [ ${#todo[@]} -gt 0 ]; then
+		mapfile -t todo < <(resume_order "${todo[@]}")
+		say "to boot, in this order: ${todo[*]}${MATRIX_BUDGET_S:+ (budget ${MATRIX_BUDGET_S} s)}"
+	fi
+	[ ${#todo[@]} -eq 0 ] || cmd_initramfs
+	fails=${#BROKEN[@]}
+	for fl in "${todo[@]}"; do
+		if [ -n "${MATRIX_BUDGET_S:-}" ] &&
+		   [ $(( $(date +%s) - t0 + $(est_s "$fl") )) -gt "$MATRIX_BUDGET_S" ]; then
+			say "$fl: not started: $(est_s "$fl") s expected, $(( MATRIX_BUDGET_S - $(date +%s) + t0 )) s of MATRIX_BUDGET_S left"
+			left+=("$fl")
+			continue
+		fi
+		cmd_build "$fl" || { fails=$((fails + 1)); continue; }
 		(boot_one "$fl") || fails=$((fails + 1))
 	done
 	# shellcheck disable=SC2086 # the flavors, one word each
-	"$ROOT/kernel/report.sh" $KERNEL_FLAVORS >&2 || true
-	say "kernel-test took $(( $(date +%s) - t0 )) s"
+	"$ROOT/kernel/report.sh" --logs $KERNEL_FLAVORS >&2 || true
+	say "kernel-test took $(( $(date +%s) - t0 )) s${up:+; up to date: ${up[*]}}"
+	touch "$LOGS/matrix.done"
 	[ "$fails" -eq 0 ] || die "$fails VM run(s) failed"
+	if [ ${#left[@]} -gt 0 ]; then
+		say "not started within MATRIX_BUDGET_S=$MATRIX_BUDGET_S: ${left[*]} (run again to resume)"
+		exit 3
+	fi
 }
 
 cmd_list() {

@@ -60,7 +60,7 @@ bad   build  base  $T/bad/series   regime=legacy
 M
 
 rig() {
-	KERNEL_WORK=$T/work KERNEL_SRC_DIR=$1 KERNEL_MATRIX=$T/matrix KERNEL_LOCK=$T/lock \
+	KERNEL_WORK=$T/work KERNEL_SRC_DIR=$1 KERNEL_MATRIX=$T/matrix KERNEL_LOCK=$T/lock KERNEL_RESULTS=$T/results \
 		KERNEL_FLAVORS="good bad" CCACHE_DIR=$T/ccache kernel/rig.sh prepare
 }
 
@@ -75,7 +75,7 @@ good=0 only_bad=0 row=0
 grep -qx 'verdict=fail' "$T/work/logs/run-bad.env" 2>/dev/null &&
 	grep -q '^reason=.*0002-net-second.patch' "$T/work/logs/run-bad.env" &&
 	[ ! -e "$T/work/logs/run-good.env" ] && only_bad=1
-KERNEL_WORK=$T/work KERNEL_MATRIX=$T/matrix kernel/report.sh bad good 2>/dev/null |
+KERNEL_WORK=$T/work KERNEL_MATRIX=$T/matrix kernel/report.sh --logs bad good 2>/dev/null |
 	grep -q '^| bad | not booted: .*0002-net-second.patch.* | \*\*FAIL\*\* |$' && row=1
 verdict prepare-fails-when-a-line-fails "exit 0" [ $rc -ne 0 ]
 verdict level-recorded "logs/base-base.version: $(cat "$T/work/logs/base-base.version" 2>&1)" \
