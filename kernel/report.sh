@@ -79,12 +79,12 @@ time_of() {
 	[ -n "$v" ] || v=$(cat "$LOGS/$1.time" 2>/dev/null) || true
 	echo "${v:-?}"
 }
-# the matrix line of NAME as the rig writes it (line=NAME KIND SOURCES KEYS)
+# the matrix line of NAME as the rig writes it (NAME KIND SOURCES KEYS)
 line_of() {
 	sed 's/#.*//' "$KERNEL_MATRIX" | awk -v n="$1" '$1 == n {
 		s = ""; o = ""
 		for (i = 3; i <= NF; i++) if ($i ~ /=/) o = o (o == "" ? "" : " ") $i; else s = s (s == "" ? "" : " ") $i
-		print "line=" $1 " " $2 " " s " " o }'
+		print $1 " " $2 " " s " " o }'
 }
 CODE_NOW=$(code_hash)
 # stale NAME: NAME's record is of other code or another matrix line
