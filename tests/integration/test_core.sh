@@ -171,7 +171,7 @@ ages_match_the_trace() {
 	tr_begin
 	echo boot >"$TI/trace_clock" || skip "no boot trace clock"
 	lab_begin
-	local out=/tmp/ppwt$BASHPID.pages t0 t1 ppid off done
+	local out=/tmp/ppwt$BASHPID.pages t0 t1 ppid off held_done
 	# a listing every 0.5 s; the one the case reads is the first taken after
 	# both holds are done (an event, not a window that a slow machine
 	# outruns: a 3 s window once listed a third of the pages)
@@ -184,10 +184,10 @@ ages_match_the_trace() {
 	lab_hold 200 1000 5310 >/dev/null || fail "holder"
 	sleep 1 # the second hold's pages a second younger: ages that differ
 	lab_hold 200 1000 5311 >/dev/null || fail "holder"
-	done=$(python3 -c 'import time; print("%.6f" % time.time())')
+	held_done=$(python3 -c 'import time; print("%.6f" % time.time())')
 	listed_after() {
 		kill -0 "$ppid" 2>/dev/null || fail "pages exited: $(cat "$out.err")"
-		python3 - "$out" "$done" <<-'PY'
+		python3 - "$out" "$held_done" <<-'PY'
 		import json, sys
 		for line in open(sys.argv[1]):
 		    try:
