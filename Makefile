@@ -174,6 +174,19 @@ $(OUTPUT)/cli/%.o: cli/%.c | $(CLI_DIRS) $(SKEL)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
+# The same C code at -O0 (make test): gcc's warnings differ by optimisation
+# level (format-truncation at -O0), and 'make CFLAGS=-O0' is a debugging
+# build people make; objects only, no link.
+O0_OBJS := $(patsubst cli/%.c,$(OUTPUT)/O0/cli/%.o,$(CLI_SRCS))
+$(OUTPUT)/O0/cli/%.o: cli/%.c | $(SKEL) $(YNL_GEN_HDRS)
+	$(call msg,CC-O0,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(PPW_CFLAGS) -g -O0 -MMD -MP -c $< -o $@
+-include $(O0_OBJS:.o=.d)
+
+.PHONY: build-O0
+build-O0: $(O0_OBJS)
+
 $(OUTPUT)/ppwatch: $(CLI_OBJS) $(YNL_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $^ $(ALL_LDLIBS) -o $@
@@ -346,7 +359,7 @@ fuzz-merge: fuzz-bins
 
 .PHONY: test
 # static and deb too: tests/integration/test_package.sh runs and installs them
-test: deps all static deb $(UNIT_BINS) $(SAN_UNIT_BINS) fuzz-bins
+test: deps all static deb build-O0 $(UNIT_BINS) $(SAN_UNIT_BINS) fuzz-bins
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) tests/run.sh
 
 .PHONY: demo

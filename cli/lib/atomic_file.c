@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,8 @@ static int temp_file(int dirfd, const char *base, const char *path, const struct
 int atomic_file_write(const char *path, const void *buf, size_t len, const struct file_perm *perm,
 		      char *what, size_t what_len)
 {
-	char why[1024], tmp[4096], msg[1200];
+	/* the temporary name: base (a name, at most NAME_MAX) + "." + 6 */
+	char why[1024], tmp[NAME_MAX + 16], msg[1200];
 	const char *p = buf, *base;
 	int dirfd, fd, err = 0;
 	size_t done = 0;

@@ -18,7 +18,9 @@
 
 #include "lib/escape.h"
 #include "lib/httpd.h"
+#include "lib/listen.h"
 #include "lib/log.h"
+#include "lib/sniff.h"
 #include "lib/util.h"
 #include "lib/vec.h"
 
@@ -64,6 +66,9 @@ struct httpd {
 	double paused_until; /* the listener rests (descriptors ran out) */
 	double warned;	     /* the last accept warning */
 	unsigned long accept_errors;
+	struct sniffer sniff; /* new connections of a TLS daemon, until they speak */
+	double http_warned;   /* the last warning of plain HTTP on the TLS port */
+	unsigned long http_on_tls;
 };
 
 static const char fds_503[] = "HTTP/1.1 503 Service Unavailable\r\n"
@@ -151,7 +156,8 @@ static bool room(struct httpd *h, bool take)
 {
 	struct hconn *oldest;
 
-	if (live(h, &oldest) < h->o.max_clients)
+	/* the connections still being sniffed count: they are let in too */
+	if (live(h, &oldest) + h->sniff.n < h->o.max_clients)
 		return true;
 	if (!oldest || now_mono_s() < oldest->since + grace(h))
 		return false;
@@ -508,11 +514,40 @@ static void out_of_descriptors(struct httpd *h, int err)
 	h->paused_until = now_mono_s() + ACCEPT_PAUSE;
 }
 
+/* a sniffed connection that speaks TLS (or what TLS will refuse): the daemon's */
+static void to_daemon(void *arg, int fd, const struct sockaddr_storage *ss, socklen_t sl)
+{
+	struct httpd *h = arg;
+
+	/* closes fd itself when it cannot take it */
+	if (MHD_add_connection(h->dms[0]->d, fd, (const struct sockaddr *)ss, sl) != MHD_YES)
+		warn_accept(h, errno, " (libmicrohttpd did not take it)");
+}
+
+/* plain HTTP on the TLS port: answered 400 (sniff.c); said, once in a while */
+static void http_on_tls(void *arg, const struct sockaddr_storage *ss)
+{
+	struct httpd *h = arg;
+	double now = now_mono_s();
+	char peer[128];
+
+	h->http_on_tls++;
+	h->o.count(h->o.arg, 400);
+	if (h->http_warned && now - h->http_warned < WARN_EVERY)
+		return;
+	h->http_warned = now;
+	httpd_sockaddr_name(ss, peer, sizeof(peer));
+	p_warn("export: %s sent plain HTTP to this TLS port (%lu so far): answered 400 \"Client "
+	       "sent an HTTP request to an HTTPS server\"; scrape https:// (Prometheus: "
+	       "scheme: https)",
+	       peer, h->http_on_tls);
+}
+
 static void accept_all(struct httpd *h)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	int fd, k;
+	int fd, k, err;
 
 	/* room is made (an eviction) only for a connection that is there */
 	for (k = 0; k < ACCEPT_BATCH && room(h, false); k++) {
@@ -529,9 +564,14 @@ static void accept_all(struct httpd *h)
 			return;
 		}
 		room(h, true);
-		/* closes fd itself when it cannot take it */
-		if (MHD_add_connection(h->dms[0]->d, fd, (struct sockaddr *)&ss, sl) != MHD_YES)
-			warn_accept(h, errno, " (libmicrohttpd did not take it)");
+		if (!h->dms[0]->o.tls) {
+			to_daemon(h, fd, &ss, sl);
+			continue;
+		}
+		/* TLS: what it speaks first (sniff.h) */
+		err = sniff_add(&h->sniff, fd, &ss, sl, now_mono_s());
+		if (err)
+			warn_accept(h, -err, " (holding it until it speaks)");
 	}
 }
 
@@ -621,6 +661,7 @@ int httpd_start(struct httpd **out, int lfd, const struct httpd_opts *o)
 	}
 	h->o = *o;
 	h->lfd = lfd;
+	sniff_init(&h->sniff);
 	h->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	h->dms[0] = daemon_start(h, o);
 	if (!h->dms[0]) {
@@ -662,6 +703,8 @@ size_t httpd_pollfds(struct httpd *h, struct pollfd *pfd)
 
 	for (i = 0; i < h->ndms; i++)
 		pfd[n++] = (struct pollfd){ h->dms[i]->efd, POLLIN };
+	if (sniff_pollfd(&h->sniff) >= 0)
+		pfd[n++] = (struct pollfd){ sniff_pollfd(&h->sniff), POLLIN };
 	/* not while resting, nor while there is no room: it would stay readable */
 	if (now_mono_s() >= h->paused_until && room(h, false))
 		pfd[n++] = (struct pollfd){ h->lfd, POLLIN };
@@ -684,6 +727,8 @@ double httpd_deadline(struct httpd *h)
 			t = h->conns[i]->since + h->o.timeout;
 	if (h->paused_until > now && h->paused_until < t)
 		t = h->paused_until;
+	if (sniff_deadline(&h->sniff, h->o.timeout) < t)
+		t = sniff_deadline(&h->sniff, h->o.timeout);
 	/* at max_clients: when the longest waiting connection may make room */
 	if (live(h, &oldest) >= h->o.max_clients && oldest && oldest->since + grace(h) < t)
 		t = oldest->since + grace(h);
@@ -698,6 +743,7 @@ void httpd_run(struct httpd *h, const struct pollfd *pfd, size_t n)
 	for (i = 0; i < n; i++)
 		if (pfd[i].fd == h->lfd && (pfd[i].revents & POLLIN))
 			accept_all(h);
+	sniff_run(&h->sniff, now_mono_s(), h->o.timeout, to_daemon, http_on_tls, h);
 	for (i = 0; i < h->ndms; i++)
 		MHD_run(h->dms[i]->d);
 	/* one deadline for a whole request head, and one for its answer */
@@ -733,6 +779,7 @@ void httpd_stop(struct httpd *h)
 
 	if (!h)
 		return;
+	sniff_free(&h->sniff);
 	for (i = 0; i < h->ndms; i++)
 		daemon_stop(h->dms[i]);
 	if (h->lfd >= 0)

@@ -56,7 +56,7 @@
 
 /* daemons at once: the current one and those draining after restarts */
 #define HTTPD_DAEMONS 4
-#define HTTPD_POLLFDS (HTTPD_DAEMONS + 1)
+#define HTTPD_POLLFDS (HTTPD_DAEMONS + 2) /* the daemons, the listener, the sniffer */
 
 struct httpd_request {
 	const char *method;

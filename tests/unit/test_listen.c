@@ -7,6 +7,7 @@
 #include "unit.h"
 
 #include "lib/listen.h"
+#include "lib/sniff.h"
 #include "lib/util.h"
 
 static void test_parse(void)
@@ -111,8 +112,31 @@ static void test_loopback(void)
 	CHECK(!httpd_sockaddr_loopback(&ss), "::ffff:192.x");
 }
 
+/* what a connection to a TLS port speaks first (lib/sniff.h) */
+static void test_sniff(void)
+{
+#define KIND(lit) sniff_kind((const unsigned char *)(lit), sizeof(lit) - 1)
+	CHECK(KIND("") == SNIFF_MORE, "nothing yet");
+	CHECK(KIND("\x16") == SNIFF_MORE, "a record type alone");
+	CHECK(KIND("\x16\x03\x01\x02\x00") == SNIFF_TLS, "a ClientHello record");
+	CHECK(KIND("\x16\x02") == SNIFF_OTHER, "handshake type, no TLS version");
+	CHECK(KIND("GET /metrics HTTP/1.1") == SNIFF_HTTP, "GET");
+	CHECK(KIND("HEAD /") == SNIFF_HTTP, "HEAD");
+	CHECK(KIND("GE") == SNIFF_MORE, "part of a method");
+	CHECK(KIND("GETTTTTT") == SNIFF_OTHER, "no space within the bytes looked at");
+	CHECK(KIND(" GET") == SNIFF_OTHER, "a space first");
+	CHECK(KIND("get /") == SNIFF_OTHER, "lower case is no method");
+	CHECK(KIND("\x80\x01") == SNIFF_OTHER, "SSLv2-style bytes");
+	CHECK(sniff_http_400_len == strlen(sniff_http_400), "the 400's length");
+	CHECK(strstr(sniff_http_400, "Content-Length: 48\r\n") &&
+		      strlen(strstr(sniff_http_400, "\r\n\r\n") + 4) == 48,
+	      "its Content-Length is its body's");
+#undef KIND
+}
+
 int main(void)
 {
+	TEST(test_sniff);
 	TEST(test_parse);
 	TEST(test_listen);
 	TEST(test_loopback);
