@@ -361,6 +361,10 @@ static int render(enum prom_format fmt, char **body, size_t *len)
 	return fclose(f) ? -ENOMEM : 0;
 }
 
+/* --user's */
+static uid_t user_uid;
+static gid_t user_gid;
+
 /* ---- the textfile ---------------------------------------------------------------- */
 
 /* the exposition over PATH, atomically: a temporary file beside it, renamed: 0 or -errno */
@@ -377,7 +381,11 @@ static int write_textfile(void)
 	}
 	/* 0600 as every file ppwatch writes (node_exporter reads it as --user), 0640 with --group */
 	err = atomic_file_write(opts.textfile, body, len, &opts.tf_perm, what, sizeof(what));
-	if (err)
+	if (err && opts.user && (err == -EACCES || err == -EPERM))
+		p_err("export: --textfile: %s (as --user %s, uid %u: let that user create files in "
+		      "the directory, or write the textfile elsewhere)",
+		      what, opts.user, (unsigned)user_uid);
+	else if (err)
 		p_err("export: --textfile: %s", what);
 	free(body);
 	return err;
@@ -455,8 +463,6 @@ static int systemd_listener(void)
 
 /* ---- the listener ------------------------------------------------------------------- */
 
-static uid_t user_uid;
-static gid_t user_gid;
 static struct listener_proc lp = { .pid = -1, .feed = -1 };
 
 /* in the forked listener, before it serves: every capability and (with --user) uid 0 gone */
@@ -685,7 +691,8 @@ static int export_run(int argc, char **argv)
 		goto out;
 	self.attach = mon.kernel.attach;
 	self.netlink = mon.kernel.netlink;
-	if (!opts.once && drop_privileges())
+	/* --once too when --user says who (the textfile is then that user's) */
+	if ((!opts.once || opts.user) && drop_privileges())
 		goto out_monitor;
 	err = sample();
 	if (opts.once) {

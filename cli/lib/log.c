@@ -79,3 +79,31 @@ void log_msg(int level, const char *fmt, ...)
 	log_vmsg(level, fmt, ap);
 	va_end(ap);
 }
+
+void log_notice(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (log_level < LOG_WARN)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void log_at(int level, const char *file, int line, int col, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (level == LOG_ERR)
+		log_note_error("%s:%d:%d: %s", file, line, col, msg);
+	if (level > log_level)
+		return;
+	fprintf(stderr, "%s:%d:%d: %s: %s\n", file, line, col,
+		level == LOG_ERR ? "error" : "warning", msg);
+}

@@ -28,5 +28,19 @@ void log_note_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define p_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
 #define p_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define p_dbg(...)  log_msg(LOG_DEBUG, __VA_ARGS__)
+/*
+ * A diagnostic at a place in a file, as compilers and ppwatch's own file
+ * checks (model/diag.c) print it: "FILE:LINE:COL: error: MSG" (or
+ * "warning:"); errors are kept as p_err()'s are.
+ */
+void log_at(int level, const char *file, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+#define p_err_at(file, pos, ...)  log_at(LOG_ERR, file, (pos).line, (pos).col, __VA_ARGS__)
+#define p_warn_at(file, pos, ...) log_at(LOG_WARN, file, (pos).line, (pos).col, __VA_ARGS__)
+/* what an operator must see without -v (a SIGHUP taken), with no prefix */
+void log_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define p_notice(...) log_notice(__VA_ARGS__)
+/* "s" when n is not 1: "%zu user%s", n, plural(n) */
+#define plural(n) ((n) == 1 ? "" : "s")
 
 #endif /* __PPWATCH_LIB_LOG_H */

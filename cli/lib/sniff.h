@@ -18,10 +18,10 @@
 #include <sys/socket.h>
 
 enum sniff_kind {
-	SNIFF_MORE,	 /* too few bytes to tell */
-	SNIFF_TLS,	 /* a TLS handshake record */
-	SNIFF_HTTP,	 /* a plain HTTP request line */
-	SNIFF_OTHER,	 /* neither: TLS will refuse it */
+	SNIFF_MORE,  /* too few bytes to tell */
+	SNIFF_TLS,   /* a TLS handshake record */
+	SNIFF_HTTP,  /* a plain HTTP request line */
+	SNIFF_OTHER, /* neither: TLS will refuse it */
 };
 
 /* the kind of a connection whose first n bytes are b (pure: unit-tested) */

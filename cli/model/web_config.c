@@ -163,12 +163,17 @@ static void set_file(struct wctx *w, const yaml_node_t *v, const char *key, char
 	*pem = NULL;
 	err = w->rd->read(w->rd->arg, *path, pem);
 	if (err)
-		werr(w, node_pos(v), "%s '%s': cannot read %s: %s", key, diag_echo(s, strlen(s), e),
-		     diag_echo(*path, strlen(*path), e2),
+		werr(w, node_pos(v), "%s '%s': cannot read %s: %s%s%s%s", key,
+		     diag_echo(s, strlen(s), e), diag_echo(*path, strlen(*path), e2),
 		     err == EFBIG   ? "more than 1 MiB, or a NUL byte: not PEM" :
 		     err == ENODATA ? "it is empty" :
 		     err == ENOTSUP ? "not a regular file" :
-				      strerror(err));
+				      strerror(err),
+		     err == EACCES && w->rd->who ? " (read as " : "",
+		     err == EACCES && w->rd->who ? w->rd->who : "",
+		     err == EACCES && w->rd->who ?
+			     ": let that user read it, and search its directories)" :
+			     "");
 }
 
 static int tls_version(struct wctx *w, const yaml_node_t *v, const char *key)

@@ -85,6 +85,8 @@ struct web_config {
 struct web_reader {
 	int (*read)(void *arg, const char *path, char **out);
 	void *arg;
+	/* who reads the files ("user nobody (uid 65534)"): said with EACCES; NULL: not said */
+	const char *who;
 };
 
 /*

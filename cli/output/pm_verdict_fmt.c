@@ -206,7 +206,8 @@ void pm_text_log_summary(FILE *f, const json_t *rep)
 		return;
 	fputs("kernel log ", f);
 	put_str(f, kl, "source", "?");
-	fprintf(f, ": %s lines", count_str(a, sizeof(a), jnum(kl, "lines", 0)));
+	fprintf(f, ": %s line%s", count_str(a, sizeof(a), jnum(kl, "lines", 0)),
+		jnum(kl, "lines", 0) == 1 ? "" : "s");
 	fm = json_object_get(kl, "formats");
 	/* the forms its lines came in; for /dev/kmsg's own records, none to say */
 	if (json_object_size(fm) != 1 || !json_object_get(fm, jstr(kl, "source", ""))) {

@@ -116,7 +116,8 @@ static void text_input(FILE *f, const json_t *in)
 			fputs(i ? ", " : " ", f);
 			put_str(f, x, "name", "?");
 		}
-		fprintf(f, " (%s records)\n", count_str(a, sizeof(a), jnum(in, "records", 0)));
+		fprintf(f, " (%s record%s)\n", count_str(a, sizeof(a), jnum(in, "records", 0)),
+			jnum(in, "records", 0) == 1 ? "" : "s");
 	}
 	json_array_foreach(files, i, x)
 	{
@@ -343,8 +344,9 @@ void postmortem_text(FILE *f, const json_t *rep)
 	}
 	text_input(f, json_object_get(rep, "input"));
 	if (jnum(rep, "lost_records", 0) > 0) {
-		fprintf(f, "the recorder could not write %s records (",
-			count_str(a, sizeof(a), jnum(rep, "lost_records", 0)));
+		fprintf(f, "the recorder could not write %s record%s (",
+			count_str(a, sizeof(a), jnum(rep, "lost_records", 0)),
+			jnum(rep, "lost_records", 0) == 1 ? "" : "s");
 		put_str(f, rep, "lost_why", "?");
 		fprintf(f, "): the recording has gaps\n");
 	}

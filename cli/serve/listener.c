@@ -168,7 +168,7 @@ static void reload(void)
 
 	reread = 0;
 	if (!L.o->web_config) {
-		p_info("export: SIGHUP: no --web-config to re-read");
+		p_notice("ppwatch export: SIGHUP: no --web-config to re-read: nothing changes");
 		return;
 	}
 	w = web_state_load(L.o->web_config, L.web);
@@ -185,8 +185,8 @@ static void reload(void)
 	}
 	web_state_warn(w, L.web ? L.web : &(struct web_state){ 0 }, L.o->web_config, L.where,
 		       L.loopback);
-	p_info("export: SIGHUP: %s re-read: %s, %zu basic auth users%s", L.o->web_config,
-	       w->c.tls ? "HTTPS" : "HTTP", w->c.nusers,
+	p_notice("ppwatch export: SIGHUP: %s taken: %s, %zu basic auth user%s%s", L.o->web_config,
+		 w->c.tls ? "HTTPS" : "HTTP", w->c.nusers, plural(w->c.nusers),
 	       w->auth && basic_auth_remembered(w->auth) ? " (passwords of unchanged hashes "
 							   "still remembered)" :
 							   "");
@@ -292,6 +292,7 @@ int listener_run(const struct listener_opts *o)
 		p_err("export: the listener's feed: %s", strerror(errno));
 		return LISTENER_ERROR;
 	}
+	web_state_note_reader();
 	if (sandbox_enter())
 		return LISTENER_ERROR;
 	if (getsockname(o->lfd, (struct sockaddr *)&ss, &sl)) {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
@@ -18,7 +20,28 @@ static int read_pem(void *arg, const char *path, char **out)
 	return small_file_read(path, WEB_CONFIG_MAX_BYTES, out);
 }
 
-static const struct web_reader reader = { read_pem, NULL };
+static struct web_reader reader = { read_pem, NULL, NULL };
+
+/* who this process reads files as, when that is not root: "user NAME (uid N)" */
+static char reader_who_s[96];
+
+void web_state_note_reader(void)
+{
+	struct passwd *pw;
+	uid_t u = geteuid();
+
+	reader_who_s[0] = 0;
+	if (!u)
+		return;
+	pw = getpwuid(u);
+	snprintf(reader_who_s, sizeof(reader_who_s), "user %s (uid %u)", pw ? pw->pw_name : "?",
+		 (unsigned)u);
+}
+
+static const char *reader_who(void)
+{
+	return reader_who_s[0] ? reader_who_s : NULL;
+}
 
 void web_state_put(struct web_state *w)
 {
@@ -81,24 +104,24 @@ static int check_tls(const struct web_config *c, const char *path)
 
 	r = gnutls_x509_crt_list_import2(&crts, &ncrts, &cert, GNUTLS_X509_FMT_PEM, 0);
 	if (r < 0 || !ncrts) {
-		p_err("%s:%d:%d: cert_file %s: no certificate GnuTLS can read in it: %s", path,
-		      c->cert_pos.line, c->cert_pos.col, c->cert_file,
-		      r < 0 ? gnutls_strerror(r) : "no PEM certificate");
+		p_err_at(path, c->cert_pos,
+			 "cert_file %s: no certificate GnuTLS can read in it: %s", c->cert_file,
+			 r < 0 ? gnutls_strerror(r) : "no PEM certificate");
 		return 1;
 	}
 	/* exporter-toolkit serves an expired certificate; its clients refuse it */
 	t = gnutls_x509_crt_get_expiration_time(crts[0]);
 	if (t != (time_t)-1 && t < now)
-		p_warn("%s:%d:%d: cert_file %s: the server's certificate expired at %s: every "
-		       "client that verifies it (Prometheus does) refuses to connect; renew it",
-		       path, c->cert_pos.line, c->cert_pos.col, c->cert_file,
-		       utc(t, at, sizeof(at)));
+		p_warn_at(path, c->cert_pos,
+			  "cert_file %s: the server's certificate expired at %s: every "
+			  "client that verifies it (Prometheus does) refuses to connect; renew it",
+			  c->cert_file, utc(t, at, sizeof(at)));
 	t = gnutls_x509_crt_get_activation_time(crts[0]);
 	if (t != (time_t)-1 && t > now)
-		p_warn("%s:%d:%d: cert_file %s: the server's certificate is not valid before %s: "
-		       "clients that verify it refuse to connect until then",
-		       path, c->cert_pos.line, c->cert_pos.col, c->cert_file,
-		       utc(t, at, sizeof(at)));
+		p_warn_at(path, c->cert_pos,
+			  "cert_file %s: the server's certificate is not valid before %s: "
+			  "clients that verify it refuse to connect until then",
+			  c->cert_file, utc(t, at, sizeof(at)));
 	for (i = 0; i < ncrts; i++)
 		gnutls_x509_crt_deinit(crts[i]);
 	gnutls_free(crts);
@@ -108,15 +131,16 @@ static int check_tls(const struct web_config *c, const char *path)
 	}
 	r = gnutls_certificate_set_x509_key_mem2(cred, &cert, &key, GNUTLS_X509_FMT_PEM, NULL, 0);
 	if (r == GNUTLS_E_CERTIFICATE_KEY_MISMATCH) {
-		p_err("%s:%d:%d: key_file %s is not the key of cert_file %s: the certificate's "
-		      "public key belongs to another private key (exporter-toolkit refuses the "
-		      "pair too)",
-		      path, c->key_pos.line, c->key_pos.col, c->key_file, c->cert_file);
+		p_err_at(path, c->key_pos,
+			 "key_file %s is not the key of cert_file %s: the certificate's "
+			 "public key belongs to another private key (exporter-toolkit refuses the "
+			 "pair too)",
+			 c->key_file, c->cert_file);
 		errors++;
 	} else if (r < 0) {
-		p_err("%s:%d:%d: key_file %s with cert_file %s: GnuTLS cannot use them: %s", path,
-		      c->key_pos.line, c->key_pos.col, c->key_file, c->cert_file,
-		      gnutls_strerror(r));
+		p_err_at(path, c->key_pos,
+			 "key_file %s with cert_file %s: GnuTLS cannot use them: %s", c->key_file,
+			 c->cert_file, gnutls_strerror(r));
 		errors++;
 	}
 	if (c->ca_pem) {
@@ -124,10 +148,11 @@ static int check_tls(const struct web_config *c, const char *path)
 
 		r = gnutls_certificate_set_x509_trust_mem(cred, &ca, GNUTLS_X509_FMT_PEM);
 		if (r <= 0) {
-			p_err("%s:%d:%d: client_ca_file %s: no CA certificate GnuTLS can read in "
-			      "it%s%s",
-			      path, c->ca_pos.line, c->ca_pos.col, c->client_ca_file,
-			      r < 0 ? ": " : "", r < 0 ? gnutls_strerror(r) : "");
+			p_err_at(path, c->ca_pos,
+				 "client_ca_file %s: no CA certificate GnuTLS can read in "
+				 "it%s%s",
+				 c->client_ca_file, r < 0 ? ": " : "",
+				 r < 0 ? gnutls_strerror(r) : "");
 			errors++;
 		}
 	}
@@ -142,9 +167,8 @@ static void check_users(const struct web_config *c, const char *path)
 
 	for (i = 0; i < c->nusers; i++)
 		if (c->users[i].never)
-			p_warn("%s:%d:%d: basic_auth_users: user '%s': the hash %s", path,
-			       c->users[i].pos.line, c->users[i].pos.col, c->users[i].name,
-			       c->users[i].never);
+			p_warn_at(path, c->users[i].pos, "basic_auth_users: user '%s': the hash %s",
+				  c->users[i].name, c->users[i].never);
 }
 
 /* the file, or -errno; a file that cannot be read is said here */
@@ -154,12 +178,18 @@ static int parse_file(struct web_config *c, const char *path)
 	int err, n;
 
 	memset(c, 0, sizeof(*c));
+	reader.who = reader_who();
 	err = small_file_read(path, WEB_CONFIG_MAX_BYTES, &buf);
 	if (err && err != ENODATA) {
-		fprintf(stderr, "%s: error: cannot read the web config: %s\n", path,
+		fprintf(stderr, "%s: error: cannot read the web config: %s%s%s%s\n", path,
 			err == EFBIG   ? "more than 1 MiB, or a NUL byte: not YAML" :
 			err == ENOTSUP ? "not a regular file" :
-					 strerror(err));
+					 strerror(err),
+			err == EACCES && reader.who ? " (read as " : "",
+			err == EACCES && reader.who ? reader.who : "",
+			err == EACCES && reader.who ?
+				": let that user read it, and search its directories)" :
+				"");
 		return 1;
 	}
 	n = web_config_parse(c, path, buf ? buf : "", buf ? strlen(buf) : 0, stderr, &reader);
@@ -185,11 +215,11 @@ struct web_state *web_state_load(const char *path, const struct web_state *prev)
 	else if (n)
 		log_note_error("%s: %d error%s in the web config", path, n, n == 1 ? "" : "s");
 	if (!n && w->c.tls && !httpd_tls_available()) {
-		p_err("%s:%d:%d: tls_server_config: this ppwatch is built without TLS (make "
-		      "static stands in for GnuTLS, as Debian ships no static p11-kit); serve "
-		      "HTTPS with the package's or a dynamically linked ppwatch, or drop "
-		      "tls_server_config (basic auth works without it)",
-		      path, w->c.tls_pos.line, w->c.tls_pos.col);
+		p_err_at(path, w->c.tls_pos,
+			 "tls_server_config: this ppwatch is built without TLS (make "
+			 "static stands in for GnuTLS, as Debian ships no static p11-kit); serve "
+			 "HTTPS with the package's or a dynamically linked ppwatch, or drop "
+			 "tls_server_config (basic auth works without it)");
 		n = -ENOTSUP;
 	}
 	if (!n && w->c.tls)

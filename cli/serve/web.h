@@ -42,6 +42,12 @@ struct web_state {
  */
 struct web_state *web_state_load(const char *path, const struct web_state *prev);
 /*
+ * Note who reads the files from now on (the user, when not root), for
+ * "Permission denied" to name it: before the sandbox (it reads the user
+ * database), after the privileges are dropped.
+ */
+void web_state_note_reader(void);
+/*
  * What a start (prev NULL) or a reload says about what the exporter now
  * asks of its clients on the listener 'where' (reaching beyond loopback
  * or not): serving beyond loopback without authentication or TLS, and,

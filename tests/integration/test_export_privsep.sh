@@ -219,6 +219,14 @@ listener_failures_are_said() {
 		# shellcheck disable=SC2086
 		err=$("$PPWATCH" export --listen 127.0.0.1:0 --web-config "$WORK/none.yml" $u 2>&1 >/dev/null)
 		check "${u:-root}: a web config that is not there" grep -q "none.yml: error: cannot read the web config: No such file or directory" <<<"$err"
+		# a key only root reads: with --user, the error names who read it
+		if [ -n "$u" ]; then
+			install -m 0600 "$WORK/server.key" "$WORK/rootonly.key"
+			web_yml "$WORK/ro.yml" "tls_server_config:" "  cert_file: server.crt" "  key_file: rootonly.key"
+			# shellcheck disable=SC2086
+			err=$("$PPWATCH" export --listen 127.0.0.1:0 --web-config "$WORK/ro.yml" $u 2>&1 >/dev/null)
+			check "${u}: a key it cannot read: the user named" grep -q "ro.yml:3:13: error: key_file 'rootonly.key': cannot read $WORK/rootonly.key: Permission denied (read as user nobody (uid $(id -u nobody)): let that user read it" <<<"$err"
+		fi
 	done
 }
 
@@ -268,16 +276,16 @@ tls_files_and_hashes_said() {
 		rc=$?
 		log "${u:-root}: exit $rc: $err"
 		check "${u:-root}: a mismatched key: exit 2" [ "$rc" -eq 2 ]
-		check "${u:-root}: said so, at the key" grep -q "mismatch.yml:3:3: key_file $WORK/client.key is not the key of cert_file $WORK/server.crt" <<<"$err"
+		check "${u:-root}: said so, at the key" grep -q "mismatch.yml:3:3: error: key_file $WORK/client.key is not the key of cert_file $WORK/server.crt" <<<"$err"
 		# an expired certificate of its own, a placeholder and a hash that
 		# can match nothing: served (exporter-toolkit accepts them), each said
 		web_yml "$WORK/warn.yml" "tls_server_config:" "  cert_file: $WORK/oldserver.crt" "  key_file: $WORK/oldserver.key" \
 			"basic_auth_users:" "  prometheus: $placeholder" "  other: $bad" "  good: $HASH"
 		# shellcheck disable=SC2086
 		export_start --interval 0.5 --web-config "$WORK/warn.yml" $u
-		check "${u:-root}: the expired certificate said" grep -q "warn.yml:2:3: cert_file $WORK/oldserver.crt: the server's certificate expired at 20" "$EXP_ERR"
-		check "${u:-root}: the placeholder said" grep -q "warn.yml:5:15: basic_auth_users: user 'prometheus': the hash is the example's placeholder" "$EXP_ERR"
-		check "${u:-root}: the hash that matches nothing said" grep -q "warn.yml:6:10: basic_auth_users: user 'other': the hash can match no password" "$EXP_ERR"
+		check "${u:-root}: the expired certificate said" grep -q "warn.yml:2:3: warning: cert_file $WORK/oldserver.crt: the server's certificate expired at 20" "$EXP_ERR"
+		check "${u:-root}: the placeholder said" grep -q "warn.yml:5:15: warning: basic_auth_users: user 'prometheus': the hash is the example's placeholder" "$EXP_ERR"
+		check "${u:-root}: the hash that matches nothing said" grep -q "warn.yml:6:10: warning: basic_auth_users: user 'other': the hash can match no password" "$EXP_ERR"
 		check "${u:-root}: served all the same (curl -k)" [ "$(code -k -u good:"$PASS_WORD" "https://$EXP_ADDR/metrics")" = 200 ]
 		check "${u:-root}: a verifying client refuses it" [ "$(code --cacert "$WORK/ca.crt" -u good:"$PASS_WORD" "https://$EXP_ADDR/metrics")" = 000 ]
 		# the same at SIGHUP: warned again; a mismatched key not taken
@@ -289,7 +297,7 @@ tls_files_and_hashes_said() {
 		cp "$WORK/mismatch.yml" "$WORK/warn.yml"
 		kill -HUP "$EXP_PID"
 		sleep 0.5
-		check "${u:-root}: SIGHUP: a mismatched key said" grep -q "warn.yml:3:3: key_file $WORK/client.key is not the key of cert_file" "$EXP_ERR"
+		check "${u:-root}: SIGHUP: a mismatched key said" grep -q "warn.yml:3:3: error: key_file $WORK/client.key is not the key of cert_file" "$EXP_ERR"
 		check "${u:-root}: and not taken" grep -q "SIGHUP: $WORK/warn.yml not taken; serving as before" "$EXP_ERR"
 		check "${u:-root}: still served as before" [ "$(code -k -u good:"$PASS_WORD" "https://$EXP_ADDR/metrics")" = 200 ]
 		kill "$EXP_PID"

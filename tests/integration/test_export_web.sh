@@ -151,20 +151,25 @@ web_config_reload_and_errors() {
 	local url err rc h2
 	h2=$(htpasswd -nbBC 5 prometheus other-test-password | cut -d: -f2)
 	printf 'basic_auth_users:\n  prometheus: %s\n' "$HASH" >"$WORK/live.yml"
-	export_start --interval 0.5 --web-config "$WORK/live.yml" -v
+	# at the default log level: a reload is said, taken or not
+	export_start --interval 0.5 --web-config "$WORK/live.yml"
 	url=http://$EXP_ADDR/metrics
 	check "before: the first password" [ "$(code -u prometheus:"$PASS_WORD" "$url")" = 200 ]
 	printf 'basic_auth_users:\n  prometheus: %s\n' "$h2" >"$WORK/live.yml"
 	kill -HUP "$EXP_PID"
-	sleep 1.5
+	wait_until 60 "the reload to be said" grep -q 'SIGHUP: .*live.yml taken: HTTP, 1 basic auth user$' "$EXP_ERR"
 	check "SIGHUP: the new password" [ "$(code -u prometheus:other-test-password "$url")" = 200 ]
 	check "SIGHUP: the old one no more" [ "$(code -u prometheus:"$PASS_WORD" "$url")" = 401 ]
 	printf 'tls_server_config:\n  cert_fil: x\n' >"$WORK/live.yml"
 	kill -HUP "$EXP_PID"
-	sleep 1.5
+	wait_until 60 "the refused reload to be said" grep -q 'SIGHUP: .*live.yml not taken; serving as before' "$EXP_ERR"
 	check "a broken file: still served as before" [ "$(code -u prometheus:other-test-password "$url")" = 200 ]
 	check "says where and keeps the old one" grep -q "live.yml:2:3: error: unknown key 'cert_fil' in tls_server_config; did you mean 'cert_file'?" "$EXP_ERR"
-	check "serving as before" grep -q 'SIGHUP: .*live.yml not taken; serving as before' "$EXP_ERR"
+	# fixed and re-read: the last word is that it was taken
+	printf 'basic_auth_users:\n  prometheus: %s\n' "$h2" >"$WORK/live.yml"
+	kill -HUP "$EXP_PID"
+	wait_until 60 "the second reload to be said" bash -c "[ \$(grep -c 'SIGHUP: .*live.yml taken' '$EXP_ERR') -eq 2 ]"
+	check "the last SIGHUP line says taken" bash -c "grep 'SIGHUP:' '$EXP_ERR' | tail -n1 | grep -q 'live.yml taken'"
 	# errors at the start: exit 2, before anything is loaded
 	for cfg in 'tls_server_config:\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n' \
 		"tls_server_config:\n  cert_file: $WORK/server.crt\n  key_file: $WORK/server.key\n  client_auth_type: RequestClientCert\n" \
@@ -181,7 +186,7 @@ web_config_reload_and_errors() {
 	printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$WORK/server.crt" "$WORK/client.key" >"$WORK/bad.yml"
 	err=$("$PPWATCH" export --listen 127.0.0.1:0 --web-config "$WORK/bad.yml" 2>&1 >/dev/null)
 	check "a mismatched key: exit 2 ($err)" [ $? -eq 2 ]
-	check "says the key is not the certificate's" grep -q "bad.yml:3:3: key_file $WORK/client.key is not the key of cert_file $WORK/server.crt" <<<"$err"
+	check "says the key is not the certificate's" grep -q "bad.yml:3:3: error: key_file $WORK/client.key is not the key of cert_file $WORK/server.crt" <<<"$err"
 }
 
 static_binary_without_tls() {
@@ -196,7 +201,7 @@ static_binary_without_tls() {
 	log "exit $rc: $err"
 	check "TLS refused, exit 2" [ $rc -eq 2 ]
 	check "in one line, naming why" [ "$(wc -l <<<"$err")" -eq 1 ]
-	check "says it is built without TLS" grep -q 'tls.yml:1:1: tls_server_config: this ppwatch is built without TLS' <<<"$err"
+	check "says it is built without TLS" grep -q 'tls.yml:1:1: error: tls_server_config: this ppwatch is built without TLS' <<<"$err"
 	printf 'basic_auth_users:\n  prometheus: %s\n' "$HASH" >"$WORK/auth.yml"
 	PPWATCH=$static export_start --interval 1 --web-config "$WORK/auth.yml"
 	check "static: basic auth checks (401)" [ "$(code "http://$EXP_ADDR/metrics")" = 401 ]
