@@ -187,9 +187,9 @@ static void reload(void)
 		       L.loopback);
 	p_notice("ppwatch export: SIGHUP: %s taken: %s, %zu basic auth user%s%s", L.o->web_config,
 		 w->c.tls ? "HTTPS" : "HTTP", w->c.nusers, plural(w->c.nusers),
-	       w->auth && basic_auth_remembered(w->auth) ? " (passwords of unchanged hashes "
-							   "still remembered)" :
-							   "");
+		 w->auth && basic_auth_remembered(w->auth) ? " (passwords of unchanged hashes "
+							     "still remembered)" :
+							     "");
 	web_state_put(L.web);
 	L.web = w;
 }
