@@ -704,7 +704,8 @@ static int export_run(int argc, char **argv)
 		err = err ?: write_textfile();
 		if (err)
 			goto out_monitor;
-		p_info("export: writing %s every %.3gs", opts.textfile, opts.interval);
+		/* the ready line scripts wait for (the init.d script), as 'listening on' is */
+		p_notice("ppwatch export: writing %s every %.3gs", opts.textfile, opts.interval);
 		ret = textfile_loop() ? EXIT_ERROR : EXIT_OK;
 		goto out_monitor;
 	}

@@ -17,6 +17,7 @@
 
 #include "args.h"
 #include "lib/log.h"
+#include "lib/private_file.h"
 #include "lib/rotfile.h"
 #include "lib/util.h"
 #include "main.h"
@@ -201,6 +202,16 @@ static int record_run(int argc, char **argv)
 		}
 		rotfile_open_fd(&out, STDOUT_FILENO, "standard output");
 	} else {
+		char made[4096], why[1024];
+
+		/* a directory that is not there yet is made, 0700 as the files are */
+		err = private_dir_make(opts.out, made, sizeof(made), why, sizeof(why));
+		if (err < 0) {
+			p_err("record: %s", why);
+			return EXIT_ERROR;
+		}
+		if (err > 0)
+			p_notice("ppwatch record: made the directory %s (0700)", made);
 		/* no limit: one file, as before rotation */
 		err = rotfile_open(&out, opts.out, opts.max_size,
 				   opts.max_size ? opts.max_files : 1, &opts.perm);

@@ -98,6 +98,46 @@ static int check_dir(int fd, const char *dir, char *why, size_t len)
 	return 0;
 }
 
+int private_dir_make(const char *path, char *made, size_t made_len, char *why, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096], *p;
+	struct stat st;
+	int n = 0;
+
+	if (made_len)
+		made[0] = 0;
+	if (!slash || slash == path)
+		return 0; /* the current or the root directory */
+	if ((size_t)(slash - path) >= sizeof(dir))
+		return say(ENAMETOOLONG, why, len, "the directory of %s: a path too long", path);
+	memcpy(dir, path, slash - path);
+	dir[slash - path] = 0;
+	if (!stat(dir, &st))
+		return 0;
+	/* each component from the top: the missing ones made 0700 */
+	for (p = dir + 1;; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+
+		*p = 0;
+		if (mkdir(dir, 0700)) {
+			if (errno != EEXIST)
+				return say_errno(errno, why, len,
+						 "making the directory %s (mkdir -m 0700; make it, "
+						 "or give -o a file in a directory that is there)",
+						 dir);
+		} else if (!n++ && made_len) {
+			snprintf(made, made_len, "%s", dir);
+		}
+		*p = c;
+		if (!c)
+			break;
+	}
+	return n;
+}
+
 int private_dir_open(const char *path, const char **base, char *why, size_t len)
 {
 	const char *slash = strrchr(path, '/');

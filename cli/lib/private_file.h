@@ -45,6 +45,12 @@ mode_t file_perm_mode(const struct file_perm *p);
  * ending in '/', ".", "..": -EISDIR).
  */
 int private_dir_open(const char *path, const char **base, char *why, size_t len);
+/*
+ * Make the directories path's file is in that are not there yet, each
+ * 0700 (mkdir -p -m 0700): how many were made (0: it was there), or -errno
+ * with why. *made: the topmost one made (for the caller to say), if any.
+ */
+int private_dir_make(const char *path, char *made, size_t made_len, char *why, size_t len);
 
 /*
  * A file open in a checked directory is fit to write: a regular file with

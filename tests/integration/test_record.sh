@@ -79,6 +79,12 @@ files_only_root_reads() {
 	"$PPWATCH" record -o "$WORK/x" --group no-such-group 1 2>"$WORK/err"
 	check "--group of no group: exit 2" [ $? -eq 2 ]
 	check "says so" grep -q "no such group 'no-such-group'" "$WORK/err"
+	# a directory that is not there yet: made, 0700 as the files are, and said
+	(umask 0 && "$PPWATCH" record -o "$WORK/new/sub/rec" 0.3 2>"$WORK/err") ||
+		fail "record into a new directory: $(cat "$WORK/err")"
+	check "a missing directory: made 0700" [ "$(stat -c %a "$WORK/new"):$(stat -c %a "$WORK/new/sub")" = 700:700 ]
+	check "and the file in it" [ -s "$WORK/new/sub/rec" ]
+	check "said" grep -qx "ppwatch record: made the directory $WORK/new (0700)" "$WORK/err"
 	# a directory others may write (/tmp's mode, sticky or not), and one of a group's
 	mkdir -m 1777 "$WORK/tmp"
 	chmod 1777 "$WORK/tmp"
