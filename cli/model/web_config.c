@@ -426,8 +426,13 @@ static void check_tls(struct wctx *w)
 	c->cert_pos = w->pos[K_CERT_FILE];
 	c->key_pos = w->pos[K_KEY_FILE];
 	c->ca_pos = w->pos[K_CA_FILE];
-	if (!c->tls)
+	if (!c->tls) {
+		/* a block with nothing that turns TLS on: ignored, and said by the caller */
+		c->tls_off = c->tls_pos.line > 0;
+		c->min_version = WEB_TLS_MIN_DEFAULT;
+		c->max_version = WEB_TLS_MAX_DEFAULT;
 		return;
+	}
 	if (!w->pos[K_CERT_FILE].line)
 		werr(w, at, "tls_server_config: no cert_file; TLS needs the server's certificate");
 	if (!w->pos[K_KEY_FILE].line)

@@ -66,6 +66,13 @@ struct web_config {
 	char *file;
 	bool tls; /* tls_server_config says anything */
 	struct rpos tls_pos;
+	/*
+	 * tls_server_config is there with no file and no client_auth_type
+	 * (min_version alone, say): TLS is off, the block ignored (its
+	 * versions back to the defaults), as exporter-toolkit does ("TLS is
+	 * disabled."); the caller says so, at tls_pos
+	 */
+	bool tls_off;
 	char *cert_file, *key_file, *client_ca_file; /* resolved */
 	char *cert_pem, *key_pem, *ca_pem;	     /* their contents */
 	struct rpos cert_pos, key_pos, ca_pos;	     /* where the keys are */

@@ -36,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(buf);
 	if (!n) {
 		FUZZ_CHECK(!c.tls || (c.cert_pem && c.key_pem));
+		FUZZ_CHECK(!(c.tls && c.tls_off));
 		FUZZ_CHECK(c.min_version >= 10 && c.min_version <= c.max_version &&
 			   c.max_version <= 13);
 		for (i = 0; i < c.nusers; i++)

@@ -105,6 +105,18 @@ static void test_good(void)
 	CHECK_INT(c.min_version, WEB_TLS_MIN_DEFAULT);
 	web_config_free(&c);
 	free(diag);
+	/*
+	 * a block with versions and nothing that turns TLS on: off, ignored
+	 * (exporter-toolkit's "TLS is disabled."), its versions not kept (the
+	 * fuzzer found max TLS11 under the default min TLS12 returned)
+	 */
+	CHECK_INT(parse(&c, "tls_server_config:\n  max_version: TLS11\n", &diag), 0);
+	CHECK(!c.tls && c.tls_off, "TLS off, and to be said");
+	CHECK(c.tls_pos.line == 1, "where");
+	CHECK(c.min_version <= c.max_version, "no impossible range");
+	CHECK_INT(c.max_version, WEB_TLS_MAX_DEFAULT);
+	web_config_free(&c);
+	free(diag);
 }
 
 static void test_bad(void)
