@@ -434,7 +434,7 @@ install: all man
 	$(Q)# the options file is the admin's once there: never overwritten
 	$(Q)test -e $(DESTDIR)$(sysconfdir)/default/ppwatch || \
 		install -D -m 0644 systemd/ppwatch.default $(DESTDIR)$(sysconfdir)/default/ppwatch
-	$(Q)install -D -m 0644 systemd/web-config.yml \
+	$(Q)install -D -m 0644 examples/web-config.yml \
 		$(DESTDIR)$(prefix)/share/doc/ppwatch/examples/web-config.yml
 	@echo "  the services: systemd-sysusers (the ppwatch user), systemctl daemon-reload,"
 	@echo "  systemctl enable --now ppwatch-export [ppwatch-record]; options in $(sysconfdir)/default/ppwatch"

@@ -41,7 +41,7 @@ for m in "$mandir"/*.8; do
 	gzip -9n <"$m" >"$gz"
 done
 install -m 0644 bash-completion/ppwatch "$stage/usr/share/bash-completion/completions/$pkg"
-install -m 0644 examples/*.yaml systemd/web-config.yml "$doc/examples/"
+install -m 0644 examples/*.yaml examples/web-config.yml "$doc/examples/"
 # the services (systemd/): the exporter enabled, the recorder not (postinst)
 for u in ppwatch-export ppwatch-record; do
 	sed 's|@SBINDIR@|/usr/sbin|g' "systemd/$u.service" >"$stage/lib/systemd/system/$u.service"

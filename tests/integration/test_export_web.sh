@@ -12,6 +12,7 @@
 
 ALL_TESTS="
 	tls_and_basic_auth_with_curl
+	the_example_web_config
 	client_certificates
 	web_config_reload_and_errors
 	static_binary_without_tls
@@ -112,6 +113,28 @@ tls_and_basic_auth_with_curl() {
 	check "guesses rationed" [ "$busy" -gt 0 ]
 	check "the right password served throughout" [ "$ok" -eq 12 ]
 	check "401 and 429 counted" bash -c "curl -s -m 5 --cacert '$WORK/ca.crt' -u 'prometheus:$PASS_WORD' '$url' | grep -q 'ppwatch_http_responses_total{code=\"429\"}'"
+}
+
+# examples/web-config.yml, the file the .deb and make install ship (test_package
+# checks they ship this one): with its /etc/ppwatch/tls files where the
+# test's are, it is taken, serves HTTPS to a client with a certificate of
+# its CA, and warns of the placeholder hash it carries until replaced
+the_example_web_config() {
+	require_kernel
+	need_tools htpasswd
+	make_pki
+	local url
+	sed -e "s|/etc/ppwatch/tls/server.crt|$WORK/server.crt|" \
+		-e "s|/etc/ppwatch/tls/server.key|$WORK/server.key|" \
+		-e "s|/etc/ppwatch/tls/clients-ca.crt|$WORK/ca.crt|" \
+		"$TOP/examples/web-config.yml" >"$WORK/example.yml"
+	check "only its paths changed" [ "$(diff "$TOP/examples/web-config.yml" "$WORK/example.yml" | grep -c '^>')" = 3 ]
+	export_start --interval 0.5 --web-config "$WORK/example.yml"
+	check "taken: HTTPS" grep -q "listening on https://$EXP_ADDR/metrics" "$EXP_ERR"
+	check "the placeholder said" grep -q "example.yml:[0-9]*:[0-9]*: warning: basic_auth_users: user 'prometheus': the hash is the example's placeholder" "$EXP_ERR"
+	url=https://$EXP_ADDR/metrics
+	check "no client certificate: 403" [ "$(code --cacert "$WORK/ca.crt" "$url")" = 403 ]
+	check "with one, the placeholder's user: 401" [ "$(code --cacert "$WORK/ca.crt" --cert "$WORK/client.crt" --key "$WORK/client.key" -u prometheus:x "$url")" = 401 ]
 }
 
 client_certificates() {

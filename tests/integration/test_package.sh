@@ -133,6 +133,8 @@ deb_installs_runs_and_removes() {
 		grep -qx "$f" <<<"$files" || fail "the package has no $f"
 		[ -e "$f" ] || fail "$f not installed"
 	done
+	check "the .deb ships examples/web-config.yml (the one test_export_web runs)" \
+		cmp -s "$TOP/examples/web-config.yml" /usr/share/doc/ppwatch/examples/web-config.yml
 	check "the ppwatch user exists" getent passwd ppwatch >/dev/null
 	check "ExecStart is the installed binary" grep -q '^ExecStart=/usr/sbin/ppwatch export --systemd-socket \$EXPORT_ARGS$' \
 		/lib/systemd/system/ppwatch-export.service
@@ -267,6 +269,9 @@ make_install_installs_the_services() {
 		/usr/local/share/doc/ppwatch/examples/web-config.yml; do
 		[ -f "$d/root$f" ] || fail "make install: no $f"
 	done
+	# the example test_export_web.sh the_example_web_config runs
+	check "make install ships examples/web-config.yml" \
+		cmp -s "$TOP/examples/web-config.yml" "$d/root/usr/local/share/doc/ppwatch/examples/web-config.yml"
 	check "ExecStart under the prefix" grep -q '^ExecStart=/usr/local/sbin/ppwatch record ' \
 		"$d/root/usr/local/lib/systemd/system/ppwatch-record.service"
 	check "the admin's options file left as it was" cmp -s "$d/mine" "$d/root/etc/default/ppwatch"
