@@ -138,8 +138,48 @@ static int rotate(struct recorder *w, size_t len)
  * not be written before it. 0 (written, or lost and counted), or -errno
  * for what ends the recording (reported).
  */
+/* the "seq" of a built line ({"type":...,"time":...,"seq":N,...}): where its digits are */
+static bool line_seq(const char *buf, size_t len, uint64_t *seq, size_t *at, size_t *end)
+{
+	static const char key[] = ",\"seq\":";
+	const char *p = memmem(buf, len < 128 ? len : 128, key, sizeof(key) - 1), *q;
+
+	if (!p)
+		return false;
+	q = p += sizeof(key) - 1;
+	*seq = 0;
+	while (q < buf + len && *q >= '0' && *q <= '9')
+		*seq = *seq * 10 + (uint64_t)(*q++ - '0');
+	*at = (size_t)(p - buf);
+	*end = (size_t)(q - buf);
+	return q > p;
+}
+
+/* write buf, renumbered as w->renum_* says: 0, -EAGAIN (lost), or what ends it */
+static int write_numbered(struct recorder *w, const char *buf, size_t len)
+{
+	size_t at, end, n;
+	uint64_t seq;
+	char *copy;
+	int err;
+
+	if (!w->renum_from || !line_seq(buf, len, &seq, &at, &end) || seq != w->renum_from)
+		return write_raw(w, buf, len);
+	copy = malloc(len + 24);
+	if (!copy)
+		return write_raw(w, buf, len); /* in order but for this number: not worth a loss */
+	memcpy(copy, buf, at);
+	n = at + (size_t)snprintf(copy + at, 24, "%llu", (unsigned long long)w->renum_to);
+	memcpy(copy + n, buf + end, len - end);
+	err = write_raw(w, copy, n + len - end);
+	free(copy);
+	return err;
+}
+
 static int put_line(struct recorder *w, const char *buf, size_t len)
 {
+	uint64_t before = w->seq, seq;
+	size_t at, end;
 	int err;
 
 	if (w->fatal)
@@ -156,7 +196,19 @@ static int put_line(struct recorder *w, const char *buf, size_t len)
 		if (err)
 			return err == -EAGAIN ? 0 : err;
 	}
-	err = write_raw(w, buf, len);
+	/*
+	 * A header or gap went first with a newer number: this line's record
+	 * comes after it. Not a later part of a split record, whose parts
+	 * before the rotation carry its number (the reader joins them by it).
+	 */
+	if (w->seq != before && line_seq(buf, len, &seq, &at, &end) && seq <= before &&
+	    seq != w->renum_from &&
+	    (len - end < 10 || memcmp(buf + end, ",\"part\":", 8) ||
+	     !memcmp(buf + end + 8, "1,", 2))) {
+		w->renum_from = seq;
+		w->renum_to = ++w->seq;
+	}
+	err = write_numbered(w, buf, len);
 	return err == -EAGAIN ? 0 : err;
 }
 

@@ -93,7 +93,14 @@ struct recorder {
 	bool sync_scan;		  /* and its records are synced */
 	char run[20];		  /* this recorder's id, in every header */
 	char boot_id[40];
-	uint64_t seq;	  /* records made (their "seq") */
+	uint64_t seq; /* records made (their "seq") */
+	/*
+	 * a line numbered before a header or gap record that had to go
+	 * first (a rotation, a write gap's end) is written renumbered
+	 * renum_from -> renum_to, and so are the other parts of its record,
+	 * so that seq rises through the files as they are read
+	 */
+	uint64_t renum_from, renum_to;
 	size_t limit;	  /* the record bound in force */
 	size_t records;	  /* lines written */
 	uint64_t parts;	  /* records written in parts */

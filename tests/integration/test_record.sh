@@ -147,6 +147,21 @@ rotation_bounds_under_fast_snapshots() {
 	check "no record past the bound the header states" \
 		[ "$biggest" -le "$(head -1 "$WORK/rec" | jq .max_record_bytes)" ]
 	valid_records "$WORK"/rec*
+	# read oldest first, each record's seq is above the one before (a
+	# split record's later parts share their first part's): a rotated
+	# file's header comes before its first record in seq as in place
+	check "seq rises through the set, headers included" python3 - "$WORK/rec.2" "$WORK/rec.1" "$WORK/rec" <<-'PY'
+	import json, sys
+	last = 0
+	for f in sys.argv[1:]:
+	    for line in open(f):
+	        r = json.loads(line)
+	        if r.get("part", 1) > 1:
+	            continue
+	        if r["seq"] <= last:
+	            sys.exit("%s: %s seq %d after seq %d" % (f, r["type"], r["seq"], last))
+	        last = r["seq"]
+	PY
 	"$PPWATCH" -j postmortem "$WORK/rec" >"$WORK/pm.json"
 	check "postmortem: exit 0" [ $? -eq 0 ]
 	check "postmortem: read the 3 files, oldest first, nothing damaged" jq -e \
