@@ -101,7 +101,7 @@ static json_t *next_steps(const json_t *rep, const json_t *pool, enum pv_code c)
 				 "");
 			next_cmd(
 				next,
-				"before the next unload: ppwatch record -o /root/pp.jsonl "
+				"before the next unload: ppwatch record -o /var/lib/ppwatch/pp.jsonl "
 				"--stacks%s (the release stacks show the path that releases twice)",
 				"");
 			break;
@@ -117,10 +117,11 @@ static json_t *next_steps(const json_t *rep, const json_t *pool, enum pv_code c)
 				 "lines to the pool, its holders and what to do)%s",
 				 "");
 			next_cmd(next, "ppwatch holders%s (who holds its pages)", id);
-			next_cmd(next,
-				 "before the next unload: ppwatch record -o /root/pp.jsonl "
-				 "--stacks%s (the stacks that take and release its pages)",
-				 "");
+			next_cmd(
+				next,
+				"before the next unload: ppwatch record -o /var/lib/ppwatch/pp.jsonl "
+				"--stacks%s (the stacks that take and release its pages)",
+				"");
 		}
 		return next;
 	}
@@ -136,7 +137,7 @@ static json_t *next_steps(const json_t *rep, const json_t *pool, enum pv_code c)
 			next_cmd(
 				next,
 				"to have the stacks that took its pages next time: ppwatch record -o "
-				"/root/pp.jsonl --stacks%s, before the device goes down",
+				"/var/lib/ppwatch/pp.jsonl --stacks%s, before the device goes down",
 				"");
 		next_cmd(next,
 			 "the driver's ring: unload or reset the driver (modprobe -r, "
@@ -144,10 +145,11 @@ static json_t *next_steps(const json_t *rep, const json_t *pool, enum pv_code c)
 			 "");
 		break;
 	case PV_ACCOUNTING_BUG:
-		next_cmd(next,
-			 "ppwatch record -o /root/pp.jsonl --stacks%s: its release stacks show "
-			 "the path that released twice",
-			 "");
+		next_cmd(
+			next,
+			"ppwatch record -o /var/lib/ppwatch/pp.jsonl --stacks%s: its release stacks show "
+			"the path that released twice",
+			"");
 		break;
 	case PV_DRAINING:
 		next_cmd(next, "ppwatch watch -e freed%s (says when it is freed)", "");
@@ -292,6 +294,11 @@ static void put_stacks(FILE *f, const json_t *v)
 	} else if (json_is_false(json_object_get(v, "stacks_recorded"))) {
 		fputs("    no stacks were recorded: the recorder ran without --stacks\n", f);
 	}
+}
+
+bool pm_verdict_is(const json_t *pool, const char *verdict)
+{
+	return !strcmp(jstr(json_object_get(pool, "verdict"), "verdict", ""), verdict);
 }
 
 void pm_text_verdict(FILE *f, const json_t *pool)
@@ -444,10 +451,18 @@ static void log_pool_title(FILE *f, const json_t *kl)
 {
 	char a[32];
 
-	if (json_is_number(json_object_get(kl, "id")))
+	if (json_is_number(json_object_get(kl, "id"))) {
 		fprintf(f, "pool %s", count_str(a, sizeof(a), jnum(kl, "id", 0)));
-	else
+	} else {
+		/* before 6.8 the line names no pool: told apart by when it was destroyed */
 		fputs("pool (no id: the kernel's line has none before 6.8)", f);
+		if (!isnan(jnum(kl, "destroyed_printk_s", NAN)))
+			fprintf(f, " destroyed at [%12.6f]", jnum(kl, "destroyed_printk_s", 0));
+		if (!isnan(jnum(json_object_get(kl, "first"), "inflight", NAN)))
+			fprintf(f, ", %s inflight at its first line",
+				count_str(a, sizeof(a),
+					  jnum(json_object_get(kl, "first"), "inflight", 0)));
+	}
 	if (json_is_string(json_object_get(kl, "device"))) {
 		fputc(' ', f);
 		put_str(f, kl, "device", "");
@@ -460,7 +475,9 @@ static void log_pool_title(FILE *f, const json_t *kl)
 void pm_text_log_pool(FILE *f, const json_t *pool)
 {
 	log_pool_title(f, json_object_get(pool, "kernel_log"));
-	fputs(", from the kernel log  STALLED\n", f);
+	fputs(pm_verdict_is(pool, "freed") ? ", from the kernel log  stalled, freed since\n" :
+					     ", from the kernel log  STALLED\n",
+	      f);
 	pm_text_verdict(f, pool);
 	pm_text_kernel_log(f, pool);
 }

@@ -8,6 +8,7 @@
 #ifndef __PPWATCH_OUTPUT_PM_VERDICT_FMT_H
 #define __PPWATCH_OUTPUT_PM_VERDICT_FMT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -17,6 +18,8 @@ int postmortem_prose(json_t *rep);
 
 /* the kernel log's own lines, before the pools (nothing without one) */
 void pm_text_log_summary(FILE *f, const json_t *rep);
+/* is the pool's verdict (.verdict.verdict) this one? */
+bool pm_verdict_is(const json_t *pool, const char *verdict);
 /* a pool's verdict, its holders with their remedies, what to run next */
 void pm_text_verdict(FILE *f, const json_t *pool);
 /* a pool's kernel-log lines and how they were linked to it */

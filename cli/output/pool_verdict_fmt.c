@@ -11,13 +11,14 @@
 const char *pool_verdict_word(enum pv_code c)
 {
 	static const char *const word[] = {
-		[PV_UNKNOWN] = "stalled", [PV_ACCOUNTING_BUG] = "accounting bug",
+		/* the names -j and the docs use (pool_verdict_name), with a space for text */
+		[PV_UNKNOWN] = "unknown", [PV_ACCOUNTING_BUG] = "accounting bug",
 		[PV_FREED] = "freed",	  [PV_DRAINING] = "draining",
 		[PV_HELD] = "held",	  [PV_LEAKED] = "leaked",
 		[PV_STUCK] = "stuck",
 	};
 
-	return (unsigned)c < ARRAY_SIZE(word) ? word[c] : "stalled";
+	return (unsigned)c < ARRAY_SIZE(word) ? word[c] : "unknown";
 }
 
 struct sb {

@@ -220,7 +220,9 @@ static void text_pool(FILE *f, const json_t *p)
 		put_str(f, p, "driver", "");
 	}
 	fprintf(f, ", netns %s)%s\n", count_str(a, sizeof(a), jnum(p, "netns", 0)),
-		json_is_true(json_object_get(p, "stalled")) ? "  STALLED" : "");
+		!json_is_true(json_object_get(p, "stalled")) ? "" :
+		pm_verdict_is(p, "freed")		     ? "  stalled, freed since" :
+							       "  STALLED");
 	fprintf(f, "  inflight %s pages ", count_str(a, sizeof(a), jnum(p, "inflight", 0)));
 	fprintf(f, "(%s)", fmt_bytes(a, sizeof(a), jnum(p, "inflight_bytes", 0)));
 	if (!isnan(jnum(p, "detach_age_s", NAN))) {

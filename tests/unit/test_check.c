@@ -555,7 +555,7 @@ static const char *const run_lines[] = {
 	"pools: 4 destroyed (2 freed in time, 2 stuck), 2 created; 1 zombie from before the command "
 	"ignored",
 	"stuck: pool 8 (eth0): zombie, 151 pages (604KiB) inflight",
-	"  verdict: stalled: 151 pages (604KiB) out; who holds them is not known: holder attribution "
+	"  verdict: unknown: 151 pages (604KiB) out; who holds them is not known: holder attribution "
 	"not available",
 	"  device eth0, ifindex 3, netns 4026532246, napi -, driver -",
 	/* destroyed at NOW-9.5 s, the command started at NOW-10 s */
