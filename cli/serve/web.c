@@ -268,12 +268,13 @@ void web_state_warn(const struct web_state *w, const struct web_state *prev, con
 	bool tls = w && w->c.tls, auth = w && w->auth;
 
 	if (w && w->c.tls_off)
-		p_warn_at(path, w->c.tls_pos,
-			  "tls_server_config names no cert_file, key_file, client_ca_file or "
-			  "client_auth_type: TLS is off, the block ignored (exporter-toolkit: \"TLS "
-			  "is disabled.\"); serving plain HTTP on %s; give cert_file and key_file "
-			  "to serve HTTPS",
-			  where);
+		p_warn_at(
+			path, w->c.tls_pos,
+			"tls_server_config names no cert_file, key_file, client_ca_file or "
+			"client_auth_type: TLS is off, the block ignored (exporter-toolkit: \"TLS "
+			"is disabled.\"); serving plain HTTP on %s; give cert_file and key_file "
+			"to serve HTTPS",
+			where);
 	if (prev && prev->c.tls && !tls)
 		p_warn("%s%s has no tls_server_config any more: serving plain HTTP on %s from now "
 		       "on",
