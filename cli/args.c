@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "args.h"
 #include "lib/util.h"
@@ -15,9 +16,31 @@ static int add_filter(struct view_opts *v, enum pool_filter_kind kind, const cha
 
 	if (err == -E2BIG)
 		usage_error("at most %d pool/device filters", VIEW_MAX_FILTERS);
+	else if (err && kind == PF_NETNS)
+		usage_error("netns '%s': expected a name of ip netns or a namespace's inode", word);
 	else if (err)
 		usage_error("ifindex '%s': expected an interface index", word);
 	return err ? -EINVAL : 0;
+}
+
+/*
+ * netns NAME|INODE: a name of 'ip netns' (/run/netns/NAME) becomes its
+ * inode, as pools carry it (.netns); kept for the filter to point at
+ */
+static const char *netns_word(const char *w)
+{
+	static char inos[VIEW_MAX_FILTERS][24];
+	static int n;
+	char path[4096];
+	struct stat st;
+
+	if (!*w || strspn(w, "0123456789") == strlen(w) || strchr(w, '/') || n >= VIEW_MAX_FILTERS)
+		return w;
+	snprintf(path, sizeof(path), "/run/netns/%s", w);
+	if (stat(path, &st))
+		return w; /* refused by the filter, named in the error */
+	snprintf(inos[n], sizeof(inos[n]), "%llu", (unsigned long long)st.st_ino);
+	return inos[n++];
 }
 
 int args_filter(struct view_opts *v, const char *word)
@@ -60,13 +83,15 @@ int args_view_word(struct view_opts *v, int *i, int argc, char **argv)
 		kind = PF_DEVICE;
 	else if (!strcmp(a, "ifindex"))
 		kind = PF_IFINDEX;
+	else if (!strcmp(a, "netns"))
+		kind = PF_NETNS;
 	else
 		return 0;
 	if (*i + 1 >= argc) {
 		usage_error("'%s' needs a value", a);
 		return -EINVAL;
 	}
-	if (add_filter(v, kind, argv[*i + 1]))
+	if (add_filter(v, kind, kind == PF_NETNS ? netns_word(argv[*i + 1]) : argv[*i + 1]))
 		return -EINVAL;
 	*i += 2;
 	return 1;

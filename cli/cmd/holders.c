@@ -31,7 +31,8 @@ static void holders_help(void)
 {
 	printf("ARGS:\n"
 	       "  POOL | DEVICE      only these pools: a pool id, or a device/driver name\n"
-	       "  pool ID, dev NAME, ifindex N   the same, spelled out\n\n");
+	       "  pool ID, dev NAME, ifindex N   the same, spelled out\n"
+	       "  netns NAME|INODE   the pools of a network namespace\n\n");
 }
 
 /* keep the report's pools that match the filters */

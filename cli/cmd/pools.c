@@ -55,6 +55,7 @@ static void pools_help(void)
 	printf("ARGS:\n"
 	       "  POOL | DEVICE      only these pools: a pool id, or a device/driver name\n"
 	       "  pool ID, dev NAME, ifindex N   the same, spelled out\n"
+	       "  netns NAME|INODE   the pools of a network namespace\n"
 	       "  group-by device    one row per device (ynltool's view); 'group-by pool' is\n"
 	       "                     the default\n"
 	       "\n"

@@ -54,6 +54,7 @@ static void top_help(void)
 	printf("ARGS:\n"
 	       "  INTERVAL [COUNT]   refresh every INTERVAL (default 1s), COUNT times\n"
 	       "  pool ID, dev NAME, ifindex N   only these pools\n"
+	       "  netns NAME|INODE   only the pools of a network namespace\n"
 	       "  group-by device    one row per device (ynltool's view)\n"
 	       "\n"
 	       "  -b, --batch        print one snapshot per interval (implied by -j and by\n"

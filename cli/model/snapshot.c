@@ -495,7 +495,7 @@ int pool_filter_parse(struct pool_filter *f, enum pool_filter_kind kind, const c
 	f->word = word;
 	f->is_num = !parse_u64(word, 0, kind == PF_IFINDEX ? INT32_MAX : UINT32_MAX, &v);
 	f->num = f->is_num ? v : 0;
-	return kind == PF_IFINDEX && !f->is_num ? -EINVAL : 0;
+	return (kind == PF_IFINDEX || kind == PF_NETNS) && !f->is_num ? -EINVAL : 0;
 }
 
 static bool name_matches(const struct pool_row *r, const char *w)
@@ -515,6 +515,8 @@ bool row_matches(const struct pool_row *r, const struct pool_filter *f)
 		return name_matches(r, f->word);
 	case PF_IFINDEX:
 		return r->ifindex == (__s32)f->num;
+	case PF_NETNS:
+		return r->netns_ino == f->num;
 	case PF_ANY:
 		break;
 	}

@@ -228,9 +228,9 @@ void snapshot_free(struct snapshot *s);
 /*
  * A pool filter, parsed once from the command line: 'pool X' / 'id X' (a
  * pool's id or name), 'dev NAME' (interface, device or driver name),
- * 'ifindex N', or a plain word that may be any of the first two.
+ * 'ifindex N', 'netns INODE' (args.c turns a name into its inode), or a plain word that may be any of the first two.
  */
-enum pool_filter_kind { PF_ANY, PF_POOL, PF_DEVICE, PF_IFINDEX };
+enum pool_filter_kind { PF_ANY, PF_POOL, PF_DEVICE, PF_IFINDEX, PF_NETNS };
 
 struct pool_filter {
 	enum pool_filter_kind kind;

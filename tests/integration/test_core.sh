@@ -14,6 +14,7 @@ ALL_TESTS="
 	inflight_matches_kernel_destroyed
 	zombie_ages_then_frees
 	top_batch_json
+	readme_top_screen_is_real
 	attach_while_pools_exist
 	attach_variants
 	compat_programs_match_kernel
@@ -238,6 +239,24 @@ PY
 	log "$(cat "$out.check")"
 	check "ages are the trace's to one tick" true
 	rm -f "$out" "$out.doc" "$out.err" "$out.trace" "$out.check"
+}
+
+# README.md's sample 'top' screen is today's: its title, ledger and column
+# lines have the shape a real 'top -b' of this build prints (numbers and
+# times aside), and its column header is the real one, word for word.
+readme_top_screen_is_real() {
+	require_kernel
+	lab_begin
+	lab_hold 200 >/dev/null || fail "holder"
+	local real readme
+	real=$("$PPWATCH" top netns "$LAB_B" -b 0.5 1 2>/dev/null) || fail "top -b failed"
+	readme=$(awk '/^# ppwatch top$/ { on = 1; next } on && /^```/ { exit } on' "$TOP/README.md")
+	log "README:"$'\n'"$readme"$'\n'"    real:"$'\n'"$real"
+	# numbers (with their byte units) and times are the run's own
+	shape() { sed -E 's/[0-9]+(\.[0-9]+)?([KMGT]iB|B)?/N/g; s/ +/ /g'; }
+	check "the title line's shape" [ "$(sed -n 1p <<<"$readme" | shape)" = "$(sed -n 1p <<<"$real" | shape)" ]
+	check "the ledger line's shape" [ "$(sed -n 2p <<<"$readme" | shape)" = "$(sed -n 2p <<<"$real" | shape)" ]
+	check "the column header, word for word" [ "$(sed -n 3p <<<"$readme")" = "$(sed -n 3p <<<"$real")" ]
 }
 
 # The sampled level at rate 1 keeps every page: the same ages as the full

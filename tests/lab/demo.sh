@@ -40,7 +40,7 @@ say() {
 
 scenario() {
 	local end=$((SECONDS + DEMO_SECONDS)) round=0
-	say "starting: ppwatch top attaches first, so the ledger has every page's age"
+	say "starting: ppwatch top shows this lab's pools only (netns $LAB_B); the pool was made before top started, so the ages of pages it lent then are lower bounds (>)"
 	sleep 2
 	while [ $SECONDS -lt $end ]; do
 		round=$((round + 1))
@@ -52,7 +52,7 @@ scenario() {
 			--seconds 6 --count 2000 --size 1500 >/dev/null
 		sleep 4
 		lab_xdp_off
-		say "destroyed: XDP detached, the pool is a zombie (STATE zombie, DETACHED grows): the socket still holds its pages, the kernel retries once a second"
+		say "destroyed: XDP detached, the pool is a zombie (STATE zombie, DETACH grows): the socket still holds its pages, the kernel retries once a second"
 		sleep 12
 		lab_release 5001
 		say "released: the socket closed, its pages came back: the pool is freed (-a keeps it on screen a while)"
@@ -167,8 +167,8 @@ if [ -t 1 ]; then
 	sleep 2
 	status_line &
 	lpid=$!
-	"$PPWATCH" top -a "${DEMO_INTERVAL:-1}"
+	"$PPWATCH" top netns "$LAB_B" -a "${DEMO_INTERVAL:-1}"
 else
 	# not a terminal (CI, a pipe): a bounded batch run instead
-	"$PPWATCH" top -b -a "${DEMO_INTERVAL:-1}" "${DEMO_COUNT:-30}"
+	"$PPWATCH" top netns "$LAB_B" -b -a "${DEMO_INTERVAL:-1}" "${DEMO_COUNT:-30}"
 fi
