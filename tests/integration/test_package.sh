@@ -217,16 +217,19 @@ deb_installs_runs_and_removes() {
 	check "init.d: stop" /etc/init.d/ppwatch-export stop >/dev/null
 	check "init.d: stopped" bash -c "! curl -sf -m 2 -o /dev/null http://127.0.0.1:$port/metrics"
 	# --textfile in EXPORT_ARGS: ready once its first file is written (it
-	# says so, as the listener says it listens), as --user ppwatch
-	echo 'EXPORT_ARGS="--textfile /var/lib/ppwatch/ppwatch.prom --interval 1"' >>/etc/default/ppwatch
+	# says so, as the listener says it listens), as --user ppwatch, into a
+	# directory that user owns (node_exporter's, on a real host)
+	local tfd=/var/tmp/ppwt$BASHPID.textfile
+	install -d -m 0755 -o ppwatch "$tfd"
+	at_exit "rm -rf $tfd"
+	echo "EXPORT_ARGS=\"--textfile $tfd/ppwatch.prom --interval 1\"" >>/etc/default/ppwatch
 	st=$(/etc/init.d/ppwatch-export start 2>&1)
 	f=$?
 	log "init.d start with --textfile: exit $f: $(tr '\n' ' ' <<<"$st")"
 	check "init.d: --textfile starts" [ "$f" -eq 0 ]
-	check "init.d: --textfile: ready, it said" grep -q '^ppwatch export: writing /var/lib/ppwatch/ppwatch.prom every 1s$' /var/log/ppwatch-export.log
-	check "init.d: --textfile: the file is there, the ppwatch user's" [ "$(stat -c %U /var/lib/ppwatch/ppwatch.prom 2>/dev/null)" = ppwatch ]
+	check "init.d: --textfile: ready, it said" grep -q "^ppwatch export: writing $tfd/ppwatch.prom every 1s\$" /var/log/ppwatch-export.log
+	check "init.d: --textfile: the file is there, the ppwatch user's" [ "$(stat -c %U "$tfd/ppwatch.prom" 2>/dev/null)" = ppwatch ]
 	check "init.d: --textfile: stop" /etc/init.d/ppwatch-export stop >/dev/null
-	rm -f /var/lib/ppwatch/ppwatch.prom
 	# a start whose exporter exits at once fails, and says why
 	echo 'EXPORT_ARGS="--user no-such-user-here"' >>/etc/default/ppwatch
 	st=$(/etc/init.d/ppwatch-export start 2>&1)
