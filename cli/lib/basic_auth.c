@@ -29,7 +29,8 @@ struct basic_auth {
 	size_t naddrs;
 	double tokens, at; /* every address together */
 	unsigned long checks;
-	struct crypt_data cd; /* big (tens of KiB): here, not on the stack */
+	double (*clock)(void); /* when a check ends: its penalty starts then */
+	struct crypt_data cd;  /* big (tens of KiB): here, not on the stack */
 };
 
 static void wipe_free(char *s)
@@ -233,13 +234,19 @@ enum basic_auth_result basic_auth_check(struct basic_auth *a, const struct socka
 	ok = u < a->n && h && h[0] != '*' && same(h, a->hashes[u]);
 	explicit_bzero(&a->cd, sizeof(a->cd));
 	if (!ok) {
-		penalize(b, now);
+		/* from the end of the check: its bcrypt may take longer than the penalty */
+		penalize(b, a->clock ? a->clock() : now);
 		return BASIC_AUTH_DENIED;
 	}
 	b->fails = 0;
 	b->until = 0;
 	remember(a, u, password);
 	return BASIC_AUTH_OK;
+}
+
+void basic_auth_set_clock(struct basic_auth *a, double (*clock)(void))
+{
+	a->clock = clock;
 }
 
 unsigned long basic_auth_checks(const struct basic_auth *a)

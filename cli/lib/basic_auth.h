@@ -70,6 +70,13 @@ struct basic_auth *basic_auth_new(const struct basic_auth_user *users, size_t n,
  */
 enum basic_auth_result basic_auth_check(struct basic_auth *a, const struct sockaddr *addr,
 					const char *user, const char *password, double now);
+/*
+ * The clock a wrong password's penalty starts by, once its bcrypt is done
+ * (the exporter's: now_mono_s()): a bcrypt that takes longer than the
+ * penalty on a loaded host must not have served the penalty by the time
+ * its 401 goes out. Without one (NULL), the penalty starts at 'now'.
+ */
+void basic_auth_set_clock(struct basic_auth *a, double (*clock)(void));
 /* bcrypt checks done (not answered from memory) */
 unsigned long basic_auth_checks(const struct basic_auth *a);
 /* passwords remembered now */

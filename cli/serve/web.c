@@ -251,6 +251,8 @@ struct web_state *web_state_load(const char *path, const struct web_state *prev)
 			web_state_put(w);
 			return NULL;
 		}
+		/* a wrong password's penalty runs from when its bcrypt ended */
+		basic_auth_set_clock(w->auth, now_mono_s);
 	}
 	return w;
 }

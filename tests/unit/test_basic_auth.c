@@ -14,6 +14,13 @@
 #define HASH_A "$2b$04$mMFdMtzQSRRI60T.a1xa6e.godWFmQHphoJ1SL7utad3aQbFnhF0y"
 #define HASH_B "$2b$04$CLEzerAifbSO9XdDB/nv0uHMHx14fJ6gOMR79JFaNXmc9VOIqwY6m"
 
+/* the clock a check ends by (basic_auth_set_clock): the test's */
+static double check_ends;
+static double test_clock(void)
+{
+	return check_ends;
+}
+
 static void test_check(void)
 {
 	const struct basic_auth_user users[] = { { "prometheus", HASH_A }, { "bob", HASH_B } };
@@ -22,6 +29,8 @@ static void test_check(void)
 	double t = 100;
 
 	CHECK(a != NULL, "new");
+	basic_auth_set_clock(a, test_clock);
+	check_ends = t;
 	CHECK_INT(basic_auth_check(a, NULL, "prometheus", "test-password", t), BASIC_AUTH_OK);
 	CHECK_INT(basic_auth_check(a, NULL, "bob", "other", t), BASIC_AUTH_OK);
 	CHECK_INT(basic_auth_checks(a), 2);
@@ -33,6 +42,21 @@ static void test_check(void)
 	r = basic_auth_check(a, NULL, "prometheus", "test-passwor", t);
 	CHECK_INT(r, BASIC_AUTH_BUSY);
 	CHECK_INT(basic_auth_check(a, NULL, "prometheus", "test-passwo", t + BASIC_AUTH_PENALTY),
+		  BASIC_AUTH_DENIED);
+	/*
+	 * A bcrypt that takes longer than the penalty (a loaded host): the
+	 * penalty runs from when the check ended, so a guess the moment the
+	 * 401 went out, or once the penalty has passed since the check
+	 * began, waits (the third wrong one: 4 x the penalty)
+	 */
+	t += 10;
+	check_ends = t + 3 * BASIC_AUTH_PENALTY;
+	CHECK_INT(basic_auth_check(a, NULL, "prometheus", "test-pass", t), BASIC_AUTH_DENIED);
+	CHECK_INT(basic_auth_check(a, NULL, "prometheus", "test-pas", check_ends), BASIC_AUTH_BUSY);
+	CHECK_INT(basic_auth_check(a, NULL, "prometheus", "test-pa", t + 4 * BASIC_AUTH_PENALTY + 0.1),
+		  BASIC_AUTH_BUSY);
+	CHECK_INT(basic_auth_check(a, NULL, "prometheus", "test-p",
+				   check_ends + 4 * BASIC_AUTH_PENALTY + 0.1),
 		  BASIC_AUTH_DENIED);
 
 	basic_auth_free(a);
