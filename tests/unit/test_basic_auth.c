@@ -53,7 +53,8 @@ static void test_check(void)
 	check_ends = t + 3 * BASIC_AUTH_PENALTY;
 	CHECK_INT(basic_auth_check(a, NULL, "prometheus", "test-pass", t), BASIC_AUTH_DENIED);
 	CHECK_INT(basic_auth_check(a, NULL, "prometheus", "test-pas", check_ends), BASIC_AUTH_BUSY);
-	CHECK_INT(basic_auth_check(a, NULL, "prometheus", "test-pa", t + 4 * BASIC_AUTH_PENALTY + 0.1),
+	CHECK_INT(basic_auth_check(a, NULL, "prometheus", "test-pa",
+				   t + 4 * BASIC_AUTH_PENALTY + 0.1),
 		  BASIC_AUTH_BUSY);
 	CHECK_INT(basic_auth_check(a, NULL, "prometheus", "test-p",
 				   check_ends + 4 * BASIC_AUTH_PENALTY + 0.1),
