@@ -65,8 +65,9 @@ check() {
 	"$@" || fail "$what"
 }
 
-# jq on a JSON document in a variable: jget "$doc" FILTER
-jget() { jq -er "$2" <<<"$1"; }
+# jq on a JSON document in a variable: jget "$doc" FILTER; an empty
+# document fails (jq -e alone passes no input at all: exit 0)
+jget() { [[ $1 == *[![:space:]]* ]] && jq -er "$2" <<<"$1"; }
 
 # numeric test with jq: num EXPR — e.g. num "$a + 1.3 <= $b"; non-numbers fail
 num() { jq -ne "$1" >/dev/null 2>&1; }
@@ -137,18 +138,18 @@ ppwatch_bg() {
 
 # Wait until a ppwatch started in the background with -v (stderr to ERR,
 # pid PID) has attached its probes, so that what the test does next happens
-# while it watches. Fails the test if ppwatch exits first or takes 30 s.
+# while it watches. Fails the test if ppwatch exits first, or hangs (120 s:
+# loading and verifying the programs on a loaded machine takes its time).
 # The pid in the line tells this ppwatch's line from one an earlier run left in
 # the same file: the child truncates the file only once it runs.
 wait_attached() {	# err pid
-	local i
-	for ((i = 0; i < 300; i++)); do
+	_attached() {
 		grep -q "loaded and attached .*(pid $2)" "$1" 2>/dev/null && return 0
 		kill -0 "$2" 2>/dev/null ||
 			fail "ppwatch exited before attaching: $(head -c 400 "$1" | tr '\n' ' ')"
-		sleep 0.1
-	done
-	fail "ppwatch did not attach within 30 s: $(head -c 400 "$1" | tr '\n' ' ')"
+		return 1
+	}
+	wait_until 120 "ppwatch (pid $2) to attach (its stderr: $1)" _attached "$@"
 }
 
 # wait_until SECONDS WHAT CMD...: wait for an event, CMD succeeding; SECONDS
@@ -164,23 +165,38 @@ wait_until() {
 	done
 }
 
+# json_after OUT T: wait until a ppwatch writing one JSON document a line
+# to OUT (top -j, watch -j) has printed one whose "time" (the instant its
+# numbers are of) is after T (Unix time, date +%s.%N), and print that line:
+# what ppwatch saw once what the test did before T had happened. Waits
+# only for that event (120 s: a hang).
+json_after() {
+	local out=$1 t=$2 line
+	_after() {
+		line=$(tail -n 1 "$out" 2>/dev/null)
+		[ -n "$line" ] && jq -e --argjson t "$t" '.time > $t' <<<"$line" >/dev/null 2>&1
+	}
+	wait_until 120 "a line in $out of a time after $t" _after
+	echo "$line"
+}
+
 # Start the exporter on a free port (extra args passed on); sets EXP_PID,
 # EXP_ADDR (host:port), EXP_HOST, EXP_PORT, EXP_ERR (its stderr). Stopped
 # when the case ends.
 export_start() {
-	local err=/tmp/ppwt$BASHPID.export.err i
+	local err=/tmp/ppwt$BASHPID.export.err
 	: >"$err"
 	"$PPWATCH" export --listen 127.0.0.1:0 "$@" 2>"$err" &
 	EXP_PID=$!
 	at_exit "kill $EXP_PID 2>/dev/null; wait $EXP_PID 2>/dev/null; rm -f $err"
 	EXP_ADDR=
-	for i in $(seq 150); do
+	_listening() {
 		EXP_ADDR=$(sed -n 's|^ppwatch export: listening on https\{0,1\}://\(.*\)/metrics$|\1|p' "$err")
-		[ -n "$EXP_ADDR" ] && break
+		[ -n "$EXP_ADDR" ] && return 0
 		kill -0 "$EXP_PID" 2>/dev/null || fail "export exited: $(cat "$err")"
-		sleep 0.1
-	done
-	[ -n "$EXP_ADDR" ] || fail "export did not start: $(cat "$err")"
+		return 1
+	}
+	wait_until 120 "export to listen" _listening
 	# for the test files that source this: unused here
 	# shellcheck disable=SC2034
 	EXP_HOST=${EXP_ADDR%:*} EXP_PORT=${EXP_ADDR##*:} EXP_ERR=$err

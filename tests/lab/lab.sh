@@ -68,6 +68,17 @@ lab_xdp_off() {
 	ip -n "$LAB_B" link set dev vb xdpdrv off
 }
 
+# Wait until a holder wrote its ready file, or is gone, or 60 s passed (a
+# hang: on a loaded machine a start is slow, never wrong).
+lab_wait_ready() {	# ready pid
+	local end=$((SECONDS + 60))
+	until [ -s "$1" ]; do
+		kill -0 "$2" 2>/dev/null || return 0
+		[ "$SECONDS" -lt "$end" ] || return 0
+		sleep 0.05
+	done
+}
+
 # Start a ppgen holder in B (ppgen hold ARGS...), wait until it wrote READY,
 # then send N datagrams of SIZE bytes from A to TO. Prints what it wrote.
 lab_hold_with() {	# ready to n size args...
@@ -76,10 +87,9 @@ lab_hold_with() {	# ready to n size args...
 	rm -f "$ready"
 	"$PPGEN" hold --netns "$LAB_B" "$@" --ready "$ready" \
 		--lifetime "${LAB_HOLD_LIFETIME:-600}" </dev/null >/dev/null 2>&1 &
-	for _ in $(seq 100); do
-		[ -s "$ready" ] && break
-		sleep 0.05
-	done
+	# until it says it is bound, or is gone (60 s: only a hang; a loaded
+	# machine is slow to start it, never wrong)
+	lab_wait_ready "$ready" $!
 	[ -s "$ready" ] || lab_fail "holder ($*) did not start" || return 1
 	"$PPGEN" send --netns "$LAB_A" --to "$to" --count "$n" --size "$size" \
 		>/dev/null || lab_fail "send failed" || return 1
@@ -131,11 +141,7 @@ lab_kind() {	# kind port args...
 	"$PPKINDS" "$kind" --netns "$LAB_B" --from "$LAB_A" --bind "$LAB_IP_B:$port" \
 		--ready "$ready" --lifetime "${LAB_HOLD_LIFETIME:-600}" "$@" \
 		</dev/null >/dev/null 2>"$LAB_DIR/kind.$port.err" &
-	for _ in $(seq 200); do
-		[ -s "$ready" ] && break
-		kill -0 $! 2>/dev/null || break
-		sleep 0.05
-	done
+	lab_wait_ready "$ready" $!
 	[ -s "$ready" ] ||
 		lab_fail "ppkinds $kind did not set up: $(cat "$LAB_DIR/kind.$port.err")" ||
 		return 1
