@@ -75,20 +75,35 @@ make_pki() {
 	[ -n "$HASH" ] || fail "no bcrypt hash from htpasswd"
 }
 
-# HTTP status of a request (curl args); 000: no answer
+# HTTP status of a request (curl args); 000: no answer (30 s: a hang)
 code() {
-	curl -s -m 5 -o /dev/null -w '%{http_code}' "$@"
+	curl -s -m 30 -o /dev/null -w '%{http_code}' "$@"
 }
 
 # the listener: the exporter's one child
 listener_pid() {
-	local i c
-	for i in $(seq 50); do
-		c=$(cat "/proc/$EXP_PID/task/$EXP_PID/children" 2>/dev/null)
-		[ -n "$c" ] && { echo "${c%% *}"; return 0; }
-		sleep 0.1
-	done
-	return 1
+	local c
+	_forked() { c=$(cat "/proc/$EXP_PID/task/$EXP_PID/children" 2>/dev/null); [ -n "$c" ]; }
+	wait_until 60 "the exporter $EXP_PID to fork its listener" _forked
+	echo "${c%% *}"
+}
+
+# said "WHAT" PATTERN [FILE]: the exporter says it (a grep -q PATTERN of
+# FILE, its stderr by default), waited for: what a SIGHUP makes it say is
+# said once the listener has re-read the file, however long a loaded
+# machine takes (60 s: a hang); a check that fails naming WHAT
+said() {
+	wait_until 60 "$1" grep -q -e "$2" "${3:-$EXP_ERR}"
+}
+
+# kill -HUP the exporter and wait until its listener has re-read the web
+# config (an exporter started with -v says so) or refused it
+hup_reread() {
+	local n
+	n=$(grep -c 'export: SIGHUP: .* \(re-read\|not taken\)' "$EXP_ERR")
+	kill -HUP "$EXP_PID"
+	_reread() { [ "$(grep -c 'export: SIGHUP: .* \(re-read\|not taken\)' "$EXP_ERR")" -gt "$n" ]; }
+	wait_until 60 "the listener to re-read the web config at SIGHUP" _reread
 }
 
 # one field of /proc/PID/status
@@ -161,21 +176,22 @@ sampler_reads_nothing_from_the_listener() {
 	web_yml "$WORK/web.yml" "basic_auth_users:" "  prometheus: $HASH"
 	for u in "${USERS[@]}"; do
 		# shellcheck disable=SC2086
-		export_start --interval 0.2 --web-config "$WORK/web.yml" $u
+		export_start --interval 0.2 --web-config "$WORK/web.yml" $u -v
 		fd=$(feed_fd_of "$EXP_PID")
 		[ -n "$fd" ] || fail "no socketpair of the sampler's in ss -xp"
 		out=$WORK/strace.$$
 		strace -q -p "$EXP_PID" -e trace=read,readv,recvfrom,recvmsg,pread64 -o "$out" &
 		n=$!
-		sleep 0.5
+		# strace has attached: the sampler's tracer is it
+		_traced() { [ "$(status_of "$EXP_PID" TracerPid)" = "$n" ]; }
+		wait_until 60 "strace to attach to the sampler" _traced
 		# scrapes, wrong passwords, garbage: whatever a client sends
 		for i in $(seq 10); do
 			code -u prometheus:"$PASS_WORD" "http://$EXP_ADDR/metrics" >/dev/null
 			code -u "prometheus:wrong$i" "http://$EXP_ADDR/metrics" >/dev/null
 			printf 'GARBAGE %s\r\n\r\n' "$i" | timeout 1 bash -c "cat >/dev/tcp/${EXP_ADDR%:*}/${EXP_ADDR##*:}" 2>/dev/null
 		done
-		kill -HUP "$EXP_PID"
-		sleep 1
+		hup_reread
 		kill "$n"
 		wait "$n" 2>/dev/null
 		log "${u:-root}: the sampler's feed is fd $fd; $(wc -l <"$out") reads traced, $(grep -c "^[a-z0-9]*($fd," "$out") on it"
@@ -198,10 +214,8 @@ listener_failures_are_said() {
 		export_start --interval 0.5 $u
 		l=$(listener_pid) || fail "no listener process"
 		kill -SEGV "$l"
-		for _ in $(seq 50); do
-			kill -0 "$EXP_PID" 2>/dev/null || break
-			sleep 0.1
-		done
+		_stopped() { ! kill -0 "$EXP_PID" 2>/dev/null; }
+		wait_until 60 "the exporter to stop" _stopped
 		wait "$EXP_PID"
 		rc=$?
 		log "${u:-root}: the listener killed by SIGSEGV: exit $rc, '$(grep -o 'the listener was killed.*' "$EXP_ERR")'"
@@ -291,14 +305,12 @@ tls_files_and_hashes_said() {
 		# the same at SIGHUP: warned again; a mismatched key not taken
 		: >"$EXP_ERR"
 		kill -HUP "$EXP_PID"
-		sleep 0.5
-		check "${u:-root}: SIGHUP: the expired certificate said again" grep -q "the server's certificate expired at" "$EXP_ERR"
-		check "${u:-root}: SIGHUP: the placeholder said again" grep -q "the example's placeholder" "$EXP_ERR"
+		said "${u:-root}: SIGHUP: the expired certificate said again" "the server's certificate expired at"
+		said "${u:-root}: SIGHUP: the placeholder said again" "the example's placeholder"
 		cp "$WORK/mismatch.yml" "$WORK/warn.yml"
 		kill -HUP "$EXP_PID"
-		sleep 0.5
-		check "${u:-root}: SIGHUP: a mismatched key said" grep -q "warn.yml:3:3: error: key_file $WORK/client.key is not the key of cert_file" "$EXP_ERR"
-		check "${u:-root}: and not taken" grep -q "SIGHUP: $WORK/warn.yml not taken; serving as before" "$EXP_ERR"
+		said "${u:-root}: SIGHUP: a mismatched key said" "warn.yml:3:3: error: key_file $WORK/client.key is not the key of cert_file"
+		said "${u:-root}: and not taken" "SIGHUP: $WORK/warn.yml not taken; serving as before"
 		check "${u:-root}: still served as before" [ "$(code -k -u good:"$PASS_WORD" "https://$EXP_ADDR/metrics")" = 200 ]
 		kill "$EXP_PID"
 		wait "$EXP_PID" 2>/dev/null
@@ -318,21 +330,18 @@ reload_weakening_is_warned() {
 		: >"$EXP_ERR"
 		web_yml "$live" "$(tls_lines VerifyClientCertIfGiven)" "  min_version: TLS12" "basic_auth_users:" "  prometheus: $HASH"
 		kill -HUP "$EXP_PID"
-		sleep 0.5
-		check "${u:-root}: client certificates made optional: warned" grep -q 'Warning: export: SIGHUP: client_auth_type VerifyClientCertIfGiven, was RequireAndVerifyClientCert: client certificates are optional from now on' "$EXP_ERR"
-		check "${u:-root}: an older TLS version allowed: warned" grep -q 'Warning: export: SIGHUP: min_version TLS12, was TLS13' "$EXP_ERR"
+		said "${u:-root}: client certificates made optional: warned" 'Warning: export: SIGHUP: client_auth_type VerifyClientCertIfGiven, was RequireAndVerifyClientCert: client certificates are optional from now on'
+		said "${u:-root}: an older TLS version allowed: warned" 'Warning: export: SIGHUP: min_version TLS12, was TLS13'
 		: >"$EXP_ERR"
 		web_yml "$live" "basic_auth_users:" "  prometheus: $HASH"
 		kill -HUP "$EXP_PID"
-		sleep 0.5
-		check "${u:-root}: TLS dropped: warned" grep -q "Warning: export: SIGHUP: $live has no tls_server_config any more: serving plain HTTP on 0.0.0.0:[0-9]* from now on" "$EXP_ERR"
-		check "${u:-root}: and as loudly as a start: passwords in the clear" grep -q 'Warning: export: SIGHUP: listening on 0.0.0.0:[0-9]*, beyond loopback, without TLS' "$EXP_ERR"
+		said "${u:-root}: TLS dropped: warned" "Warning: export: SIGHUP: $live has no tls_server_config any more: serving plain HTTP on 0.0.0.0:[0-9]* from now on"
+		said "${u:-root}: and as loudly as a start: passwords in the clear" 'Warning: export: SIGHUP: listening on 0.0.0.0:[0-9]*, beyond loopback, without TLS'
 		: >"$EXP_ERR"
 		: >"$live"
 		kill -HUP "$EXP_PID"
-		sleep 0.5
-		check "${u:-root}: basic auth dropped: warned" grep -q "Warning: export: SIGHUP: $live has no basic_auth_users any more" "$EXP_ERR"
-		check "${u:-root}: and as a start would: no authentication or TLS" grep -q 'Warning: export: SIGHUP: listening on 0.0.0.0:[0-9]*, beyond loopback: whoever reaches this host' "$EXP_ERR"
+		said "${u:-root}: basic auth dropped: warned" "Warning: export: SIGHUP: $live has no basic_auth_users any more"
+		said "${u:-root}: and as a start would: no authentication or TLS" 'Warning: export: SIGHUP: listening on 0.0.0.0:[0-9]*, beyond loopback: whoever reaches this host'
 		check "${u:-root}: and it is served so" [ "$(code "http://127.0.0.1:${EXP_ADDR##*:}/metrics")" = 200 ]
 		kill "$EXP_PID"
 		wait "$EXP_PID" 2>/dev/null
@@ -343,14 +352,16 @@ reload_at_once_drops_no_scrape() {
 	require_kernel
 	need_tools
 	make_pki
-	local u live=$WORK/live.yml h2 codes t0 t1 bad
+	local u live=$WORK/live.yml h2 codes bad
 	h2=$(htpasswd -nbBC 10 prometheus other-test-password | cut -d: -f2)
 	for u in "${USERS[@]}"; do
 		web_yml "$live" "$(tls_lines)" "basic_auth_users:" "  prometheus: $HASH"
-		# a long interval: the reload must not wait for a sample
+		# an interval longer than the case: a reload that waited for a
+		# sample would never be taken
 		# shellcheck disable=SC2086
-		export_start --interval 10 --web-config "$live" $u
-		# 10 scrapes a second for 4 s, a SIGHUP every 0.7 s meanwhile
+		export_start --interval 1h --web-config "$live" $u
+		# 10 scrapes a second for 4 s, a SIGHUP every 0.7 s meanwhile (the
+		# scenario's pace: what is asserted is every answer, not a time)
 		codes=$WORK/codes
 		: >"$codes"
 		(for _ in $(seq 40); do
@@ -368,17 +379,13 @@ reload_at_once_drops_no_scrape() {
 		log "${u:-root}: $(grep -c . "$codes") scrapes across 5 reloads: $(sort "$codes" | uniq -c | tr -s ' \n' ' ')"
 		check "${u:-root}: every scrape answered 200 across the reloads" [ "$bad" -eq 0 ]
 		check "${u:-root}: 40 of them" [ "$(grep -c '^200$' "$codes")" -eq 40 ]
-		# at once: a new password works right after the signal, without waiting for --interval
+		# at once: a new password is taken after the signal without a sample
+		# (--interval 1h), however long a loaded machine takes (how long is
+		# bench/'s, BENCH_ARGS=inputs)
 		web_yml "$live" "$(tls_lines)" "basic_auth_users:" "  prometheus: $h2"
-		t0=$(date +%s.%N)
 		kill -HUP "$EXP_PID"
-		for _ in $(seq 50); do
-			[ "$(code --cacert "$WORK/ca.crt" -u prometheus:other-test-password "https://$EXP_ADDR/metrics")" = 200 ] && break
-			sleep 0.05
-		done
-		t1=$(date +%s.%N)
-		log "${u:-root}: the new password took $(jq -n "$t1 - $t0") s (--interval 10)"
-		check "${u:-root}: taken within a second of SIGHUP" num "$t1 - $t0 < 1"
+		_new_password() { [ "$(code --cacert "$WORK/ca.crt" -u prometheus:other-test-password "https://$EXP_ADDR/metrics")" = 200 ]; }
+		wait_until 60 "${u:-root}: the new password taken without a sample (--interval 1h)" _new_password
 		check "${u:-root}: the old password refused" [ "$(code --cacert "$WORK/ca.crt" -u prometheus:"$PASS_WORD" "https://$EXP_ADDR/metrics")" = 401 ]
 		kill "$EXP_PID"
 		wait "$EXP_PID" 2>/dev/null
@@ -401,28 +408,25 @@ guessing_holds_off_only_the_guesser() {
 		r=$($ABUSE "$EXP_ADDR" guess 127.0.0.2 4 20 "prometheus:x" 1 127.0.0.1 "prometheus:$PASS_WORD") ||
 			fail "clients: $r"
 		log "${u:-root}: $r"
-		check "${u:-root}: the scrape served" jq -e '.scrape.status == 200' <<<"$r" >/dev/null
-		check "${u:-root}: within a second" jq -e '.scrape.seconds < 1' <<<"$r" >/dev/null
+		check "${u:-root}: the scrape served" jget "$r" '.scrape.status == 200' >/dev/null
 		check "${u:-root}: the guesser held off (429)" jq -e '.answers["429"] > 60' <<<"$r" >/dev/null
 		check "${u:-root}: a few guesses checked only (401)" jq -e '.answers["401"] <= 6' <<<"$r" >/dev/null
 		# a reload that keeps the hash keeps what was remembered: then the
 		# right password is served at once even from the guessing address
 		printf '# a comment: the same hash\n' >>"$live"
-		kill -HUP "$EXP_PID"
-		sleep 0.5
+		hup_reread
 		check "${u:-root}: the reload kept what was remembered" grep -q 'passwords of unchanged hashes still remembered' "$EXP_ERR"
 		r=$($ABUSE "$EXP_ADDR" guess 127.0.0.2 3 20 "prometheus:x" 1 127.0.0.2 "prometheus:$PASS_WORD") ||
 			fail "clients: $r"
 		log "${u:-root}: after SIGHUP, from the guessing address itself: $r"
-		check "${u:-root}: remembered: served at once, guesses or not" jq -e '.scrape.status == 200 and .scrape.seconds < 1' <<<"$r" >/dev/null
+		check "${u:-root}: remembered: served, guesses or not" jget "$r" '.scrape.status == 200' >/dev/null
 		# and after it, a new user's password from another address, checked anew
 		web_yml "$live" "basic_auth_users:" "  prometheus: $HASH" "  grafana: $HASH"
-		kill -HUP "$EXP_PID"
-		sleep 0.5
+		hup_reread
 		r=$($ABUSE "$EXP_ADDR" guess 127.0.0.2 3 20 "grafana:x" 1 127.0.0.4 "grafana:$PASS_WORD") ||
 			fail "clients: $r"
 		log "${u:-root}: after SIGHUP, a password not checked yet from 127.0.0.4: $r"
-		check "${u:-root}: served within a second" jq -e '.scrape.status == 200 and .scrape.seconds < 1' <<<"$r" >/dev/null
+		check "${u:-root}: served" jget "$r" '.scrape.status == 200' >/dev/null
 		kill "$EXP_PID"
 		wait "$EXP_PID" 2>/dev/null
 	done
@@ -468,14 +472,12 @@ the_units_filter_allows_what_the_exporter_calls() {
 	allowed=$(unit_allowed "$unit")
 	[ "$(wc -l <<<"$allowed")" -gt 200 ] || fail "the unit's filter did not expand: $(head -3 <<<"$allowed")"
 	web_yml "$WORK/web.yml" "$(tls_lines RequireAndVerifyClientCert)" "basic_auth_users:" "  prometheus: $HASH"
-	strace -f -qq -o "$out" "$PPWATCH" export --listen 127.0.0.1:0 --interval 0.3 \
+	strace -f -qq -o "$out" "$PPWATCH" export -v --listen 127.0.0.1:0 --interval 0.3 \
 		--web-config "$WORK/web.yml" 2>"$WORK/st.err" &
 	pid=$!
 	at_exit "kill $pid 2>/dev/null"
-	for i in $(seq 300); do
-		grep -q 'listening on' "$WORK/st.err" && break
-		sleep 0.1
-	done
+	_listening() { grep -q 'listening on' "$WORK/st.err" || { kill -0 "$pid" 2>/dev/null || return 0; false; }; }
+	wait_until 120 "the exporter under strace to listen" _listening
 	EXP_ADDR=$(sed -n 's|^ppwatch export: listening on https://\(.*\)/metrics$|\1|p' "$WORK/st.err")
 	[ -n "$EXP_ADDR" ] || fail "export under strace did not start: $(cat "$WORK/st.err")"
 	for i in 1 2 3; do
@@ -486,8 +488,7 @@ the_units_filter_allows_what_the_exporter_calls() {
 	# the exporter under strace: strace's child
 	EXP_PID=$(cat "/proc/$pid/task/$pid/children")
 	EXP_PID=${EXP_PID%% *}
-	kill -HUP "$EXP_PID"
-	sleep 1
+	EXP_ERR=$WORK/st.err hup_reread
 	code --cacert "$WORK/ca.crt" --cert "$WORK/client.crt" --key "$WORK/client.key" \
 		-u prometheus:"$PASS_WORD" "https://$EXP_ADDR/metrics" >/dev/null
 	kill "$EXP_PID"
