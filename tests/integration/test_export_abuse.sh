@@ -3,11 +3,13 @@
 #
 # ppwatch export under abuse, on loopback and bounded in count and time
 # (tests/integration/http_abuse.py makes the clients): 200 scrapes at
-# once, 50 slow clients while scrapes must still be answered within a
-# second, garbage, oversized heads, HTTP/1.0 and keep-alive, running out
-# of descriptors; memory and descriptors the same before and after. Then
-# what the exporter says and keeps: a warning when it listens beyond
-# loopback, and the capabilities it holds once loaded.
+# once, 50 slow clients while scrapes must still be answered (before the
+# slow clients' --timeout could make room), garbage, oversized heads,
+# HTTP/1.0 and keep-alive, running out of descriptors; memory and
+# descriptors the same before and after. Then what the exporter says and
+# keeps: a warning when it listens beyond loopback, and the capabilities it
+# holds once loaded. No latency is asserted: how long a scrape takes among
+# slow clients, against one alone, is bench/'s (BENCH_ARGS=inputs).
 
 ALL_TESTS="
 	two_hundred_scrapes_at_once
@@ -30,13 +32,12 @@ ABUSE="python3 $TOP/tests/integration/http_abuse.py"
 abuse_export() {
 	require_kernel
 	export_start --no-netlink --interval 0.5 "$@"
-	for _ in $(seq 50); do
+	_forked() {
 		LST=$(cat "/proc/$EXP_PID/task/$EXP_PID/children" 2>/dev/null)
 		LST=${LST%% *}
-		[ -n "$LST" ] && return 0
-		sleep 0.1
-	done
-	fail "no listener process under the exporter $EXP_PID"
+		[ -n "$LST" ]
+	}
+	wait_until 60 "a listener process under the exporter $EXP_PID" _forked
 }
 
 fds_of() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 | wc -l; }
@@ -49,14 +50,10 @@ conns() {
 	ss -Htn state established "( sport = :$EXP_PORT )" 2>/dev/null | wc -l
 }
 
-# wait until every client connection is gone (at most 5 s)
+# wait until every client connection is gone (60 s: a hang)
 drained() {
-	local i
-	for i in $(seq 50); do
-		[ "$(conns)" -eq 0 ] && return 0
-		sleep 0.1
-	done
-	return 1
+	_no_conns() { [ "$(conns)" -eq 0 ]; }
+	wait_until 60 "every client connection to close" _no_conns
 }
 
 two_hundred_scrapes_at_once() {
@@ -64,30 +61,33 @@ two_hundred_scrapes_at_once() {
 	local r
 	r=$($ABUSE "$EXP_ADDR" concurrent 200) || fail "clients: $r"
 	log "$r"
-	check "every scrape answered in full" jq -e '.complete == 200' <<<"$r" >/dev/null
-	check "within 5 s" jq -e '.max_s < 5' <<<"$r" >/dev/null
+	check "every scrape answered in full" jget "$r" '.complete == 200' >/dev/null
 	check "still running" kill -0 "$EXP_PID"
 	check "the listener too" kill -0 "$LST"
 }
 
+# A slow client's --timeout is far longer than the case (10 min): only the
+# room made for a new connection (the longest-waiting one without a whole
+# request goes) lets the scrapes in, and each must be answered (the
+# client waits 30 s for one: a hang), whatever a loaded machine's latency.
 slow_clients_do_not_keep_scrapes_out() {
-	abuse_export --max-clients 16
+	abuse_export --max-clients 16 --timeout 10m
 	local r
 	# 50 clients sending a byte a second, reconnecting when dropped, with
 	# room for only 16 connections; a scrape a half second meanwhile
 	r=$($ABUSE "$EXP_ADDR" slow 50 8) || fail "clients: $r"
 	log "--max-clients 16: $(jq -c '{scrapes, max_latency_s, slow_saw}' <<<"$r")"
-	check "every scrape answered" jq -e '.scrapes | keys == ["200"]' <<<"$r" >/dev/null
-	check "each within 1 s" jq -e '.max_latency_s < 1' <<<"$r" >/dev/null
-	check "slow clients told 408" jq -e '.slow_saw["408"] > 0' <<<"$r" >/dev/null
+	check "scrapes made" jget "$r" '.scrapes | add > 0' >/dev/null
+	check "every scrape answered" jget "$r" '.scrapes | keys == ["200"]' >/dev/null
+	check "slow clients told 408" jget "$r" '.slow_saw["408"] > 0' >/dev/null
 	# the default limit
 	kill "$EXP_PID"
 	wait "$EXP_PID" 2>/dev/null
-	abuse_export
+	abuse_export --timeout 10m
 	r=$($ABUSE "$EXP_ADDR" slow 50 6) || fail "clients: $r"
 	log "default --max-clients: $(jq -c '{scrapes, max_latency_s}' <<<"$r")"
-	check "default: every scrape answered within 1 s" \
-		jq -e '(.scrapes | keys == ["200"]) and .max_latency_s < 1' <<<"$r" >/dev/null
+	check "default: every scrape answered" \
+		jget "$r" '(.scrapes | add > 0) and (.scrapes | keys == ["200"])' >/dev/null
 }
 
 malformed_oversized_old_and_kept_alive() {
@@ -127,7 +127,9 @@ descriptors_run_out() {
 	c1=$(cpu_ticks "$LST")
 	lines=$(($(wc -l <"$EXP_ERR") - lines))
 	log "limit $((n + 4)) descriptors, 100 clients for 3 s: $r; $((c1 - c0)) CPU ticks, $lines log lines"
-	# before: the listener stayed readable, 100% CPU, 1.7M log lines in 6 s
+	# before: the listener stayed readable, 100% CPU, 1.7M log lines in 6 s.
+	# CPU the listener used, not wall time: a loaded machine gives a
+	# spinning loop less of it, never a resting one more
 	check "no spinning: under 0.5 s of CPU in 3 s" [ $((c1 - c0)) -lt 50 ]
 	check "no flood of messages" [ "$lines" -lt 20 ]
 	check "waiting clients are told 503" jq -e '.after["503"] > 0' <<<"$r" >/dev/null
@@ -156,7 +158,9 @@ nothing_leaks() {
 	abuse_round || fail "clients failed"
 	abuse_round || fail "clients failed"
 	drained || fail "connections did not close"
-	sleep 0.5
+	# the listener has closed its side of each (a leak never does: 60 s)
+	_closed() { [ "$(fds_of "$LST")" -le "$f0" ]; }
+	wait_until 60 "the listener to close the connections' descriptors ($(fds_of "$LST") > $f0)" _closed
 	f1=$(fds_of "$LST")
 	r1=$(rss_kb "$LST")
 	s1="$(fds_of "$EXP_PID") $(rss_kb "$EXP_PID")"
@@ -176,10 +180,8 @@ warns_beyond_loopback() {
 	"$PPWATCH" export --no-netlink --listen 0.0.0.0:0 2>"$err" &
 	pid=$!
 	at_exit "kill $pid 2>/dev/null; wait $pid 2>/dev/null"
-	for _ in $(seq 100); do
-		grep -q 'listening on http' "$err" && break
-		sleep 0.1
-	done
+	_listening() { grep -q 'listening on http' "$err" || ! kill -0 "$pid" 2>/dev/null; }
+	wait_until 120 "the exporter on 0.0.0.0 to listen" _listening
 	log "$(grep -i 'beyond loopback' "$err" | cut -c1-120)"
 	check "warns beyond loopback" grep -q 'Warning: export: listening on 0.0.0.0:[0-9]*, beyond loopback' "$err"
 }
@@ -211,7 +213,12 @@ privileges_after_load() {
 	sockets0=$(sockets_of "$EXP_PID")
 	lab_begin
 	lab_hold 100 >/dev/null || fail "holder"
-	sleep 1.5
+	# the exporter follows the new namespaces: netlink sockets in them
+	_followed() { [ "$(sockets_of "$EXP_PID")" -gt "$sockets0" ]; }
+	wait_until 60 "the exporter to open sockets in the new namespaces" _followed
+	# and a sample of the lab's pool
+	_scraped() { scrape | grep '^ppwatch_pool_inflight_pages{' | grep -F "netns=\"$(lab_netns_ino)\"" | grep -q 'device="vb"'; }
+	wait_until 60 "the new lab's pool in a scrape" _scraped
 	sockets1=$(sockets_of "$EXP_PID")
 	log "sockets $sockets0 -> $sockets1 after a new lab"
 	check "netlink sockets opened in the new namespaces" [ "$sockets1" -gt "$sockets0" ]
@@ -233,7 +240,10 @@ privileges_after_load() {
 		[ "$bit" -eq 39 ] && continue
 		has_cap "$eff" "$bit" && fail "capability $bit kept with --no-netlink"
 	done
-	check "still scraping the maps" grep -q '^ppwatch_collect_errors_total 0$' <<<"$(sleep 1; scrape)"
+	# samples taken as nobody, after the drop (the first was taken at start)
+	_sampled() { [ "$(scrape | awk '$1 == "ppwatch_collects_total" { print $2 }')" -ge 3 ] 2>/dev/null; }
+	wait_until 60 "samples taken with --user nobody" _sampled
+	check "still scraping the maps" grep -q '^ppwatch_collect_errors_total 0$' <<<"$(scrape)"
 	"$PPWATCH" export --user no-such-user-here >/dev/null 2>"$EXP_ERR.2"
 	check "--user: an unknown user is an error" grep -q "no such user" "$EXP_ERR.2"
 	rm -f "$EXP_ERR.2"
