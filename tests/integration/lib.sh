@@ -180,6 +180,33 @@ json_after() {
 	echo "$line"
 }
 
+# record_with_gap FILE ERR [ARGS...]: 'ppwatch -v record -o FILE ARGS...'
+# (stderr in ERR) whose holder scans fail (every BPF iterator read: EIO,
+# tests/lab/faultinj.c) from once a scan is recorded until the gap they make
+# is, then succeed again; ended (SIGINT) once a scan after the gap's end is
+# recorded. Each step waits for its event, none for a time.
+record_with_gap() {
+	local rec=$1 err=$2 rpid flag=$1.failing
+	shift 2
+	rm -f "$flag"
+	LD_PRELOAD=$OUTPUT/lab/faultinj.so PPW_FAULT_ITER_EIO_WHILE=$flag \
+		"$PPWATCH" -v record -o "$rec" "$@" 2>"$err" &
+	rpid=$!
+	at_exit "kill $rpid 2>/dev/null; rm -f $flag"
+	wait_attached "$err" $rpid
+	wait_until 120 "a holder scan in $rec" grep -q '"type":"holders"' "$rec"
+	: >"$flag"
+	wait_until 120 "the failing scans' gap in $rec" grep -q '"type":"gap".*"what":"holder scan"' "$rec"
+	rm -f "$flag"
+	_scan_after_gap() {
+		jq -e -s '(map(.type == "gap" and has("until")) | index(true)) as $g
+			| $g != null and (map(.type) | rindex("holders")) > $g' "$rec" >/dev/null 2>&1
+	}
+	wait_until 120 "a holder scan after the gap's end in $rec" _scan_after_gap
+	kill -INT $rpid
+	wait $rpid
+}
+
 # Start the exporter on a free port (extra args passed on); sets EXP_PID,
 # EXP_ADDR (host:port), EXP_HOST, EXP_PORT, EXP_ERR (its stderr). Stopped
 # when the case ends.

@@ -68,13 +68,14 @@ every_command_json_matches_its_schema() {
 	"$PPWATCH" -j check --run true --deadline 1 >"$WORK/check-run.json" 2>/dev/null
 	validate check "$WORK/check.json" "$WORK/check-validate.json" "$WORK/check-run.json"
 	# the streams, and a destroy for them to see
-	"$PPWATCH" -j watch 5 >"$WORK/watch.jsonl" 2>/dev/null &
+	"$PPWATCH" -v -j watch 5 >"$WORK/watch.jsonl" 2>"$WORK/watch.err" &
 	w=$!
-	"$PPWATCH" -j stacks 5 >"$WORK/stacks.json" 2>/dev/null &
+	"$PPWATCH" -v -j stacks 5 >"$WORK/stacks.json" 2>"$WORK/stacks.err" &
 	s=$!
-	sleep 2
+	wait_attached "$WORK/watch.err" $w
+	wait_attached "$WORK/stacks.err" $s
 	lab_xdp_off
-	sleep 1.2
+	wait_until 60 "watch to see the destroy" grep -q '"event":"destroy"' "$WORK/watch.jsonl"
 	"$PPWATCH" -j postmortem >"$WORK/postmortem.json" 2>/dev/null
 	lab_release
 	wait $w $s
@@ -93,31 +94,42 @@ every_record_type_matches_its_schema() {
 	require_kernel
 	need_jsonschema
 	workdir
-	local out pid
+	local out pid hpid
 	lab_begin
-	read -r pid _ < <(lab_hold 300 1000) || fail "holder"
+	read -r hpid _ < <(lab_hold 300 1000) || fail "holder"
 	# small files: records split in parts; stacks for the stacks record; the
 	# incident's pages kept in FILE.incidents however fast the host's other
-	# pools' snapshots rotate the set
+	# pools' snapshots rotate the set; no periodic scan within the case (the
+	# destroy and the stall start theirs), so the last one before the free
+	# names the holder, however the release falls between scans and retries
 	"$PPWATCH" -v record -o "$WORK/rec" --max-size 16k --max-files 50 --snapshot-every 0.3 \
-		--scan-every 1 --stall-after 1s --oldest-pages 200 --stacks=4 --incident-size 1m 60 \
+		--scan-every 1m --stall-after 1s --oldest-pages 200 --stacks=4 --incident-size 1m \
 		2>"$WORK/err" &
 	pid=$!
 	wait_attached "$WORK/err" $pid
-	sleep 1
+	wait_until 120 "a snapshot recorded" bash -c "cat '$WORK'/rec* 2>/dev/null | grep -q '\"type\":\"snapshot\"'"
 	lab_xdp_off
-	sleep 3
+	# the lab's pool's stall (--stall-after 1s) and a scan naming its
+	# holder, kept in the incident (other labs on the host have theirs)
+	_stalled_scanned() {
+		jq -e -s --arg ns "$(lab_netns_ino)" --arg p "pid $hpid ppgen" '
+			(map(.type == "event" and .event.event == "stalled" and (.event.netns|tostring) == $ns) | index(true)) as $s
+			| $s != null and (map(.type == "holders" and (tostring | contains($p))) | rindex(true)) > $s' \
+			"$WORK/rec.incidents" >/dev/null 2>&1
+	}
+	wait_until 120 "the lab pool's stall and a scan naming its holder in rec.incidents" _stalled_scanned
 	lab_release
 	# ended once the pool is freed (its free is the retry after the release)
-	for _ in $(seq 300); do
-		grep -q '"event":"freed"' "$WORK/rec.incidents" 2>/dev/null && break
-		sleep 0.1
-	done
+	_freed() {
+		jq -e -s --arg ns "$(lab_netns_ino)" \
+			'any(.[]; .type == "event" and .event.event == "freed" and (.event.netns|tostring) == $ns)' \
+			"$WORK/rec.incidents" >/dev/null 2>&1
+	}
+	wait_until 120 "the lab pool's free in rec.incidents" _freed
 	kill -INT $pid
 	wait $pid || fail "record: $(cat "$WORK/err")"
-	# and gaps: holder scans that fail for a second (injected from outside)
-	LD_PRELOAD=$OUTPUT/lab/faultinj.so PPW_FAULT_ITER_EIO=2-3 "$PPWATCH" -v record \
-		-o "$WORK/gap" --scan-every 0.3 4 2>"$WORK/gap.err" || fail "record: $(cat "$WORK/gap.err")"
+	# and gaps: holder scans that fail (injected from outside) until the gap is recorded
+	record_with_gap "$WORK/gap" "$WORK/gap.err" --scan-every 0.3 || fail "record: $(cat "$WORK/gap.err")"
 	out=$(python3 "$VALIDATE" --recording "$WORK"/rec* "$WORK/gap" 2>"$WORK/v.err") ||
 		fail "records not valid against docs/schema/recording/: $(head -c 1500 "$WORK/v.err")"
 	log "records by type: $out"
@@ -131,7 +143,8 @@ every_record_type_matches_its_schema() {
 		bash -c "cat '$WORK'/rec* | awk -v m=\"\$(head -1 '$WORK/rec' | jq .max_record_bytes)\" 'length(\$0) + 1 > m { bad++ } END { exit bad > 0 }'"
 	"$PPWATCH" -j postmortem "$WORK/rec" >"$WORK/pm.json" 2>/dev/null
 	validate postmortem "$WORK/pm.json"
-	check "postmortem of it: the pool, its holder" jq -e --arg p "ppgen" \
+	log "postmortem of it: $(jq -c "[.pools[] | {id, state, netns, h: [.holders.holders[]?.holder]}]" "$WORK/pm.json")"
+	check "postmortem of it: the pool, its holder" jq -e --arg p "pid $hpid ppgen" \
 		'any(.pools[]; .state == "freed" and any(.holders.holders[]?; .holder | contains($p)))' "$WORK/pm.json" >/dev/null
 }
 

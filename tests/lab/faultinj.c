@@ -2,29 +2,22 @@
 /*
  * Transient faults for the recorder's tests, injected from outside
  * (LD_PRELOAD=faultinj.so): ppwatch itself has no test hooks. With
- * PPW_FAULT_ITER_EIO=FROM-TO (seconds since the process started), every
- * read of a BPF iterator (an fd that is anon_inode:bpf_iter: the holder
- * scan's, discovery's) in that window fails with EIO, as a walk that
- * made no progress does; every other read is the real one.
+ * PPW_FAULT_ITER_EIO_WHILE=PATH, every read of a BPF iterator (an fd that
+ * is anon_inode:bpf_iter: the holder scan's, discovery's) fails with EIO
+ * while PATH exists, as a walk that made no progress does; every other
+ * read is the real one. The test makes and removes PATH when what it
+ * waits for has happened (a window in seconds since the start was a race
+ * with a loaded machine's slow start).
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static ssize_t (*real_read)(int, void *, size_t);
-static double from, to, t0;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+static const char *flag;
 
 static int is_iter(int fd)
 {
@@ -43,7 +36,7 @@ ssize_t read(int fd, void *buf, size_t len)
 {
 	if (!real_read)
 		real_read = (ssize_t(*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
-	if (to > 0 && now() - t0 >= from && now() - t0 < to && is_iter(fd)) {
+	if (flag && is_iter(fd) && !access(flag, F_OK)) {
 		errno = EIO;
 		return -1;
 	}
@@ -52,9 +45,7 @@ ssize_t read(int fd, void *buf, size_t len)
 
 __attribute__((constructor)) static void faultinj_init(void)
 {
-	const char *s = getenv("PPW_FAULT_ITER_EIO");
+	const char *s = getenv("PPW_FAULT_ITER_EIO_WHILE");
 
-	t0 = now();
-	if (s && sscanf(s, "%lf-%lf", &from, &to) != 2)
-		from = to = 0;
+	flag = s && *s ? s : NULL;
 }
