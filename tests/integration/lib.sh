@@ -229,9 +229,24 @@ export_start() {
 	EXP_HOST=${EXP_ADDR%:*} EXP_PORT=${EXP_ADDR##*:} EXP_ERR=$err
 }
 
-# One scrape of the exporter export_start started (curl args passed on).
+# One scrape of the exporter export_start started (curl args passed on;
+# 30 s: a hang).
+# shellcheck disable=SC2120 # the test files pass curl options, scrape_after none
 scrape() {
-	curl -sf -m 5 "$@" "http://$EXP_ADDR/metrics"
+	curl -sf -m 30 "$@" "http://$EXP_ADDR/metrics"
+}
+
+# scrape_after T: wait until a scrape shows a sample the exporter took
+# after T (Unix time: its ppwatch_last_collect_timestamp_seconds), and
+# print it: the exporter's view once what the test did before T happened.
+scrape_after() {
+	local t=$1 m
+	_sampled_after() {
+		m=$(scrape) &&
+			awk -v t="$t" '$1 == "ppwatch_last_collect_timestamp_seconds" { found = 1; ok = $2 > t } END { exit !(found && ok) }' <<<"$m"
+	}
+	wait_until 120 "a sample of the exporter's after $t" _sampled_after
+	echo "$m"
 }
 
 # The id of the lab's vb pool(s) according to ppwatch, from a pools -j document.

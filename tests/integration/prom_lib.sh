@@ -55,7 +55,9 @@ prom_start() {	# prom_start CONFIG DIR: sets PROM_PORT, PROM_PID
 			--storage.tsdb.retention.time=1h --log.level=warn >"$dir/prometheus.log" 2>&1 &
 		PROM_PID=$!
 		at_exit "kill $PROM_PID 2>/dev/null; wait $PROM_PID 2>/dev/null"
-		for _ in $(seq 100); do
+		# ready, or gone (120 s: a hang; a loaded machine starts it slowly)
+		local end=$((SECONDS + 120))
+		while [ "$SECONDS" -lt "$end" ]; do
 			prom_api /-/ready >/dev/null 2>&1 && return 0
 			kill -0 "$PROM_PID" 2>/dev/null || break
 			sleep 0.2

@@ -101,11 +101,11 @@ metrics_follow_the_lab() {
 	require_kernel
 	lab_begin
 	lab_hold 400 1000 >/dev/null || fail "holder"
+	local ns m id inflight held rel z age t0 t1 tc
+	t0=$(date +%s.%N)
 	export_start --interval 0.3
-	local ns m id inflight held rel z age
 	ns="netns=\"$(lab_netns_ino)\""
-	sleep 0.8
-	m=$(scrape) || fail "scrape failed"
+	m=$(scrape_after "$t0") || fail "no sample"
 	id=$(grep '^ppwatch_pool_inflight_pages{' <<<"$m" | grep -F "$ns" | grep -F 'device="vb"' |
 		sed -n 's/.*pool_id="\([^"]*\)".*/\1/p' | head -1)
 	[ -n "$id" ] || fail "no vb pool in the scrape: $(grep -c . <<<"$m") lines"
@@ -120,20 +120,25 @@ metrics_follow_the_lab() {
 	check "oldest page age" num "$(metric ppwatch_pool_oldest_page_age_seconds "pool_id=\"$id\"" <<<"$m") > 0"
 	check "labels: ifindex of vb" grep -qF "pool_id=\"$id\",device=\"vb\",ifindex=\"$(ip -n "$LAB_B" -o link show vb | cut -d: -f1)\"" <<<"$m"
 
+	t0=$(date +%s.%N)
 	lab_xdp_off
-	sleep 1.5
-	m=$(scrape) || fail "scrape failed"
+	t1=$(date +%s.%N)
+	m=$(scrape_after "$t1") || fail "no sample after the destroy"
 	z=$(metric ppwatch_pool_zombie "pool_id=\"$id\"" <<<"$m")
 	age=$(metric ppwatch_pool_detach_age_seconds "pool_id=\"$id\"" <<<"$m")
-	log "after XDP off: zombie=$z detach_age=$age retries=$(metric ppwatch_pool_release_retries_total "pool_id=\"$id\"" <<<"$m")"
+	tc=$(awk '$1 == "ppwatch_last_collect_timestamp_seconds" { print $2 }' <<<"$m")
+	log "after XDP off (between $t0 and $t1): zombie=$z detach_age=$age at $tc retries=$(metric ppwatch_pool_release_retries_total "pool_id=\"$id\"" <<<"$m")"
 	check "zombie" num "$z == 1"
-	check "detach age" num "$age > 0.5"
+	# the time since the destroy, as the test's clock brackets it (to the
+	# exposition's millisecond)
+	check "detach age" num "$age >= $tc - $t1 - 0.002 and $age <= $tc - $t0 + 0.002"
 	check "counted as a zombie" num "$(metric ppwatch_pools 'state="zombie"' <<<"$m") >= 1"
 
 	lab_release
-	sleep 1.5
-	m=$(scrape) || fail "scrape failed"
-	check "a freed pool leaves the output" [ -z "$(grep -F "pool_id=\"$id\"" <<<"$m")" ]
+	# freed at the kernel's next retry: waited for (a pool never dropped
+	# from the output fails after 60 s)
+	_gone() { m=$(scrape) && ! grep -qF "pool_id=\"$id\"" <<<"$m"; }
+	wait_until 60 "the freed pool to leave the output" _gone
 	check "stderr is quiet" [ "$(grep -vc "^ppwatch export: listening" "$EXP_ERR")" -eq 0 ]
 }
 
@@ -141,11 +146,12 @@ formats_and_promtool() {
 	require_kernel
 	lab_begin
 	lab_hold 200 >/dev/null || fail "holder"
+	local h body om=/tmp/ppwt$BASHPID.om txt=/tmp/ppwt$BASHPID.txt t0
+	t0=$(date +%s.%N)
 	export_start --interval 0.5
-	local h body om=/tmp/ppwt$BASHPID.om txt=/tmp/ppwt$BASHPID.txt
 	at_exit "rm -f $om $txt"
-	sleep 0.7
-	h=$(curl -sf -m 5 -D - -o "$om" \
+	scrape_after "$t0" >/dev/null || fail "no sample"
+	h=$(curl -sf -m 30 -D - -o "$om" \
 		-H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1' \
 		"http://$EXP_ADDR/metrics") || fail "OpenMetrics scrape failed"
 	check "OpenMetrics content type" grep -qi '^content-type: application/openmetrics-text; version=1.0.0' <<<"$h"
@@ -213,7 +219,9 @@ http_robustness() {
 		) &
 		slow+=($!)
 	done
-	sleep 0.3
+	# the slow clients connected (the scenario; nothing is timed)
+	_slow_in() { [ "$(ss -Htn state established "( sport = :$EXP_PORT )" 2>/dev/null | wc -l)" -ge 3 ]; }
+	wait_until 60 "the three slow clients to connect" _slow_in
 	for i in 1 2 3 4 5; do
 		t0=$(date +%s.%N)
 		if scrape >/dev/null; then
@@ -234,12 +242,21 @@ http_robustness() {
 	# at --max-clients with idle connections, a scrape is served anyway: the
 	# connection that waited longest for a request makes room
 	local -a idle
+	local lsock l
+	l=$(cat "/proc/$EXP_PID/task/$EXP_PID/children")
+	lsock=$(find "/proc/${l%% *}/fd" -mindepth 1 -maxdepth 1 -lname 'socket:*' | wc -l)
 	for i in 1 2 3 4; do
 		exec {fd}<>"/dev/tcp/$EXP_HOST/$EXP_PORT"
 		idle+=("$fd")
 	done
-	sleep 0.3
-	r=$(curl -s -m 5 -o /dev/null -w '%{http_code} %{time_total}' "http://$EXP_ADDR/metrics")
+	# the listener has taken them: four connections it holds
+	_idle_taken() {
+		local l
+		l=$(cat "/proc/$EXP_PID/task/$EXP_PID/children" 2>/dev/null)
+		[ "$(find "/proc/${l%% *}/fd" -mindepth 1 -maxdepth 1 -lname 'socket:*' 2>/dev/null | wc -l)" -ge $((lsock + 4)) ]
+	}
+	wait_until 60 "the listener to take the four idle connections" _idle_taken
+	r=$(curl -s -m 30 -o /dev/null -w '%{http_code} %{time_total}' "http://$EXP_ADDR/metrics")
 	log "a scrape at --max-clients 4 with 4 idle connections: $r"
 	check "served at --max-clients ($r)" [ "${r% *}" = 200 ]
 	for fd in "${idle[@]}"; do exec {fd}>&-; done
@@ -359,15 +376,19 @@ prometheus_with() {
 	log "prometheus on 127.0.0.1:$PROM_PORT scraping $EXP_ADDR"
 
 	# the target comes up (Prometheus asks for OpenMetrics: this parses it)
-	for n in $(seq 60); do
+	_up() {
 		q=$(prom_api /api/v1/targets | jq -c '.data.activeTargets[0] | {health, lastError}')
-		[ "$(jq -r .health <<<"$q")" = up ] && break
-		sleep 0.5
-	done
+		[ "$(jq -r .health <<<"$q" 2>/dev/null)" = up ]
+	}
+	wait_until 120 "Prometheus to scrape the target" _up
 	log "target: $q"
 	check "target up, scraped without error" jq -e '.health == "up" and .lastError == ""' <<<"$q" >/dev/null
 	check "Prometheus asked for and got OpenMetrics" grep -q ' 200 [0-9]* bytes (openmetrics)$' "$EXP_ERR"
-	sleep 4	# enough samples for rate() over 10s
+	# enough samples for rate() over 10s: five of them
+	_samples() {
+		[ "$(prom_query 'count_over_time(up{job="ppwatch"}[10s])' | jq -r '.data.result[0].value[1] // 0')" -ge 5 ] 2>/dev/null
+	}
+	wait_until 120 "five samples in Prometheus" _samples
 
 	known=$(known_metrics)
 	items=$(scrape | grep -c '^ppwatch_\(pool\|device\)_item_')
@@ -416,12 +437,12 @@ prometheus_with() {
 	id=$(scrape | grep '^ppwatch_pool_zombie{' | grep -F "netns=\"$(lab_netns_ino)\"" |
 		awk '$NF == 1' | sed -n 's/.*pool_id="\([^"]*\)".*/\1/p' | head -1)
 	[ -n "$id" ] || fail "no zombie pool of the lab in the scrape"
-	for n in $(seq 60); do
+	_firing() {
 		q=$(prom_api /api/v1/alerts | jq -c --arg id "$id" \
 			'[.data.alerts[] | select(.labels.alertname == "PagePoolStalled" and .labels.pool_id == $id)] | first')
-		[ "$(jq -r '.state // empty' <<<"$q")" = firing ] && break
-		sleep 0.5
-	done
+		[ "$(jq -r '.state // empty' <<<"$q" 2>/dev/null)" = firing ]
+	}
+	wait_until 120 "PagePoolStalled to fire for pool $id" _firing
 	log "alert: $(jq -c '{state, labels: {alertname: .labels.alertname, pool_id: .labels.pool_id, device: .labels.device, severity: .labels.severity}, summary: .annotations.summary}' <<<"$q")"
 	check "PagePoolStalled fires for zombie pool $id" jq -e '.state == "firing" and .labels.device == "vb"' <<<"$q" >/dev/null
 	check "prometheus logged no errors" [ -z "$(grep -i 'level=error' "$dir/prometheus.log")" ]
