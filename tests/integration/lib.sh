@@ -229,6 +229,17 @@ export_start() {
 	EXP_HOST=${EXP_ADDR%:*} EXP_PORT=${EXP_ADDR##*:} EXP_ERR=$err
 }
 
+# kill -HUP the exporter export_start started and wait until its listener
+# has taken the web config again or refused it (it says which): what a reload changes is in force then, however long a loaded
+# machine took (60 s: a hang)
+hup_reread() {
+	local n
+	n=$(grep -c 'export: SIGHUP: .* taken' "$EXP_ERR")
+	kill -HUP "$EXP_PID"
+	_reread() { [ "$(grep -c 'export: SIGHUP: .* taken' "$EXP_ERR")" -gt "$n" ]; }
+	wait_until 60 "the listener to re-read the web config at SIGHUP" _reread
+}
+
 # One scrape of the exporter export_start started (curl args passed on;
 # 30 s: a hang).
 # shellcheck disable=SC2120 # the test files pass curl options, scrape_after none

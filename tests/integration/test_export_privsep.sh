@@ -96,16 +96,6 @@ said() {
 	wait_until 60 "$1" grep -q -e "$2" "${3:-$EXP_ERR}"
 }
 
-# kill -HUP the exporter and wait until its listener has re-read the web
-# config (an exporter started with -v says so) or refused it
-hup_reread() {
-	local n
-	n=$(grep -c 'export: SIGHUP: .* \(re-read\|not taken\)' "$EXP_ERR")
-	kill -HUP "$EXP_PID"
-	_reread() { [ "$(grep -c 'export: SIGHUP: .* \(re-read\|not taken\)' "$EXP_ERR")" -gt "$n" ]; }
-	wait_until 60 "the listener to re-read the web config at SIGHUP" _reread
-}
-
 # one field of /proc/PID/status
 status_of() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
