@@ -125,7 +125,9 @@ rule_max_oldest_age() {
 	# ppwatch started make its oldest age a lower bound)
 	lab_xdp_off
 	rules_file hasty 'max_oldest_age: 500ms'
-	"$PPWATCH" -v -j check --window 2.5 -f "$RULES" >"$out" 2>"$out.err" &
+	# (a window that the holds, a loaded machine's slow start included,
+	# fall well inside: pages older than 500 ms at its end)
+	"$PPWATCH" -v -j check --window 5 -f "$RULES" >"$out" 2>"$out.err" &
 	pid=$!
 	wait_attached "$out.err" $pid
 	lab_xdp_on || fail "XDP on"
@@ -157,13 +159,16 @@ rule_max_zombie_age() {
 	run_check 0 --window 0.3 -f "$f"
 	check "no zombie: passes" grep -q '^PASS  none-yet: max_zombie_age <= 0ms: 1 pool, no zombies$' <<<"$OUT"
 	lab_xdp_off
+	# the scenario: a zombie older than the strict rule's second (a loaded
+	# machine only makes it older; nothing is asserted of the time)
 	sleep 1.5
+	# no netdev: the zombie is found at a retry in the window; three of them
 	rules_file lenient 'max_zombie_age: 1h'
-	run_check 0 -f "$RULES"
+	run_check 0 --window 3 -f "$RULES"
 	log "$OUT"
 	check "a young zombie passes a lenient rule" grep -qE '^PASS  lenient: max_zombie_age <= 1h00m: 1 zombie, longest [0-9.]+s, pool [0-9]+ \(vb\)$' <<<"$OUT"
 	rules_file strict 'max_zombie_age: 1s'
-	run_check 1 -f "$RULES"
+	run_check 1 --window 3 -f "$RULES"
 	log "$OUT"
 	check "fails: names the pool and how long" grep -qE '^FAIL  strict: max_zombie_age <= 1.0s: pool [0-9]+ \(vb\): zombie for [0-9.]+s > 1.0s$' <<<"$OUT"
 }
@@ -211,7 +216,7 @@ rule_max_losses() {
 	run_check 0 --window 0.3 -f "$rules"
 	check "no losses: passes" grep -q '^PASS  complete: max_losses <= 0: 0 lost$' <<<"$OUT"
 	# a 16-page ledger with 300 pages arriving while ppwatch watches
-	"$PPWATCH" -v check --level all --max-pages 16 --window 2.5 -f "$rules" >"$out" 2>&1 &
+	"$PPWATCH" -v check --level all --max-pages 16 --window 5 -f "$rules" >"$out" 2>&1 &
 	pid=$!
 	wait_attached "$out" $pid
 	lab_hold 300 1000 5002 >/dev/null || fail "holder 2"
@@ -265,13 +270,15 @@ run_holder_released_passes() {
 	lab_begin
 	local pid
 	read -r pid _ < <(lab_hold 400) || fail "holder"
-	# the command detaches XDP and closes the socket: the pages come back
-	run_check 0 -j --run "ip -n $LAB_B link set dev vb xdpdrv off && kill $pid" --deadline 5s
+	# the command detaches XDP and closes the socket: the pages come back,
+	# and the pool is freed at the kernel's next retry (a deadline that only
+	# catches a pool never freed: check ends once it is)
+	run_check 0 -j --run "ip -n $LAB_B link set dev vb xdpdrv off && kill $pid" --deadline 60s
 	log "$(jq -c '.checks[0].message, (.run | {destroyed, freed, stuck, created, preexisting_zombies})' <<<"$OUT" | tr '\n' ' ')"
 	check "one pool destroyed, freed, none stuck" jq -e \
 		'.result == "pass" and .run.destroyed == 1 and .run.freed == 1 and .run.stuck == 0' <<<"$OUT" >/dev/null
 	check "freed within the deadline after the command" jq -e \
-		'.run.pools[0] | .destroyed and (.stuck | not) and .freed_after_end_s <= 5 and .pool.state == "freed" and .pool.device == "vb"' \
+		'.run.deadline_s as $d | .run.pools[0] | .destroyed and (.stuck | not) and .freed_after_end_s <= $d and .pool.state == "freed" and .pool.device == "vb"' \
 		<<<"$OUT" >/dev/null
 	check "the freed pool is the lab's" jq -e --arg ns "$(lab_netns_ino)" \
 		'.run.pools[0].pool.netns | tostring == $ns' <<<"$OUT" >/dev/null
