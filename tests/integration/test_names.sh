@@ -54,10 +54,14 @@ process_name_every_format() {
 
 	# a recording of the pool going zombie with those pages, then postmortem
 	rec=$d/rec.jsonl
-	"$PPWATCH" record -o "$rec" --scan-every 1 3 2>"$d/record.err" &
+	"$PPWATCH" -v record -o "$rec" --scan-every 1 2>"$d/record.err" &
 	local rp=$!
-	sleep 1.2
+	wait_attached "$d/record.err" $rp
 	lab_xdp_off
+	# the destroy's holder scan names the holder: recorded, then ended
+	_named() { grep -q '"event":"destroy"' "$rec" && grep '"type":"holders"' "$rec" | grep -qF "${ESCAPED//\\/\\\\}"; }
+	wait_until 120 "the destroy and a holder scan naming the holder in the recording" _named
+	kill -INT $rp
 	wait $rp || fail "record: $(cat "$d/record.err")"
 	clean "the recording" "$rec"
 	check "the recording: escaped" grep -qF "${ESCAPED//\\/\\\\}" "$rec"
