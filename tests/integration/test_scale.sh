@@ -43,13 +43,11 @@ no_losses() {
 # table when pools came or went): 64 of the idle pools destroyed must leave
 # its live rows at the next refreshes, 64 new ones appear.
 top_follows_changes() {	# netns inode
-	local out=/tmp/ppwt$BASHPID.top live ok=
+	local out=/tmp/ppwt$BASHPID.top live
 	scale_paths
 	ppwatch_bg "$out" -j top -b 0.3 >/dev/null
-	for _ in $(seq 50); do
-		[ "$(wc -l <"$out")" -ge 2 ] && break
-		sleep 0.1
-	done
+	_two_lines() { [ "$(wc -l <"$out")" -ge 2 ]; }
+	wait_until 120 "top's first two lines" _two_lines
 	live_p0() {
 		tail -1 "$out" | jq --argjson ns "$1" \
 			'[.pools[] | select(.netns == $ns and .device == "p0" and .state == "live")] | length'
@@ -57,18 +55,13 @@ top_follows_changes() {	# netns inode
 	live=$(live_p0 "$1")
 	check "top: p0's 64 pools live ($live)" [ "$live" -eq 64 ]
 	ip -n "$SCALE_NS" link set dev p0 xdpdrv off || fail "XDP off on p0"
-	for _ in $(seq 30); do
-		sleep 0.2
-		[ "$(live_p0 "$1")" -eq 0 ] && ok=1 && break
-	done
-	check "top: p0's pools no longer live after their destroy" [ -n "$ok" ]
+	# each change waited for at top's refreshes (120 s: a top that never
+	# shows it)
+	_none_live() { [ "$(live_p0 "$1")" = 0 ]; }
+	wait_until 120 "top: p0's pools no longer live after their destroy" _none_live "$1"
 	ip -n "$SCALE_NS" link set dev p0 xdpdrv pinned "$SCALE_PIN" || fail "XDP on p0 again"
-	ok=
-	for _ in $(seq 75); do
-		sleep 0.2
-		[ "$(live_p0 "$1")" -eq 64 ] && ok=1 && break
-	done
-	check "top: p0's 64 new pools live" [ -n "$ok" ]
+	_all_live() { [ "$(live_p0 "$1")" = 64 ]; }
+	wait_until 120 "top: p0's 64 new pools live" _all_live "$1"
 	kill "${BG_PIDS[-1]}"
 }
 
@@ -89,12 +82,11 @@ every_command_at_scale() {
 		</dev/null >/dev/null 2>"$dir/crowd.err" &
 	crowd_pid=$!
 	at_exit "kill $crowd_pid 2>/dev/null; wait $crowd_pid 2>/dev/null"
-	for _ in $(seq 300); do
-		[ -s "$dir/crowd" ] && break
+	_crowd_ready() {
 		kill -0 "$crowd_pid" 2>/dev/null || fail "ppgen crowd: $(cat "$dir/crowd.err")"
-		sleep 0.05
-	done
-	[ -s "$dir/crowd" ] || fail "ppgen crowd did not open $CROWD sockets in 15 s"
+		[ -s "$dir/crowd" ]
+	}
+	wait_until 120 "ppgen crowd to open $CROWD sockets" _crowd_ready
 	log "$CROWD sockets in $(($(date +%s%3N) - t0)) ms"
 	read -r pid ino port < <(lab_hold 100 3000) || fail "holder"
 
