@@ -157,10 +157,10 @@ formats_and_promtool() {
 	check "OpenMetrics content type" grep -qi '^content-type: application/openmetrics-text; version=1.0.0' <<<"$h"
 	check "OpenMetrics ends with # EOF" [ "$(tail -1 "$om")" = "# EOF" ]
 	check "OpenMetrics counter families drop _total" grep -q '^# TYPE ppwatch_pool_pages_held counter$' "$om"
-	h=$(curl -sf -m 5 -D - -o "$txt" "http://$EXP_ADDR/metrics") || fail "text scrape failed"
+	h=$(curl -sf -m 30 -D - -o "$txt" "http://$EXP_ADDR/metrics") || fail "text scrape failed"
 	check "text 0.0.4 content type" grep -qi '^content-type: text/plain; version=0.0.4' <<<"$h"
 	check "no # EOF in text 0.0.4" [ -z "$(grep '^# EOF' "$txt")" ]
-	check "HEAD: headers only" [ -z "$(curl -sf -m 5 -I "http://$EXP_ADDR/metrics" | sed '1,/^\r$/d')" ]
+	check "HEAD: headers only" [ -z "$(curl -sf -m 30 -I "http://$EXP_ADDR/metrics" | sed '1,/^\r$/d')" ]
 	body=$("$PPWATCH" export --once --interval 0.2) || fail "--once failed"
 	check "--once prints the metrics" grep -q '^ppwatch_pools{state="live"}' <<<"$body"
 	command -v promtool >/dev/null ||

@@ -245,7 +245,7 @@ client_certificate_purpose_and_dates() {
 		export_start --interval 0.5 --web-config "$WORK/mtls.yml" $u -v -v
 		url=https://$EXP_ADDR/metrics
 		for c in client noeku serveronly expired; do
-			r=$(curl -s -m 5 --cacert "$WORK/ca.crt" --cert "$WORK/$c.crt" --key "$WORK/$c.key" -w ' %{http_code}' "$url" | grep -v '^ppwatch_\|^#\|^process_' | tr -d '\n')
+			r=$(curl -s -m 30 --cacert "$WORK/ca.crt" --cert "$WORK/$c.crt" --key "$WORK/$c.key" -w ' %{http_code}' "$url" | grep -v '^ppwatch_\|^#\|^process_' | tr -d '\n')
 			log "${u:-root}: $c: ${r##* } ${r% *}"
 			case $c in
 			client | noeku) check "${u:-root}: $c: 200" [ "${r##* }" = 200 ] ;;

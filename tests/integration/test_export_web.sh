@@ -81,7 +81,7 @@ tls_and_basic_auth_with_curl() {
 	export_start --interval 0.5 --web-config "$WORK/web.yml"
 	check "it says https" grep -q "listening on https://$EXP_ADDR/metrics" "$EXP_ERR"
 	url=https://$EXP_ADDR/metrics
-	r=$(curl -s -m 5 -D - -o /dev/null --cacert "$WORK/ca.crt" "$url")
+	r=$(curl -s -m 30 -D - -o /dev/null --cacert "$WORK/ca.crt" "$url")
 	check "no credentials: 401" grep -q '^HTTP/1.1 401' <<<"$r"
 	check "with WWW-Authenticate: Basic" grep -qi '^WWW-Authenticate: Basic realm="ppwatch"' <<<"$r"
 	# each wrong password makes its address wait: 0.5 s, then 1 s
@@ -97,11 +97,11 @@ tls_and_basic_auth_with_curl() {
 	sleep 0.6
 	check "an unknown user: 401" [ "$(code --cacert "$WORK/ca.crt" -u nobody:"$PASS_WORD" "$url")" = 401 ]
 	sleep 1.1
-	r=$(curl -sf -m 5 --cacert "$WORK/ca.crt" -u prometheus:"$PASS_WORD" "$url") || fail "the right password"
+	r=$(curl -sf -m 30 --cacert "$WORK/ca.crt" -u prometheus:"$PASS_WORD" "$url") || fail "the right password"
 	check "the right password: the metrics" grep -q '^ppwatch_build_info' <<<"$r"
 	# plain HTTP to the TLS port: 400 with the hint Go's servers give, said
 	# on stderr once for two (not per request: any client can send them)
-	r=$(curl -s -m 5 -w '\n%{http_code}' "http://$EXP_ADDR/metrics")
+	r=$(curl -s -m 30 -w '\n%{http_code}' "http://$EXP_ADDR/metrics")
 	log "plain HTTP: $(tr '\n' ' ' <<<"$r")"
 	check "plain HTTP to the TLS port: 400" [ "$(tail -n1 <<<"$r")" = 400 ]
 	check "saying HTTPS is spoken here" grep -q '^Client sent an HTTP request to an HTTPS server.$' <<<"$r"
@@ -119,7 +119,7 @@ tls_and_basic_auth_with_curl() {
 	log "12 guesses in a row: $busy answered 429; the right password $ok times 200 meanwhile"
 	check "guesses rationed" [ "$busy" -gt 0 ]
 	check "the right password served throughout" [ "$ok" -eq 12 ]
-	check "401 and 429 counted" bash -c "curl -s -m 5 --cacert '$WORK/ca.crt' -u 'prometheus:$PASS_WORD' '$url' | grep -q 'ppwatch_http_responses_total{code=\"429\"}'"
+	check "401 and 429 counted" bash -c "curl -s -m 30 --cacert '$WORK/ca.crt' -u 'prometheus:$PASS_WORD' '$url' | grep -q 'ppwatch_http_responses_total{code=\"429\"}'"
 }
 
 # examples/web-config.yml, the file the .deb and make install ship (test_package
@@ -282,7 +282,7 @@ textfile_promtool_and_node_exporter() {
 	wait_until 60 "the textfile rewritten (a new inode: renamed over)" _rewritten
 	check "promtool check metrics" promtool check metrics <"$dir/ppwatch.prom"
 	node_exporter_start "$dir" || fail "node_exporter does not start: $(tail -3 "$WORK/node_exporter.log")"
-	m=$(curl -sf -m 5 "http://$NE_ADDR/metrics") || fail "scraping node_exporter"
+	m=$(curl -sf -m 30 "http://$NE_ADDR/metrics") || fail "scraping node_exporter"
 	check "node_exporter reads it" grep -q '^ppwatch_pool_inflight_pages{.*device="vb"' <<<"$m"
 	check "without an error" grep -q '^node_textfile_scrape_error 0' <<<"$m"
 	check "--textfile with --listen: refused" bash -c "! '$PPWATCH' export --textfile '$dir/x.prom' --listen 127.0.0.1:0 2>/dev/null"

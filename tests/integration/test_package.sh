@@ -194,7 +194,7 @@ deb_installs_runs_and_removes() {
 		check "with no capability" grep -q '^CapEff:[[:space:]]*0000000000000000$' <<<"$st"
 		check "none permitted" grep -q '^CapPrm:[[:space:]]*0000000000000000$' <<<"$st"
 		check "under seccomp" grep -q '^Seccomp:[[:space:]]*2$' <<<"$st"
-		check "and serves the lab's pool" bash -c "curl -sf -m 5 http://127.0.0.1:$port/metrics | grep -q 'device=\"vb\"'"
+		check "and serves the lab's pool" bash -c "curl -sf -m 30 http://127.0.0.1:$port/metrics | grep -q 'device=\"vb\"'"
 		kill $pid
 		wait $pid 2>/dev/null
 	else
