@@ -205,7 +205,36 @@ scale_table() {
 	echo
 	echo "![per event at each level, BPF and user space, in counting probes](results/$(basename "$svg"))"
 } >"$md.main"
+# inputs: what the functional tests no longer time, as ratios in one round
+inputs_table() {
+	jq -rs "$stats"'
+	[.[] | select(.label | startswith("inputs "))] as $i |
+	def span(f): "\(.med | f) (\(.min | f)–\(.max | f))";
+	def ms: . * 1000 | round;
+	"| what | time (median, min–max) | its baseline in the same round | **ratio** (median, min–max) |",
+	"|---|---|---|---|",
+	(["deep", "alias", "many", "key"][] as $f |
+	 [$i[] | select(.label == "inputs rules" and .file == $f)] as $v | select($v | length > 0) |
+	 "| `check --validate` of \({deep: "200 KB of nesting", alias: "50,000 aliases", many: "40,000 rules, a duplicate", key: "a 1000-byte key"}[$f]) (\($v[0].bytes / 1024 | round) KiB) | \([$v[].cpu_s] | stats | span(ms)) ms CPU | a plain file of 40,000 rules (\($v[0].base_bytes / 1024 | round) KiB): \([$v[].base_cpu_s] | stats | .med | ms) ms | **\([$v[] | .cpu_s / (if .base_cpu_s > 0 then .base_cpu_s else 0.01 end)] | stats | span(r2))** |"),
+	([$i[] | select(.label == "inputs slow")] as $v | select($v | length > 0) |
+	 "| the slowest scrape among 50 slow clients (--max-clients 16) | \([$v[].max_s] | stats | span(ms)) ms | a scrape alone: \([$v[].quiet_s] | stats | .med | ms) ms | **\([$v[] | .max_s / .quiet_s] | stats | span(r1))** |"),
+	([$i[] | select(.label == "inputs guess")] as $v | select($v | length > 0) |
+	 "| a scrape (basic auth) while another address guesses 20/s | \([$v[].s] | stats | span(ms)) ms | the same alone: \([$v[].quiet_s] | stats | .med | ms) ms | **\([$v[] | .s / .quiet_s] | stats | span(r1))** |"),
+	([$i[] | select(.label == "inputs reload")] as $v | select($v | length > 0) |
+	 "| SIGHUP to the new password served (sampling once an hour) | \([$v[].s] | stats | span(ms)) ms | one scrape: \([$v[].quiet_s] | stats | .med | ms) ms | **\([$v[] | .s / .quiet_s] | stats | span(r1))** |"),
+	([$i[] | select(.label == "inputs sigterm")] as $v | select($v | length > 0) |
+	 "| SIGTERM to the exit of a postmortem reading | \([$v[].s] | stats | span(ms)) ms | reading its first MB: \([$v[].read_1mb_s] | stats | .med | ms) ms | **\([$v[] | .s / .read_1mb_s] | stats | span(r2))** |")
+	' "$in"
+}
+
 has() { jq -se --arg p "$1" 'any(.[]; .label | startswith($p))' "$in" >/dev/null 2>&1; }
+if has "inputs "; then
+	{
+		echo "Measured on $(jq -r 'select(.label == "machine") | "\(.cpus) CPUs, Linux \(.kernel), \(.rounds) rounds, \(.time), load \(.load)"' "$in" | tail -n1) (\`bench/run.sh inputs\`, \`$(basename "$in")\`)."
+		echo
+		inputs_table
+	} >"$md.inputs"
+fi
 if has "scale "; then
 	{
 		echo "Measured on $machine (\`bench/run.sh scale\`, \`$(basename "$in")\`)."
@@ -221,6 +250,7 @@ fi
 		cat "$md.main"
 	fi
 	[ ! -f "$md.scale" ] || { echo; echo "### Scale"; echo; cat "$md.scale"; }
+	[ ! -f "$md.inputs" ] || { echo; echo "### What the tests do not time"; echo; cat "$md.inputs"; }
 } >"$md"
 
 # the chart: per level, the median BPF ratio and the ppwatch process's CPU
@@ -289,5 +319,6 @@ if has "cost " || has "pps " || has "alt " || has "fold" || has "contention " ||
 	splice results "$md.main"
 fi
 [ ! -f "$md.scale" ] || splice scale "$md.scale"
-rm -f "$md.main" "$md.scale"
+[ ! -f "$md.inputs" ] || splice inputs "$md.inputs"
+rm -f "$md.main" "$md.scale" "$md.inputs"
 echo "report: $md${svg:+, $svg}, bench/README.md"

@@ -4,7 +4,7 @@
 # What ppwatch costs, measured (make bench; root):
 #
 #   bench/run.sh [PARTS...]      PARTS: cost pps alt fold contention memory scale
-#                                (default: all of them)
+#                                inputs (default: all of them)
 #
 #   cost        per-event run time of ppwatch's hot-path programs at each
 #               --level, from the kernel's bpf_stats, as a ratio to a
@@ -28,6 +28,10 @@
 #               terminal and -b), pools, export (series, bytes) and holders with
 #               SCALE_SIZES idle pools (tests/lab/scale.sh), and of
 #               holders with HOLDER_SOCKETS sockets (ppgen crowd)
+#   inputs      what the functional tests assert without timing it: hostile
+#               rules files, scrapes among slow clients and password
+#               guessers, a reload, a SIGTERM mid-read, each as a ratio to
+#               its baseline in the same round (bench/inputs.sh)
 #
 # Knobs: SECONDS_PER_ROUND (default 3), ROUNDS (default 3). BASE_PPW=PATH
 # also runs the cost and pps parts with that ppwatch binary at --level all,
@@ -40,7 +44,7 @@ here=$(dirname "$(readlink -f "$0")")
 export OUTPUT=${OUTPUT:-$here/../.output}
 SECONDS_PER_ROUND=${SECONDS_PER_ROUND:-3}
 ROUNDS=${ROUNDS:-3}
-PARTS=${*:-cost pps alt fold contention memory scale}
+PARTS=${*:-cost pps alt fold contention memory scale inputs}
 BASE_PPW=${BASE_PPW:-}
 FOLD_PAGES=${FOLD_PAGES:-1000 100000 1000000}
 ALTS="log jif ktm arr hash ring"
@@ -320,7 +324,8 @@ put "{\"label\":\"machine\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"secon
 for part in $PARTS; do
 	case $part in
 	cost|pps|alt|fold|contention|memory|scale) $part ;;
-	*) echo "bench: unknown part '$part' (cost pps alt fold contention memory scale)" >&2; exit 2 ;;
+	inputs) "$here/inputs.sh" "$out" "$ROUNDS" ;;
+	*) echo "bench: unknown part '$part' (cost pps alt fold contention memory scale inputs)" >&2; exit 2 ;;
 	esac
 done
 echo "results: $out"
