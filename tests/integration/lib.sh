@@ -230,8 +230,9 @@ export_start() {
 }
 
 # kill -HUP the exporter export_start started and wait until its listener
-# has taken the web config again or refused it (it says which): what a reload changes is in force then, however long a loaded
-# machine took (60 s: a hang)
+# has taken the web config again or refused it (it says which): what a
+# reload changes is in force then, however long a loaded machine took
+# (60 s: a hang)
 hup_reread() {
 	local n
 	n=$(grep -c 'export: SIGHUP: .* taken' "$EXP_ERR")
