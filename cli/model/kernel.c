@@ -35,8 +35,9 @@ static const struct {
 	  "stats, only what the tracepoints show" },
 	{ "napi_id", FACT(napi), false, UNMAP_UNKNOWN, "NAPI ids (pool->p.napi, 8c48eea3adf3)" },
 	{ "page_ages", FACT(ledger), false, UNMAP_UNKNOWN,
-	  "page ages or per-page state (the page ledger needs BPF atomic fetch and "
-	  "compare-and-exchange instructions, Linux 5.12): counters only" },
+	  "page ages or per-page state (the page ledger's programs need BPF atomic fetch and "
+	  "compare-and-exchange instructions, Linux 5.12, and the bpf_loop and "
+	  "bpf_map_lookup_percpu_elem helpers, Linux 5.19): counters only" },
 	{ "discovery", FACT(discovery), false, UNMAP_UNKNOWN,
 	  "pools that make no events (the iterators that find them need the bpf_loop helper, "
 	  "Linux 5.17): a pool appears with its first event" },

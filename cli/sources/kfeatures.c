@@ -123,6 +123,26 @@ static bool probe_atomics(void)
 }
 
 /*
+ * bpf_map_lookup_percpu_elem ("bpf: add bpf_map_lookup_percpu_elem for
+ * percpu map", 07343110b293, v5.19), which the programs' freed-pool slot
+ * walk calls (bpf/pool.bpf.h, pcpu_clear_cb()): a kernel with bpf_loop
+ * (v5.17) but not this refuses the whole lifecycle program. The helper
+ * itself, asked of the kernel (a raw tracepoint program that calls it,
+ * loaded); where the probe cannot load anything, the helper's name in
+ * the kernel's enum bpf_func_id says.
+ */
+static bool probe_percpu_lookup(const struct btf *btf)
+{
+	int r = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+					BPF_FUNC_map_lookup_percpu_elem, NULL);
+
+	if (r >= 0)
+		return r > 0;
+	p_dbg("probe: bpf_map_lookup_percpu_elem: %s; by BTF instead", strerror(-r));
+	return enum_has(btf, "bpf_func_id", "BPF_FUNC_map_lookup_percpu_elem");
+}
+
+/*
  * Every tracepoint ppwatch's programs hook (the SEC() names of bpf/), once,
  * and the flag that says this kernel has it (its btf_trace_ typedef).
  */
@@ -197,12 +217,16 @@ int features_probe(struct features *f)
 	 * bpf_ktime_get_boot_ns()" (v5.8) for the pairs that turn it into time */
 	f->jiffies = enum_has(btf, "bpf_func_id", "BPF_FUNC_jiffies64") &&
 		     enum_has(btf, "bpf_func_id", "BPF_FUNC_ktime_get_boot_ns");
+	f->percpu_lookup = probe_percpu_lookup(btf);
 	/* the answers of a 5.10 kernel, for the integration tests of the
 	 * programs' PPW_COMPAT build on a newer one */
 	if (getenv("PPWATCH_NO_BPF_LOOP"))
 		f->bpf_loop = false;
 	if (getenv("PPWATCH_NO_BPF_ATOMICS"))
 		f->atomics = false;
+	/* and of a 5.17 or 5.18 one */
+	if (getenv("PPWATCH_NO_PERCPU_LOOKUP"))
+		f->percpu_lookup = false;
 	if (f->page_pool) {
 		f->pool_user = find_member(btf, pool_id, "user") != NULL;
 		f->detach_time_is_ns = detach_time_is_ktime(btf, pool_id);
@@ -222,9 +246,15 @@ int features_probe(struct features *f)
 	}
 	btf__free(btf);
 	p_dbg("features: page_pool=%d tp hold=%d release=%d pool_release=%d nid=%d user=%d "
-	      "detach_ns=%d unmap=%s tracefs=%d bpf_loop=%d atomics=%d jiffies=%d",
+	      "detach_ns=%d unmap=%s tracefs=%d bpf_loop=%d atomics=%d jiffies=%d "
+	      "percpu_lookup=%d",
 	      f->page_pool, f->tp_hold, f->tp_release, f->tp_pool_release, f->tp_update_nid,
 	      f->pool_user, f->detach_time_is_ns, unmap_regime_name(f->unmap), f->tracefs,
-	      f->bpf_loop, f->atomics, f->jiffies);
+	      f->bpf_loop, f->atomics, f->jiffies, f->percpu_lookup);
 	return 0;
+}
+
+bool features_full_build(const struct features *f)
+{
+	return f->atomics && f->bpf_loop && f->percpu_lookup;
 }

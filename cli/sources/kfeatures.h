@@ -33,13 +33,20 @@ struct features {
 	bool bpf_loop; /* the bpf_loop helper (v5.17): iterators, freed-pool slots */
 	bool atomics;  /* BPF atomic fetch and cmpxchg (v5.12): the page log's slots */
 	bool jiffies;  /* bpf_jiffies64, bpf_ktime_get_boot_ns (v5.8): the page log's clock */
-	bool tracefs;  /* events/page_pool visible in tracefs */
+	/* bpf_map_lookup_percpu_elem (v5.19): a freed pool's per-CPU slots emptied */
+	bool percpu_lookup;
+	bool tracefs; /* events/page_pool visible in tracefs */
 	long page_size;
 	long struct_page_size; /* sizeof(struct page), for pfns */
 	char btf_err[96];
 };
 
 int features_probe(struct features *f);
+/*
+ * The programs as built (not their PPW_COMPAT build) load here: every
+ * instruction and helper they contain is this kernel's (bpf/config.bpf.h).
+ */
+bool features_full_build(const struct features *f);
 /* a page_pool tracepoint (its name, as in SEC("tp_btf/NAME")) exists here; true for others */
 bool features_tp_present(const struct features *f, const char *tp);
 

@@ -282,11 +282,13 @@ static void configure_rodata(struct session *s)
 
 /*
  * The programs' PPW_COMPAT build (bpf/config.bpf.h: names ending in
- * _compat, counters only) where the kernel lacks what the others contain.
+ * _compat, counters only) where the kernel lacks what the others contain:
+ * atomics (v5.12), bpf_loop (v5.17), bpf_map_lookup_percpu_elem (v5.19),
+ * each probed (sources/kfeatures.c).
  */
 static bool compat_build(const struct features *f)
 {
-	return !f->atomics || !f->bpf_loop;
+	return !features_full_build(f);
 }
 
 static bool is_compat(const char *name)
@@ -326,7 +328,10 @@ static int check_bpf_needs(struct session *s)
 	      !ledger	  ? "" :
 	      !f->atomics ? "atomic fetch and compare-and-exchange instructions (Linux 5.12)" :
 	      !f->jiffies ? "the bpf_jiffies64 and bpf_ktime_get_boot_ns helpers (Linux 5.8)" :
-			    "the bpf_loop helper (Linux 5.17) the programs with the page log need");
+	      !f->bpf_loop ?
+			    "the bpf_loop helper (Linux 5.17) the programs with the page log need" :
+			    "the bpf_map_lookup_percpu_elem helper (Linux 5.19) the programs with "
+			    "the page log need");
 	return -EOPNOTSUPP;
 }
 

@@ -63,7 +63,7 @@ static void kernel_facts_of(struct monitor *m)
 		.unmap_event = session_hooks(&m->s, "page_pool_destroy_unmap"),
 		.dma_index_stats = f->dma_index_stats,
 		.dma_map_stats = f->dma_map_stats,
-		.ledger = f->atomics,
+		.ledger = features_full_build(f) && f->jiffies,
 		.discovery = f->bpf_loop,
 	};
 }

@@ -18,6 +18,7 @@ ALL_TESTS="
 	attach_while_pools_exist
 	attach_variants
 	compat_programs_match_kernel
+	percpu_lookup_is_probed
 	ledger_full_is_counted
 	full_log_is_counted
 	group_by_device
@@ -552,6 +553,31 @@ compat_programs_match_kernel() {
 	check "holders refuses naming the atomic instructions" grep -q 'atomic' <<<"$err"
 	lab_release $port
 	unset PPWATCH_NO_BPF_ATOMICS PPWATCH_NO_BPF_LOOP
+}
+
+# The kernel's helpers, probed (libbpf_probe_bpf_helper), choose the build:
+# this kernel has bpf_map_lookup_percpu_elem (v5.19), the freed-pool slot
+# walk's, and loads the programs as built; told it lacks it (a 5.17 or 5.18
+# kernel's answer) ppwatch loads the counters-only build rather than fail
+# to load the lifecycle program, and a command that needs the ledger
+# refuses naming that helper.
+percpu_lookup_is_probed() {
+	require_kernel
+	local out err rc
+	out=$("$PPWATCH" -d pools 2>&1 >/dev/null) || fail "ppwatch -d pools failed: ${out: -400}"
+	check "the probe finds bpf_map_lookup_percpu_elem here" grep -q 'percpu_lookup=1' <<<"$out"
+	check "the programs as built loaded" grep -q 'attached with .* programs (pid' <<<"$out"
+	out=$(PPWATCH_NO_PERCPU_LOOKUP=1 "$PPWATCH" -v -j pools 2>&1 >/dev/null) ||
+		fail "pools without the helper failed: ${out: -400}"
+	log "without the helper: $(grep 'attached' <<<"$out")"
+	check "without the helper: the counters-only build loaded" \
+		grep -q 'attached with .* programs, counters-only build' <<<"$out"
+	err=$(PPWATCH_NO_PERCPU_LOOKUP=1 "$PPWATCH" pages 1 2>&1 >/dev/null)
+	rc=$?
+	log "pages without the helper: exit $rc: $err"
+	check "pages refuses: exit 2" [ $rc -eq 2 ]
+	check "pages refuses naming the helper and its kernel" \
+		grep -q 'bpf_map_lookup_percpu_elem helper (Linux 5.19)' <<<"$err"
 }
 
 # top_while_held OUT CMD...: CMD, a 'ppwatch -v ... top -b', stdout in OUT
