@@ -169,6 +169,28 @@ static __always_inline __u64 pool_detach_time_raw(struct page_pool *pool)
 	return 0;
 }
 
+/*
+ * The destroy's tick: pool->defer_start, the jiffies page_pool_destroy()
+ * stamps on a pool whose pages are still out as it defers the release
+ * (c3f812cea0d7 "page_pool: do not release pool until inflight == 0.",
+ * v5.5: every kernel ppwatch runs on, 5.10 included). Before
+ * pool->user.detach_time (v6.8 above) it is the only destroy time a pool
+ * destroyed before ppwatch started has. Set after the destroy's own
+ * page_pool_release(): 0 there, the retries and a later look see it.
+ */
+struct page_pool___defer {
+	unsigned long defer_start;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 pool_defer_start(struct page_pool *pool)
+{
+	struct page_pool___defer *d = (void *)pool;
+
+	if (bpf_core_field_exists(d->defer_start))
+		return BPF_CORE_READ(d, defer_start);
+	return 0;
+}
+
 static __always_inline struct net_device *pool_netdev(struct page_pool *pool)
 {
 	struct page_pool___user *u = (void *)pool;

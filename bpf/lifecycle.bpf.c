@@ -33,6 +33,8 @@ static __always_inline int on_pool_release(struct page_pool *pool, __s32 infligh
 	rec->release_events += 1;
 	/* page_pool_detached() sets it after the first call returns */
 	rec->kernel_detach_time = pool_detach_time_raw(pool);
+	/* set once the destroy's own call returned: from the first retry */
+	pool_read_defer(rec, pool);
 	/* registered after the pool was first seen (drivers register the
 	 * memory model after creating the pool) */
 	if (!rec->xdp_mem_id)

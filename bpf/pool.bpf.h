@@ -191,6 +191,26 @@ static __always_inline void emit(__u32 type, struct ppw_pool *rec, __s32 infligh
 }
 
 /*
+ * A destroyed pool's defer_start, once, with the clocks that date it:
+ * jiffies, CLOCK_MONOTONIC (which gives the jiffies' HZ) and
+ * CLOCK_BOOTTIME, read together (cli/model/ages.c).
+ */
+static __always_inline void pool_read_defer(struct ppw_pool *r, struct page_pool *pool)
+{
+	__u64 ds;
+
+	if (r->defer_start)
+		return;
+	ds = pool_defer_start(pool);
+	if (!ds)
+		return;
+	r->defer_mono_ns = bpf_ktime_get_ns();
+	r->defer_jiffies = bpf_jiffies64();
+	r->defer_boot_ns = bpf_ktime_get_boot_ns();
+	r->defer_start = ds;
+}
+
+/*
  * Find the record of 'pool', creating it on first sight. A record whose pool
  * was freed (or whose kernel id differs) belongs to an earlier pool at the
  * same address: it is retired (reported) and replaced. Only a hold can start
@@ -244,6 +264,7 @@ static __always_inline struct ppw_pool *pool_get(struct page_pool *pool, enum pp
 		s->state = PPW_POOL_DETACHED;
 		s->destroy_cnt = destroy;
 		s->kernel_detach_time = pool_detach_time_raw(pool);
+		pool_read_defer(s, pool);
 		s->dma_mapped_left = pool_dma_mapped_left(pool) > 0;
 	}
 

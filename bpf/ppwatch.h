@@ -179,6 +179,17 @@ struct ppw_pool {
 	 * (ppwatch's xarray series) */
 	__u64 dma_index_failed;
 	__u64 dma_map_failed;
+
+	/*
+	 * A destroyed pool's own destroy tick, pool->defer_start (jiffies;
+	 * 0: not read), and beside it, read at once, jiffies, CLOCK_MONOTONIC
+	 * and CLOCK_BOOTTIME: what dates a destroy ppwatch did not see on a
+	 * kernel without pool->user.detach_time (cli/model/ages.c).
+	 */
+	__u64 defer_start;
+	__u64 defer_jiffies;
+	__u64 defer_mono_ns;
+	__u64 defer_boot_ns;
 };
 
 /*
@@ -523,7 +534,7 @@ enum ppw_counter {
 #define PPW_ABI_SIZE(t, n) _Static_assert(sizeof(struct t) == (n), "ABI: sizeof(struct " #t ")")
 #define PPW_ABI_OFF(t, f, n) \
 	_Static_assert(__builtin_offsetof(struct t, f) == (n), "ABI: offset of " #t "." #f)
-PPW_ABI_SIZE(ppw_pool, 320);
+PPW_ABI_SIZE(ppw_pool, 352);
 PPW_ABI_OFF(ppw_pool, first_seen_ns, 120);
 PPW_ABI_OFF(ppw_pool, item_fast_empty, 256);
 PPW_ABI_OFF(ppw_pool, xdp_mem_id, 296);
@@ -541,7 +552,7 @@ PPW_ABI_SIZE(ppw_rec_qdisc, 80);
 PPW_ABI_SIZE(ppw_rec_fragq, 72);
 PPW_ABI_SIZE(ppw_scan_rec, 96);
 PPW_ABI_OFF(ppw_scan_rec, sock, 8);
-PPW_ABI_SIZE(ppw_event, 344);
+PPW_ABI_SIZE(ppw_event, 376);
 PPW_ABI_OFF(ppw_event, rec, 24);
 PPW_ABI_SIZE(ppw_stack_key, 24);
 PPW_ABI_SIZE(ppw_blk_rec, 48);

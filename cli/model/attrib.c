@@ -441,9 +441,12 @@ static int attribute_pages(struct holders_report *rep, const struct attrib_param
 			h->frag_pages++;
 		exact = pg->in_ledger && pg->gen == ph->row->gen && pg->hold_ns &&
 			p->now_ns >= pg->hold_ns;
-		/* a page held before we looked is at least as old as our first sight of the pool */
-		age_into(h, exact ? (p->now_ns - pg->hold_ns) / 1e9 : ph->row->seen_age_s,
-			 !(pg->in_ledger && pg->gen == ph->row->gen));
+		/*
+		 * a page held before we looked is at least as old as our start,
+		 * or the pool's destroy (model/ages.h)
+		 */
+		age_into(h, exact ? (p->now_ns - pg->hold_ns) / 1e9 : ph->row->unseen_age_s,
+			 !exact);
 	}
 	free(refs);
 	return 0;
@@ -476,6 +479,9 @@ static int add_pool_pages(struct holders_report *rep, const struct scan_result *
 		if (ph->unattributed > 0 &&
 		    add_pool_holder(ph, HK_UNATTRIBUTED, ph->unattributed, pbytes))
 			return -ENOMEM;
+		/* a destroyed pool's pages, wherever they are, are older than the destroy */
+		if (ph->unattributed > 0 && ph->row->state == ROW_ZOMBIE)
+			age_into(&ph->v[ph->n - 1], ph->row->destroyed_age_s, true);
 		qsort(ph->v, ph->n, sizeof(*ph->v), holder_cmp);
 		for (k = 0; k < ph->n; k++)
 			holder_describe(&ph->v[k], ph->row, rep->unwalked);

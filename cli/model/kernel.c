@@ -28,8 +28,8 @@ static const struct {
 } gaps[] = {
 	{ "pool_ids", FACT(pool_ids), false, UNMAP_UNKNOWN,
 	  "pool ids and destroy times (pool->user, f17c69649c69): pools are named x<XDP "
-	  "memory-model id> or @<address>; a pool destroyed before ppwatch started has no "
-	  "known destroy time" },
+	  "memory-model id> or @<address>; a pool destroyed before ppwatch started is dated "
+	  "by its destroy's jiffies (pool->defer_start)" },
 	{ "netlink", FACT(netlink), false, UNMAP_UNKNOWN,
 	  "the netdev netlink family (page-pool-get): no per-device pool lists or kernel "
 	  "stats, only what the tracepoints show" },

@@ -53,35 +53,13 @@ const char *dma_state_name(enum dma_state s)
 	return "?";
 }
 
-static double ns_to_s(__u64 ns)
-{
-	return ns / 1e9;
-}
-
-static double age_s(__u64 now, __u64 then)
-{
-	return then && now >= then ? ns_to_s(now - then) : 0;
-}
-
-double pool_detach_age(const struct ppw_pool *r, __u64 now_ns, bool detach_time_is_ns)
-{
-	if (r->addr && r->detach_ns)
-		return age_s(now_ns, r->detach_ns);
-	if (r->addr && r->kernel_detach_time) {
-		if (detach_time_is_ns)
-			return age_s(now_ns, r->kernel_detach_time);
-		return ns_to_s(now_ns) - (double)r->kernel_detach_time;
-	}
-	return NAN;
-}
-
 /* When the pool was detached, in seconds before 'now'; NAN if not known. */
 static double detach_age(const struct reading *rd, const struct pool_obs *o)
 {
 	double a = pool_detach_age(&o->rec, rd->now_ns, rd->detach_time_is_ns);
 
 	if (isnan(a) && o->has_nl && (o->nl.present & NLP_DETACH_TIME))
-		return ns_to_s(rd->now_ns) - (double)o->nl.detach_time;
+		return rd->now_ns / 1e9 - (double)o->nl.detach_time;
 	return a;
 }
 
@@ -274,27 +252,62 @@ static void fill_counts(struct pool_row *w, const struct reading *rd, const stru
 	}
 }
 
+/*
+ * A page ppwatch did not see taken is at least as old as its start (it
+ * saw every hold since it attached, unless the pool table was full then:
+ * since it first saw the pool), and a destroyed pool's at least as old
+ * as the destroy (model/ages.h): the older of the two, NAN if neither.
+ */
+static double unseen_age(const struct reading *rd, const struct pool_obs *o, enum row_state st,
+			 double *destroyed)
+{
+	const struct ppw_pool *r = &o->rec;
+	double a = NAN;
+	__u64 since, by = 0;
+
+	*destroyed = NAN;
+	if (r->addr) {
+		since = r->first_seen_ns;
+		if (rd->start_ns && rd->start_ns < since && !rd->counters[PPW_CNT_POOLS_FULL])
+			since = rd->start_ns;
+		a = age_since(rd->now_ns, since);
+	}
+	if (st == ROW_LIVE)
+		return a;
+	by = pool_destroyed_by(r, rd->detach_time_is_ns);
+	if (!by && o->has_nl && (o->nl.present & NLP_DETACH_TIME))
+		by = secs_destroyed_by(o->nl.detach_time);
+	if (by)
+		*destroyed = age_since(rd->now_ns, by);
+	return isnan(*destroyed) || *destroyed < a ? a : *destroyed;
+}
+
 static void fill_ages(struct pool_row *w, const struct reading *rd, const struct pool_obs *o)
 {
 	const struct ppw_pool *r = &o->rec;
+	double destroyed, bound = NAN;
 
 	w->oldest_age_s = w->detach_age_s = w->freed_age_s = w->zombie_s = NAN;
-	w->seen_age_s = r->addr ? age_s(rd->now_ns, r->first_seen_ns) : NAN;
+	w->seen_age_s = r->addr ? age_since(rd->now_ns, r->first_seen_ns) : NAN;
 	memcpy(w->age_hist, o->age_hist, sizeof(w->age_hist));
 	if (o->ledger_pages && o->oldest_hold_ns)
-		w->oldest_age_s = age_s(rd->now_ns, o->oldest_hold_ns);
-	/* pages from before start still out: the exact count, or the sure minimum */
-	if ((w->before_start > 0 || w->before_start_min > 0) && r->addr) {
-		/* held before we looked: at least as old as our first sight */
-		if (isnan(w->oldest_age_s) || w->seen_age_s > w->oldest_age_s) {
-			w->oldest_age_s = w->seen_age_s;
-			w->oldest_at_least = true;
-		}
+		w->oldest_age_s = age_since(rd->now_ns, o->oldest_hold_ns);
+	w->unseen_age_s = unseen_age(rd, o, w->state, &destroyed);
+	w->destroyed_age_s = destroyed;
+	/* any page of a destroyed pool is at least as old as the destroy */
+	if (w->state == ROW_ZOMBIE && w->inflight > 0)
+		bound = destroyed;
+	/* pages from before start still out (the exact count, or the sure minimum) */
+	if ((w->before_start > 0 || w->before_start_min > 0) && r->addr)
+		bound = w->unseen_age_s;
+	if (!isnan(bound) && (isnan(w->oldest_age_s) || bound > w->oldest_age_s)) {
+		w->oldest_age_s = bound;
+		w->oldest_at_least = true;
 	}
 	if (w->state != ROW_LIVE)
 		w->detach_age_s = detach_age(rd, o);
 	if (w->state == ROW_FREED && r->freed_ns) {
-		w->freed_age_s = age_s(rd->now_ns, r->freed_ns);
+		w->freed_age_s = age_since(rd->now_ns, r->freed_ns);
 		if (!isnan(w->detach_age_s))
 			w->zombie_s = w->detach_age_s - w->freed_age_s;
 		w->detach_age_s = NAN; /* a freed pool has no detach age */
@@ -345,7 +358,7 @@ static void fill_dma(struct pool_row *w, const struct reading *rd, const struct 
 		if (r->unmap_ns) {
 			w->dma = DMA_UNMAPPED;
 			w->dma_unmapped_at_destroy = r->unmapped_pages;
-			w->dma_unmap_age_s = age_s(rd->now_ns, r->unmap_ns);
+			w->dma_unmap_age_s = age_since(rd->now_ns, r->unmap_ns);
 		} else {
 			w->dma = r->destroy_cnt > 1 ? DMA_UNMAPPED : DMA_UNMAP_PENDING;
 		}
@@ -400,7 +413,7 @@ static int build(struct snapshot *out, const struct reading *rd, const struct sn
 	out->n = 0;
 	out->ts_ns = rd->now_ns;
 	if (prev && prev->ts_ns && rd->now_ns > prev->ts_ns)
-		dt = ns_to_s(rd->now_ns - prev->ts_ns);
+		dt = (rd->now_ns - prev->ts_ns) / 1e9;
 	out->interval_s = dt;
 	memcpy(out->counters, rd->counters, sizeof(out->counters));
 	out->max_pages = rd->max_pages;
@@ -610,15 +623,6 @@ static double nan_add(double a, double b)
 	return a + b;
 }
 
-static double nan_max(double a, double b)
-{
-	if (isnan(a))
-		return b;
-	if (isnan(b))
-		return a;
-	return a > b ? a : b;
-}
-
 struct dev_of {
 	const struct pool_row *r;
 	size_t i; /* the row's place: groups keep the order of their first row */
@@ -657,7 +661,11 @@ static void group_add(struct group_row *row, const struct pool_row *r)
 	}
 	row->hold_per_s = nan_add(row->hold_per_s, r->hold_per_s);
 	row->release_per_s = nan_add(row->release_per_s, r->release_per_s);
-	row->oldest_age_s = nan_max(row->oldest_age_s, r->oldest_age_s);
+	/* the oldest of them: a bound if the pool that has it gives a bound */
+	if (!isnan(r->oldest_age_s) && !(r->oldest_age_s <= row->oldest_age_s)) {
+		row->oldest_age_s = r->oldest_age_s;
+		row->oldest_at_least = r->oldest_at_least;
+	}
 }
 
 /*
@@ -723,17 +731,6 @@ void snapshot_totals(const struct snapshot *s, struct snapshot_totals *t)
 		t->inflight += r->inflight;
 		t->inflight_bytes += r->inflight_bytes;
 	}
-}
-
-const double pool_age_bounds[POOL_AGE_BUCKETS - 1] = { 1, 10, 60, 600, 3600 };
-
-int pool_age_bucket(double age_s)
-{
-	int b;
-
-	for (b = 0; b < POOL_AGE_BUCKETS - 1 && age_s >= pool_age_bounds[b]; b++)
-		;
-	return b;
 }
 
 const char *level_text(enum ppw_level l)

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "model/ages.h"
 #include "model/blocks.h"
 #include "model/kernel.h"
 #include "ppwatch.h"
@@ -44,9 +45,6 @@ struct nl_pool {
 	char ifname[PPW_IFNAMSIZ];
 };
 
-/* ledger pages by age: < 1s, < 10s, < 1m, < 10m, < 1h, older */
-#define POOL_AGE_BUCKETS 6
-
 struct pool_obs {
 	struct ppw_pool rec;		  /* rec.addr == 0: known from netlink only */
 	__u64 ledger_pages;		  /* page-ledger entries of (rec.addr, rec.gen) */
@@ -61,7 +59,8 @@ struct pool_obs {
 struct reading {
 	struct pool_obs *pools; /* owned: reading_free() */
 	size_t n, cap;
-	__u64 now_ns; /* CLOCK_BOOTTIME when collected */
+	__u64 now_ns;	/* CLOCK_BOOTTIME when collected */
+	__u64 start_ns; /* CLOCK_BOOTTIME just before ppwatch attached (0: unknown) */
 	__u32 page_size;
 	bool detach_time_is_ns; /* see sources/kfeatures.c */
 	__u64 counters[PPW_CNT_MAX];
@@ -122,8 +121,16 @@ struct pool_row {
 	__u32 release_cnt;
 	double hold_per_s; /* NAN: no previous snapshot */
 	double release_per_s;
-	double oldest_age_s;		  /* NAN: nothing inflight, or unknown */
-	bool oldest_at_least;		  /* pages from before start: at least this old */
+	double oldest_age_s;  /* NAN: nothing inflight, or unknown */
+	bool oldest_at_least; /* a lower bound: a page ppwatch did not see taken */
+	/*
+	 * A page of the pool whose hold ppwatch did not see (out before it
+	 * started, or before the pool's destroy) is at least this old: since
+	 * ppwatch's start, or the destroy, whichever is older (model/ages.h);
+	 * NAN: no bound.
+	 */
+	double unseen_age_s;
+	double destroyed_age_s; /* destroyed: at least this long ago (model/ages.h); NAN unknown */
 	__u64 age_hist[POOL_AGE_BUCKETS]; /* ledger pages by age (sampled: the sample) */
 	double detach_age_s;		  /* NAN: not detached */
 	double freed_age_s;		  /* NAN: not freed */
@@ -183,10 +190,6 @@ struct snapshot {
 	__u32 sample_rate;
 };
 
-/* the upper bounds of the age buckets, in seconds (the last one is open) */
-extern const double pool_age_bounds[POOL_AGE_BUCKETS - 1];
-/* the bucket of a page 'age_s' seconds old */
-int pool_age_bucket(double age_s);
 const char *level_text(enum ppw_level l);
 /* "counters", "sampled" or "all"; 0 or -EINVAL */
 int level_parse(const char *s, enum ppw_level *l);
@@ -205,12 +208,11 @@ struct group_row {
 	double hold_per_s;
 	double release_per_s;
 	double oldest_age_s;
-	size_t first; /* the row of its first pool: groups come in that order */
+	bool oldest_at_least; /* a lower bound (model/ages.h) */
+	size_t first;	      /* the row of its first pool: groups come in that order */
 };
 
 enum row_state pool_classify(const struct pool_obs *o);
-/* seconds since the pool was destroyed, NAN if it was not (or it is unknown) */
-double pool_detach_age(const struct ppw_pool *r, __u64 now_ns, bool detach_time_is_ns);
 /* the snapshot row of one record, as the views show it */
 void pool_row_of(struct pool_row *w, const struct ppw_pool *r, __u64 now_ns, __u32 page_size,
 		 bool detach_time_is_ns, enum unmap_regime regime);

@@ -462,6 +462,7 @@ enum group_col {
 	GC_HOLD_RATE,
 	GC_REL_RATE,
 	GC_OLDEST,
+	GC_OLDEST_LB,
 	GC_MAX
 };
 
@@ -479,6 +480,7 @@ static const struct ocol group_cols[GC_MAX] = {
 	[GC_HOLD_RATE] = { "hold_per_s", "HOLD/s", 7, OF_RATE, OC_WIDE },
 	[GC_REL_RATE] = { "release_per_s", "REL/s", 7, OF_RATE, OC_WIDE },
 	[GC_OLDEST] = { "oldest_age_s", "OLDEST", 7, OF_AGE, OC_WIDE },
+	[GC_OLDEST_LB] = { "oldest_age_is_lower_bound", "LB", 2, OF_PLAIN, OC_JSON },
 };
 
 static void group_cell(const void *p, int col, struct oval *v, void *arg)
@@ -527,6 +529,11 @@ static void group_cell(const void *p, int col, struct oval *v, void *arg)
 		break;
 	case GC_OLDEST:
 		OV_F64(v, g->oldest_age_s);
+		v->at_least = g->oldest_at_least;
+		break;
+	case GC_OLDEST_LB:
+		OV_BOOL(v, g->oldest_at_least);
+		v->null = isnan(g->oldest_age_s);
 		break;
 	}
 }

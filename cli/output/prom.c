@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Prometheus text 0.0.4 and OpenMetrics 1.0.0 rendering of a snapshot.
- *
  * Both formats share the sample lines; they differ in the metadata: in
  * OpenMetrics a counter's family is named without '_total' and an info
  * family without '_info', units get a '# UNIT' line, and the exposition
@@ -59,6 +58,7 @@ enum fam {
 	F_DEV_HELD,
 	F_DEV_RELEASED,
 	F_DEV_OLDEST_AGE,
+	F_DEV_OLDEST_LOWER,
 	F_DEV_LEDGER,
 	F_DEV_BEFORE_START,
 	F_DEV_UNTRACKED,
@@ -118,7 +118,7 @@ static const struct family fams[F_NR] = {
 	[F_OLDEST_AGE] = { "ppwatch_pool_oldest_page_age_seconds", MT_GAUGE, "seconds", POOL,
 			   "Age of the pool's oldest inflight page (pools with pages out only)." },
 	[F_OLDEST_LOWER] = { "ppwatch_pool_oldest_page_age_lower_bound", MT_GAUGE, NULL, POOL,
-			     "1 if the oldest page age is a lower bound (held since before ppwatch started)." },
+			     "1 if the oldest page age is a lower bound (a page ppwatch did not see taken: at least as old as its start, or the pool's destroy)." },
 	[F_LEDGER] = { "ppwatch_pool_ledger_pages", MT_GAUGE, NULL, POOL,
 		       "Inflight pages in ppwatch's page ledger (their ages are known)." },
 	[F_BEFORE_START] = { "ppwatch_pool_before_start_pages", MT_GAUGE, NULL, POOL,
@@ -166,6 +166,8 @@ static const struct family fams[F_NR] = {
 			     "Pages the device's pools gave back, freed pools included." },
 	[F_DEV_OLDEST_AGE] = { "ppwatch_device_oldest_page_age_seconds", MT_GAUGE, "seconds", DEV,
 			       "Age of the oldest inflight page of any of the device's pools." },
+	[F_DEV_OLDEST_LOWER] = { "ppwatch_device_oldest_page_age_lower_bound", MT_GAUGE, NULL, DEV,
+				 "1 if the device's oldest page age is a lower bound (a page ppwatch did not see taken: since its start, or the pool's destroy)." },
 	[F_DEV_LEDGER] = { "ppwatch_device_ledger_pages", MT_GAUGE, NULL, DEV,
 			   "The device's inflight pages in ppwatch's page ledger." },
 	[F_DEV_BEFORE_START] = { "ppwatch_device_before_start_pages", MT_GAUGE, NULL, DEV,
@@ -490,10 +492,8 @@ static bool pool_value(int fam, const struct pool_row *r, const struct prom_tota
 		*v = r->detach_age_s;
 		return r->state == ROW_ZOMBIE && isfinite(r->detach_age_s);
 	case F_OLDEST_AGE:
-		*v = r->oldest_age_s;
-		return isfinite(r->oldest_age_s);
 	case F_OLDEST_LOWER:
-		*v = r->oldest_at_least;
+		*v = fam == F_OLDEST_AGE ? r->oldest_age_s : r->oldest_at_least;
 		return isfinite(r->oldest_age_s);
 	case F_LEDGER:
 		*v = r->ledger_pages;
@@ -657,7 +657,8 @@ static bool dev_value(int fam, const struct prom_dev *d, double *v)
 		*v = d->c[PD_RELEASED];
 		return true;
 	case F_DEV_OLDEST_AGE:
-		*v = d->oldest_s;
+	case F_DEV_OLDEST_LOWER:
+		*v = fam == F_DEV_OLDEST_AGE ? d->oldest_s : d->oldest_lower;
 		return isfinite(d->oldest_s);
 	case F_DEV_LEDGER:
 		*v = d->ledger;

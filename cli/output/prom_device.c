@@ -101,6 +101,7 @@ void prom_devs_gauges(struct prom_devs *d, const struct snapshot *s)
 		x->live = x->zombies = x->bytes = x->blocks_prealloc = x->blocks_dyn = 0;
 		x->inflight = 0;
 		x->oldest_s = NAN;
+		x->oldest_lower = false;
 		x->ledger = x->before_start = x->untracked = -1;
 		x->item_stats = x->item_blocks = false;
 	}
@@ -113,8 +114,10 @@ void prom_devs_gauges(struct prom_devs *d, const struct snapshot *s)
 		x->zombies += r->state == ROW_ZOMBIE;
 		x->inflight += r->inflight > 0 ? r->inflight : 0;
 		x->bytes += r->inflight_bytes;
-		if (isfinite(r->oldest_age_s) && !(r->oldest_age_s <= x->oldest_s))
+		if (isfinite(r->oldest_age_s) && !(r->oldest_age_s <= x->oldest_s)) {
 			x->oldest_s = r->oldest_age_s;
+			x->oldest_lower = r->oldest_at_least;
+		}
 		if (r->has_record) {
 			x->ledger = add_known(x->ledger, r->ledger_pages);
 			x->before_start = add_known(x->before_start, r->before_start);

@@ -42,6 +42,7 @@ struct prom_dev {
 	__s64 inflight;
 	__u64 bytes;
 	double oldest_s;		       /* NAN: no pool knows one */
+	bool oldest_lower;		       /* oldest_s is a lower bound */
 	__s64 ledger, before_start, untracked; /* -1: no pool knows */
 	bool item_stats, item_blocks;
 	__u64 blocks_prealloc, blocks_dyn;

@@ -389,6 +389,7 @@ static int try_mode(struct session *s, enum attach_mode m)
 	if (err)
 		goto fail;
 	stage = "attaching to the page_pool tracepoints";
+	s->start_ns = now_boot_ns();
 	err = ppwatch_bpf__attach(s->skel);
 	if (err) {
 		bpf_diag_parse(libbpf_log_captured(), err, &s->diag[m]);

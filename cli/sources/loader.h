@@ -55,6 +55,8 @@ struct session {
 	int ncpus;
 	uint64_t ledger_pages; /* pages the ledger keeps: max_pages, or the sample of them */
 	uint32_t log_recs;     /* records in each CPU's page log; 0: no page log */
+	/* CLOCK_BOOTTIME just before the programs attached: every hold since is seen */
+	uint64_t start_ns;
 	/* why each attach mode that was tried failed (bpf_diag) */
 	struct bpf_diag diag[ATTACH_TRACEPOINT + 1];
 	const char *stage;    /* the step that failed last */

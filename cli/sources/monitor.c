@@ -204,6 +204,7 @@ int monitor_sample(struct monitor *m)
 		m->walk_blocks = have_blocks;
 	}
 	err = err ?: collector_collect(&m->col, &m->rd);
+	m->rd.start_ns = m->s.start_ns;
 	if (!err && nn) {
 		err = reading_add_netlink(&m->rd, nlv, nn);
 		if (err < 0)

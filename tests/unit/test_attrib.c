@@ -113,6 +113,7 @@ static void setup(void)
 	snprintf(row.device, sizeof(row.device), "vb");
 	row.netns_ino = 4026532246U;
 	row.seen_age_s = 10;
+	row.unseen_age_s = 10;
 	memset(&snap, 0, sizeof(snap));
 	snap.rows = &row;
 	snap.n = 1;

@@ -579,7 +579,9 @@ static void check_cells(const char *text, const struct row_cells *c, size_t n)
  * KiB (order 1); no rate in the first snapshot; pool 7's 100 pages from
  * before start 10 s ago, an age that is a lower bound (>), pool 8's the
  * ledger's, exact; detached 75 s, 100 s (netlink's detach_time 900, now
- * 1000) and 120 s (the kernel's, in ns) ago; veth does not map, netlink
+ * 1000) and 120 s (the kernel's, in ns) ago, pool 12's 3 pages from
+ * before start at least as old as its destroy (>2m00s, though ppwatch
+ * first saw it 2 s ago); veth does not map, netlink
  * alone does not say. With -w: no item stats is n/a, not 0, and unknown
  * (netlink only) is -; BLOCKS is pre-allocated + dynamic.
  */
@@ -588,7 +590,7 @@ static const struct row_cells pool_cells[] = {
 	{ "8", "STATE=zombie INFLIGHT=500 BYTES=3.9MiB OLDEST=1m30s DETACH=1m15s DMA=unmapped" },
 	{ "9", "DEVICE=eth0 STATE=freed INFLIGHT=0 BYTES=0B" },
 	{ "11", "DEVICE=eni0 BYTES=4.0KiB DETACH=1m40s DMA=unknown" },
-	{ "12", "DEVICE=0000:03:00.0 OLDEST=>2.0s DETACH=2m00s" },
+	{ "12", "DEVICE=0000:03:00.0 OLDEST=>2m00s DETACH=2m00s" },
 	{ "13", "INFLIGHT=110 OLDEST=29.0s" },
 }, wide_cells[] = {
 	{ "7", "IFINDEX=3 NETNS=4026532246 BEFORE=100 LEDGER=40 UNTRACKD=0 FASTEMPTY=n/a" },
