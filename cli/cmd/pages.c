@@ -8,10 +8,12 @@
  * the page allocator. Oldest first.
  *
  * Ages come from the ledger, so they are exact for pages that entered the
- * pool while ppwatch was watching. Pages already out when it started have
- * no known age: they are listed with a lower bound, and --older-than leaves
- * them out and says how many. Run with INTERVAL [COUNT] (or --window) to
- * keep watching: ages then grow from one listing to the next.
+ * pool while ppwatch was watching. Pages already out when it started are
+ * listed with a lower bound (model/ages.h): at least as old as ppwatch's
+ * start, or as the pool's destroy; --older-than lists such a page when its
+ * bound is over the limit, and counts the others. Run with INTERVAL
+ * [COUNT] (or --window) to keep watching: ages then grow from one listing
+ * to the next.
  */
 #include <errno.h>
 #include <math.h>
@@ -95,10 +97,16 @@ static void pages_help(void)
 	       STACKS_DEFAULT_EVERY);
 }
 
+static bool listed(const struct pool_row *row, void *arg)
+{
+	return view_matches(arg, row) && row->state != ROW_FREED;
+}
+
 static int list_once(struct monitor *m, const struct ksyms *k)
 {
 	struct holders_report rep;
 	struct scan_result scan;
+	struct page_set ps;
 	struct page_list l;
 	size_t r, shown = 0;
 	int err;
@@ -106,6 +114,12 @@ static int list_once(struct monitor *m, const struct ksyms *k)
 	err = holders_take(m, &scan, &rep);
 	if (err)
 		return err;
+	/* the listed pools' ledger pages, of the sample's instant, in one walk */
+	err = page_set_build(&ps, m, listed, &opts.view, k != NULL);
+	if (err) {
+		holders_release(&scan, &rep);
+		return err;
+	}
 	if (env.json) {
 		doc_open(&stdout_json);
 		/* the instant every age below is of (the sample holders_take made) */
@@ -118,9 +132,9 @@ static int list_once(struct monitor *m, const struct ksyms *k)
 	for (r = 0; r < m->cur.n && !err; r++) {
 		const struct pool_row *row = &m->cur.rows[r];
 
-		if (!view_matches(&opts.view, row) || row->state == ROW_FREED)
+		if (!listed(row, &opts.view))
 			continue;
-		err = page_list_build(&l, m, row, &rep, k, opts.older_than, opts.limit);
+		err = page_list_build(&l, m, &ps, row, &rep, k, opts.older_than, opts.limit);
 		if (err)
 			break;
 		shown++;
@@ -140,7 +154,8 @@ static int list_once(struct monitor *m, const struct ksyms *k)
 			       esc_str(row->device, dev, sizeof(dev)), row_state_name(row->state),
 			       (long long)row->inflight, l.n);
 			if (l.unknown_age)
-				printf(", %zu out before ppwatch started (age unknown) not listed",
+				printf(", %zu taken before ppwatch saw them and not known to be "
+				       "that old (not listed)",
 				       l.unknown_age);
 			if (l.unseen)
 				printf(", %zu out before ppwatch started and in no socket (not listed)",
@@ -157,6 +172,7 @@ static int list_once(struct monitor *m, const struct ksyms *k)
 	} else if (!shown) {
 		printf("no pool matches\n");
 	}
+	page_set_free(&ps);
 	holders_release(&scan, &rep);
 	return err;
 }

@@ -700,35 +700,47 @@ int collector_collect(struct collector *c, struct reading *rd)
 
 struct pages_of {
 	struct collector *c;
-	__u64 pool;
-	__u32 gen;
+	const __u32 *gens; /* sorted */
+	size_t ngens;
 	struct ledger_page *v;
 	size_t cnt, cap;
 };
+
+static int u32_cmp(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static int collect_pages_of(void *arg, const struct pl_page *pg)
 {
 	struct pages_of *p = arg;
 	struct ledger_page *lp;
 
-	if (pg->gen != p->gen || pool_of_gen(p->c, pg->gen) != p->pool)
+	if (!bsearch(&pg->gen, p->gens, p->ngens, sizeof(*p->gens), u32_cmp))
 		return 0;
 	lp = VEC_PUSH(p->v, p->cnt, p->cap);
 	if (!lp) {
-		p_err("listing the pages of pool 0x%llx: %s", (unsigned long long)p->pool,
-		      strerror(ENOMEM));
+		p_err("listing the inflight pages of %zu pools: %s", p->ngens, strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	page_of(p->c, pg, lp);
 	return 0;
 }
 
-int collector_ledger_of(struct collector *c, __u64 pool, __u32 gen, struct ledger_page **out,
-			size_t *n)
+int collector_ledger_pages(struct collector *c, __u32 *gens, size_t ngens, struct ledger_page **out,
+			   size_t *n)
 {
-	struct pages_of p = { .c = c, .pool = pool, .gen = gen };
-	int err = c->log.on ? pl_collect(&c->log.led, collect_pages_of, &p) : 0;
+	struct pages_of p = { .c = c, .gens = gens, .ngens = ngens };
+	int err = 0;
 
+	*out = NULL;
+	*n = 0;
+	if (!c->log.on || !ngens)
+		return 0;
+	qsort(gens, ngens, sizeof(*gens), u32_cmp);
+	err = pl_collect(&c->log.led, collect_pages_of, &p);
 	if (err) {
 		free(p.v);
 		return err;

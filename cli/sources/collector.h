@@ -93,9 +93,12 @@ struct ledger_page {
 	__s32 stack_id; /* -1: page_stacks may have it */
 };
 
-/* every inflight page of the pool (addr, gen) in the ledger; *out is malloc'd */
-int collector_ledger_of(struct collector *c, __u64 pool, __u32 gen, struct ledger_page **out,
-			size_t *n);
+/*
+ * Every inflight page of the pools of generations gens[] (sorted here) in
+ * the ledger, in one walk; *out is malloc'd (NULL when none).
+ */
+int collector_ledger_pages(struct collector *c, __u32 *gens, size_t ngens, struct ledger_page **out,
+			   size_t *n);
 /* a holder scan's pages: in_ledger, gen, hold_ns from the ledger (BPF leaves them 0) */
 void collector_mark_pages(struct collector *c, struct ppw_rec_page *v, size_t n);
 /* the page logs: when their next drain is due (now_mono_s()), and the drain if due */

@@ -483,6 +483,12 @@ static int write_pages(struct recorder *w, const struct pool_row *row, const str
 	return err;
 }
 
+static bool is_zombie(const struct pool_row *row, void *arg)
+{
+	(void)arg;
+	return row->state == ROW_ZOMBIE;
+}
+
 /*
  * Holders of every pool, and the oldest pages of the destroyed ones;
  * synced when a destroy, stall or free asked for them. A scan that
@@ -492,9 +498,10 @@ static int write_scan(struct recorder *w)
 {
 	struct holders_report rep;
 	struct scan_result scan;
+	struct page_set ps = { 0 };
 	struct page_list l;
+	int err, perr;
 	size_t i;
-	int err;
 
 	err = holders_take(&w->m, &scan, &rep);
 	if (err) {
@@ -503,12 +510,18 @@ static int write_scan(struct recorder *w)
 	}
 	gap_ok(w, GAP_SCAN);
 	err = write_holders(w, &rep);
+	/* the destroyed pools' ledger pages, of the scan's sample, in one walk */
+	perr = err ? 0 : page_set_build(&ps, &w->m, is_zombie, NULL, w->have_ksyms);
+	if (perr) {
+		gap_fail(w, GAP_PAGES, -perr);
+		goto out;
+	}
 	for (i = 0; !err && i < w->m.cur.n; i++) {
 		const struct pool_row *row = &w->m.cur.rows[i];
 
-		if (row->state != ROW_ZOMBIE)
+		if (!is_zombie(row, NULL))
 			continue;
-		err = page_list_build(&l, &w->m, row, &rep, w->have_ksyms ? &w->k : NULL, NAN,
+		err = page_list_build(&l, &w->m, &ps, row, &rep, w->have_ksyms ? &w->k : NULL, NAN,
 				      w->o.oldest_pages);
 		if (err) {
 			gap_fail(w, GAP_PAGES, -err);
@@ -519,6 +532,8 @@ static int write_scan(struct recorder *w)
 		err = write_pages(w, row, &l);
 		page_list_free(&l);
 	}
+out:
+	page_set_free(&ps);
 	holders_release(&scan, &rep);
 	if (!err && w->sync_scan && (err = rotfile_sync(w->out))) {
 		gap_fail(w, GAP_WRITE, -err);
