@@ -430,7 +430,7 @@ int pm_read(struct pm *a, struct recording *r)
 
 	while ((err = recording_next(r, &rec)) > 0) {
 		/* the file of the record: FILE.incidents' copies come first, the set's win */
-		a->kept = r->files[r->cur].incidents;
+		a->kept = recording_kept(r);
 		err = pm_feed(a, rec);
 		json_decref(rec);
 		if (err)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -182,6 +183,7 @@ int recording_open(struct recording *r, const char *path)
 		fclose(f);
 		goto out;
 	}
+	r->has_incidents = f != NULL && r->n > 1;
 	/* oldest first */
 	for (i = 0; i < r->n / 2; i++) {
 		struct recording_file x = r->files[i];
@@ -205,6 +207,15 @@ out:
 void recording_close(struct recording *r)
 {
 	size_t i;
+
+	for (i = r->next_copy; i < r->ncopies; i++)
+		json_decref(r->copies[i].rec);
+	free(r->copies);
+	for (i = 0; i < r->nruns; i++)
+		json_decref(r->runs[i].hdr);
+	free(r->runs);
+	json_decref(r->ahead);
+	json_decref(r->queued);
 
 	for (i = 0; i < r->n; i++) {
 		if (r->own && r->files[i].fp)
@@ -355,7 +366,8 @@ static int check_format(struct recording *r, struct recording_file *f, const jso
 	return -EPROTO;
 }
 
-int recording_next(struct recording *r, json_t **out)
+/* the next record of the files in order (FILE.incidents first) */
+static int raw_next(struct recording *r, json_t **out)
 {
 	bool nl, toolong;
 	struct recording_file *f;
@@ -424,6 +436,218 @@ int recording_next(struct recording *r, json_t **out)
 		return 1;
 	}
 	return 0;
+}
+
+/* ---- FILE.incidents merged into the set ----------------------------------------------- */
+
+/* the run with this id (added if new): its index, or SIZE_MAX without memory */
+static size_t run_index(struct recording *r, const char *id)
+{
+	struct recording_run *x;
+	size_t i;
+
+	for (i = 0; i < r->nruns; i++)
+		if (!strcmp(r->runs[i].id, id))
+			return i;
+	x = VEC_NEXT(r->runs, r->nruns, r->capruns);
+	if (!x)
+		return SIZE_MAX;
+	memset(x, 0, sizeof(*x));
+	snprintf(x->id, sizeof(x->id), "%s", id);
+	x->lo_seq = UINT64_MAX;
+	return r->nruns++;
+}
+
+/* a set file's first line, when it is a header: its run's lowest seq in the set */
+static int note_set_header(struct recording *r, FILE *fp)
+{
+	char *line = NULL;
+	size_t cap = 0, k;
+	ssize_t len = getline(&line, &cap, fp);
+	json_t *h = len > 0 ? json_loadb(line, len, 0, NULL) : NULL;
+	int err = 0;
+
+	free(line);
+	if (h && !strcmp(jstr(h, "type", ""), "header") &&
+	    json_is_integer(json_object_get(h, "seq"))) {
+		k = run_index(r, jstr(h, "run", ""));
+		if (k == SIZE_MAX) {
+			err = -ENOMEM;
+		} else {
+			uint64_t seq = json_integer_value(json_object_get(h, "seq"));
+
+			if (seq < r->runs[k].lo_seq)
+				r->runs[k].lo_seq = seq;
+		}
+	}
+	json_decref(h);
+	if (!err && fseek(fp, 0, SEEK_SET))
+		err = -errno;
+	return err;
+}
+
+static int copy_cmp(const void *a, const void *b)
+{
+	const struct recording_copy *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->part - y->part;
+}
+
+/* the same record kept twice (two slots of one incident): the same run, seq, part and text */
+static bool same_copy(const struct recording_copy *x, const struct recording_copy *y)
+{
+	return x->run == y->run && x->seq == y->seq && x->part == y->part &&
+	       json_equal(x->rec, y->rec);
+}
+
+/*
+ * Read FILE.incidents whole (it is small: the recorder keeps it within a
+ * budget) and the set's headers; keep the copies of records the set no
+ * longer has (its run's seq under the set's first), once each, by time.
+ */
+static int merge_prepare(struct recording *r)
+{
+	size_t i, k, n = r->n, run = SIZE_MAX;
+	struct recording_copy *c;
+	json_t *rec;
+	int err = 0;
+
+	for (i = 1; i < n && !err; i++)
+		err = note_set_header(r, r->files[i].fp);
+	/* FILE.incidents alone: the reader stops at its end */
+	r->n = 1;
+	while (!err && (err = raw_next(r, &rec)) > 0) {
+		err = 0;
+		if (!strcmp(jstr(rec, "type", ""), "header")) {
+			run = run_index(r, jstr(rec, "run", ""));
+			if (run != SIZE_MAX && !r->runs[run].hdr)
+				r->runs[run].hdr = json_incref(rec);
+			err = run == SIZE_MAX ? -ENOMEM : 0;
+			json_decref(rec);
+			continue;
+		}
+		c = VEC_NEXT(r->copies, r->ncopies, r->capcopies);
+		if (!c) {
+			json_decref(rec);
+			err = -ENOMEM;
+			break;
+		}
+		*c = (struct recording_copy){ rec, jnum(rec, "time", NAN), jnum(rec, "seq", 0),
+					      jnum(rec, "part", 1), run };
+		r->ncopies++;
+	}
+	r->n = n;
+	if (err < 0)
+		return err;
+	/* what the set has (the same run, a seq from its first on) wins */
+	for (i = k = 0; i < r->ncopies; i++) {
+		c = &r->copies[i];
+		if (c->run != SIZE_MAX && c->seq >= r->runs[c->run].lo_seq)
+			json_decref(c->rec);
+		else
+			r->copies[k++] = *c;
+	}
+	r->ncopies = k;
+	qsort(r->copies, r->ncopies, sizeof(*r->copies), copy_cmp);
+	for (i = k = 0; i < r->ncopies; i++) {
+		if (k && same_copy(&r->copies[k - 1], &r->copies[i]))
+			json_decref(r->copies[i].rec);
+		else
+			r->copies[k++] = r->copies[i];
+	}
+	r->ncopies = k;
+	r->cur_run = r->set_run = SIZE_MAX;
+	r->merge_ready = true;
+	return 0;
+}
+
+/* rec, of run 'run', handed out: after its run's header when another run's came last */
+static int give(struct recording *r, json_t *rec, bool kept, size_t run, json_t **out)
+{
+	if (run != SIZE_MAX && run != r->cur_run && r->runs[run].hdr) {
+		r->cur_run = run;
+		r->queued = rec;
+		r->queued_kept = kept;
+		*out = json_incref(r->runs[run].hdr);
+		r->kept = kept;
+		return 1;
+	}
+	*out = rec;
+	r->kept = kept;
+	return 1;
+}
+
+/* the copy goes before the set's next record: older (at one time: a lower seq) */
+static bool copy_first(const struct recording_copy *c, const json_t *next)
+{
+	double t = jnum(next, "time", NAN);
+
+	if (isnan(c->time) || isnan(t))
+		return false;
+	return c->time < t || (c->time == t && c->seq < (uint64_t)jnum(next, "seq", 0));
+}
+
+int recording_next(struct recording *r, json_t **out)
+{
+	struct recording_copy *c;
+	json_t *rec;
+	size_t run;
+	int err;
+
+	if (!r->has_incidents) {
+		r->kept = false;
+		err = raw_next(r, out);
+		r->kept = err > 0 && r->cur < r->n && r->files[r->cur].incidents;
+		return err;
+	}
+	if (!r->merge_ready && (err = merge_prepare(r)))
+		return err;
+	if (r->queued) {
+		*out = r->queued;
+		r->kept = r->queued_kept;
+		r->queued = NULL;
+		return 1;
+	}
+	if (!r->ahead && !r->set_done) {
+		err = raw_next(r, &r->ahead);
+		if (err < 0)
+			return err;
+		r->set_done = !err;
+	}
+	if (r->next_copy < r->ncopies &&
+	    (!r->ahead || copy_first(&r->copies[r->next_copy], r->ahead))) {
+		c = &r->copies[r->next_copy++];
+		return give(r, c->rec, true, c->run, out);
+	}
+	if (!r->ahead)
+		return 0;
+	rec = r->ahead;
+	r->ahead = NULL;
+	if (!strcmp(jstr(rec, "type", ""), "header")) {
+		run = run_index(r, jstr(rec, "run", ""));
+		if (run == SIZE_MAX) {
+			json_decref(rec);
+			return -ENOMEM;
+		}
+		json_decref(r->runs[run].hdr);
+		r->runs[run].hdr = json_incref(rec);
+		r->set_run = r->cur_run = run;
+		*out = rec;
+		r->kept = false;
+		return 1;
+	}
+	return give(r, rec, false, r->set_run, out);
+}
+
+bool recording_kept(const struct recording *r)
+{
+	return r->kept;
 }
 
 uint64_t recording_records(const struct recording *r)

@@ -64,10 +64,44 @@ struct recording_file {
 	FILE *fp;
 };
 
+/* a record FILE.incidents kept, waiting for its place in the set's time order */
+struct recording_copy {
+	json_t *rec;
+	double time;
+	uint64_t seq;
+	int part;
+	size_t run; /* its header (recording.hdrs) */
+};
+
+/* a run's header, and the first seq the set (not FILE.incidents) has of it */
+struct recording_run {
+	char id[72];
+	json_t *hdr;	 /* NULL: the set's file has not been read yet */
+	uint64_t lo_seq; /* UINT64_MAX: the set has none */
+};
+
 struct recording {
 	struct recording_file *files; /* oldest first */
 	size_t n, cap, cur;
-	bool own; /* the reader closes the streams */
+	/*
+	 * FILE.incidents, merged into the set: its copies read first (all of
+	 * them: it is small), those the set still has left out (the same run
+	 * and a seq the set has), the others handed out in time order among
+	 * the set's records, each after its run's header.
+	 */
+	bool has_incidents, merge_ready;
+	struct recording_copy *copies;
+	size_t ncopies, capcopies, next_copy;
+	struct recording_run *runs;
+	size_t nruns, capruns;
+	size_t cur_run;	  /* the run of the last record handed out (SIZE_MAX: none) */
+	json_t *ahead;	  /* the set's next record, read ahead */
+	json_t *queued;	  /* handed out after the header that goes before it */
+	bool queued_kept; /* (and whether it is a copy) */
+	bool kept;	  /* the record recording_next() gave last is a copy */
+	bool set_done;	  /* the set's files are read */
+	size_t set_run;	  /* the run of the set's last header (SIZE_MAX: none) */
+	bool own;	  /* the reader closes the streams */
 	/* the current line */
 	char *blk, *line, *fix;
 	size_t blk_pos, blk_end, line_cap, fix_cap;
@@ -82,7 +116,9 @@ struct recording {
  * FILE and its rotations (FILE.1 ... FILE.999, as far as they go), opened
  * at once, newest first, so a rotation meanwhile neither hides a file nor
  * shows one twice (a file seen again is left out); read oldest first,
- * after FILE.incidents (the incidents kept past rotation) when there is one.
+ * with FILE.incidents (the incidents kept past rotation) when there is one:
+ * its copies of records the set no longer has in their time order among
+ * the set's, each once (recording_kept() says which they are).
  * 0, or -errno with r->failed naming the file that would not open.
  */
 int recording_open(struct recording *r, const char *path);
@@ -94,6 +130,8 @@ int recording_open_stream(struct recording *r, FILE *f, const char *name);
  * -EPROTO for a file of a format this ppwatch does not read (r->why).
  */
 int recording_next(struct recording *r, json_t **rec);
+/* the record recording_next() gave last is a copy from FILE.incidents */
+bool recording_kept(const struct recording *r);
 /* records read in all */
 uint64_t recording_records(const struct recording *r);
 /* what was read, file by file (for the report): a new reference, or NULL */

@@ -712,16 +712,21 @@ static void test_incidents_read_with_the_set(void)
 	      "\"retry\",\"retry\":390,\"pool\":\"9\",\"addr\":\"0x9\",\"gen\":1,\"inflight\":300}}\n",
 	      f);
 	fclose(f);
-	/* the set: FILE.1 gone, FILE missing (a crash between shift and create); FILE.2 has the stall too */
+	/*
+	 * the set: FILE.1 gone, FILE missing (a crash between shift and create);
+	 * FILE.2 begins after the scan and has the stall and the retry too
+	 */
 	snprintf(name, sizeof(name), "%s.2", path);
 	f = fopen(name, "w");
-	fputs("{\"type\":\"header\",\"time\":600,\"seq\":900,\"format\":2,\"run\":\"r1\","
+	fputs("{\"type\":\"header\",\"time\":160,\"seq\":80,\"format\":2,\"run\":\"r1\","
 	      "\"boot_id\":\"b\"}\n"
+	      "{\"type\":\"event\",\"time\":170,\"seq\":90,\"event\":{\"time\":170,\"event\":"
+	      "\"stalled\",\"pool\":\"9\",\"addr\":\"0x9\",\"gen\":1,\"inflight\":300}}\n"
+	      "{\"type\":\"event\",\"time\":500,\"seq\":800,\"event\":{\"time\":500,\"event\":"
+	      "\"retry\",\"retry\":390,\"pool\":\"9\",\"addr\":\"0x9\",\"gen\":1,\"inflight\":300}}\n"
 	      "{\"type\":\"snapshot\",\"time\":601,\"seq\":901,\"pools\":[{\"pool\":\"9\","
 	      "\"addr\":\"0x9\",\"gen\":1,\"state\":\"zombie\",\"inflight\":300,"
-	      "\"detach_age_s\":491}]}\n"
-	      "{\"type\":\"event\",\"time\":170,\"seq\":90,\"event\":{\"time\":170,\"event\":"
-	      "\"stalled\",\"pool\":\"9\",\"addr\":\"0x9\",\"gen\":1,\"inflight\":300}}\n",
+	      "\"detach_age_s\":491}]}\n",
 	      f);
 	fclose(f);
 	snprintf(name, sizeof(name), "%s.1", path);
@@ -745,8 +750,8 @@ static void test_incidents_read_with_the_set(void)
 	    "udp pid 5 ppgen");
 	NUM(p, "destroyed_at", 110);
 	NUM(p, "retries", 390); /* the retry the incident kept, its number */
-	/* new, destroy and stalled once each: the set's stall and the kept one are one */
-	CHECK_INT(json_array_size(json_object_get(p, "timeline")), 2);
+	/* destroy, stalled and the retries once each: the set's and the kept copies are one */
+	CHECK_INT(json_array_size(json_object_get(p, "timeline")), 3);
 	STR(json_array_get(json_object_get(rep, "runs"), 0), "end", "killed");
 	CHECK(!json_is_true(json_object_get(json_array_get(json_object_get(rep, "runs"), 0),
 					    "end_record")),
@@ -771,11 +776,123 @@ static void test_incidents_read_with_the_set(void)
 	CHECK(system(name) == 0, "clean");
 }
 
+/* a file of the set, or FILE.incidents, written whole */
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	CHECK(f != NULL, "%s", path);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+#define SNAP(t, seq, infl)                                                                    \
+	"{\"type\":\"snapshot\",\"time\":" #t ",\"seq\":" #seq ",\"pools\":[{\"pool\":\"9\"," \
+	"\"addr\":\"0x9\",\"gen\":1,\"state\":\"zombie\",\"inflight\":" #infl "}]}\n"
+
+/*
+ * The issue's set: FILE.incidents kept the pool's first snapshot after its
+ * destroy (34.982, 750 pages) and the last (40.079, 0), the set (rotated
+ * past the first) has 38.031 and 40.079. Read before: the copies, then
+ * the set: "34.982 750, 40.079 0, 38.031 750, 40.079 0". Each record once
+ * now, in time order, the copies the set still has left out; and a copy
+ * from the recorder before this one (another run, another pool) in its
+ * place, after its own header.
+ */
+static void test_incidents_in_time_order(void)
+{
+	char dir[] = "/tmp/ppwatch-rt.XXXXXX", path[128], cmd[160];
+	static const double want_t[] = { 30.5, 34.982, 36, 38.031, 40.079, 40.5 };
+	static const double want_seq[] = { 7, 10, 20, 30, 50, 60 };
+	const json_t *p, *pt;
+	double last = -1;
+	struct recording r;
+	size_t n = 0, i;
+	json_t *rec, *rep;
+	struct pm *a;
+	int err;
+
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(path, sizeof(path), "%s/rec", dir);
+	write_file(dir, "rec.incidents",
+		   "{\"type\":\"header\",\"time\":20,\"seq\":1,\"format\":2,\"run\":\"r0\","
+		   "\"file\":\"incidents\",\"boot_id\":\"b\"}\n"
+		   "{\"type\":\"event\",\"time\":30.5,\"seq\":7,\"event\":{\"time\":30.5,"
+		   "\"event\":\"destroy\",\"pool\":\"8\",\"addr\":\"0x8\",\"gen\":1,"
+		   "\"inflight\":5}}\n"
+		   "{\"type\":\"header\",\"time\":41,\"seq\":70,\"format\":2,\"run\":\"r1\","
+		   "\"file\":\"incidents\",\"boot_id\":\"b\"}\n" SNAP(34.982, 10, 750)
+			   SNAP(40.079, 50, 0) SNAP(40.079, 50, 0));
+	write_file(dir, "rec.1",
+		   "{\"type\":\"header\",\"time\":36,\"seq\":20,\"format\":2,\"run\":\"r1\","
+		   "\"boot_id\":\"b\"}\n" SNAP(38.031, 30, 750) SNAP(40.079, 50, 0));
+	write_file(dir, "rec",
+		   "{\"type\":\"header\",\"time\":40.5,\"seq\":60,\"format\":2,\"run\":\"r1\","
+		   "\"boot_id\":\"b\"}\n");
+	CHECK_INT(recording_open(&r, path), 0);
+	while ((err = recording_next(&r, &rec)) > 0) {
+		double t = jnum(rec, "time", NAN);
+		bool hdr = !strcmp(jstr(rec, "type", ""), "header");
+
+		/* records in time order; a header also goes before a record of its run */
+		if (hdr && !strcmp(jstr(rec, "run", ""), "r0"))
+			CHECK(n == 0, "r0's header first");
+		if (!hdr) {
+			CHECK(t >= last, "in time order: %g after %g", t, last);
+			last = t;
+		}
+		if (!hdr || jnum(rec, "seq", 0) == 20 || jnum(rec, "seq", 0) == 60) {
+			CHECK(n < 6, "%zu records", n + 1);
+			if (n < 6) {
+				NUM(rec, "time", want_t[n]);
+				NUM(rec, "seq", want_seq[n]);
+				/* the copies: r0's destroy and the first snapshot */
+				CHECK(recording_kept(&r) == (n <= 1), "record %zu kept: %d", n,
+				      recording_kept(&r));
+			}
+			n++;
+		}
+		json_decref(rec);
+	}
+	CHECK_INT(err, 0);
+	CHECK_INT(n, 6);
+	recording_close(&r);
+
+	CHECK_INT(recording_open(&r, path), 0);
+	a = pm_new();
+	pm_context(a, 10000, "b", "h", none_alive);
+	CHECK_INT(pm_read(a, &r), 0);
+	rep = pm_report(a, path, NULL);
+	p = json_array_get(json_object_get(rep, "pools"), 0);
+	pt = json_object_get(p, "inflight_over_time");
+	/* 750 at 34.982 (38.031's 750 is no change), 0 at 40.079: each once, in order */
+	CHECK_INT(json_array_size(pt), 2);
+	for (i = 0; i < 2 && i < json_array_size(pt); i++) {
+		static const double t[] = { 34.982, 40.079 }, v[] = { 750, 0 };
+
+		CHECK_NEAR(json_real_value(json_array_get(json_array_get(pt, i), 0)) +
+				   json_integer_value(json_array_get(json_array_get(pt, i), 0)),
+			   t[i], 1e-6);
+		CHECK_NEAR(json_number_value(json_array_get(json_array_get(pt, i), 1)), v[i], 1e-9);
+	}
+	json_decref(rep);
+	pm_free(a);
+	recording_close(&r);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0, "clean");
+}
+
 int main(void)
 {
 	TEST(test_every_record_type);
 	TEST(test_parts_within_the_bound);
 	TEST(test_incidents_budget);
 	TEST(test_incidents_read_with_the_set);
+	TEST(test_incidents_in_time_order);
 	return unit_done();
 }
