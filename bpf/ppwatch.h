@@ -112,7 +112,7 @@ enum ppw_pool_flags {
  */
 struct ppw_pool {
 	__u64 addr;  /* struct page_pool * */
-	__u32 gen;   /* generation at this address */
+	__u32 gen;   /* this run's number for the pool: (addr, gen) never repeats in a run */
 	__u32 id;    /* pool->user.id (netlink id), 0 if none */
 	__u32 flags; /* enum ppw_pool_flags */
 	__u32 state; /* enum ppw_pool_state */
