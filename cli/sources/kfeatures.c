@@ -231,6 +231,7 @@ int features_probe(struct features *f)
 		f->pool_user = find_member(btf, pool_id, "user") != NULL;
 		f->detach_time_is_ns = detach_time_is_ktime(btf, pool_id);
 		f->pool_napi = params_has(btf, pool_id, "napi");
+		f->pool_defer = find_member(btf, pool_id, "defer_start") != NULL;
 		int stats = btf__find_by_name_kind(btf, "page_pool_alloc_stats", BTF_KIND_STRUCT);
 
 		f->item_stats = stats > 0 && find_member(btf, stats, "item_fast_empty");
@@ -247,10 +248,10 @@ int features_probe(struct features *f)
 	btf__free(btf);
 	p_dbg("features: page_pool=%d tp hold=%d release=%d pool_release=%d nid=%d user=%d "
 	      "detach_ns=%d unmap=%s tracefs=%d bpf_loop=%d atomics=%d jiffies=%d "
-	      "percpu_lookup=%d",
+	      "percpu_lookup=%d defer_start=%d",
 	      f->page_pool, f->tp_hold, f->tp_release, f->tp_pool_release, f->tp_update_nid,
 	      f->pool_user, f->detach_time_is_ns, unmap_regime_name(f->unmap), f->tracefs,
-	      f->bpf_loop, f->atomics, f->jiffies, f->percpu_lookup);
+	      f->bpf_loop, f->atomics, f->jiffies, f->percpu_lookup, f->pool_defer);
 	return 0;
 }
 

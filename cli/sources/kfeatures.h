@@ -28,6 +28,7 @@ struct features {
 	bool pool_user;		/* pool->user: ids, netdev lists (v6.8) */
 	bool detach_time_is_ns; /* user.detach_time is ktime_t */
 	bool pool_napi;		/* pool->p.napi (v6.5) */
+	bool pool_defer;	/* pool->defer_start (v5.5): a destroy's date (model/ages.h) */
 	enum unmap_regime unmap;
 	/* what the BPF programs may contain (their PPW_COMPAT build where not) */
 	bool bpf_loop; /* the bpf_loop helper (v5.17): iterators, freed-pool slots */
