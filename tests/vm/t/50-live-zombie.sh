@@ -88,6 +88,7 @@ echo "PPVM-VALUES: live-zombie mode=$MODE frames=$N release-inflight=$RINFL hold
 
 # --- pools ---
 # (and, where the kernel cannot report everything, the text's note: side by side)
+now; T_POOLS=$NOW
 ppw_par pools pools -j
 TXT=
 lacks pp-netlink && { ppw_par pools_txt pools; TXT=pools_txt; }
@@ -102,6 +103,16 @@ check "ppwatch pools: hold_cnt = the kernel's (page_pool_release hold=)" "$(jpoo
 check "ppwatch pools: release_cnt = the kernel's (page_pool_release release=)" "$(jpool /tmp/pools.out "$ZADDR" release_cnt)" -eq "$RELK"
 check "ppwatch pools: destroy_cnt (1 + retries)" "$(jpool /tmp/pools.out "$ZADDR" destroy_cnt)" -ge 1
 check "ppwatch pools: pool_size = the run's batch (64)" "$(jpool /tmp/pools.out "$ZADDR" pool_size)" -eq 64
+# the zombie's pages are at least as old as its destroy, which this
+# ppwatch did not see: dated by the kernel (its detach time, or, without
+# one, the destroy's jiffies the pool keeps, pool->defer_start), a bound
+# no less than the destroy's age when pools started (T_DESTROY is after
+# the destroy), less a tick
+ZAGE=$(awk -v a="$T_DESTROY" -v b="$T_POOLS" 'BEGIN { printf "%.3f", b - a }')
+check "ppwatch pools: the oldest page's age is a lower bound" "$(jpool /tmp/pools.out "$ZADDR" oldest_age_is_lower_bound)" = true
+check "ppwatch pools: the oldest page at least $ZAGE s old (destroyed before pools started)" \
+	"$(jpool /tmp/pools.out "$ZADDR" oldest_age_s | awk -v z="$ZAGE" '{ print ($1 >= z - 0.02) }')" = 1 ||
+	log "pools: $(jq -c --arg a "$ZADDR" '[.pools[] | select(.addr == $a)][0] | {oldest_age_s, detach_age_s}' /tmp/pools.out)"
 check "ppwatch pools: the test-run pool is not in netlink" "$(jpool /tmp/pools.out "$ZADDR" netlink)" = false
 if lacks pp-netlink; then
 	check "ppwatch pools: .kernel.netlink is false (no netdev page-pool family)" "$(jq -r .kernel.netlink /tmp/pools.out)" = false
@@ -122,13 +133,13 @@ SEL=$(ppw_sel "$ZADDR" /tmp/pools.out)
 
 # postmortem first, alone, while the zombie is young (the kernel names a
 # pool stalled in its log after 60 s, which postmortem reads too): its
-# verdict is known here. Where the kernel has the pool's detach time
-# (pool->user; lacks=pp-netlink elsewhere) a zombie destroyed over a second
-# ago is stalled past --stall-after 1s: exit 1, this pool stalled; elsewhere
-# ppwatch cannot date a destroy it did not see: exit 0, none stalled.
+# verdict is known here. The kernel dates the destroy (its detach time,
+# pool->user, or the destroy's jiffies where it has none): a zombie
+# destroyed over a second ago is stalled past --stall-after 1s: exit 1,
+# this pool stalled.
 now
 [ "$(awk -v a="$T_DESTROY" -v b="$NOW" 'BEGIN { print (b - a >= 1.1) }')" = 1 ] || sleep 1.1
-if lacks pp-netlink; then PM_WANT=0; else PM_WANT=1; fi
+PM_WANT=1
 ppw pm --attach tracepoint postmortem -j --stall-after 1s
 # (its exit status, checked below once the other commands have run)
 PM_RC=$PPW_RC
@@ -138,7 +149,7 @@ now; PM_AGE=$(awk -v a="$T_DESTROY" -v b="$NOW" 'BEGIN { printf "%d", b - a }')
 # until the pages are let go). The holder scan loads in every attach mode
 # here: holders with tp_btf (auto), pages with raw_tp, postmortem (above)
 # with the classic tracepoint programs (t/56 runs each mode's hot path).
-printf 'version: 1\nrules:\n  - name: small\n    max_inflight: 100\n  - name: roomy\n    max_inflight: 100000\n' >/tmp/rules.yaml
+printf 'version: 1\nrules:\n  - name: small\n    max_inflight: 100\n  - name: roomy\n    max_inflight: 100000\n  - name: old\n    max_oldest_age: 1s\n' >/tmp/rules.yaml
 ppw_par holders holders -j
 [ -n "$SEL" ] && ppw_par pages --attach raw_tp pages "$SEL" -j
 ppw_par check check -f /tmp/rules.yaml -j
@@ -216,6 +227,10 @@ check "ppwatch check max_inflight 100: a finding with inflight $N" \
 	"$(jq "[.checks[] | select(.rule == \"small\") | .findings[] | select(tostring | contains(\"$N\"))] | length" /tmp/check.out)" -ge 1
 check "ppwatch check max_inflight 100000: passed" "$(jq -r '.checks[] | select(.rule == "roomy") | .result' /tmp/check.out)" = pass
 check "ppwatch check max_inflight 100000: pools checked" "$(jq '.checks[] | select(.rule == "roomy") | .pools_checked' /tmp/check.out)" -ge 1
+# destroyed over 1.1 s before check started: the bound fails max_oldest_age 1s
+check "ppwatch check max_oldest_age 1s: failed on the zombie's bound" \
+	"$(jq --arg p "$(jpool /tmp/pools.out "$ZADDR" pool)" '[.checks[] | select(.rule == "old") | .findings[] | select(.pool == $p and .at_least)] | length' /tmp/check.out)" -eq 1 ||
+	log "check old: $(jq -c '.checks[] | select(.rule == "old")' /tmp/check.out)"
 
 # --- export --once ---
 ppw_rc export

@@ -45,6 +45,12 @@ floor_every_command() {
 	ppw_par f_pm postmortem -j
 	ppw_par f_run check --run true --deadline 1 -j
 	ppw_par_wait f_pools f_pools_txt f_top f_stacks f_check f_export f_holders f_pages f_record f_pm f_run
+	# no pool to age here: what would date a zombie's pages is in the
+	# kernel's BTF all the same, pool->defer_start (the programs read it by
+	# CO-RE, model/ages.h)
+	ppw f_feat -d pools
+	check "ppwatch -d pools: struct page_pool has defer_start (a destroy's date, by BTF)" \
+		"$(grep -c 'defer_start=1' /tmp/f_feat.err)" -eq 1
 	ppw_bg_stop f_watch
 	check "ppwatch watch: exit status after SIGINT" "$PPW_RC" -eq 0
 	check "ppwatch watch: no event (no pool)" "$(grep -c . /tmp/f_watch.out)" -eq 0
