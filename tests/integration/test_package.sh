@@ -59,11 +59,14 @@ static_sees_the_lab() {
 	require_static
 	lab_begin
 	local doc pool
+	# pages out only because the test holds them (the lab sends nothing
+	# else; the socket's receive buffer keeps as many as it has room for)
+	lab_hold 300 1000 >/dev/null || fail "holder"
 	doc=$("$STATIC" pools -j) || fail "static ppwatch pools -j failed"
 	pool=$(vb_pool "$doc") || fail "the static binary does not list the lab's pool: $doc"
 	log "$(jq -c '{id, device, inflight, state}' <<<"$pool")"
 	check "the lab's pool is live" jq -e '.state == "live"' <<<"$pool" >/dev/null
-	check "it has inflight pages" num "$(jget "$pool" .inflight) > 0"
+	check "it has the held pages out" num "$(jget "$pool" .inflight) > 0"
 }
 
 # systemd-analyze verify, and security's exposure (offline: systemd need not
@@ -172,14 +175,18 @@ deb_installs_runs_and_removes() {
 		# socket activation: the first connection starts it (a loaded machine
 		# may take its time to load the programs); the listener, forked,
 		# says "listening on" once it is sandboxed: wait for that line and
-		# for the child it names to be there (not for a time)
+		# for the child it names to be there (not for a time). The
+		# connection only once systemd-socket-activate listens: one refused
+		# before starts nothing
+		_bound() { [ -n "$(ss -Hltn "sport = :$port")" ]; }
+		wait_until 120 "systemd-socket-activate to listen on port $port" _bound
 		curl -s -m 120 -o /dev/null "http://127.0.0.1:$port/metrics"
 		listener_up() {
 			kill -0 "$pid" 2>/dev/null || fail "the unit's exporter exited: $(head -c 300 "$uerr")"
 			grep -q '^ppwatch export: listening on ' "$uerr" &&
 				[ -n "$(cat "/proc/$pid/task/$pid/children" 2>/dev/null)" ]
 		}
-		wait_until 300 "the unit's exporter to fork its listener" listener_up
+		wait_until 300 "the unit's exporter to fork its listener (curl's connection started it)" listener_up
 		st=$(cat /proc/$pid/status 2>/dev/null)
 		log "the sampler: $(grep -E '^(Uid|CapEff|CapBnd|NoNewPrivs)' <<<"$st" | tr -s '\t\n' ' ')"
 		check "the unit's exporter runs: $(head -c 300 $uerr)" kill -0 $pid
