@@ -174,20 +174,54 @@ static const struct pl_gen *gen_find(const struct page_ledger *l, __u32 gen)
 
 /* ---- the fold --------------------------------------------------------------------- */
 
-/* is (release, t, cpu) newer than e's newest event? */
-static bool newer(struct page_ledger *l, const struct pl_page *e, bool release, __u64 t, __u32 cpu)
+/* a tie's state: held when holds outnumber releases (c = 0 is ambiguous: released) */
+static bool tie_held(const struct pl_page *e)
 {
-	bool e_hold = e->flags & PL_F_HOLD;
+	return e->c >= 1;
+}
 
-	if (t != e->t)
-		return (__s64)(t - e->t) > 0;
-	/* one CPU's log is in its order */
-	if ((__u16)cpu == e->cpu)
-		return true;
-	/* one tick, two CPUs: a release over a hold (held and freed within a tick) */
-	if (release == e_hold)
-		l->ties++;
-	return release || e_hold;
+/* e's newest event becomes a hold (held) or a release, its flags otherwise kept */
+static void set_held(struct pl_page *e, bool held)
+{
+	e->flags = (e->flags & ~PL_F_HOLD) | (held ? PL_F_HOLD : 0);
+}
+
+/*
+ * Fold (release, t, cpu, gen) into e's newest event, its count already
+ * updated: a later tick, or later in one CPU's log, is newer (and clears
+ * the marks of the older event); one tick on two CPUs is a tie the count
+ * decides; an older event read late changes only the count, which still
+ * decides a tie.
+ */
+static void newest(struct page_ledger *l, struct pl_page *e, bool release, __u64 t, __u32 cpu,
+		   __u32 gen)
+{
+	bool tie = e->flags & PL_F_TIE;
+	struct pl_gen *g;
+
+	if (t != e->t ? (__s64)(t - e->t) > 0 : (__u16)cpu == e->cpu && !tie) {
+		e->t = t;
+		e->gen = gen;
+		e->cpu = (__u16)cpu;
+		e->flags = release ? 0 : PL_F_HOLD;
+		return;
+	}
+	if (t == e->t) {
+		/* one tick, two CPUs: a hold and a release there is a tie */
+		if (!tie && release == !!(e->flags & PL_F_HOLD)) {
+			l->ties++;
+			g = gen_get(l, gen);
+			if (g)
+				g->ties++;
+		}
+		e->flags |= PL_F_TIE;
+		if (release != tie_held(e)) { /* this event's kind is the state: it is the newest */
+			e->gen = gen;
+			e->cpu = (__u16)cpu;
+		}
+	}
+	if (e->flags & PL_F_TIE)
+		set_held(e, tie_held(e));
 }
 
 /* the count the newest event says it should be */
@@ -255,12 +289,7 @@ int pl_fold(struct page_ledger *l, __u64 netmem, bool release, __u32 gen, __u64 
 	was = e->flags & PL_F_HOLD;
 	if (release ? e->c > -C_MAX : e->c < C_MAX)
 		e->c += release ? -1 : 1;
-	if (newer(l, e, release, t, cpu)) {
-		e->t = t;
-		e->gen = gen;
-		e->cpu = (__u16)cpu;
-		e->flags = (e->flags & ~PL_F_HOLD) | (release ? 0 : PL_F_HOLD);
-	}
+	newest(l, e, release, t, cpu, gen);
 	is = e->flags & PL_F_HOLD;
 	if (is && !was) {
 		if (l->inflight >= l->max_pages) {
@@ -309,16 +338,27 @@ int pl_collect(struct page_ledger *l, int (*fn)(void *arg, const struct pl_page 
 			continue;
 		}
 		final = l->j_known && (__s64)(e->t - l->j_safe) <= 0;
+		if (final && (e->flags & PL_F_TIE)) {
+			/* every event of its tick is in: the count decides for good */
+			bool held = tie_held(e);
+
+			if (held != !!(e->flags & PL_F_HOLD))
+				l->inflight += held ? 1 : -1;
+			set_held(e, held);
+			e->flags &= ~PL_F_TIE;
+		}
 		p = want(e) - e->c;
 		if (p && final) {
+			g = gen_get(l, e->gen);
 			if (p == 1) {
 				/* its first event was a release: the page was out before we looked */
 				l->unmatched++;
-				g = gen_get(l, e->gen);
 				if (g)
 					g->unmatched++;
 			} else {
 				l->lost++;
+				if (g)
+					g->lost++;
 			}
 			e->c = (__s8)want(e);
 		} else if (p == 1 && (g = gen_get(l, e->gen))) {
@@ -372,6 +412,96 @@ void pl_gen_counts(const struct page_ledger *l, __u32 gen, __u64 *unmatched, __u
 
 	*unmatched = g ? g->unmatched + g->pending : 0;
 	*untracked = g ? g->untracked : 0;
+}
+
+void pl_gen_losses(const struct page_ledger *l, __u32 gen, __u64 *ties, __u64 *lost)
+{
+	const struct pl_gen *g = gen_find(l, gen);
+
+	*ties = g ? g->ties : 0;
+	*lost = g ? g->lost : 0;
+}
+
+struct suspect {
+	__u32 gen;
+	__u32 slot;
+	__u64 t;
+};
+
+static int excess_cmp(const void *a, const void *b)
+{
+	const struct pl_excess *x = a, *y = b;
+
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
+}
+
+static int suspect_cmp(const void *a, const void *b)
+{
+	const struct suspect *x = a, *y = b;
+
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	if (x->t != y->t)
+		return (__s64)(x->t - y->t) < 0 ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+long pl_mark_phantoms(struct page_ledger *l, struct pl_excess *x, size_t n)
+{
+	struct suspect *v = NULL, *sp;
+	size_t nv = 0, capv = 0, i, k;
+	struct pl_excess key, *want;
+	long marked = 0;
+	__u64 left = 0;
+	__u32 gen = 0;
+
+	if (!n)
+		return 0;
+	qsort(x, n, sizeof(*x), excess_cmp);
+	for (i = 0; i < l->cap; i++) {
+		const struct pl_page *e = &l->v[i];
+
+		if (!e->netmem || (e->flags & (PL_F_HOLD | PL_F_PHANTOM | PL_F_SEEN)) != PL_F_HOLD)
+			continue;
+		key.gen = e->gen;
+		if (!bsearch(&key, x, n, sizeof(*x), excess_cmp))
+			continue;
+		sp = VEC_PUSH(v, nv, capv);
+		if (!sp) {
+			free(v);
+			return -ENOMEM;
+		}
+		*sp = (struct suspect){ e->gen, (__u32)i, e->t };
+	}
+	if (nv)
+		qsort(v, nv, sizeof(*v), suspect_cmp);
+	/* the oldest of each pool first (collector.c says why) */
+	for (k = 0; k < nv; k++) {
+		if (!k || v[k].gen != gen) {
+			gen = v[k].gen;
+			key.gen = gen;
+			want = bsearch(&key, x, n, sizeof(*x), excess_cmp);
+			left = want ? want->n : 0;
+		}
+		if (!left)
+			continue;
+		l->v[v[k].slot].flags |= PL_F_PHANTOM;
+		left--;
+		marked++;
+	}
+	free(v);
+	return marked;
+}
+
+void pl_confirm(struct page_ledger *l, __u64 netmem)
+{
+	size_t i;
+
+	if (!netmem || !l->cap)
+		return;
+	i = slot_of(l, netmem);
+	if (l->v[i].netmem && (l->v[i].flags & PL_F_HOLD))
+		l->v[i].flags = (l->v[i].flags & ~PL_F_PHANTOM) | PL_F_SEEN;
 }
 
 void pl_prune(struct page_ledger *l, bool (*keep)(void *arg, __u32 gen), void *arg)

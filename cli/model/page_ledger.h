@@ -9,10 +9,25 @@
  * events in the order it reads the logs, so the release of a page on one
  * CPU can come before its hold on another. The fold does not depend on
  * that order: per page it keeps holds minus releases (c) and the newest
- * event, by jiffies (in one tick: by the log's order on one CPU; between
- * two CPUs a release is taken as newer than a hold, which is what a page
- * held and freed within a tick looks like, and counted as a tie). A page
+ * event, by jiffies (in one tick: by the log's order on one CPU). A page
  * is inflight when its newest event is a hold.
+ *
+ * Ties: a page's events in one tick on two CPUs (released on one and held
+ * again on another, or held and freed) have no order the logs can tell.
+ * The count decides, whatever order the logs are read in: the page is
+ * held when holds outnumber releases (c >= 1), else released; redone as
+ * each later-read event of the page changes the count, and once more when
+ * the entry is final. c = 0 is ambiguous (held and freed in the tick, or
+ * a page out before start released and held again): it reads as released,
+ * and the tie is counted (l->ties, and per pool).
+ *
+ * Phantoms: a release the hot path could not log (a full log) or a slot
+ * the reader skipped leaves a page that is gone "inflight" here. The
+ * collector compares each pool's pages with the kernel's own inflight count
+ * and marks the excess (pl_mark_phantoms()): marked pages keep their
+ * entries (so a later event of the page folds as usual, and clears the
+ * mark) but leave ages, rules and counts. A page a holder scan finds
+ * is not one (pl_confirm()).
  *
  * A released page keeps its entry (its count and newest event) until the
  * logs have been read past it: the source says after each pass which
@@ -32,7 +47,10 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define PL_F_HOLD 0x1 /* the newest event is a hold: the page is inflight */
+#define PL_F_HOLD    0x1 /* the newest event is a hold: the page is inflight */
+#define PL_F_TIE     0x2 /* its newest tick had events on two CPUs: the count decides */
+#define PL_F_PHANTOM 0x4 /* inflight here, gone in the kernel (a lost release) */
+#define PL_F_SEEN    0x8 /* a holder scan found it since its newest event: not a phantom */
 
 struct pl_page {
 	__u64 netmem; /* 0: a free slot */
@@ -50,6 +68,8 @@ struct pl_gen {
 	__u64 unmatched; /* releases of pages held before start, settled */
 	__u64 pending;	 /* the same, not final yet (the last pl_collect()) */
 	__u64 untracked; /* holds the ledger had no room for */
+	__u64 ties;	 /* events of one page in one tick on two CPUs: decided by the count */
+	__u64 lost;	 /* settled counts only a lost event explains */
 };
 
 struct page_ledger {
@@ -94,6 +114,24 @@ int pl_collect(struct page_ledger *l, int (*fn)(void *arg, const struct pl_page 
 const struct pl_page *pl_find(const struct page_ledger *l, __u64 netmem);
 /* a pool's counts (zeros for one it never saw): unmatched = settled + pending */
 void pl_gen_counts(const struct page_ledger *l, __u32 gen, __u64 *unmatched, __u64 *untracked);
+/* a pool's ties and settled losses (zeros for one it never saw) */
+void pl_gen_losses(const struct page_ledger *l, __u32 gen, __u64 *ties, __u64 *lost);
+
+/* a pool with more pages here than the kernel can have: mark this many more as phantoms */
+struct pl_excess {
+	__u32 gen;
+	__u32 pad;
+	__u64 n;
+};
+
+/*
+ * Mark, for each pool of x (n of them, any order), its x[i].n oldest
+ * inflight pages not marked yet and not confirmed (PL_F_SEEN) as phantoms:
+ * one walk over the ledger. Returns the pages marked, or -ENOMEM.
+ */
+long pl_mark_phantoms(struct page_ledger *l, struct pl_excess *x, size_t n);
+/* a holder scan found netmem: not a phantom (until its next event) */
+void pl_confirm(struct page_ledger *l, __u64 netmem);
 /*
  * Forget the pools keep() says are gone, and the pages left of them (an
  * inflight page of a freed pool is one whose release a full log lost).
