@@ -117,24 +117,37 @@ static __always_inline int on_release(void *ctx, struct page_pool *pool, __u64 n
 		return 0;
 	if (cfg_stack_every)
 		bpf_map_delete_elem(&page_stacks, &netmem);
-	log_append(netmem, PPW_LOG_RELEASE, pc->gen);
+	/* not logged: the page stays in the ledger, a phantom the pool's count bounds */
+	if (!log_append(netmem, PPW_LOG_RELEASE, pc->gen))
+		pc->rel_lost++;
 	return 0;
 }
 
 #if !PPW_COMPAT
 /*
- * A (jiffies, CLOCK_BOOTTIME) pair on demand (BPF_PROG_TEST_RUN, never
+ * The kernel's tick rate, as its build configured it (libbpf reads
+ * /proc/config.gz or /boot/config-$(uname -r); 0 when neither is there:
+ * user space then measures it from the pairs).
+ */
+extern unsigned int CONFIG_HZ __kconfig __weak;
+
+/*
+ * A (jiffies, CLOCK_MONOTONIC) pair on demand (BPF_PROG_TEST_RUN, never
  * attached): user space's map from the log's times to the clock. The
  * jiffies value held at some instant between the two clock reads.
+ * CLOCK_MONOTONIC because jiffies follow it (the tick, or NO_HZ's catch-up
+ * from it) and neither counts a suspend; user space adds the suspends it
+ * saw (CLOCK_BOOTTIME - CLOCK_MONOTONIC) to hold times after them.
  */
-__u64 clock_ns, clock_jiffies, clock_ns_after;
+__u64 clock_ns, clock_jiffies, clock_ns_after, clock_hz;
 
 SEC("raw_tp")
 int clock_pair(void *ctx)
 {
-	clock_ns = bpf_ktime_get_boot_ns();
+	clock_ns = bpf_ktime_get_ns();
 	clock_jiffies = bpf_jiffies64();
-	clock_ns_after = bpf_ktime_get_boot_ns();
+	clock_ns_after = bpf_ktime_get_ns();
+	clock_hz = CONFIG_HZ;
 	return 0;
 }
 #endif

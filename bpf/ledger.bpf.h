@@ -27,19 +27,23 @@
  *
  * A full log: the reader has not consumed the records of a whole lap
  * (less PPW_LOG_SLACK slots, the deepest nesting), so the event is
- * dropped before any slot is reserved, counted (PPW_CNT_LEDGER_FULL)
- * and, for a hold, given to the pool's untracked pages: a full log never
- * blocks an event, overwrites a record or leaves a hole. Holds stop a
- * quarter of the log earlier than releases: a page not logged is one
- * the ledger does not have (untracked), a release not logged would leave
- * a page in it that is gone, so releases keep room longest.
+ * dropped before any slot is reserved, counted by kind on this CPU's
+ * control line and to its pool (a hold: the pool's untracked pages; a
+ * release: its lost releases, the bound on the phantoms user space may
+ * find): a full log never blocks an event, overwrites a record or leaves
+ * a hole. Holds stop a quarter of the log earlier than releases: a page
+ * not logged is one the ledger does not have (untracked), a release not
+ * logged leaves a page in it that is gone (a phantom, until user space
+ * reconciles the pool with the kernel's count), so releases keep room
+ * longest.
  *
  * The time of an event is jiffies: the cheapest clock there is (one load)
  * and the same number on every CPU in the same tick, so two events of a
  * page on two CPUs in different ticks are in order, and in the same tick
- * the fold knows it cannot tell. User space turns jiffies into
- * CLOCK_BOOTTIME with the pairs clock_pair() gives it (the tick's start
- * found once, then kept): ages are right to one tick (1 to 10 ms).
+ * the fold knows it cannot tell. User space turns jiffies into time with
+ * the (jiffies, CLOCK_MONOTONIC) pairs clock_pair() gives it and the
+ * kernel's CONFIG_HZ (sources/page_log.c): ages are right to one tick
+ * (1 to 10 ms).
  */
 #ifndef __PPWATCH_LEDGER_BPF_H
 #define __PPWATCH_LEDGER_BPF_H
@@ -76,7 +80,10 @@ static __always_inline bool log_append(__u64 netmem, __u64 kind, __u32 gen)
 	/* the reader's tail is behind by (nearly) a lap: full (the slack covers nesting) */
 	tail = *(volatile __u64 *)&c->tail;
 	if (c->head - tail >= room) {
-		__sync_fetch_and_add(&c->dropped, 1);
+		if (kind)
+			__sync_fetch_and_add(&c->dropped_rel, 1);
+		else
+			__sync_fetch_and_add(&c->dropped, 1);
 		return false;
 	}
 	h = __sync_fetch_and_add(&c->head, 1);

@@ -327,8 +327,8 @@ static __always_inline void pcpu_give_back(struct ppw_pcpu_pool *pc, struct ppw_
 		return;
 	u32_store_newer(&rec->hold_cnt, pc->hold);
 	u32_store_newer(&rec->release_cnt, pc->release);
-	if (pc->unmatched)
-		__sync_fetch_and_add(&rec->unmatched_releases, pc->unmatched);
+	if (pc->rel_lost)
+		__sync_fetch_and_add(&rec->lost_releases, pc->rel_lost);
 	if (pc->untracked)
 		__sync_fetch_and_add(&rec->untracked_holds, pc->untracked);
 }
@@ -379,7 +379,7 @@ static __attribute__((unused)) long pcpu_clear_cb(__u64 cpu, void *data)
 	if (!pc || pc->pool != c->pool)
 		return 0;
 	pcpu_give_back(pc, c->rec);
-	pc->holds = pc->releases = pc->unmatched = pc->untracked = 0;
+	pc->holds = pc->releases = pc->rel_lost = pc->untracked = 0;
 	/* unless that CPU took the slot for another pool meanwhile */
 	__sync_val_compare_and_swap(&pc->pool, c->pool, 0);
 	return 0;

@@ -136,8 +136,8 @@ struct ppw_pool {
 	__u32 base_hold;
 	__u32 base_release;
 	/* What the ledger saw since then. */
-	__u64 ledger_holds;	  /* holds recorded in the page ledger */
-	__u64 ledger_releases;	  /* releases that matched a ledger entry */
+	__u64 ledger_holds;	  /* unused */
+	__u64 lost_releases;	  /* releases not recorded: page log full (evicted slots') */
 	__u64 untracked_holds;	  /* holds not recorded: page log full */
 	__u64 unmatched_releases; /* releases of pages held before start */
 
@@ -223,7 +223,7 @@ struct ppw_pcpu_pool {
 	__u32 pad;
 	__u64 holds; /* hold events on this CPU since the fill */
 	__u64 releases;
-	__u64 unmatched; /* unused: user space's fold counts releases of pages held before start */
+	__u64 rel_lost; /* releases the page log had no room for (their pages stay in the ledger) */
 	__u64 untracked; /* holds the page log had no room for */
 };
 
@@ -249,10 +249,11 @@ struct ppw_log_rec {
 };
 
 struct ppw_log_ctl {
-	__u64 head;    /* records reserved (BPF) */
-	__u64 tail;    /* records consumed (user space) */
-	__u64 dropped; /* events not logged: the log was full */
-	__u64 pad[5];  /* a cache line each */
+	__u64 head;	   /* records reserved (BPF) */
+	__u64 tail;	   /* records consumed (user space) */
+	__u64 dropped;	   /* holds not logged: the log was full */
+	__u64 dropped_rel; /* releases not logged: the log was full */
+	__u64 pad[4];	   /* a cache line each */
 };
 
 /*
@@ -522,6 +523,14 @@ enum ppw_counter {
 	PPW_CNT_LEDGER_SPILL,	 /* unused since the page log (was: ledger bucket overflows) */
 	PPW_CNT_PCPU_EVICT,	 /* per-CPU pool slots given back to a busier pool */
 	PPW_CNT_SCAN_TRUNC, /* holder scan: a walk stopped at its bound (frag_list, defer list, CPUs) */
+	/* what ledger_full lumps, by kind (user space counts them) */
+	PPW_CNT_HOLD_LOST,    /* holds not recorded: a page log or the ledger full (loss) */
+	PPW_CNT_RELEASE_LOST, /* releases not recorded: the same (loss) */
+	PPW_CNT_SLOT_SKIPPED, /* page log slots reserved and never written, passed (loss) */
+	/* the fold (user space) */
+	PPW_CNT_TIES,	  /* a page's hold and release in one tick on two CPUs: the count decided */
+	PPW_CNT_LOST,	  /* a page's events that only a lost one explains, settled */
+	PPW_CNT_PHANTOMS, /* ledger pages the kernel's count says are gone: out of ages and rules */
 	PPW_CNT_MAX,
 };
 

@@ -305,6 +305,7 @@ int pl_fold(struct page_ledger *l, __u64 netmem, bool release, __u32 gen, __u64 
 	return 0;
 full:
 	l->full++;
+	l->full_releases += release;
 	g = gen_get(l, gen);
 	if (!release && g)
 		g->untracked++;

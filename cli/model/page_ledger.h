@@ -85,10 +85,11 @@ struct page_ledger {
 	bool j_known; /* j_safe was set */
 	/* what the fold saw, since the start */
 	__u64 holds, releases;
-	__u64 full;	 /* events it had no room for (holds: untracked) */
-	__u64 ties;	 /* a hold and a release of a page in one tick on two CPUs */
-	__u64 lost;	 /* settled counts only a lost event explains */
-	__u64 unmatched; /* settled releases of pages held before start */
+	__u64 full;	     /* events it had no room for (holds: untracked) */
+	__u64 full_releases; /* of them releases (their pool's unmatched) */
+	__u64 ties;	     /* a hold and a release of a page in one tick on two CPUs */
+	__u64 lost;	     /* settled counts only a lost event explains */
+	__u64 unmatched;     /* settled releases of pages held before start */
 };
 
 /* Each returns 0 or -ENOMEM (nothing changed then, the event counted as full). */

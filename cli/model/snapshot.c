@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "model/reconcile.h"
 #include "model/snapshot.h"
 
 enum row_state pool_classify(const struct pool_obs *o)
@@ -222,19 +223,22 @@ static void fill_counts(struct pool_row *w, const struct reading *rd, const stru
 	w->before_start_min = base - (__s64)(__u32)(r->release_cnt - r->base_release);
 	if (w->before_start_min < 0)
 		w->before_start_min = 0;
-	w->ledger_pages = w->before_start = w->untracked = -1;
+	w->ledger_pages = w->before_start = w->before_start_max = w->untracked = w->phantoms = -1;
+	w->hold_lost = r->untracked_holds;
+	w->release_lost = r->lost_releases;
+	w->ties = o->ties;
+	w->lost = o->lost;
 	switch (rd->level) {
 	case PPW_LEVEL_ALL:
 		w->ledger_pages = o->ledger_pages;
-		w->before_start = base - (__s64)r->unmatched_releases;
-		if (w->before_start < 0)
-			w->before_start = 0;
-		w->untracked = w->inflight - w->ledger_pages - w->before_start;
+		w->phantoms = o->phantoms;
+		ledger_split(w, base, r->unmatched_releases, r->untracked_holds);
 		break;
 	case PPW_LEVEL_SAMPLED:
 		/* the sample is 1 page in sample_rate: estimates */
 		w->sampled = true;
 		w->ledger_pages = o->ledger_pages;
+		w->phantoms = o->phantoms;
 		w->before_start = base - (__s64)r->unmatched_releases * rd->sample_rate;
 		if (w->before_start < w->before_start_min)
 			w->before_start = w->before_start_min;
@@ -290,8 +294,11 @@ static void fill_ages(struct pool_row *w, const struct reading *rd, const struct
 	w->oldest_age_s = w->detach_age_s = w->freed_age_s = w->zombie_s = NAN;
 	w->seen_age_s = r->addr ? age_since(rd->now_ns, r->first_seen_ns) : NAN;
 	memcpy(w->age_hist, o->age_hist, sizeof(w->age_hist));
-	if (o->ledger_pages && o->oldest_hold_ns)
+	if (o->ledger_pages && o->oldest_hold_ns) {
 		w->oldest_age_s = age_since(rd->now_ns, o->oldest_hold_ns);
+		/* the clock not known yet, or phantoms dropped (collector.c) */
+		w->oldest_at_least = o->ages_bound;
+	}
 	w->unseen_age_s = unseen_age(rd, o, w->state, &destroyed);
 	w->destroyed_age_s = destroyed;
 	/* any page of a destroyed pool is at least as old as the destroy */

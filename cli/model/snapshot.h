@@ -46,10 +46,13 @@ struct nl_pool {
 };
 
 struct pool_obs {
-	struct ppw_pool rec;		  /* rec.addr == 0: known from netlink only */
-	__u64 ledger_pages;		  /* page-ledger entries of (rec.addr, rec.gen) */
-	__u64 oldest_hold_ns;		  /* CLOCK_BOOTTIME; 0: no entry */
+	struct ppw_pool rec;  /* rec.addr == 0: known from netlink only */
+	__u64 ledger_pages;   /* page-ledger entries of (rec.addr, rec.gen), phantoms not */
+	__u64 oldest_hold_ns; /* CLOCK_BOOTTIME; 0: no entry */
 	__u64 age_hist[POOL_AGE_BUCKETS]; /* the ledger pages by age */
+	__u64 phantoms;			  /* ledger pages the kernel's count says are gone */
+	__u64 ties, lost;		  /* the fold's, for this pool (page_ledger.h) */
+	bool ages_bound;		  /* the ledger's ages are lower bounds */
 	bool has_nl;
 	struct nl_pool nl;
 	bool has_occ; /* the item-block walk ran on this pool */
@@ -115,8 +118,12 @@ struct pool_row {
 	__s64 ledger_pages;	/* in the ledger (ages known); -1: no ledger */
 	__s64 before_start;	/* held before ppwatch saw the pool; -1: unknown */
 	__s64 before_start_min; /* of those, at least this many are still out */
+	__s64 before_start_max; /* of those, at most this many (lost holds blur the split) */
 	__s64 untracked;	/* not explained: ledger full or lost events; -1: unknown */
-	bool sampled;		/* ledger, ages and before_start from a sample */
+	__s64 phantoms;		/* ledger pages gone in the kernel (lost releases); -1: no ledger */
+	/* the ledger's losses for this pool: events not logged, by kind; the fold's ties, losses */
+	__u64 hold_lost, release_lost, ties, lost;
+	bool sampled; /* ledger, ages and before_start from a sample */
 	__u32 hold_cnt;
 	__u32 release_cnt;
 	double hold_per_s; /* NAN: no previous snapshot */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "model/reconcile.h"
 #include "output/pool_table.h"
 
 /* ---- the pool view ------------------------------------------------------- */
@@ -57,6 +58,8 @@ enum pool_col {
 	PC_BLK_SPARSE,
 	PC_AGES,
 	PC_BEFORE_MIN,
+	PC_BEFORE_MAX,
+	PC_PHANTOM,
 	PC_MAX
 };
 
@@ -113,6 +116,9 @@ static const struct ocol pool_cols[PC_MAX] = {
 	/* where the ages come from: exact, sampled (estimates), none (counters) */
 	[PC_AGES] = { "ages", "AGES", 7, OF_PLAIN, OC_JSON },
 	[PC_BEFORE_MIN] = { "before_start_at_least", "BEFMIN", 7, OF_PLAIN, OC_JSON },
+	[PC_BEFORE_MAX] = { "before_start_at_most", "BEFMAX", 7, OF_PLAIN, OC_JSON },
+	/* ledger pages the kernel's count says are gone (lost releases): out of ages */
+	[PC_PHANTOM] = { "phantom_pages", "PHANTOM", 7, OF_PLAIN, OC_WIDE },
 };
 
 /* the DMA state: its name, and in text a short form with the count of a hazard */
@@ -202,6 +208,14 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 	case PC_BEFORE_MIN:
 		OV_S64(v, r->before_start_min);
 		v->null = !r->has_record;
+		break;
+	case PC_BEFORE_MAX:
+		OV_S64(v, r->before_start_max);
+		v->null = !r->has_record || r->before_start_max < 0;
+		break;
+	case PC_PHANTOM:
+		OV_S64(v, r->phantoms);
+		v->null = !r->has_record || r->phantoms < 0;
 		break;
 	case PC_LEDGER:
 		OV_S64(v, r->ledger_pages);
@@ -369,6 +383,19 @@ static void pool_json_extra(struct json *j, const void *p, void *arg)
 		json_obj_open(j);
 		for (b = 0; b < POOL_AGE_BUCKETS; b++)
 			json_kv_u64(j, age_keys[b], r->age_hist[b]);
+		json_obj_close(j);
+	}
+
+	/* the ledger's losses for this pool, by kind (render_losses_json() has the host's) */
+	json_key(j, "ledger_losses");
+	if (r->ledger_pages < 0 || !r->has_record) {
+		json_put_null(j);
+	} else {
+		json_obj_open(j);
+		json_kv_u64(j, "hold_lost", r->hold_lost);
+		json_kv_u64(j, "release_lost", r->release_lost);
+		json_kv_u64(j, "ties", r->ties);
+		json_kv_u64(j, "lost", r->lost);
 		json_obj_close(j);
 	}
 
@@ -560,6 +587,26 @@ void render_groups_json(struct json *j, const struct group_row *g, size_t n)
 
 /* ---- ledger use and losses ---------------------------------------------------- */
 
+/* ledger_full by kind: "(hold 5 release 6 skipped 1)" */
+static void render_full_kinds(FILE *f, const struct snapshot *s)
+{
+	const char *key;
+	bool any = false;
+	size_t i;
+	int idx;
+
+	for (i = 0; (key = loss_kind(i, &idx)); i++) {
+		if (!s->counters[idx])
+			continue;
+		/* "ledger_hold_lost" -> "hold_lost" */
+		fprintf(f, "%s%s %llu", any ? " " : " (", key + strlen("ledger_"),
+			(unsigned long long)s->counters[idx]);
+		any = true;
+	}
+	if (any)
+		fputc(')', f);
+}
+
 void render_losses_text(FILE *f, const struct snapshot *s)
 {
 	const char *key;
@@ -574,16 +621,24 @@ void render_losses_text(FILE *f, const struct snapshot *s)
 	else
 		fprintf(f, "ledger %llu/%llu pages", (unsigned long long)s->pages_used,
 			(unsigned long long)s->max_pages);
-	fprintf(f, ", events hold %llu release %llu, losses",
-		(unsigned long long)s->counters[PPW_CNT_HOLD],
+	fprintf(f, ", events hold %llu release %llu", (unsigned long long)s->counters[PPW_CNT_HOLD],
 		(unsigned long long)s->counters[PPW_CNT_RELEASE]);
+	/* what the fold decided or found (not losses: what it made of them) */
+	for (i = 0; (key = ledger_note(i, &idx)); i++)
+		if (s->counters[idx])
+			fprintf(f, ", %s %llu", key, (unsigned long long)s->counters[idx]);
+	fprintf(f, ", losses");
 	if (!snapshot_losses(s)) {
 		fprintf(f, " none\n");
 		return;
 	}
-	for (i = 0; (key = loss_counter(i, &idx)); i++)
-		if (s->counters[idx])
-			fprintf(f, " %s=%llu", key, (unsigned long long)s->counters[idx]);
+	for (i = 0; (key = loss_counter(i, &idx)); i++) {
+		if (!s->counters[idx])
+			continue;
+		fprintf(f, " %s=%llu", key, (unsigned long long)s->counters[idx]);
+		if (idx == PPW_CNT_LEDGER_FULL)
+			render_full_kinds(f, s);
+	}
 	fputc('\n', f);
 }
 
@@ -607,10 +662,15 @@ void render_losses_json(struct json *j, const struct snapshot *s)
 	json_kv_u64(j, "pool_reuses", s->counters[PPW_CNT_POOL_REUSE]);
 	json_kv_u64(j, "overflowed", s->counters[PPW_CNT_LEDGER_SPILL]);
 	json_kv_u64(j, "cpu_slot_evictions", s->counters[PPW_CNT_PCPU_EVICT]);
+	for (i = 0; (key = ledger_note(i, &idx)); i++)
+		json_kv_u64(j, key, s->counters[idx]);
 	json_obj_close(j);
 	json_key(j, "losses");
 	json_obj_open(j);
 	for (i = 0; (key = loss_counter(i, &idx)); i++)
+		json_kv_u64(j, key, s->counters[idx]);
+	/* ledger_full's kinds: in it, not beside it (snapshot_losses() sums the others) */
+	for (i = 0; (key = loss_kind(i, &idx)); i++)
 		json_kv_u64(j, key, s->counters[idx]);
 	json_obj_close(j);
 }

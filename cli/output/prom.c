@@ -18,6 +18,7 @@
 #include "lib/escape.h"
 #include "lib/util.h"
 #include "lib/vec.h"
+#include "model/reconcile.h"
 #include "output/pool_table.h"
 #include "output/prom.h"
 
@@ -36,6 +37,8 @@ enum fam {
 	F_LEDGER,
 	F_BEFORE_START,
 	F_UNTRACKED,
+	F_PHANTOMS,
+	F_POOL_LEDGER_LOSSES,
 	F_RETRIES,
 	F_DMA_STATE,
 	F_DMA_HAZARD,
@@ -75,6 +78,8 @@ enum fam {
 	F_LEDGER_CAP,
 	F_EVENTS,
 	F_LOSSES,
+	F_LEDGER_LOSSES,
+	F_LEDGER_PHANTOMS,
 	F_COLLECT_DURATION,
 	F_COLLECT_SECONDS,
 	F_COLLECTS,
@@ -125,6 +130,11 @@ static const struct family fams[F_NR] = {
 			     "Inflight pages held since before ppwatch first saw the pool." },
 	[F_UNTRACKED] = { "ppwatch_pool_untracked_pages", MT_GAUGE, NULL, POOL,
 			  "Inflight pages ppwatch could not record (ledger full or events lost)." },
+	[F_PHANTOMS] = { "ppwatch_pool_phantom_pages", MT_GAUGE, NULL, POOL,
+			 "Pages the ledger had as inflight that the kernel's count says are gone (their release was lost): out of the ages." },
+	[F_POOL_LEDGER_LOSSES] = { "ppwatch_pool_ledger_losses_total", MT_COUNTER, NULL,
+				   POOL ", kind",
+				   "The pool's ledger losses: kind=hold_lost, release_lost (a full page log), ties (a page's hold and release in one tick on two CPUs, decided by the count), lost (counts only a lost event explains)." },
 	[F_RETRIES] = { "ppwatch_pool_release_retries_total", MT_COUNTER, NULL, POOL,
 			"Times the kernel retried releasing a destroyed pool (once a second while pages are out)." },
 	[F_DMA_STATE] = { "ppwatch_pool_dma_state", MT_GAUGE, NULL, POOL ", state",
@@ -199,6 +209,10 @@ static const struct family fams[F_NR] = {
 		       "Tracepoint events ppwatch handled: event=hold, release, pool_release." },
 	[F_LOSSES] = { "ppwatch_losses_total", MT_COUNTER, NULL, "kind",
 		       "Events or pools ppwatch lost: kind=ledger_full, pools_full, ringbuf_drop, discovery_truncated." },
+	[F_LEDGER_LOSSES] = { "ppwatch_ledger_losses_total", MT_COUNTER, NULL, "kind",
+			      "The page ledger's losses by kind: hold_lost, release_lost, slot_skipped (together ppwatch_losses_total{kind=\"ledger_full\"}), ties, lost." },
+	[F_LEDGER_PHANTOMS] = { "ppwatch_ledger_phantom_pages", MT_GAUGE, NULL, "",
+				"Ledger pages the kernel's counts say are gone (lost releases), every pool's: out of the ages." },
 	[F_COLLECT_DURATION] = { "ppwatch_collect_duration_seconds", MT_GAUGE, "seconds", "",
 				 "Time the latest collection took (BPF maps, discovery, netlink)." },
 	[F_COLLECT_SECONDS] = { "ppwatch_collect_seconds_total", MT_COUNTER, "seconds", "",
@@ -243,102 +257,6 @@ size_t prom_families(const struct prom_family_help **out)
 						  fams[i].labels, fams[i].help };
 	*out = h;
 	return F_NR;
-}
-
-/* ---- 64-bit totals ----------------------------------------------------------------- */
-
-static int total_cmp(const void *a, const void *b)
-{
-	const struct prom_total *x = a, *y = b;
-	__u32 kx = x->addr ? x->gen : x->id, ky = y->addr ? y->gen : y->id;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return kx < ky ? -1 : kx > ky;
-}
-
-static struct prom_total *totals_in(const struct prom_total *v, size_t n, const struct pool_row *r)
-{
-	struct prom_total key = { .addr = r->addr, .gen = r->gen, .id = r->id };
-
-	return n ? bsearch(&key, v, n, sizeof(*v), total_cmp) : NULL;
-}
-
-const struct prom_total *prom_totals_find(const struct prom_totals *t, const struct pool_row *r)
-{
-	return totals_in(t->t, t->n, r);
-}
-
-/* a pool's counts the device sums take: 64-bit, never wrapping */
-static void pool_counts(const struct prom_total *x, const struct pool_row *r, __u64 *c)
-{
-	c[PD_HELD] = x->hold;
-	c[PD_RELEASED] = x->release;
-	c[PD_RETRIES] = r->retries;
-	c[PD_ITEM_FAST_EMPTY] = r->item_fast_empty;
-	c[PD_ITEM_SLOW_FAILED] = r->item_slow_failed;
-	c[PD_BLOCKS_ALLOC] = r->blocks_dyn_alloc;
-	c[PD_BLOCKS_FREE] = r->blocks_dyn_free;
-}
-
-int prom_totals_update(struct prom_totals *t, const struct snapshot *s)
-{
-	size_t i, n = 0, nold = t->n;
-	struct prom_total *x;
-	struct prom_dev *d;
-	__u64 c[PD_NR];
-	int k, err;
-
-	err = prom_devs_index(&t->devs, s);
-	if (err)
-		return err;
-	for (i = 0; i < t->n; i++)
-		t->t[i].seen = false;
-	for (i = 0; i < s->n; i++) {
-		const struct pool_row *r = &s->rows[i];
-
-		if (!r->has_record)
-			continue;
-		x = totals_in(t->t, nold, r); /* the new ones are sorted in below */
-		if (!x) {
-			x = VEC_PUSH(t->t, t->n, t->cap);
-			if (!x)
-				return -ENOMEM;
-			*x = (struct prom_total){ r->addr,	 r->gen,	 r->id,
-						  r->hold_cnt,	 r->release_cnt, r->hold_cnt,
-						  r->release_cnt };
-		} else {
-			/* modulo 2^32: a wrap is a step forward, never back */
-			x->hold += (__u32)(r->hold_cnt - x->last_hold);
-			x->release += (__u32)(r->release_cnt - x->last_release);
-			x->last_hold = r->hold_cnt;
-			x->last_release = r->release_cnt;
-		}
-		x->seen = true;
-		/* the device takes what grew (a new pool: all of it; a reset: the new count) */
-		pool_counts(x, r, c);
-		d = r->state == ROW_FREED ? NULL : prom_devs_find(&t->devs, r);
-		for (k = 0; k < PD_NR; k++) {
-			if (d)
-				d->c[k] += c[k] >= x->last_c[k] ? c[k] - x->last_c[k] : c[k];
-			x->last_c[k] = c[k];
-		}
-	}
-	for (i = 0; i < t->n; i++)
-		if (t->t[i].seen)
-			t->t[n++] = t->t[i];
-	t->n = n;
-	if (n)
-		qsort(t->t, n, sizeof(*t->t), total_cmp);
-	prom_devs_gauges(&t->devs, s);
-	return 0;
-}
-
-void prom_totals_free(struct prom_totals *t)
-{
-	prom_devs_free(&t->devs);
-	free(t->t);
-	memset(t, 0, sizeof(*t));
 }
 
 /* ---- rendering ---------------------------------------------------------------------- */
@@ -504,6 +422,9 @@ static bool pool_value(int fam, const struct pool_row *r, const struct prom_tota
 	case F_UNTRACKED:
 		*v = r->untracked > 0 ? r->untracked : 0;
 		return r->has_record && r->untracked >= 0;
+	case F_PHANTOMS:
+		*v = r->phantoms;
+		return r->has_record && r->phantoms >= 0;
 	case F_RETRIES:
 		*v = r->retries;
 		return r->has_record;
@@ -592,6 +513,19 @@ static size_t render_pools(struct out *o, const struct snapshot *s, const struct
 					sample(o, fam, labels[i], "kind", "dynamic",
 					       rows[i]->blocks_dyn);
 				}
+				continue;
+			}
+			if (fam == F_POOL_LEDGER_LOSSES) {
+				const struct pool_row *r = rows[i];
+
+				/* a pool with none has no series (10,000 pools, 40,000 zeros) */
+				if (!r->has_record || r->ledger_pages < 0 ||
+				    !(r->hold_lost | r->release_lost | r->ties | r->lost))
+					continue;
+				sample(o, fam, labels[i], "kind", "hold_lost", r->hold_lost);
+				sample(o, fam, labels[i], "kind", "release_lost", r->release_lost);
+				sample(o, fam, labels[i], "kind", "ties", r->ties);
+				sample(o, fam, labels[i], "kind", "lost", r->lost);
 				continue;
 			}
 			if (fam == F_ITEM_BLOCK_ITEMS) {
@@ -748,6 +682,11 @@ void prom_render(FILE *f, enum prom_format fmt, const struct snapshot *s,
 	sample(&o, F_EVENTS, NULL, "event", "pool_release", s->counters[PPW_CNT_POOL_RELEASE]);
 	for (i = 0; (name = loss_counter(i, &idx)); i++)
 		sample(&o, F_LOSSES, NULL, "kind", name, s->counters[idx]);
+	for (i = 0; (name = loss_kind(i, &idx)); i++) /* "ledger_hold_lost" -> "hold_lost" */
+		sample(&o, F_LEDGER_LOSSES, NULL, "kind", name + 7, s->counters[idx]);
+	sample(&o, F_LEDGER_LOSSES, NULL, "kind", "ties", s->counters[PPW_CNT_TIES]);
+	sample(&o, F_LEDGER_LOSSES, NULL, "kind", "lost", s->counters[PPW_CNT_LOST]);
+	sample(&o, F_LEDGER_PHANTOMS, NULL, NULL, NULL, s->counters[PPW_CNT_PHANTOMS]);
 	if (self) {
 		sample(&o, F_COLLECT_DURATION, NULL, NULL, NULL, self->collect_duration_s);
 		sample(&o, F_COLLECT_SECONDS, NULL, NULL, NULL, self->collect_seconds_total);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/vec.h"
+#include "output/prom.h"
 #include "output/prom_device.h"
 
 static int key_cmp(__u32 ns, __s32 ifindex, const char *dev, const struct prom_dev *y)
@@ -235,4 +236,100 @@ void prom_devsel_free(struct prom_devsel *d)
 	if (d->exclude_set)
 		regfree(&d->exclude);
 	memset(d, 0, sizeof(*d));
+}
+
+/* ---- 64-bit totals ----------------------------------------------------------------- */
+
+static int total_cmp(const void *a, const void *b)
+{
+	const struct prom_total *x = a, *y = b;
+	__u32 kx = x->addr ? x->gen : x->id, ky = y->addr ? y->gen : y->id;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return kx < ky ? -1 : kx > ky;
+}
+
+static struct prom_total *totals_in(const struct prom_total *v, size_t n, const struct pool_row *r)
+{
+	struct prom_total key = { .addr = r->addr, .gen = r->gen, .id = r->id };
+
+	return n ? bsearch(&key, v, n, sizeof(*v), total_cmp) : NULL;
+}
+
+const struct prom_total *prom_totals_find(const struct prom_totals *t, const struct pool_row *r)
+{
+	return totals_in(t->t, t->n, r);
+}
+
+/* a pool's counts the device sums take: 64-bit, never wrapping */
+static void pool_counts(const struct prom_total *x, const struct pool_row *r, __u64 *c)
+{
+	c[PD_HELD] = x->hold;
+	c[PD_RELEASED] = x->release;
+	c[PD_RETRIES] = r->retries;
+	c[PD_ITEM_FAST_EMPTY] = r->item_fast_empty;
+	c[PD_ITEM_SLOW_FAILED] = r->item_slow_failed;
+	c[PD_BLOCKS_ALLOC] = r->blocks_dyn_alloc;
+	c[PD_BLOCKS_FREE] = r->blocks_dyn_free;
+}
+
+int prom_totals_update(struct prom_totals *t, const struct snapshot *s)
+{
+	size_t i, n = 0, nold = t->n;
+	struct prom_total *x;
+	struct prom_dev *d;
+	__u64 c[PD_NR];
+	int k, err;
+
+	err = prom_devs_index(&t->devs, s);
+	if (err)
+		return err;
+	for (i = 0; i < t->n; i++)
+		t->t[i].seen = false;
+	for (i = 0; i < s->n; i++) {
+		const struct pool_row *r = &s->rows[i];
+
+		if (!r->has_record)
+			continue;
+		x = totals_in(t->t, nold, r); /* the new ones are sorted in below */
+		if (!x) {
+			x = VEC_PUSH(t->t, t->n, t->cap);
+			if (!x)
+				return -ENOMEM;
+			*x = (struct prom_total){ r->addr,	 r->gen,	 r->id,
+						  r->hold_cnt,	 r->release_cnt, r->hold_cnt,
+						  r->release_cnt };
+		} else {
+			/* modulo 2^32: a wrap is a step forward, never back */
+			x->hold += (__u32)(r->hold_cnt - x->last_hold);
+			x->release += (__u32)(r->release_cnt - x->last_release);
+			x->last_hold = r->hold_cnt;
+			x->last_release = r->release_cnt;
+		}
+		x->seen = true;
+		/* the device takes what grew (a new pool: all of it; a reset: the new count) */
+		pool_counts(x, r, c);
+		d = r->state == ROW_FREED ? NULL : prom_devs_find(&t->devs, r);
+		for (k = 0; k < PD_NR; k++) {
+			if (d)
+				d->c[k] += c[k] >= x->last_c[k] ? c[k] - x->last_c[k] : c[k];
+			x->last_c[k] = c[k];
+		}
+	}
+	for (i = 0; i < t->n; i++)
+		if (t->t[i].seen)
+			t->t[n++] = t->t[i];
+	t->n = n;
+	if (n)
+		qsort(t->t, n, sizeof(*t->t), total_cmp);
+	prom_devs_gauges(&t->devs, s);
+	return 0;
+}
+
+void prom_totals_free(struct prom_totals *t)
+{
+	prom_devs_free(&t->devs);
+	free(t->t);
+	memset(t, 0, sizeof(*t));
 }

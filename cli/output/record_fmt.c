@@ -6,6 +6,7 @@
 
 #include "lib/util.h"
 #include "model/holder_desc.h"
+#include "model/reconcile.h"
 #include "output/record_fmt.h"
 
 /* ---- a record type as a table of members ------------------------------------------- */
@@ -186,6 +187,22 @@ static void pool_page_ages(struct json *j, const char *key, const void *o)
 	json_obj_close(j);
 }
 
+static const struct rfield ledger_loss_fields[] = {
+	F("hold_lost", RF_U64, struct pool_row, hold_lost, W_ALWAYS),
+	F("release_lost", RF_U64, struct pool_row, release_lost, W_ALWAYS),
+	F("ties", RF_U64, struct pool_row, ties, W_ALWAYS),
+	F("lost", RF_U64, struct pool_row, lost, W_ALWAYS),
+};
+
+/* the ledger's losses for this pool, by kind (the recording's "losses" has the host's) */
+static void pool_ledger_losses(struct json *j, const char *key, const void *o)
+{
+	json_key(j, key);
+	json_obj_open(j);
+	PUT_FIELDS(j, ledger_loss_fields, o);
+	json_obj_close(j);
+}
+
 static const struct rfield item_fields[] = {
 	F("fast_empty", RF_U64, struct pool_row, item_fast_empty, W_ALWAYS),
 	F("slow_failed", RF_U64, struct pool_row, item_slow_failed, W_ALWAYS),
@@ -298,7 +315,10 @@ static const struct rfield pool_fields[] = {
 	F("before_start", RF_S64, struct pool_row, before_start, W_NONNEG),
 	FC("before_start_at_least", RF_S64, struct pool_row, before_start_min, W_ALWAYS,
 	   has_record),
+	FC("before_start_at_most", RF_S64, struct pool_row, before_start_max, W_NONNEG, has_record),
 	FC("untracked", RF_S64, struct pool_row, untracked, W_NONNEG, has_record),
+	FC("phantom_pages", RF_S64, struct pool_row, phantoms, W_NONNEG, has_record),
+	FN("ledger_losses", pool_ledger_losses, ledger_known),
 	F("oldest_age_s", RF_F64, struct pool_row, oldest_age_s, W_FINITE),
 	FC("oldest_age_is_lower_bound", RF_BOOL, struct pool_row, oldest_at_least, W_ALWAYS,
 	   oldest_known),
@@ -740,6 +760,9 @@ static const struct rfield ledger_fields[] = {
 	CNT("pool_reuses", PPW_CNT_POOL_REUSE),
 	CNT("overflowed", PPW_CNT_LEDGER_SPILL),
 	CNT("cpu_slot_evictions", PPW_CNT_PCPU_EVICT),
+	CNT("ties", PPW_CNT_TIES),
+	CNT("lost", PPW_CNT_LOST),
+	CNT("phantom_pages", PPW_CNT_PHANTOMS),
 };
 
 void rfmt_ledger_members(struct json *j, const struct snapshot *s)
@@ -752,6 +775,8 @@ void rfmt_ledger_members(struct json *j, const struct snapshot *s)
 	json_key(j, "losses");
 	json_obj_open(j);
 	for (i = 0; (key = loss_counter(i, &idx)); i++)
+		json_kv_u64(j, key, s->counters[idx]);
+	for (i = 0; (key = loss_kind(i, &idx)); i++)
 		json_kv_u64(j, key, s->counters[idx]);
 	json_obj_close(j);
 }

@@ -9,6 +9,7 @@
 
 #include "lib/log.h"
 #include "model/reading.h"
+#include "model/reconcile.h"
 #include "lib/util.h"
 #include "lib/vec.h"
 #include "ppwatch.skel.h"
@@ -106,7 +107,7 @@ static struct pool_obs *obs_add(struct reading *rd)
 }
 
 /* the pool table's batch buffers, the table's size, on first use */
-static int pool_buffers(struct collector *c)
+int collector_pool_buffers(struct collector *c)
 {
 	if (c->pkeys)
 		return 0;
@@ -117,72 +118,6 @@ static int pool_buffers(struct collector *c)
 		p_err("reading the pool table (map 'pools', %u entries): %s", c->pcap,
 		      strerror(ENOMEM));
 		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int gen_order(const void *a, const void *b)
-{
-	const struct ppw_pool *x = a, *y = b;
-
-	return x->gen < y->gen ? -1 : x->gen > y->gen;
-}
-
-/*
- * The records the discovery scan created since the last call: their
- * generations are above every earlier scan's (next_gen() only grows, and
- * the scans run one after another), and nothing is read unless the
- * generation counter moved.
- */
-int collector_discovered(struct collector *c, int (*fn)(void *ctx, void *data, size_t size),
-			 void *ctx)
-{
-	int fd = bpf_map__fd(c->s->skel->maps.pools), err = 0;
-	__u64 in_batch = 0, out_batch = 0, seq = 0;
-	__u32 zero = 0, n, nnew = 0, i, end;
-	bool first = true;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(c->s->skel->maps.pool_seq), &zero, &seq)) {
-		err = -errno;
-		p_err("reading the pool generation (map 'pool_seq'): %s", strerror(-err));
-		return err;
-	}
-	if (seq == c->seen_seq)
-		return 0;
-	err = pool_buffers(c);
-	if (err)
-		return err;
-	do {
-		n = c->pcap - nnew;
-		err = bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch,
-					   c->pkeys + nnew, c->pvals + nnew, &n, NULL);
-		if (err && errno != ENOENT) {
-			err = -errno;
-			p_err("reading the pool table (map 'pools'): %s", strerror(-err));
-			return err;
-		}
-		for (i = nnew, end = nnew + n; i < end; i++)
-			if ((c->pvals[i].flags & PPW_PF_DISCOVERED) &&
-			    (__s32)(c->pvals[i].gen - c->disc_gen) > 0)
-				c->pvals[nnew++] = c->pvals[i];
-		in_batch = out_batch;
-		first = false;
-	} while (!err && nnew < c->pcap);
-	c->seen_seq = seq;
-	if (nnew)
-		qsort(c->pvals, nnew, sizeof(*c->pvals), gen_order);
-	for (i = 0; i < nnew; i++) {
-		struct ppw_event e = {
-			.type = PPW_EV_POOL_NEW,
-			.ts_ns = c->pvals[i].first_seen_ns,
-			.inflight = c->pvals[i].last_inflight,
-			.rec = c->pvals[i],
-		};
-
-		c->disc_gen = e.rec.gen;
-		err = fn(ctx, &e, sizeof(e));
-		if (err)
-			return err; /* reported */
 	}
 	return 0;
 }
@@ -225,7 +160,7 @@ static int read_pools(struct collector *c, struct reading *rd)
 	bool first = true;
 	__u32 n;
 
-	err = pool_buffers(c);
+	err = collector_pool_buffers(c);
 	if (err)
 		return err;
 	do {
@@ -498,7 +433,7 @@ static int fold_slots(struct collector *c, struct reading *rd)
 				continue;
 			o->rec.hold_cnt = newer(o->rec.hold_cnt, pc->hold);
 			o->rec.release_cnt = newer(o->rec.release_cnt, pc->release);
-			o->rec.unmatched_releases += pc->unmatched;
+			o->rec.lost_releases += pc->rel_lost;
 			o->rec.untracked_holds += pc->untracked;
 		}
 	}
@@ -586,6 +521,10 @@ static int count_page(void *arg, const struct pl_page *p)
 		a->orphans++;
 		return 0;
 	}
+	if (p->flags & PL_F_PHANTOM) {
+		o->phantoms++;
+		return 0;
+	}
 	o->ledger_pages++;
 	if (!o->oldest_hold_ns || lp.hold_ns < o->oldest_hold_ns)
 		o->oldest_hold_ns = lp.hold_ns;
@@ -594,39 +533,98 @@ static int count_page(void *arg, const struct pl_page *p)
 	return 0;
 }
 
+/* per pool: the ledger's pages, their ages, its phantoms (one walk) */
+static int count_pages(struct collector *c, struct reading *rd, size_t *orphans)
+{
+	struct count_arg a = { .c = c, .rd = rd };
+	bool bound = !page_log_exact(&c->log);
+	size_t i;
+	int err;
+
+	rd->pages_used = 0;
+	for (i = 0; i < rd->n; i++) {
+		struct pool_obs *o = &rd->pools[i];
+
+		o->ledger_pages = o->oldest_hold_ns = o->phantoms = 0;
+		memset(o->age_hist, 0, sizeof(o->age_hist));
+	}
+	err = pl_collect(&c->log.led, count_page, &a);
+	for (i = 0; i < rd->n; i++)
+		rd->pools[i].ages_bound = bound || rd->pools[i].phantoms;
+	*orphans = a.orphans;
+	return err;
+}
+
+/* the ledger reconciled with the kernel: model/reconcile.h says how and why */
+static int reconcile(struct collector *c, struct reading *rd)
+{
+	struct page_ledger *l = &c->log.led;
+	__u64 slack = page_log_unread(&c->log) + (__u64)c->s->ncpus;
+	struct pl_excess *x = NULL;
+	size_t n = 0, orphans;
+	long marked = 0;
+	int err;
+
+	err = ledger_excess(rd, c->log.skipped, slack, &x, &n);
+	if (!err && n)
+		marked = pl_mark_phantoms(l, x, n);
+	if (marked < 0)
+		err = (int)marked;
+	else if (marked) /* the pools' counts and ages again, without them */
+		err = count_pages(c, rd, &orphans);
+	free(x);
+	if (err)
+		p_err("reconciling the page ledger with the kernel: %s", strerror(-err));
+	return err;
+}
+
 /*
- * The ledger into the reading: its pages per pool, and what the fold
- * counts per pool (releases of pages held before start, holds it had no
- * room for) added to the BPF side's. Pages of pools gone from the reading
- * are the ones whose release a full log lost: forgotten.
+ * The ledger into the reading: its pages per pool, reconciled with the
+ * kernel's counts, and what the fold counts per pool (releases of pages
+ * held before start, holds it had no room for, ties, losses) added to the
+ * BPF side's. Pages of pools gone from the reading are the ones whose
+ * release a full log lost: forgotten.
  */
 static int read_ledger(struct collector *c, struct reading *rd)
 {
 	struct page_ledger *l = &c->log.led;
-	struct count_arg a = { .c = c, .rd = rd };
-	__u64 unmatched, untracked, sum = 0;
-	size_t i;
+	__u64 unmatched, untracked, sum = 0, holds, rels, skipped, phantoms = 0;
+	size_t i, orphans;
 	int err;
 
 	if (!c->log.on)
 		return 0;
-	err = pl_collect(l, count_page, &a);
+	err = count_pages(c, rd, &orphans);
 	if (err)
 		return err;
 	for (i = 0; i < rd->n; i++) {
-		struct ppw_pool *r = &rd->pools[i].rec;
+		struct pool_obs *o = &rd->pools[i];
+		struct ppw_pool *r = &o->rec;
 
 		if (!r->addr)
 			continue;
 		pl_gen_counts(l, r->gen, &unmatched, &untracked);
+		pl_gen_losses(l, r->gen, &o->ties, &o->lost);
 		r->unmatched_releases += unmatched;
 		r->untracked_holds += untracked;
 		sum += unmatched;
 	}
-	if (a.orphans)
+	err = reconcile(c, rd);
+	if (err)
+		return err;
+	for (i = 0; i < rd->n; i++)
+		phantoms += rd->pools[i].phantoms;
+	if (orphans)
 		pl_prune(l, gen_kept, c);
+	page_log_losses(&c->log, &holds, &rels, &skipped);
 	rd->counters[PPW_CNT_UNMATCHED] = sum;
-	rd->counters[PPW_CNT_LEDGER_FULL] += l->full + page_log_dropped(&c->log);
+	rd->counters[PPW_CNT_HOLD_LOST] = holds + l->full - l->full_releases;
+	rd->counters[PPW_CNT_RELEASE_LOST] = rels + l->full_releases;
+	rd->counters[PPW_CNT_SLOT_SKIPPED] = skipped;
+	rd->counters[PPW_CNT_LEDGER_FULL] += l->full + holds + rels + skipped;
+	rd->counters[PPW_CNT_TIES] = l->ties;
+	rd->counters[PPW_CNT_LOST] = l->lost;
+	rd->counters[PPW_CNT_PHANTOMS] = phantoms;
 	return 0;
 }
 
@@ -683,12 +681,12 @@ int collector_collect(struct collector *c, struct reading *rd)
 		err = index_gens(c, rd);
 		c->gens_valid = !err;
 	}
+	rd->level = c->s->opts.level;
 	err = err ?: read_ledger(c, rd);
 	if (err)
 		return err;
 	rd->counters[PPW_CNT_HOLD] += rd->slot_holds;
 	rd->counters[PPW_CNT_RELEASE] += rd->slot_releases;
-	rd->level = c->s->opts.level;
 	rd->sample_rate = 1U << c->s->opts.sample_shift;
 	rd->page_size = c->s->feat.page_size;
 	rd->detach_time_is_ns = c->s->feat.detach_time_is_ns;
@@ -718,7 +716,8 @@ static int collect_pages_of(void *arg, const struct pl_page *pg)
 	struct pages_of *p = arg;
 	struct ledger_page *lp;
 
-	if (!bsearch(&pg->gen, p->gens, p->ngens, sizeof(*p->gens), u32_cmp))
+	if (!bsearch(&pg->gen, p->gens, p->ngens, sizeof(*p->gens), u32_cmp) ||
+	    (pg->flags & PL_F_PHANTOM))
 		return 0;
 	lp = VEC_PUSH(p->v, p->cnt, p->cap);
 	if (!lp) {
@@ -756,6 +755,8 @@ void collector_mark_pages(struct collector *c, struct ppw_rec_page *v, size_t n)
 	size_t i;
 
 	for (i = 0; c->log.on && i < n; i++) {
+		/* found in a holder: whatever the counts said, not a phantom */
+		pl_confirm(&c->log.led, v[i].netmem);
 		p = pl_find(&c->log.led, v[i].netmem);
 		if (!p || !(p->flags & PL_F_HOLD))
 			continue;

@@ -71,14 +71,8 @@ int collector_retired(struct collector *c, const struct ppw_event *e);
 void collector_note_event(struct collector *c, const struct ppw_event *e);
 /* the next collect reads the whole table (discovery ran on a kernel that counts items...) */
 void collector_note_all(struct collector *c);
-/*
- * The pools the discovery scan found since the last call, oldest first, as
- * PPW_EV_POOL_NEW events to fn (the ring buffer's callback): discovery
- * writes records without events, so a host's thousands of pools never
- * overflow the ring. fn's non-zero return (reported) ends it.
- */
-int collector_discovered(struct collector *c, int (*fn)(void *ctx, void *data, size_t size),
-			 void *ctx);
+/* the pool table's batch buffers, sized to the table on first use (discovered.c shares them) */
+int collector_pool_buffers(struct collector *c);
 /* read the maps now into rd (its pools: sorted by address and generation) */
 int collector_collect(struct collector *c, struct reading *rd);
 void collector_free(struct collector *c);

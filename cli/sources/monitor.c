@@ -13,6 +13,7 @@
 #include "lib/util.h"
 #include "lib/vec.h"
 #include "sources/blocks.h"
+#include "sources/discovered.h"
 #include "sources/monitor.h"
 
 /* a lifecycle event from the ring buffer: the collector's graveyard, then the command */

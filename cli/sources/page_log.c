@@ -22,7 +22,8 @@
 #define STALL_NS (NSEC_PER_SEC / 2)
 
 struct pair {
-	__u64 ns0, j, ns1; /* jiffies was j at some instant in [ns0, ns1] */
+	__u64 ns0, j, ns1; /* jiffies was j at some instant in [ns0, ns1] (CLOCK_MONOTONIC) */
+	__u64 hz;	   /* the kernel's CONFIG_HZ, 0 if its config is not there */
 };
 
 static int clock_pair(struct page_log *pl, struct pair *p)
@@ -32,144 +33,157 @@ static int clock_pair(struct page_log *pl, struct pair *p)
 	int err;
 
 	err = bpf_prog_test_run_opts(bpf_program__fd(sk->progs.clock_pair), &opts);
-	if (err) {
-		err = -errno;
-		p_err("reading jiffies (BPF_PROG_TEST_RUN of prog 'clock_pair'): %s; page ages "
-		      "need it (Linux 5.10 runs raw_tp programs on demand)",
-		      strerror(-err));
-		return err;
-	}
+	if (err)
+		return -errno;
 	p->ns0 = sk->bss->clock_ns;
 	p->j = sk->bss->clock_jiffies;
 	p->ns1 = sk->bss->clock_ns_after;
+	p->hz = sk->bss->clock_hz;
 	return 0;
 }
+
+/*
+ * The clock. Jiffies advance by one every TICK_NSEC of CLOCK_MONOTONIC
+ * (the tick, or NO_HZ's catch-up, counts them from it), so a log time maps
+ * onto CLOCK_MONOTONIC as start(j) = start(edge_j) + (j - edge_j) * tick,
+ * exactly, given the tick's length and one tick's start:
+ *
+ *  - the length is the kernel's CONFIG_HZ (libbpf's __kconfig, from
+ *    /proc/config.gz or /boot/config-*), else measured from the pairs the
+ *    drains take anyway (two pairs SPAN_TICKS or more apart give it to
+ *    within 2 %, and it snaps to the HZ values kernels are built with);
+ *  - the start is found from the same pairs: each says tick j began within
+ *    (ns0 - tick, ns1], which bounds start(edge_j); the bounds are kept and
+ *    narrow with every drain (keep_edge()).
+ *
+ * Nothing waits: the first pair is taken at open, every drain takes one.
+ * Until the length is known (no config, and the drains span too few ticks
+ * yet) an age is a lower bound: ticks are 1 ms at least (HZ <= 1000), so a
+ * page held in tick j is at least (J - j - 1) ms old when jiffies read J.
+ *
+ * CLOCK_MONOTONIC stops in a suspend, as jiffies do; ppwatch's other times
+ * are CLOCK_BOOTTIME, which does not. Each pair also reads the difference
+ * of the two: when it grows, a suspend happened since the last pair, and
+ * holds after it get the new difference (suspends[]), holds before keep
+ * the old, so a page held before a suspend is older by the suspend, as it
+ * is (pairing jiffies with CLOCK_BOOTTIME made it younger by it).
+ */
+#define SPAN_TICKS  100
+#define TICK_MIN_NS (NSEC_PER_SEC / 1000)
 
 /* the HZ values kernels are built with: a measured tick snaps to one */
 static __u64 snap_tick(double ns)
 {
-	static const int hz[] = { 100, 200, 250, 300, 500, 1000 };
+	static const int hz[] = { 24, 48, 100, 200, 250, 300, 500, 1000 };
 	size_t i;
 
 	for (i = 0; i < sizeof(hz) / sizeof(hz[0]); i++) {
 		double want = 1e9 / hz[i];
 
-		if (fabs(ns - want) < want * 0.05)
-			return (__u64)(want + 0.5);
+		if (fabs(ns - want) < want * 0.02)
+			return (NSEC_PER_SEC + hz[i] / 2) / hz[i]; /* the kernel's TICK_NSEC */
 	}
-	return (__u64)(ns + 0.5);
-}
-
-/*
- * Watch ticks begin: between a pair still in tick j-1 and the next one in
- * tick j, tick j began, within the gap around it. Pairs are asked 100 us
- * apart, sleeping between (a preempted reader sees wider gaps); once two
- * edges give the tick's length roughly, the reader wakes just before the
- * next edge and asks back to back across it (~0.4 ms of CPU an edge). Of
- * the edges seen, the two whose gaps say the length best (at least
- * SPAN_TICKS apart, to within 2 %: HZ values are 20 % apart or more) give
- * the length, the narrowest the start. At most a second, once per
- * session; each drain's pair keeps the start right after.
- */
-#define SPAN_TICKS 4
-#define MAX_EDGES  64
-#define NEAR_NS	   200000 /* ask back to back this close to an expected edge */
-
-struct edge {
-	__u64 j, mid, width;
-};
-
-/* the best length the edges give: its uncertainty as a fraction of it (1: none yet) */
-static double tick_of(const struct edge *e, int n, double *tick)
-{
-	double best = 1;
-	int a, b;
-
-	for (a = 0; a < n; a++)
-		for (b = a + 1; b < n; b++) {
-			double t, u;
-
-			if (e[b].j < e[a].j + SPAN_TICKS)
-				continue;
-			t = (double)(e[b].mid - e[a].mid) / (double)(e[b].j - e[a].j);
-			u = (double)(e[a].width + e[b].width) / 2 / (double)(e[b].j - e[a].j) / t;
-			if (t > 0 && u < best) {
-				best = u;
-				*tick = t;
-			}
-		}
-	return best;
-}
-
-static int calibrate(struct page_log *pl)
-{
-	struct timespec nap = { 0, 100 * 1000 };
-	struct edge e[MAX_EDGES];
-	double tick = 0, u = 1;
-	struct pair prev, cur;
-	int n = 0, err, i = 0, k, narrow = 0;
-	__u64 t_end, next = 0;
-
-	err = clock_pair(pl, &prev);
-	cur = prev;
-	t_end = prev.ns0 + NSEC_PER_SEC;
-	while (!err && u > 0.02 && cur.ns1 < t_end && n < MAX_EDGES) {
-		/* asleep until just before the next edge, once the length is roughly known */
-		if (!next || cur.ns1 + NEAR_NS < next)
-			nanosleep(&nap, NULL);
-		err = clock_pair(pl, &cur);
-		i++;
-		if (!err && cur.j == prev.j + 1) {
-			e[n].j = cur.j;
-			e[n].width = cur.ns1 - prev.ns0;
-			e[n].mid = prev.ns0 / 2 + cur.ns1 / 2;
-			n++;
-			u = tick_of(e, n, &tick);
-			next = u < 0.1 ? e[n - 1].mid + (__u64)tick : 0;
-		}
-		if (next && cur.ns1 > next + NEAR_NS)
-			next += (__u64)tick; /* missed it (preempted): the one after */
-		prev = cur;
-	}
-	if (err)
-		return err;
-	if (u > 0.02) {
-		p_err("reading jiffies: %d clock ticks seen begin in %d tries over 1 s, too unevenly to "
-		      "tell the tick's length; page ages are unknown",
-		      n, i);
-		return -ETIME;
-	}
-	for (k = 1; k < n; k++)
-		if (e[k].width < e[narrow].width)
-			narrow = k;
-	pl->tick_ns = snap_tick(tick);
-	pl->edge_j = e[narrow].j;
-	pl->edge_ns = e[narrow].mid;
-	pl->jiffies = cur.j;
-	p_dbg("page log: a tick is %llu ns (HZ %.0f; measured %.0f ns +- %.1f %%), tick %llu began "
-	      "at %llu ns (to %llu us), %d pairs, %d edges",
-	      (unsigned long long)pl->tick_ns, 1e9 / pl->tick_ns, tick, u * 100,
-	      (unsigned long long)pl->edge_j, (unsigned long long)pl->edge_ns,
-	      (unsigned long long)e[narrow].width / 2000, i, n);
 	return 0;
 }
 
-/* a pair says where tick p->j began within a tick: keep the start inside what it allows */
+/* CLOCK_BOOTTIME - CLOCK_MONOTONIC now: what suspends added */
+static __u64 boot_offset(void)
+{
+	__u64 b = now_boot_ns(), m = now_mono_ns();
+
+	return b > m ? b - m : 0;
+}
+
+/* a pair says where tick p->j began: narrow the bounds of the edge tick's start */
 static void keep_edge(struct page_log *pl, const struct pair *p)
 {
-	__u64 start = pl->edge_ns + (__u64)((__s64)(p->j - pl->edge_j) * (__s64)pl->tick_ns);
+	__s64 d;
+	__u64 lo, hi, off;
 
-	if (start > p->ns1) /* the tick had begun by ns1 */
-		pl->edge_ns -= start - p->ns1;
-	else if (start + pl->tick_ns < p->ns0) /* and not ended before ns0 (or time jumped) */
-		pl->edge_ns += p->ns0 - (start + pl->tick_ns);
 	pl->jiffies = p->j;
+	pl->last_j = p->j;
+	pl->last_ns1 = p->ns1;
+	if (!pl->first_ns1) {
+		pl->first_j = p->j;
+		pl->first_mid = p->ns0 / 2 + p->ns1 / 2;
+		pl->first_ns1 = p->ns1;
+	}
+	if (!pl->tick_ns && p->j >= pl->first_j + SPAN_TICKS) {
+		/* no config: the length from the first pair and this one */
+		double span = (double)(p->ns0 / 2 + p->ns1 / 2 - pl->first_mid);
+
+		pl->tick_ns = snap_tick(span / (double)(p->j - pl->first_j));
+		if (pl->tick_ns)
+			p_dbg("page log: a tick is %llu ns (HZ %.0f, measured over %llu ticks)",
+			      (unsigned long long)pl->tick_ns, 1e9 / pl->tick_ns,
+			      (unsigned long long)(p->j - pl->first_j));
+	}
+	off = boot_offset();
+	if (pl->nsusp < PL_MAX_SUSPENDS && off > pl->boot_off + NSEC_PER_SEC / 1000) {
+		/* a suspend since the last pair: holds after that pair's tick are after it */
+		pl->susp_j[pl->nsusp] = pl->prev_j + 1;
+		pl->susp_off[pl->nsusp++] = off;
+		p_dbg("page log: %.3f s suspended since jiffies %llu", (off - pl->boot_off) / 1e9,
+		      (unsigned long long)pl->prev_j);
+	}
+	pl->boot_off = off;
+	pl->prev_j = p->j;
+	if (!pl->tick_ns)
+		return;
+	if (!pl->edge_hi) {
+		pl->edge_j = p->j;
+		pl->edge_lo = p->ns0 > pl->tick_ns ? p->ns0 - pl->tick_ns : 0;
+		pl->edge_hi = p->ns1;
+		return;
+	}
+	d = (__s64)(p->j - pl->edge_j) * (__s64)pl->tick_ns;
+	lo = p->ns0 - pl->tick_ns - d;
+	hi = p->ns1 - d;
+	if (lo > pl->edge_hi || hi < pl->edge_lo) {
+		/* disagrees with every pair before (cannot happen unless a clock jumped): anew */
+		pl->edge_lo = lo;
+		pl->edge_hi = hi;
+		return;
+	}
+	if (lo > pl->edge_lo)
+		pl->edge_lo = lo;
+	if (hi < pl->edge_hi)
+		pl->edge_hi = hi;
+}
+
+bool page_log_exact(const struct page_log *pl)
+{
+	return pl->tick_ns && pl->edge_hi;
+}
+
+/* CLOCK_BOOTTIME of CLOCK_MONOTONIC ns at a time of tick j */
+static __u64 to_boot(const struct page_log *pl, __u64 ns, __u64 j)
+{
+	__u64 off = pl->boot_off0;
+	int i;
+
+	for (i = pl->nsusp - 1; i >= 0; i--)
+		if ((__s64)(j - pl->susp_j[i]) >= 0) {
+			off = pl->susp_off[i];
+			break;
+		}
+	return ns + off;
 }
 
 __u64 page_log_ns(const struct page_log *pl, __u64 j)
 {
-	return pl->edge_ns + (__u64)((__s64)(j - pl->edge_j) * (__s64)pl->tick_ns) +
-	       pl->tick_ns / 2;
+	__u64 ns;
+
+	if (page_log_exact(pl)) {
+		/* the middle of tick j, the edge tick's start the middle of its bounds */
+		ns = pl->edge_lo / 2 + pl->edge_hi / 2 +
+		     (__u64)((__s64)(j - pl->edge_j) * (__s64)pl->tick_ns) + pl->tick_ns / 2;
+		return to_boot(pl, ns, j);
+	}
+	/* the latest a hold in tick j can have been: ages are lower bounds */
+	if (!pl->last_ns1 || (__s64)(j - pl->last_j) >= 0)
+		return to_boot(pl, pl->last_ns1 ? now_mono_ns() : 0, j);
+	return to_boot(pl, pl->last_ns1 - (pl->last_j - j - 1) * TICK_MIN_NS, j);
 }
 
 static int map_logs(struct page_log *pl)
@@ -198,6 +212,7 @@ static int map_logs(struct page_log *pl)
 
 int page_log_open(struct page_log *pl, struct session *s)
 {
+	struct pair p;
 	int err;
 
 	memset(pl, 0, sizeof(*pl));
@@ -225,10 +240,18 @@ int page_log_open(struct page_log *pl, struct session *s)
 		page_log_close(pl);
 		return err;
 	}
-	err = calibrate(pl);
+	/* the first pair; a failure here leaves ages bounds, and says so */
+	pl->boot_off0 = pl->boot_off = boot_offset();
+	err = clock_pair(pl, &p);
 	if (err) {
-		page_log_close(pl);
-		return err;
+		p_warn("reading jiffies (BPF_PROG_TEST_RUN of prog 'clock_pair'): %s; page ages "
+		       "are lower bounds until it works",
+		       strerror(-err));
+	} else {
+		pl->tick_ns = p.hz ? (NSEC_PER_SEC + p.hz / 2) / p.hz : 0;
+		p_dbg("page log: HZ %llu (%s)", (unsigned long long)p.hz,
+		      p.hz ? "the kernel's config" : "no config: measured from the drains");
+		keep_edge(pl, &p);
 	}
 	pl->interval_s = 0.1;
 	pl->due_s = now_mono_s() + pl->interval_s;
@@ -334,9 +357,18 @@ int page_log_drain(struct page_log *pl)
 		return 0;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
 	err = clock_pair(pl, &p);
-	if (err)
-		return err;
-	keep_edge(pl, &p);
+	if (err) {
+		/* no jiffies now: fold what is there, no pass (nothing becomes final) */
+		if (!pl->pair_failed++)
+			p_warn("reading jiffies (BPF_PROG_TEST_RUN of prog 'clock_pair'): %s; page "
+			       "ages are lower bounds until it works",
+			       strerror(-err));
+		p.ns1 = now_mono_ns();
+		p.j = pl->jiffies;
+		caught_up = false;
+	} else {
+		keep_edge(pl, &p);
+	}
 	for (cpu = 0; cpu < pl->ncpus; cpu++)
 		caught_up &= drain_cpu(pl, cpu, p.ns1);
 	/*
@@ -345,7 +377,7 @@ int page_log_drain(struct page_log *pl)
 	 * began was written when it began, so it has been read now. Unless
 	 * a log is stuck at a record a pass old, which may be older.
 	 */
-	if (caught_up)
+	if (caught_up && !err)
 		pl_pass(&pl->led, p.j - 2);
 	pl->passes++;
 	busy = pl->records - before > 0;
@@ -381,14 +413,26 @@ double page_log_due(const struct page_log *pl)
 	return pl->on ? pl->due_s : INFINITY;
 }
 
-__u64 page_log_dropped(const struct page_log *pl)
+void page_log_losses(const struct page_log *pl, __u64 *holds, __u64 *releases, __u64 *skipped)
+{
+	int cpu;
+
+	*holds = *releases = 0;
+	for (cpu = 0; pl->on && cpu < pl->ncpus; cpu++) {
+		*holds += __atomic_load_n(&pl->ctl[cpu].dropped, __ATOMIC_RELAXED);
+		*releases += __atomic_load_n(&pl->ctl[cpu].dropped_rel, __ATOMIC_RELAXED);
+	}
+	*skipped = pl->skipped;
+}
+
+__u64 page_log_unread(const struct page_log *pl)
 {
 	__u64 n = 0;
 	int cpu;
 
 	for (cpu = 0; pl->on && cpu < pl->ncpus; cpu++)
-		n += __atomic_load_n(&pl->ctl[cpu].dropped, __ATOMIC_RELAXED);
-	return n + pl->skipped;
+		n += __atomic_load_n(&pl->ctl[cpu].head, __ATOMIC_ACQUIRE) - pl->ctl[cpu].tail;
+	return n;
 }
 
 __u64 page_log_bytes(const struct page_log *pl)

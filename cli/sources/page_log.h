@@ -7,12 +7,15 @@
  * jiffies turned into CLOCK_BOOTTIME.
  *
  * The clock: clock_pair (ledger.bpf.c, run with BPF_PROG_TEST_RUN) gives
- * jiffies between two readings of CLOCK_BOOTTIME. At open the reader
- * watches two ticks begin (a few ms), which gives the tick's length and
- * its start; each drain's pair keeps the start right. A log time then
- * stands for the middle of its tick: ages are right to half a tick
- * (0.5 ms at HZ=1000, 5 ms at HZ=100), whatever the CPU.
+ * jiffies between two readings of CLOCK_MONOTONIC and the kernel's
+ * CONFIG_HZ; each drain's pair narrows where the ticks begin (page_log.c
+ * says how, and how suspends are counted). A log time then stands for the
+ * middle of its tick: ages are right to half a tick and the bounds' width
+ * (a tick at first, a fraction of it after a few drains), whatever the
+ * CPU. Nothing waits for the clock and nothing fails for it: until the
+ * tick is known an age is a lower bound (page_log_exact()).
  */
+#define PL_MAX_SUSPENDS 64
 #ifndef __PPWATCH_SOURCES_PAGE_LOG_H
 #define __PPWATCH_SOURCES_PAGE_LOG_H
 
@@ -31,8 +34,15 @@ struct page_log {
 	__u64 *stall_at; /* per CPU: a slot that stayed unwritten, and since when */
 	__u64 *stall_ns;
 	struct page_ledger led;
-	/* jiffies -> CLOCK_BOOTTIME: tick edge_j began at edge_ns, each tick_ns long */
-	__u64 tick_ns, edge_j, edge_ns;
+	/* jiffies -> CLOCK_MONOTONIC: tick edge_j began in [edge_lo, edge_hi], each tick_ns long */
+	__u64 tick_ns, edge_j, edge_lo, edge_hi;
+	__u64 first_j, first_mid, first_ns1; /* the first pair: the tick measured from it */
+	__u64 last_j, last_ns1, prev_j;	     /* the latest pair */
+	/* -> CLOCK_BOOTTIME: the suspends seen, from which jiffies on each applies */
+	__u64 boot_off0, boot_off; /* at open, now */
+	__u64 susp_j[PL_MAX_SUSPENDS], susp_off[PL_MAX_SUSPENDS];
+	int nsusp;
+	unsigned int pair_failed;
 	__u64 jiffies;		  /* the newest jiffies read: the logs' 32 bits unwrap around it */
 	double due_s, interval_s; /* the next drain (now_mono_s()), the spacing */
 	/* the reader's own cost, for bench/ (-v prints it at the end) */
@@ -48,10 +58,17 @@ int page_log_drain(struct page_log *pl);
 int page_log_tick(struct page_log *pl);
 /* when the next drain is due, now_mono_s() terms (INFINITY when off) */
 double page_log_due(const struct page_log *pl);
-/* CLOCK_BOOTTIME of the middle of tick j (a log time) */
+/*
+ * CLOCK_BOOTTIME of the middle of tick j (a log time); while the tick is
+ * not known (!page_log_exact()), the latest the hold can have been
+ * (ages from it are lower bounds)
+ */
 __u64 page_log_ns(const struct page_log *pl, __u64 j);
-/* events the logs had no room for */
-__u64 page_log_dropped(const struct page_log *pl);
+bool page_log_exact(const struct page_log *pl);
+/* events the logs had no room for, by kind, and slots the reader skipped */
+void page_log_losses(const struct page_log *pl, __u64 *holds, __u64 *releases, __u64 *skipped);
+/* records the logs hold now, not read yet (every CPU's) */
+__u64 page_log_unread(const struct page_log *pl);
 /* what the logs and the ledger take: kernel-charged map memory and the ledger's */
 __u64 page_log_bytes(const struct page_log *pl);
 

@@ -42,6 +42,10 @@ static void make_snapshot(struct snapshot *s, bool items)
 	rows[1].before_start = 100;
 	rows[1].oldest_age_s = 90;
 	rows[1].oldest_at_least = true;
+	/* releases a full log lost: 3 phantoms found of them, out of the 400 */
+	rows[1].release_lost = 5;
+	rows[1].phantoms = 3;
+	rows[1].ties = 2;
 	/* a name with every character a label value must escape */
 	rows[2] = row(12, "we\"ird\\na\nme", ROW_LIVE, 0);
 	/* and bytes that are not UTF-8 (Prometheus rejects a scrape with them) */

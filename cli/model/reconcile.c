@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+
+#include "lib/vec.h"
+#include "lib/util.h"
+#include "model/reconcile.h"
+
+int ledger_excess(const struct reading *rd, __u64 skipped, __u64 slack, struct pl_excess **out,
+		  size_t *n)
+{
+	struct pl_excess *x = NULL, *e;
+	size_t cap = 0, i;
+
+	*n = 0;
+	for (i = 0; i < rd->n; i++) {
+		const struct pool_obs *o = &rd->pools[i];
+		const struct ppw_pool *r = &o->rec;
+		bool freed = pool_classify(o) == ROW_FREED;
+		__s64 inflight, base, pre_min, excess;
+		__u64 may = r->lost_releases + skipped;
+
+		if (!r->addr || !o->ledger_pages || may <= o->phantoms)
+			continue;
+		inflight = freed ? 0 : (__s32)(r->hold_cnt - r->release_cnt);
+		if (inflight < 0)
+			inflight = 0;
+		/* pages out since before start the ledger cannot have (level all: none sampled) */
+		base = freed ? 0 : (__s32)(r->base_hold - r->base_release);
+		pre_min = base - (__s64)(r->unmatched_releases + may);
+		if (pre_min < 0 || rd->level != PPW_LEVEL_ALL)
+			pre_min = 0;
+		excess = (__s64)o->ledger_pages - (inflight - pre_min) - (__s64)slack;
+		if (excess <= 0)
+			continue;
+		e = VEC_PUSH(x, *n, cap);
+		if (!e) {
+			free(x);
+			*n = 0;
+			return -ENOMEM;
+		}
+		e->gen = r->gen;
+		e->pad = 0;
+		e->n = (__u64)excess < may - o->phantoms ? (__u64)excess : may - o->phantoms;
+	}
+	*out = x;
+	return 0;
+}
+
+void ledger_split(struct pool_row *w, __s64 base, __u64 unmatched, __u64 lost_holds)
+{
+	__s64 rest = w->inflight - w->ledger_pages, u = (__s64)unmatched, t = (__s64)lost_holds;
+	__s64 lo, hi;
+
+	if (rest < 0)
+		rest = 0;
+	lo = base - u;
+	/* as if every unmatched release was a lost hold's page, as far as there were any */
+	hi = base - u + (u < t ? u : t);
+	if (hi > base)
+		hi = base;
+	lo = lo < 0 ? 0 : lo > rest ? rest : lo;
+	hi = hi < lo ? lo : hi > rest ? rest : hi;
+	w->before_start = lo;
+	w->before_start_max = hi;
+	w->untracked = rest - lo;
+}
+
+/* what ledger_full lumps, by kind: its parts, never summed with it */
+static const struct {
+	const char *key;
+	int idx;
+} loss_kinds[] = {
+	{ "ledger_hold_lost", PPW_CNT_HOLD_LOST },
+	{ "ledger_release_lost", PPW_CNT_RELEASE_LOST },
+	{ "ledger_slot_skipped", PPW_CNT_SLOT_SKIPPED },
+};
+
+/* what the fold decided or found: ties, settled losses, phantoms now */
+static const struct {
+	const char *key;
+	int idx;
+} ledger_notes[] = {
+	{ "ties", PPW_CNT_TIES },
+	{ "lost", PPW_CNT_LOST },
+	{ "phantom_pages", PPW_CNT_PHANTOMS },
+};
+
+const char *loss_kind(size_t i, int *idx)
+{
+	if (i >= ARRAY_SIZE(loss_kinds))
+		return NULL;
+	*idx = loss_kinds[i].idx;
+	return loss_kinds[i].key;
+}
+
+const char *ledger_note(size_t i, int *idx)
+{
+	if (i >= ARRAY_SIZE(ledger_notes))
+		return NULL;
+	*idx = ledger_notes[i].idx;
+	return ledger_notes[i].key;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The page ledger against the kernel's own counts, per pool (pure: the
+ * collector feeds it a reading, the unit tests hand-made ones).
+ *
+ * Phantoms. A release the hot path could not log (a full log) or a slot
+ * the reader skipped leaves a page "inflight" in the ledger that is gone.
+ * The kernel's count bounds a pool's true ledger pages:
+ *
+ *   true ledger pages <= inflight - (pages out since before start, which
+ *   are at least base - unmatched releases - lost releases - skipped slots)
+ *
+ * The excess over that bound are phantoms for sure. There cannot be more
+ * phantoms than releases the pool lost plus slots skipped (the cap), so a
+ * pool with no such loss is never touched. Inflight is read after the
+ * logs were drained: a release since, counted by the kernel and not folded
+ * yet, would make a true page look extra, so the caller allows for what the
+ * logs hold unread then (slack).
+ *
+ * Which pages (page_ledger.c's pl_mark_phantoms()): the pool's oldest. A
+ * phantom's hold came before its lost release, and its age grows without
+ * end (the false alarm the marks are there to stop). When the excess
+ * counts every phantom, dropping the k oldest leaves the (k+1)-th oldest,
+ * and the oldest true page is at least that old: the age shown is a lower
+ * bound, and is marked as one. A page a holder scan found is never picked;
+ * a later event of a marked page clears the mark.
+ *
+ * The split. The pages out that the ledger does not have are those out
+ * since before start and the untracked (holds a full log lost). A release
+ * with no entry (unmatched) is of either kind, and no event tells them
+ * apart: before_start is the fewest there can be (what ages may rely on),
+ * before_start_max the most, untracked the rest, never below 0.
+ */
+#ifndef __PPWATCH_MODEL_RECONCILE_H
+#define __PPWATCH_MODEL_RECONCILE_H
+
+#include "model/page_ledger.h"
+#include "model/snapshot.h"
+
+/*
+ * The pools of rd whose ledger pages exceed what the kernel allows, and
+ * how many more of each to mark as phantoms (capped): *out is malloc'd,
+ * *n of them. skipped: page log slots the reader skipped (any pool's);
+ * slack: events the kernel may have counted that the ledger has not folded.
+ * 0 or -ENOMEM.
+ */
+int ledger_excess(const struct reading *rd, __u64 skipped, __u64 slack, struct pl_excess **out,
+		  size_t *n);
+
+/*
+ * A pool row's before_start, before_start_max and untracked (level all),
+ * from its inflight and ledger pages (phantoms left out), base (out at
+ * first sight), unmatched releases and lost holds.
+ */
+void ledger_split(struct pool_row *w, __s64 base, __u64 unmatched, __u64 lost_holds);
+
+/* ledger_full's kinds (hold, release, slot skipped) as loss_counter() lists them: parts of it */
+const char *loss_kind(size_t i, int *idx);
+/* the same for what the fold decided or found: ties, lost, phantom_pages */
+const char *ledger_note(size_t i, int *idx);
+
+#endif /* __PPWATCH_MODEL_RECONCILE_H */
