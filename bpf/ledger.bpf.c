@@ -150,6 +150,41 @@ int clock_pair(void *ctx)
 	clock_hz = CONFIG_HZ;
 	return 0;
 }
+
+/*
+ * The kernel's word on the pages the ledger suspects (phantoms: their
+ * release may have been lost), run on demand (BPF_PROG_TEST_RUN, never
+ * attached): for each netmem of check_page[] (the ledger's key: a head
+ * page, or a net_iov with bit 0 set), the pool it belongs to now, 0 when
+ * it belongs to none (page_pool clears pp_magic when a page goes back to
+ * the page allocator), PPW_CHECK_UNKNOWN on a kernel without pp_magic.
+ */
+__u64 check_page[PPW_CHECK_PAGES], check_pool[PPW_CHECK_PAGES];
+__u32 check_n;
+
+/* the pool of page pg, 0 if it is not a page_pool page (reads page->pp_magic: 5.14) */
+PPW_SUBPROG __u64 page_owner(__u64 pg)
+{
+	__u64 magic = BPF_CORE_READ((struct page *)pg, pp_magic);
+
+	if ((magic & cfg_pp_magic_mask) != cfg_pp_signature)
+		return 0;
+	return page_pool_of(pg, ~((1ULL << cfg_page_shift) - 1));
+}
+
+SEC("raw_tp")
+int page_check(void *ctx)
+{
+	__u32 i;
+
+	for (i = 0; i < PPW_CHECK_PAGES && i < check_n; i++) {
+		if (!bpf_core_field_exists(((struct page *)0)->pp_magic))
+			check_pool[i] = PPW_CHECK_UNKNOWN;
+		else
+			check_pool[i] = page_owner(check_page[i] & ~1ULL);
+	}
+	return 0;
+}
 #endif
 
 SEC("tp_btf/page_pool_state_hold")

@@ -241,6 +241,9 @@ struct ppw_pcpu_pool {
 #define PPW_LOG_FLAGS	  (PPW_LOG_RELEASE | PPW_LOG_LAP)
 #define PPW_LOG_SLACK	  16 /* slots a full log keeps free for events that interrupt others */
 #define PPW_DEF_LOG_SHIFT 16 /* 65536 records (1 MiB) per CPU */
+/* pages page_check (ledger.bpf.c) looks at per run */
+#define PPW_CHECK_PAGES	  128
+#define PPW_CHECK_UNKNOWN 1 /* page_check's answer on a kernel without page->pp_magic */
 
 struct ppw_log_rec {
 	__u64 w;   /* netmem (8-byte aligned, bit 0 set for a net_iov) | flags; written last */

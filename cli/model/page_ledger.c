@@ -505,6 +505,17 @@ void pl_confirm(struct page_ledger *l, __u64 netmem)
 		l->v[i].flags = (l->v[i].flags & ~PL_F_PHANTOM) | PL_F_SEEN;
 }
 
+void pl_mark(struct page_ledger *l, __u64 netmem)
+{
+	size_t i;
+
+	if (!netmem || !l->cap)
+		return;
+	i = slot_of(l, netmem);
+	if (l->v[i].netmem && (l->v[i].flags & PL_F_HOLD))
+		l->v[i].flags = (l->v[i].flags & ~PL_F_SEEN) | PL_F_PHANTOM;
+}
+
 void pl_prune(struct page_ledger *l, bool (*keep)(void *arg, __u32 gen), void *arg)
 {
 	__u64 *gone = NULL;

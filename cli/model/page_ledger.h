@@ -133,6 +133,8 @@ struct pl_excess {
 long pl_mark_phantoms(struct page_ledger *l, struct pl_excess *x, size_t n);
 /* a holder scan found netmem: not a phantom (until its next event) */
 void pl_confirm(struct page_ledger *l, __u64 netmem);
+/* the kernel says inflight page netmem is not its pool's any more: a phantom (whoever saw it) */
+void pl_mark(struct page_ledger *l, __u64 netmem);
 /*
  * Forget the pools keep() says are gone, and the pages left of them (an
  * inflight page of a freed pool is one whose release a full log lost).

@@ -47,6 +47,96 @@ int ledger_excess(const struct reading *rd, __u64 skipped, __u64 slack, struct p
 	return 0;
 }
 
+__u64 ledger_phantom_losses(const struct reading *rd, __u64 skipped)
+{
+	__u64 n = skipped;
+	size_t i;
+
+	for (i = 0; i < rd->n; i++)
+		n += rd->pools[i].rec.lost_releases;
+	return n;
+}
+
+struct gen_pool {
+	__u32 gen;
+	__u64 pool;
+};
+
+static int gen_pool_cmp(const void *a, const void *b)
+{
+	const struct gen_pool *x = a, *y = b;
+
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
+}
+
+struct suspects {
+	const struct gen_pool *g;
+	size_t ng;
+	__u64 *netmem, *pool;
+	size_t n, cap, cap2;
+};
+
+static int suspect(void *arg, const struct pl_page *p)
+{
+	struct suspects *s = arg;
+	struct gen_pool key = { .gen = p->gen }, *g;
+	__u64 *a, *b;
+
+	if (p->flags & PL_F_PHANTOM)
+		return 0;
+	g = bsearch(&key, s->g, s->ng, sizeof(*s->g), gen_pool_cmp);
+	if (!g)
+		return 0;
+	a = VEC_PUSH(s->netmem, s->n, s->cap);
+	if (!a)
+		return -ENOMEM;
+	s->n--; /* the same index in both */
+	b = VEC_PUSH(s->pool, s->n, s->cap2);
+	if (!b)
+		return -ENOMEM;
+	*a = p->netmem;
+	*b = g->pool;
+	return 0;
+}
+
+int ledger_suspects(struct page_ledger *l, const struct reading *rd, __u64 skipped, __u64 **netmem,
+		    __u64 **pool, size_t *n)
+{
+	struct suspects s = { 0 };
+	struct gen_pool *g;
+	size_t i, ng = 0;
+	int err;
+
+	*netmem = *pool = NULL;
+	*n = 0;
+	g = calloc(rd->n ? rd->n : 1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	for (i = 0; i < rd->n; i++) {
+		const struct ppw_pool *r = &rd->pools[i].rec;
+
+		if (r->addr && (r->lost_releases || skipped))
+			g[ng++] = (struct gen_pool){ r->gen, r->addr };
+	}
+	if (ng) {
+		qsort(g, ng, sizeof(*g), gen_pool_cmp);
+		s.g = g;
+		s.ng = ng;
+		err = pl_collect(l, suspect, &s);
+		if (err) {
+			free(g);
+			free(s.netmem);
+			free(s.pool);
+			return err;
+		}
+	}
+	free(g);
+	*netmem = s.netmem;
+	*pool = s.pool;
+	*n = s.n;
+	return 0;
+}
+
 void ledger_split(struct pool_row *w, __s64 base, __u64 unmatched, __u64 lost_holds)
 {
 	__s64 rest = w->inflight - w->ledger_pages, u = (__s64)unmatched, t = (__s64)lost_holds;

@@ -17,13 +17,21 @@
  * yet, would make a true page look extra, so the caller allows for what the
  * logs hold unread then (slack).
  *
- * Which pages (page_ledger.c's pl_mark_phantoms()): the pool's oldest. A
- * phantom's hold came before its lost release, and its age grows without
- * end (the false alarm the marks are there to stop). When the excess
+ * Which pages: the kernel says. After new release losses (at most once a
+ * second while they go on) every ledger page of a pool that lost releases
+ * is looked at in the kernel (ledger_suspects(), the collector runs BPF
+ * prog page_check on them): a page that is no longer its pool's (page_pool
+ * clears page->pp_magic when a page goes back to the allocator) is a
+ * phantom; nothing is guessed. Only where the kernel cannot tell (no
+ * pp_magic, before 5.14) do the counts decide: the excess over the bound
+ * (ledger_excess()), the pool's oldest pages (pl_mark_phantoms()). A
+ * phantom's hold came before its lost release and its age grows without
+ * end (the false alarm the marks are there to stop); when the excess
  * counts every phantom, dropping the k oldest leaves the (k+1)-th oldest,
  * and the oldest true page is at least that old: the age shown is a lower
- * bound, and is marked as one. A page a holder scan found is never picked;
- * a later event of a marked page clears the mark.
+ * bound, and is marked as one (phantoms the kernel named leave the ages
+ * exact). A page a holder scan found is never
+ * marked; a later event of a marked page clears the mark.
  *
  * The split. The pages out that the ledger does not have are those out
  * since before start and the untracked (holds a full log lost). A release
@@ -46,6 +54,18 @@
  */
 int ledger_excess(const struct reading *rd, __u64 skipped, __u64 slack, struct pl_excess **out,
 		  size_t *n);
+
+/* the losses that can leave phantoms: every pool's lost releases, and skipped slots */
+__u64 ledger_phantom_losses(const struct reading *rd, __u64 skipped);
+
+/*
+ * The ledger's inflight pages of pools of rd that lost releases (any pool
+ * when slots were skipped), not marked yet: for the kernel to look at (a
+ * holder scan's page too: its release may have been lost since). (*netmem)[i] should be pool (*pool)[i]'s; both malloc'd, *n
+ * of them. 0 or -ENOMEM.
+ */
+int ledger_suspects(struct page_ledger *l, const struct reading *rd, __u64 skipped, __u64 **netmem,
+		    __u64 **pool, size_t *n);
 
 /*
  * A pool row's before_start, before_start_max and untracked (level all),

@@ -14,6 +14,7 @@
 #include "lib/vec.h"
 #include "ppwatch.skel.h"
 #include "sources/collector.h"
+#include "sources/phantoms.h"
 
 /* a late state_release may still run after page_pool_release said 0 */
 #define FREED_GRACE_NS (2 * NSEC_PER_SEC)
@@ -549,32 +550,10 @@ static int count_pages(struct collector *c, struct reading *rd, size_t *orphans)
 		memset(o->age_hist, 0, sizeof(o->age_hist));
 	}
 	err = pl_collect(&c->log.led, count_page, &a);
+	/* phantoms the counts chose (not the kernel): the ages left are lower bounds */
 	for (i = 0; i < rd->n; i++)
-		rd->pools[i].ages_bound = bound || rd->pools[i].phantoms;
+		rd->pools[i].ages_bound = bound || (c->cannot_check && rd->pools[i].phantoms);
 	*orphans = a.orphans;
-	return err;
-}
-
-/* the ledger reconciled with the kernel: model/reconcile.h says how and why */
-static int reconcile(struct collector *c, struct reading *rd)
-{
-	struct page_ledger *l = &c->log.led;
-	__u64 slack = page_log_unread(&c->log) + (__u64)c->s->ncpus;
-	struct pl_excess *x = NULL;
-	size_t n = 0, orphans;
-	long marked = 0;
-	int err;
-
-	err = ledger_excess(rd, c->log.skipped, slack, &x, &n);
-	if (!err && n)
-		marked = pl_mark_phantoms(l, x, n);
-	if (marked < 0)
-		err = (int)marked;
-	else if (marked) /* the pools' counts and ages again, without them */
-		err = count_pages(c, rd, &orphans);
-	free(x);
-	if (err)
-		p_err("reconciling the page ledger with the kernel: %s", strerror(-err));
 	return err;
 }
 
@@ -590,6 +569,7 @@ static int read_ledger(struct collector *c, struct reading *rd)
 	struct page_ledger *l = &c->log.led;
 	__u64 unmatched, untracked, sum = 0, holds, rels, skipped, phantoms = 0;
 	size_t i, orphans;
+	long marked;
 	int err;
 
 	if (!c->log.on)
@@ -609,7 +589,11 @@ static int read_ledger(struct collector *c, struct reading *rd)
 		r->untracked_holds += untracked;
 		sum += unmatched;
 	}
-	err = reconcile(c, rd);
+	marked = collector_find_phantoms(c, rd);
+	if (marked < 0)
+		return (int)marked;
+	if (marked) /* the pools' counts and ages again, without them */
+		err = count_pages(c, rd, &orphans);
 	if (err)
 		return err;
 	for (i = 0; i < rd->n; i++)

@@ -61,6 +61,9 @@ struct collector {
 	__u64 next_trim_ns; /* a freed record's grace ends (0: none) */
 	size_t last_grave;  /* graveyard entries the last reading listed */
 	__u64 full_reads;   /* whole-table reads so far (the tests and bench count them) */
+	/* phantoms (model/reconcile.h): the losses the kernel last looked at, when next */
+	__u64 checked_losses, next_check_ns;
+	bool cannot_check; /* page_check cannot tell here: the counts decide */
 };
 
 /* Each function reports its own failure (the map, the errno) and returns -errno. */

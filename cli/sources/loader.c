@@ -376,7 +376,7 @@ static int try_mode(struct session *s, enum attach_mode m)
 				   is_compat(name) == compat_build(&s->feat));
 
 		/* run on demand by the page log's reader, never attached */
-		if (!strcmp(name, "clock_pair")) {
+		if (!strcmp(name, "clock_pair") || !strcmp(name, "page_check")) {
 			on = s->log_recs > 0;
 			bpf_program__set_autoattach(prog, false);
 		}

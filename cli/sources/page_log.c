@@ -425,6 +425,26 @@ void page_log_losses(const struct page_log *pl, __u64 *holds, __u64 *releases, _
 	*skipped = pl->skipped;
 }
 
+int page_log_check(struct page_log *pl, const __u64 *netmem, __u64 *pool, size_t n)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	struct ppwatch_bpf *sk = pl->s->skel;
+	int fd = bpf_program__fd(sk->progs.page_check);
+	size_t i, k, m;
+
+	for (i = 0; i < n; i += m) {
+		m = n - i < PPW_CHECK_PAGES ? n - i : PPW_CHECK_PAGES;
+		for (k = 0; k < m; k++)
+			sk->bss->check_page[k] = netmem[i + k];
+		sk->bss->check_n = (__u32)m;
+		if (bpf_prog_test_run_opts(fd, &opts))
+			return -errno;
+		for (k = 0; k < m; k++)
+			pool[i + k] = sk->bss->check_pool[k];
+	}
+	return 0;
+}
+
 __u64 page_log_unread(const struct page_log *pl)
 {
 	__u64 n = 0;

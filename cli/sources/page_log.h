@@ -67,6 +67,12 @@ __u64 page_log_ns(const struct page_log *pl, __u64 j);
 bool page_log_exact(const struct page_log *pl);
 /* events the logs had no room for, by kind, and slots the reader skipped */
 void page_log_losses(const struct page_log *pl, __u64 *holds, __u64 *releases, __u64 *skipped);
+/*
+ * The kernel's word on n ledger pages (prog 'page_check'): for each, the
+ * pool it belongs to now, 0 for none, PPW_CHECK_UNKNOWN where the kernel
+ * cannot tell. 0 or -errno (not reported).
+ */
+int page_log_check(struct page_log *pl, const __u64 *netmem, __u64 *pool, size_t n);
 /* records the logs hold now, not read yet (every CPU's) */
 __u64 page_log_unread(const struct page_log *pl);
 /* what the logs and the ledger take: kernel-charged map memory and the ledger's */
