@@ -24,6 +24,9 @@
 #                                         (Results) and "<!-- kernel-times -->"
 #                                         and "<!-- /kernel-times -->" (Times)
 #
+# The tests skipped: those that only skipped, those that skipped some of
+# their checks "(partly)", and in bold the tests with a skip the kernel's
+# matrix line does not declare (kernel/rig.sh check_log: the line fails).
 # Result cells: "✓ N" every one of N checks passed, "✗ F of N" F failed,
 # "refused" the command said in one line why this kernel cannot serve it
 # (and the test checked that line), "skip" only skipped checks, "–" none.
@@ -155,7 +158,8 @@ results() {
 			continue
 		fi
 		awk -v name="$n" -v cmds="$CMDS" -v verdict="$(verdict_cell "$n")" \
-		    -v base="$(env_of "$n" base)" -v series="$(env_of "$n" series)" '
+		    -v base="$(env_of "$n" base)" -v series="$(env_of "$n" series)" \
+		    -v undeclared="$(env_of "$n" undeclared_skips)" '
 		function cmd_of(s,    m) {
 			# the command a check line names
 			if (match(s, /ppwatch( --attach [a-z_]+| auto)? [a-z]+/)) {
@@ -170,6 +174,7 @@ results() {
 		/^PPVM-BEGIN:/ { rel = $0; sub(/.*kernel=/, "", rel) }
 		/^  \[run\] kind=/ { if (match($0, /package=.*/)) { pk = substr($0, RSTART + 8) } }
 		/^PPVM-TEST: .* verdict=skipped$/ { sk = sk (sk == "" ? "" : ", ") $2 }
+		/^PPVM-TEST: .* verdict=partial$/ { sk = sk (sk == "" ? "" : ", ") $2 " (partly)" }
 		/^PPVM: (PASS|FAIL|SKIP) / {
 			all[$2]++
 			c = cmd_of($0); if (c == "") next
@@ -197,6 +202,7 @@ results() {
 				else cell = sprintf("✓ %d", n[c] - s[c])
 				printf " %s |", cell
 			}
+			if (undeclared != "") sk = sk (sk == "" ? "" : "; ") "**undeclared: " undeclared "**"
 			printf " %d pass, %d fail, %d skip | %s | %s |\n", all["PASS"], all["FAIL"], all["SKIP"],
 				sk == "" ? "–" : sk, verdict
 		}' "$log"

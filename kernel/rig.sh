@@ -910,17 +910,59 @@ cmd_boot() {
 	[ $fails -eq 0 ] || die "$fails VM run(s) failed"
 }
 
+# skip_declared NAME TEST COND: does NAME's matrix line declare a skip of
+# TEST under COND (tests/vm/lib.sh skip: KEY=VALUE or KEY!=VALUE, several
+# joined by ',', each must hold)? The line, not the guest, decides.
+skip_declared() {
+	local name=$1 test=$2 c v
+	[ -n "$3" ] || return 1
+	for c in ${3//,/ }; do
+		case "$c" in
+		lacks=*) case ",$(opt "$name" lacks)," in *",${c#lacks=},"*) ;; *) return 1 ;; esac ;;
+		regime!=*) [ "$(opt "$name" regime)" != "${c#regime!=}" ] || return 1 ;;
+		regime=*) [ "$(opt "$name" regime)" = "${c#regime=}" ] || return 1 ;;
+		selftests=none) [ -z "$(opt "$name" selftests)" ] || return 1 ;;
+		kinds!=test) [ "$(opt "$name" kinds)" != test ] || return 1 ;;
+		depth=test) [ "${KERNEL_SET:-test}" = test ] || return 1 ;;
+		skips=*)
+			v=${c#skips=}
+			[ "$v" = "$test" ] || return 1
+			case ",$(opt "$name" skips)," in *",$v,"*) ;; *) return 1 ;; esac ;;
+		ppvm.only) case "${VM_APPEND:-}" in *ppvm.only=*) ;; *) return 1 ;; esac ;;
+		*) return 1 ;;
+		esac
+	done
+	return 0
+}
+
 # The verdict: end marker present, summary with fail=0 and at least one
 # test that asserted values (asserted>0: run.sh's set-up lines are no
 # passes), no test that asserted nothing (run.sh fails it), no FAIL line,
-# no kernel splat, qemu not killed by the timeout.
+# no SKIP the matrix line does not declare (skip_declared: its lacks=,
+# regime=, selftests=, kinds= or skips=), no kernel splat, qemu not killed
+# by the timeout. The undeclared skips go into run-NAME.env
+# (undeclared_skips: the Results table shows them).
 check_log() {
-	local flavor=$1 log=$2 rc=$3 bad=0 summary
+	local flavor=$1 log=$2 rc=$3 bad=0 summary line t cond undeclared=''
 	tr -d '\r' <"$log" >"$log.txt"
 	grep -E '^PPVM: (FAIL|SKIP)|^PPVM-VALUES|^PPVM-SUMMARY' "$log.txt" | sed "s/^/  [$flavor] /" >&2 || true
 	say "$flavor: where the VM's time went (s; ppwatch=runs/s, attach=BPF loads timed/s/longest):"
 	sed -n 's/^PPVM-TIME: /    /p' "$log.txt" >&2
 	say "$flavor: tests that skipped: $(sed -n 's/^PPVM-TEST: \([^ ]*\) .*verdict=skipped$/\1/p' "$log.txt" | tr '\n' ' ')"
+	say "$flavor: tests that skipped some checks: $(sed -n 's/^PPVM-TEST: \([^ ]*\) .*verdict=partial$/\1/p' "$log.txt" | tr '\n' ' ')"
+	while IFS= read -r line; do
+		t=${line#PPVM: SKIP }
+		t=${t%%:*}
+		cond=
+		case "$line" in *" [declared: "*"]") cond=${line##* \[declared: }; cond=${cond%]} ;; esac
+		skip_declared "$flavor" "$t" "$cond" && continue
+		say "$flavor: FAIL: a skip its line of $KERNEL_MATRIX does not declare${cond:+ ($cond)}: $line"
+		undeclared="$undeclared${undeclared:+ }$t"
+		bad=1
+	done < <(grep '^PPVM: SKIP ' "$log.txt" || true)
+	if [ -f "$LOGS/run-$flavor.env" ]; then
+		echo "undeclared_skips=$(echo "$undeclared" | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/ $//')" >>"$LOGS/run-$flavor.env"
+	fi
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		say "$flavor: FAIL: VM timed out (${VM_TIMEOUT}s in all, or ${VM_SILENCE}s of silence)"; bad=1
 	fi

@@ -5,8 +5,11 @@
 # Result lines, parsed by kernel/rig.sh on the host (anything else is log):
 #   PPVM: PASS <test>: <what>
 #   PPVM: FAIL <test>: <what>
-#   PPVM: SKIP <test>: <why>
-# A test that cannot run says SKIP with the reason; it never passes silently.
+#   PPVM: SKIP <test>: <why> [declared: COND]
+# A test that cannot run says SKIP with the reason and the matrix key that
+# declares it (skip COND WHY); it never passes silently. kernel/rig.sh
+# check_log holds each COND to the kernel's line of kernel/matrix; a SKIP
+# without one, or with one the line does not declare, fails the line.
 
 # busybox-static's ash runs its own applets before searching PATH: make 'ip'
 # the iproute2 binary (netns, veth, -o), not busybox's applet
@@ -26,7 +29,24 @@ lacks() { case " $PPVM_LACKS " in *" $1 "*) return 0 ;; esac; return 1; }
 log() { echo "  [$T] $*"; }
 pass() { echo "PPVM: PASS $T: $*"; }
 fail() { echo "PPVM: FAIL $T: $*"; }
-skip() { echo "PPVM: SKIP $T: $*"; }
+# skip COND WHY: a check (or a whole test) that cannot run on this kernel,
+# with the condition of its kernel/matrix line that declares it; COND is
+# one of (several joined by ',': all must hold):
+#   lacks=F         the line lacks F
+#   regime=R, regime!=R   the line's regime is (is not) R
+#   selftests=none  the line names no selftests
+#   kinds!=test     the line has no kinds=test (with depth=test: make test)
+#   depth=test      make test's depth (KERNEL_SET=test), not make test-matrix
+#   skips=NAME      the line's skips= key names this test (NAME = $T)
+#   ppvm.only       a ppvm.only= boot (VM_APPEND; never in make kernel-test)
+# 'none': no key declares it (a SKIP the line fails on, said as such)
+skip() {
+	if [ "$1" = none ]; then
+		echo "PPVM: SKIP $T: $2"
+	else
+		echo "PPVM: SKIP $T: $2 [declared: $1]"
+	fi
+}
 
 # check "what" VALUE OP EXPECTED (OP: -eq -ne -gt -ge -lt -le, or = / != for strings)
 check() {
@@ -142,7 +162,7 @@ ifindex_of() { cat "/sys/class/net/$1/ifindex" 2>/dev/null || ip -n "$2" -o link
 # Every test has a block marked "ppwatch cross-check": ppwatch must report
 # what netlink and the tracepoints reported. ppwatch not running on the
 # guest kernel makes those checks FAIL with its error (PPVM_PPWATCH_STRICT=0
-# turns that into SKIP).
+# turns that into an undeclared SKIP, which still fails the line).
 PPWATCH=/vm/bin/ppwatch
 # ppw_snap [ARGS]: ppwatch pools -j (observing 1.2 s) into /tmp/ppw.json
 ppw_snap() {
@@ -160,7 +180,7 @@ ppw_snap() {
 		PPW_WHY="'ppwatch pools -j' printed no JSON with .pools: $(head -c 200 /tmp/ppw.json)"
 	fi
 	[ -z "$PPW_WHY" ] && return 0
-	if [ "${PPVM_PPWATCH_STRICT:-1}" = 1 ]; then fail "ppwatch: $PPW_WHY"; else skip "ppwatch cross-check: $PPW_WHY"; fi
+	if [ "${PPVM_PPWATCH_STRICT:-1}" = 1 ]; then fail "ppwatch: $PPW_WHY"; else skip none "ppwatch cross-check: $PPW_WHY"; fi
 	return 1
 }
 # ppw_start SECONDS: ppwatch pools -j observing SECONDS in the background,
@@ -192,7 +212,7 @@ ppw_finish() {
 		PPW_WHY="'ppwatch pools -j' printed no JSON with .pools: $(head -c 200 /tmp/ppw.json)"
 	fi
 	[ -z "$PPW_WHY" ] && return 0
-	if [ "${PPVM_PPWATCH_STRICT:-1}" = 1 ]; then fail "ppwatch: $PPW_WHY"; else skip "ppwatch cross-check: $PPW_WHY"; fi
+	if [ "${PPVM_PPWATCH_STRICT:-1}" = 1 ]; then fail "ppwatch: $PPW_WHY"; else skip none "ppwatch cross-check: $PPW_WHY"; fi
 	return 1
 }
 # ppw_pool ID FIELD (jq path below the pool object, e.g. "state", "inflight")

@@ -10,11 +10,16 @@
 #                                    (those timed: count/seconds/longest),
 #                                    fixed sleeps, waits on events, traffic
 #                                    (lib.sh's time budget); 'total': since boot
-#   PPVM-TEST: NN-name pass=N fail=N skip=N verdict=asserted|skipped|empty
-#                                    a test passes only if it asserted values
-#                                    (pass > 0, fail = 0); one that only
-#                                    skipped says so; one that said nothing fails
-#   PPVM-SUMMARY: flavor=F pass=N fail=N skip=N asserted=N skipped=N
+#   PPVM-TEST: NN-name pass=N fail=N skip=N verdict=asserted|partial|skipped|failed|empty
+#                                    asserted: every check it has ran and
+#                                    passed (pass > 0, fail = 0, skip = 0);
+#                                    partial: some passed, some skipped (one
+#                                    PASS hides no SKIP); skipped: it only
+#                                    skipped; one that said nothing fails.
+#                                    Each SKIP names the matrix key that
+#                                    declares it (lib.sh skip), which
+#                                    kernel/rig.sh check_log holds to the line
+#   PPVM-SUMMARY: flavor=F pass=N fail=N skip=N asserted=N partial=N skipped=N
 #   PPVM-END
 export FLAVOR=$1
 # shellcheck source=lib.sh
@@ -35,6 +40,7 @@ verdict() {
 	f=$(grep -c "^PPVM: FAIL " /tmp/t.out)
 	k=$(grep -c "^PPVM: SKIP " /tmp/t.out)
 	if [ "$f" -gt 0 ]; then v=failed
+	elif [ "$p" -gt 0 ] && [ "$k" -gt 0 ]; then v=partial
 	elif [ "$p" -gt 0 ]; then v=asserted
 	elif [ "$k" -gt 0 ]; then v=skipped
 	else
@@ -120,7 +126,7 @@ run_test() {
 	for t in /vm/t/[0-9]*.sh; do
 		name=$(basename "$t" .sh)
 		if [ -n "$only" ] && ! echo ",$only," | grep -q ",${name%%-*},"; then
-			T=$name; skip "not selected by ppvm.only=$only"; T=run
+			T=$name; skip ppvm.only "not selected by ppvm.only=$only"; T=run
 			continue
 		fi
 		run_test "$name" "$t"
@@ -128,7 +134,8 @@ run_test() {
 	T=dmesg
 	echo "PPVM-TEST-BEGIN: dmesg"
 	if lacks dma-api-debug || lacks vmxnet3-xdp; then
-		skip "DMA-API debug report at unbind: this kernel lacks$(lacks dma-api-debug && echo ' CONFIG_DMA_API_DEBUG')$(lacks vmxnet3-xdp && echo ' vmxnet3 XDP')"
+		skip "$(lacks dma-api-debug && echo lacks=dma-api-debug || echo lacks=vmxnet3-xdp)" \
+			"DMA-API debug report at unbind: this kernel lacks$(lacks dma-api-debug && echo ' CONFIG_DMA_API_DEBUG')$(lacks vmxnet3-xdp && echo ' vmxnet3 XDP')"
 	elif [ "$PPVM_REGIME" = legacy ]; then
 		# the legacy regime: nothing unmaps the pages in flight at unbind
 		if dmesg | grep -q 'pending DMA allocations while released'; then
@@ -154,8 +161,9 @@ pass_n=$(grep -c '^PPVM: PASS ' /tmp/results.log)
 fail_n=$(grep -c '^PPVM: FAIL ' /tmp/results.log)
 skip_n=$(grep -c '^PPVM: SKIP ' /tmp/results.log)
 asserted=$(grep -c '^PPVM-TEST: .* verdict=asserted$' /tmp/results.log)
+partial=$(grep -c '^PPVM-TEST: .* verdict=partial$' /tmp/results.log)
 skipped=$(grep -c '^PPVM-TEST: .* verdict=skipped$' /tmp/results.log)
 now
 echo "PPVM-TIME: total $NOW s"
-echo "PPVM-SUMMARY: flavor=$FLAVOR pass=$pass_n fail=$fail_n skip=$skip_n asserted=$asserted skipped=$skipped"
+echo "PPVM-SUMMARY: flavor=$FLAVOR pass=$pass_n fail=$fail_n skip=$skip_n asserted=$asserted partial=$partial skipped=$skipped"
 echo "PPVM-END"

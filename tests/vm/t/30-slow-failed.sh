@@ -7,10 +7,12 @@
 # was inlined into (page_pool_item_add(), page_pool_set_pp_info()). The page
 # pool's own page allocations happen before page_pool_set_pp_info() and are
 # not affected. times=5: exactly five block allocations fail.
-[ "$FLAVOR" = patched ] || { skip "item blocks exist only on the patched kernel"; return 0; }
+[ "$PPVM_REGIME" = item-blocks ] ||
+	{ skip regime!=item-blocks "item blocks exist only on the item-block series' kernel (regime=item-blocks)"; return 0; }
+# (the build's config has fault injection: kernel/config/20-ppwatch-vm.config)
 FI=/sys/kernel/debug/fail_page_alloc
-[ -d $FI ] || { skip "no $FI (CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS)"; return 0; }
-[ -e $FI/require-start ] || { skip "no stack-trace filter (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"; return 0; }
+[ -d $FI ] || { fail "no $FI (CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS)"; return 0; }
+[ -e $FI/require-start ] || { fail "no stack-trace filter (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER)"; return 0; }
 FAILS=5; N=2000; SIZE=2000; PORT=5003
 sort /proc/kallsyms >/tmp/kallsyms.sorted
 for SYM in page_pool_item_blk_add page_pool_item_add page_pool_set_pp_info; do
@@ -69,7 +71,7 @@ if ppw_snap; then
 		check "ppwatch: pool $ID items.slow_failed = netlink" "$(ppw_pool "$ID" items.slow_failed)" -eq "$SF"
 		check "ppwatch: pool $ID items.fast_empty = netlink" "$(ppw_pool "$ID" items.fast_empty)" -eq "$FE"
 	else
-		skip "ppwatch cross-check: 'ppwatch pools -j' has no .items (item stats) yet"
+		fail "ppwatch: pool $ID has no .items in 'pools -j' on a kernel with item stats (alloc-item-slow-failed=$SF)"
 	fi
 fi
 sink_stop

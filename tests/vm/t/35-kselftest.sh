@@ -4,10 +4,11 @@
 # (selftests=): python ksft, run in place under /vm/ksrc (the tree's layout:
 # tools/testing/selftests/..., tools/net/ynl/lib, the netlink specs). Each
 # KTAP result line becomes a PPVM line; a test that exits non-zero (other
-# than 4, all skipped) fails. drivers/net/hw tests get the two vmxnet3 NICs:
+# than 4, all skipped) fails. A kselftest's own SKIP (KTAP '# SKIP', exit 4)
+# is declared only by its line's skips=35-kselftest (kernel/matrix). drivers/net/hw tests get the two vmxnet3 NICs:
 # the second is NETIF (in this netns), the first the remote end, in netns
 # ksft-remote (REMOTE_TYPE=netns). Runs before 40-vmxnet3 unbinds a NIC.
-[ -n "$PPVM_SELFTESTS" ] || { skip "kernel/matrix names no selftests for $FLAVOR"; return 0; }
+[ -n "$PPVM_SELFTESTS" ] || { skip selftests=none "kernel/matrix names no selftests for $FLAVOR"; return 0; }
 command -v python3 >/dev/null || { fail "no python3 in the initramfs"; return 0; }
 KSRC=/vm/ksrc/tools/testing/selftests
 
@@ -79,7 +80,7 @@ for t in $PPVM_SELFTESTS; do
 		case "$line" in
 		"not ok "*"# XFAIL"*) pass "kselftest $t: ${line#not ok }" ;;
 		"not ok "*) fail "kselftest $t: ${line#not ok }" ;;
-		"ok "*"# SKIP"*) skip "kselftest $t: ${line#ok }" ;;
+		"ok "*"# SKIP"*) skip "skips=$T" "kselftest $t: ${line#ok }" ;;
 		"ok "*) pass "kselftest $t: ${line#ok }" ;;
 		esac
 	done </tmp/ksft.log
@@ -98,7 +99,7 @@ for t in $PPVM_SELFTESTS; do
 	esac
 	case $rc in
 	0) pass "kselftest $t: exit 0" ;;
-	4) skip "kselftest $t: all skipped (exit 4)" ;;
+	4) skip "skips=$T" "kselftest $t: all skipped (exit 4)" ;;
 	124) fail "kselftest $t: timed out" ;;
 	*) fail "kselftest $t: exit $rc" ;;
 	esac

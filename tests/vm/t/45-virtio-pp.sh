@@ -16,7 +16,7 @@
 # pools to the old netns' loopback for good, as if the device were gone
 # (page_pool_unreg_netdev()); page-pool-get then lists them under lo.
 N=600; SIZE=1000; PORT=5045
-lacks virtio-net && { skip "no virtio_net driver on $FLAVOR (kernel/matrix lacks=virtio-net)"; return 0; }
+lacks virtio-net && { skip lacks=virtio-net "no virtio_net driver on $FLAVOR (kernel/matrix lacks=virtio-net)"; return 0; }
 # the receiver: the rig's second virtio-net NIC, on the vmxnet3 hub
 set -- /sys/bus/virtio/drivers/virtio_net/virtio*
 if [ $# -lt 2 ] || [ ! -e "$2" ]; then fail "needs the rig's two virtio-net NICs (found: $*)"; return 0; fi

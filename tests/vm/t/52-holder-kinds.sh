@@ -23,9 +23,9 @@
 # Kernels whose veth has no page_pool (lacks=veth-pp) have no pool page a
 # socket, a qdisc or a fragment queue could hold in this guest.
 PPKINDS=/vm/bin/ppkinds
-lacks veth-pp && { skip "no veth page pools on $FLAVOR (lacks=veth-pp): no pool page reaches a socket, a qdisc or a fragment queue"; return 0; }
+lacks veth-pp && { skip lacks=veth-pp "no veth page pools on $FLAVOR (lacks=veth-pp): no pool page reaches a socket, a qdisc or a fragment queue"; return 0; }
 if [ "${PPVM_DEPTH:-matrix}" = test ] && [ "$PPVM_KINDS" != test ]; then
-	skip "make test runs the holder kinds on its kinds=test lines (kernel/matrix: the oldest and the newest kernel with veth page pools), make test-matrix on every line"
+	skip depth=test,kinds!=test "make test runs the holder kinds on its kinds=test lines (kernel/matrix: the oldest and the newest kernel with veth page pools), make test-matrix on every line"
 	return 0
 fi
 [ -x $PPKINDS ] || { fail "ppkinds is not in the initramfs"; return 0; }

@@ -9,7 +9,7 @@
 # command let go (freed) from one that stays a zombie. top runs with
 # 'auto', which must load tp_btf and fall back nowhere.
 PORT=5055; NS=lr; SECS=4
-lacks live-frames && { skip "no live frames on $FLAVOR (BPF_F_TEST_XDP_LIVE_FRAMES, v5.18): no pool to make traffic in; t/50 runs every command on none"; return 0; }
+lacks live-frames && { skip lacks=live-frames "no live frames on $FLAVOR (BPF_F_TEST_XDP_LIVE_FRAMES, v5.18): no pool to make traffic in; t/50 runs every command on none"; return 0; }
 if ! ip netns add "$NS" || ! ip -n "$NS" link set lo up; then fail "netns $NS"; return 0; fi
 trace_start page_pool_state_hold page_pool_state_release page_pool_release
 # top runs until stopped below (SIGINT ends it with 0): it must still be
