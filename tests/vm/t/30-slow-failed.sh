@@ -31,7 +31,7 @@ echo $FAILS >$FI/times
 echo 0 >$FI/verbose
 echo 100 >$FI/probability
 
-trace_start page_pool_item_block_alloc page_pool_item_fast_empty page_pool_item_slow_failed
+trace_start page_pool_item_block_alloc page_pool_item_fast_empty page_pool_item_slow_failed || return 0
 veth_pair sfA va sfB vb || { fail "cannot create the veth pair"; return 0; }
 VBX=$(ip -n sfB -o link show vb | cut -d: -f1)
 ip netns exec sfB "$TOOL" xdp-attach vb || { fail "XDP attach on vb"; return 0; }
