@@ -14,6 +14,11 @@
 #
 #   SUITES="unit checks integration kernel"   which layers to run
 #   TESTS="case ..."                          only these integration cases
+#   CI=true                                   a layer that cannot run here
+#                                             (integration without root, the
+#                                             kernel layer without its rig)
+#                                             FAILS with its reason: CI
+#                                             must run every layer
 set -u
 cd "$(dirname "$0")/.." || exit
 export OUTPUT=${OUTPUT:-$PWD/.output}
@@ -72,6 +77,18 @@ record() {
 		results+=("SKIP $name${c:+ ($s skipped)}")
 	else
 		results+=("PASS $name${c:+ ($p passed, $s skipped)}")
+	fi
+}
+
+# cannot_run NAME WHY: a layer that cannot run on this machine: SKIP, or
+# in CI (CI=true) FAIL, with its reason
+cannot_run() {
+	if [ "${CI:-}" = true ]; then
+		echo "  FAIL: $2 (CI=true: every layer must run)"
+		record "$1" 1 "$2"
+	else
+		echo "  SKIP: $2"
+		record "$1" 4 "$2"
 	fi
 }
 
@@ -141,8 +158,7 @@ for suite in $SUITES; do
 	integration)
 		if [ "$(id -u)" -ne 0 ]; then
 			echo "== integration"
-			echo "  SKIP: integration tests need root (BPF and network namespaces)"
-			record integration 4 "integration tests need root (BPF and network namespaces)"
+			cannot_run integration "integration tests need root (BPF and network namespaces)"
 			continue
 		fi
 		# one lab run per machine: a test that counts the pools a command
@@ -164,14 +180,15 @@ for suite in $SUITES; do
 		;;
 	kernel)
 		echo "== kernel (VM)"
-		if [ -f kernel/kernel.mk ] && make -s -n kernel-test >/dev/null 2>&1; then
+		if [ ! -f kernel/kernel.mk ]; then
+			cannot_run kernel "the kernel VM rig (kernel/kernel.mk) is not in this tree"
+		elif ! make -s -n kernel-test >"$PPWATCH_TALLY.out" 2>&1; then
+			cannot_run kernel "'make -n kernel-test' fails: $(tail -n 3 "$PPWATCH_TALLY.out" | tr '\n' ' ')"
+		else
 			make --no-print-directory kernel-test 2>&1 | tee "$PPWATCH_TALLY.out"
 			rc=${PIPESTATUS[0]}
 			kernel_tally "$PPWATCH_TALLY.out" "$rc"
 			record kernel "$rc"
-		else
-			echo "  SKIP: the kernel VM rig (kernel/kernel.mk) is not in this tree"
-			record kernel 4 "the kernel VM rig (kernel/kernel.mk) is not in this tree"
 		fi
 		;;
 	*)
