@@ -39,13 +39,52 @@ struct page_pool___ppvm {
 	u32 item_blks_dyn;
 } __attribute__((preserve_access_index));
 
+/*
+ * The DMA state of a pool, read from the kernel's own structures: the
+ * dma_map bit (v6.9 on; pool->p.flags & PP_FLAG_DMA_MAP before), and the
+ * dma_mapped xarray of every mapped page (v6.16, stable 6.12.34), which
+ * page_pool_scrub() empties at destroy. No dma_mapped: the legacy regime.
+ * (The bits through a flavour without the struct's cache-line alignment:
+ * clang 14 cannot relocate a bitfield through the over-aligned type.)
+ */
+struct page_pool___ppvm_bits {
+	bool dma_map : 1;
+} __attribute__((preserve_access_index));
+
+struct page_pool_params___ppvm_flags {
+	unsigned int flags;
+} __attribute__((preserve_access_index));
+
+struct page_pool___ppvm_old {
+	struct page_pool_params___ppvm_flags p;
+} __attribute__((preserve_access_index));
+
+struct page_pool___ppvm_xa {
+	struct xarray dma_mapped;
+} __attribute__((preserve_access_index));
+
+struct page_pool___ppvm_user {
+	struct {
+		u32 id;
+	} user;
+} __attribute__((preserve_access_index));
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);
 } events SEC(".maps");
 
+/* pools whose first page_pool_state_hold was recorded (PPVM_DMA_LIVE) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u8);
+} seen SEC(".maps");
+
 static __always_inline struct ppvm_ev *ev_new(__u32 kind, struct page_pool *pool)
 {
+	struct page_pool___ppvm_user *u = (void *)pool;
 	struct ppvm_ev *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 	if (!e)
@@ -53,7 +92,9 @@ static __always_inline struct ppvm_ev *ev_new(__u32 kind, struct page_pool *pool
 	__builtin_memset(e, 0, sizeof(*e));
 	e->kind = kind;
 	e->pool = (__u64)pool;
-	e->id = BPF_CORE_READ(pool, user.id);
+	/* pool->user: v6.8 on */
+	if (bpf_core_field_exists(u->user))
+		e->id = BPF_CORE_READ(u, user.id);
 	return e;
 }
 
@@ -239,4 +280,47 @@ int BPF_PROG(release, struct page_pool *pool, s32 inflight, u32 hold, u32 releas
 	e->v[5] = node == head; /* the walk saw the whole list */
 	bpf_ringbuf_submit(e, 0);
 	return 0;
+}
+
+/* v: inflight (or -1: at a hold), dma_map, xarray present, xarray empty */
+static __always_inline int dma_ev(__u32 kind, struct page_pool *pool, s32 inflight)
+{
+	struct page_pool___ppvm_bits *b = (void *)pool;
+	struct page_pool___ppvm_old *o = (void *)pool;
+	struct page_pool___ppvm_xa *x = (void *)pool;
+	struct ppvm_ev *e = ev_new(kind, pool);
+
+	if (!e)
+		return 0;
+	e->v[0] = inflight;
+	if (bpf_core_field_exists(b->dma_map))
+		e->v[1] = BPF_CORE_READ_BITFIELD_PROBED(b, dma_map);
+	else if (bpf_core_field_exists(o->p.flags))
+		e->v[1] = BPF_CORE_READ(o, p.flags) & 1; /* PP_FLAG_DMA_MAP */
+	if (bpf_core_field_exists(x->dma_mapped)) {
+		e->v[2] = 1;
+		e->v[3] = BPF_CORE_READ(x, dma_mapped.xa_head) == NULL;
+	}
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* every page_pool_release: destroy (the xarray already scrubbed), retries */
+SEC("tp_btf/page_pool_release")
+int BPF_PROG(release_dma, struct page_pool *pool, s32 inflight)
+{
+	return dma_ev(PPVM_DMA, pool, inflight);
+}
+
+/* a pool's first page out (its mapping made before the event): once a pool */
+SEC("tp_btf/page_pool_state_hold")
+int BPF_PROG(hold_dma, struct page_pool *pool)
+{
+	__u64 k = (__u64)pool;
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&seen, &k))
+		return 0;
+	bpf_map_update_elem(&seen, &k, &one, BPF_ANY);
+	return dma_ev(PPVM_DMA_LIVE, pool, -1);
 }

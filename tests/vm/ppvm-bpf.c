@@ -11,6 +11,17 @@
  *                (page_pool_destroy_unmap of the item series)
  *   block id=I pool=P block=B flags=F ref=R inuse=N items=N
  *   blocks id=I pool=P inflight=N n=N inuse=N prealloc=N dyn=N complete=0|1
+ *   dma id=I pool=P inflight=N dma_map=0|1 xarray=0|1 xa_empty=0|1
+ *                (every page_pool_release: the pool's dma_map bit and its
+ *                dma_mapped xarray, which the destroy's scrub empties)
+ *   dma_live id=I pool=P dma_map=0|1 xarray=0|1 xa_empty=0|1
+ *                (the same at a pool's first page_pool_state_hold seen)
+ *
+ * ppvm-bpf btf STRUCT[.MEMBER]...: does this kernel's BTF have struct
+ * STRUCT (with a member MEMBER)? Prints "STRUCT[.MEMBER]=yes|no" for each,
+ * one line; exit 0 if all are there, 1 if one is not, 2 on an error: what
+ * a kernel's layout says about it (the regime, page-pool stats), read
+ * without ppwatch, one BTF load for them all.
  *
  * Static (libbpf.a), for the VM initramfs.
  */
@@ -68,6 +79,14 @@ static int on_ev(void *ctx, void *data, size_t len)
 		       e->id, (unsigned long long)e->pool, (unsigned long long)e->block, v[0],
 		       (long long)(int)v[1], v[2], v[3]);
 		break;
+	case PPVM_DMA:
+		printf("dma id=%u pool=%llx inflight=%lld dma_map=%llu xarray=%llu xa_empty=%llu\n",
+		       e->id, (unsigned long long)e->pool, (long long)(int)v[0], v[1], v[2], v[3]);
+		break;
+	case PPVM_DMA_LIVE:
+		printf("dma_live id=%u pool=%llx dma_map=%llu xarray=%llu xa_empty=%llu\n", e->id,
+		       (unsigned long long)e->pool, v[1], v[2], v[3]);
+		break;
 	case PPVM_BLOCKS:
 		printf("blocks id=%u pool=%llx inflight=%lld n=%llu inuse=%llu prealloc=%llu dyn=%llu complete=%llu\n",
 		       e->id, (unsigned long long)e->pool, (long long)(int)v[0], v[1], v[2], v[3],
@@ -97,6 +116,41 @@ static int tp_nargs(const struct btf *vmlinux, const char *name)
 	return btf_vlen(t) - 1; /* less void *__data */
 }
 
+/* ppvm-bpf btf STRUCT[.MEMBER]... */
+static int cmd_btf(int n, char **q)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	struct btf *vmlinux;
+	int id, i, k, yes, all = 1;
+	char sname[128], *member;
+
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		fprintf(stderr, "ppvm-bpf: no vmlinux BTF: %s\n", strerror(errno));
+		return 2;
+	}
+	for (k = 0; k < n; k++) {
+		snprintf(sname, sizeof(sname), "%s", q[k]);
+		member = strchr(sname, '.');
+		if (member)
+			*member++ = 0;
+		id = btf__find_by_name_kind(vmlinux, sname, BTF_KIND_STRUCT);
+		yes = id > 0 && !member;
+		if (id > 0 && member) {
+			t = btf__type_by_id(vmlinux, id);
+			m = btf_members(t);
+			for (i = 0; i < btf_vlen(t) && !yes; i++, m++)
+				yes = !strcmp(btf__name_by_offset(vmlinux, m->name_off), member);
+		}
+		printf("%s%s=%s", k ? " " : "", q[k], yes ? "yes" : "no");
+		all &= yes;
+	}
+	printf("\n");
+	btf__free(vmlinux);
+	return all ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct ring_buffer *rb = NULL;
@@ -106,8 +160,10 @@ int main(int argc, char **argv)
 	time_t end;
 	int n, err;
 
+	if (argc >= 3 && !strcmp(argv[1], "btf"))
+		return cmd_btf(argc - 2, argv + 2);
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s SECONDS\n", argv[0]);
+		fprintf(stderr, "usage: %s SECONDS | btf STRUCT[.MEMBER]...\n", argv[0]);
 		return 2;
 	}
 	vmlinux = btf__load_vmlinux_btf();
@@ -131,6 +187,8 @@ int main(int argc, char **argv)
 		{ skel->progs.fast_empty, "page_pool_item_fast_empty", 1 },
 		{ skel->progs.destroy_unmap5, "page_pool_destroy_unmap", 5 },
 		{ skel->progs.release, "page_pool_release", 4 },
+		{ skel->progs.release_dma, "page_pool_release", 4 },
+		{ skel->progs.hold_dma, "page_pool_state_hold", 3 },
 	};
 	n = sizeof(progs) / sizeof(progs[0]);
 	for (int i = 0; i < n; i++) {

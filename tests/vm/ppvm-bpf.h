@@ -10,6 +10,8 @@ enum ppvm_kind {
 	PPVM_DESTROY_UNMAP,   /* v: inflight, unmapped, blocks, duration_ns, prealloc, dyn */
 	PPVM_BLOCK,	      /* v: flags, ref, in use, items per block */
 	PPVM_BLOCKS,	      /* v: inflight, blocks, in use, prealloc, dyn, complete */
+	PPVM_DMA,	      /* v: inflight, dma_map, has dma_mapped, dma_mapped empty */
+	PPVM_DMA_LIVE,	      /* same at the pool's first hold (inflight -1) */
 };
 
 struct ppvm_ev {
