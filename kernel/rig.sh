@@ -794,7 +794,10 @@ cmd_initramfs() {
 
 # The per-kernel part of the initramfs, appended to the common one (the
 # kernel unpacks concatenated cpio archives in order): /vm/kernel.env (what
-# the matrix says about the kernel) and, for package kernels, the modules.
+# the matrix says about the kernel), /vm/kernel.config (the kernel's own
+# configuration: a build's .config, a package's config file; what the
+# tests hold a lacks= of a config option to) and, for package kernels, the
+# modules.
 overlay() {
 	local name=$1 st=$IRD/overlay-$1
 	rm -rf "$st"
@@ -811,8 +814,16 @@ overlay() {
 		# lines run t/52-holder-kinds in make test too
 		echo "PPVM_DEPTH=${KERNEL_SET:-test}"
 		echo "PPVM_KINDS=$(opt "$name" kinds)"
+		echo "PPVM_SKIPS='$(opt "$name" skips | tr , ' ')'"
 		if [ "${M_KIND[$name]}" = package ]; then package_env "$name"; fi
 	} >"$st/vm/kernel.env"
+	local cfg=$TREES/$name/$BUILD_NAME/.config
+	[ "${M_KIND[$name]}" = build ] || cfg=$PKGS/$name/config
+	if [ -f "$cfg" ]; then
+		cp "$cfg" "$st/vm/kernel.config"
+	else
+		say "WARNING: $name has no kernel config ($cfg): the checks of its lacks= against it will FAIL"
+	fi
 	if [ "${M_KIND[$name]}" = package ]; then package_overlay "$name" "$st"; fi
 	kernel_extras "$name" "$st"
 	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$IRD/overlay-$name.cpio.gz"

@@ -172,6 +172,26 @@ tcount() {
 	grep " $2: " "$1" | grep -c -- "${3:-.}" || true
 }
 
+# --- the kernel itself ---------------------------------------------------------
+# kconfig OPTION: its value in the kernel's own configuration
+# (/vm/kernel.config, kernel/rig.sh overlay: y, m, a string; empty if not
+# set); KCONFIG_MISSING is set when there is no such file
+kconfig() {
+	# shellcheck disable=SC2034 # read by t/*.sh
+	[ -f /vm/kernel.config ] || { KCONFIG_MISSING=1; return 0; }
+	sed -n "s/^$1=//p" /vm/kernel.config
+}
+# btf_facts STRUCT[.MEMBER]...: does the kernel's BTF have each struct
+# (member)? "STRUCT[.MEMBER]=yes|no ..." on one line (ppvm-bpf btf:
+# libbpf's reading of /sys/kernel/btf/vmlinux, loaded once)
+btf_facts() { /vm/bin/ppvm-bpf btf "$@"; }
+# ksym NAME: is NAME a function of the kernel (/proc/kallsyms)?
+ksym() { awk -v s="$1" '$3 == s { f = 1; exit } END { exit !f }' /proc/kallsyms; }
+# yes_no CMD...: "yes" if CMD succeeds, else "no"
+yes_no() { if "$@"; then echo yes; else echo no; fi; }
+# fact LINE KEY: yes or no, KEY's in a "KEY=yes|no ..." line (btf_facts)
+fact() { field "$1" "$2"; }
+
 # --- misc --------------------------------------------------------------------
 # first_name PATH...: the last component of the first PATH, if it exists:
 # the first match of a glob, nothing if it matched nothing
@@ -316,10 +336,21 @@ sink_stop() { [ -n "${SINK:-}" ] && kill "$SINK" 2>/dev/null; wait "$SINK" 2>/de
 # regime_check FILE: the matrix line's regime= is what ppwatch reports in
 # FILE's .kernel.unmap_regime: item-blocks, dma_mapped-xarray, or on-return
 # for legacy (neither fix: a page stays mapped until it returns to its pool)
+# (the kernel's own layout says which: t/05). On a kernel without page-pool
+# stats (lacks=pp-stats, t/05 asserts it of the kernel), ppwatch must say it
+# has none of what it reads from them: item and DMA failure counters
 regime_check() {
 	local want=$PPVM_REGIME
 	[ "$want" = legacy ] && want=on-return
 	check "ppwatch kernel.unmap_regime (kernel/matrix regime=$PPVM_REGIME)" "$(jq -r '.kernel.unmap_regime // empty' "$1")" = "$want"
+	if lacks pp-stats; then
+		check "ppwatch on a kernel without page-pool stats (lacks=pp-stats): .kernel item_stats, dma_index_stats, dma_map_stats" \
+			"$(jq -r '.kernel | "\(.item_stats) \(.dma_index_stats) \(.dma_map_stats)"' "$1")" = "false false false"
+		check "ppwatch on a kernel without page-pool stats: .kernel.unavailable names item_stats" \
+			"$(jq -r '.kernel.unavailable | index("item_stats") != null' "$1")" = true
+		check "ppwatch on a kernel without page-pool stats: no pool carries item or DMA failure counters" \
+			"$(jq '[.pools[] | select(.items != null or .dma_map_failed != null or .dma_index_failed != null)] | length' "$1")" -eq 0
+	fi
 }
 # ppw_has FIELD: does any pool in /tmp/ppw.json carry FIELD (even as null)?
 # Used to switch on the item-stat cross-checks once ppwatch reports them.

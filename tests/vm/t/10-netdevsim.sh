@@ -6,7 +6,13 @@
 # same attributes (patched: the item memory the pool holds, del included).
 SYS=/sys/bus/netdevsim
 if lacks netdevsim; then
-	absent "netdevsim: the matrix says this kernel has none" "$(ls -d $SYS 2>/dev/null)"
+	# the kernel's own configuration: not built in, and no module of it
+	# the rig could have left out of the guest (modules= loads only some)
+	[ -f /vm/kernel.config ] ||
+		{ fail "no /vm/kernel.config: the kernel's own configuration is what lacks=netdevsim is held to"; return 0; }
+	v=$(kconfig CONFIG_NETDEVSIM)
+	check "lacks=netdevsim: the kernel's config has no CONFIG_NETDEVSIM (neither built in nor a module)" "${v:-unset}" = unset
+	absent "lacks=netdevsim: no netdevsim bus" "$(ls -d $SYS 2>/dev/null)"
 	return 0
 fi
 [ -d $SYS ] || { fail "no netdevsim (CONFIG_NETDEVSIM), and kernel/matrix does not say lacks=netdevsim"; return 0; }
