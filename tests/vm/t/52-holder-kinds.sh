@@ -18,7 +18,35 @@
 # existed); every page the pool lent outside itself is the right holder's,
 # none unattributed; the holder's identity (state, owner pid and inode,
 # the message's carrier, the datagram's id, the qdisc and its parent) is
-# what ppkinds and tc made, a qdisc's packets = tc's backlog.
+# what ppkinds and tc made, a socket's state what /proc/net/tcp and
+# /proc/net/udp say, a qdisc's packets = tc's backlog.
+#
+# Each holder's pages against the traffic the test sent. veth hands a
+# frame of L bytes to XDP in a page-pool buffer of SKB_HEAD_ALIGN(L) plus
+# the XDP headroom (256) and skb_shared_info (320): a full-size frame
+# (1514 bytes: 2112) takes a page of its own, one of at most half a page
+# shares its page with the next (the page_pool frag API), so N frames of
+# a size take between N/2 and N pages (the bounds each check states):
+#   reset   400000 bytes in segments of at most 1448 (MSS at MTU 1500 with
+#           timestamps; veth segments for a peer whose XDP has no
+#           multi-buffer), full-size frames: at least 277 pages, at most
+#           one a segment received (Tcp InSegs of its namespace)
+#   orphan  40 segments of 1000 bytes (1066-byte frames) behind the hole:
+#           20 to 40 pages (the kernel's count of them: tcpi_rcv_ooopack)
+#   scm     150 datagrams of 3000 bytes, three IPv4 fragments each at MTU
+#           1500: two full-size frames (a page each) and one of 82 bytes
+#           (sharing): 300 to 450 pages
+#   frags   20 fragments of 1400 bytes (1434-byte frames: half a page):
+#           10 to 20 pages
+#   tbf     400 datagrams of 1400 bytes (1442-byte frames, half a page),
+#           all but the burst's first held: 200 to 399 pages
+#   htb     300 of them: 150 to 299 pages
+# Then each pool is destroyed (XDP off vb) with exactly its holder's pages
+# in flight (page_pool_release), and freed once its holder goes: the
+# sockets closed, the qdiscs deleted, the fragment queue with its
+# namespace, the orphan when its peer's next retransmission reaches it
+# again (the gate was the XDP program: its next one or the orphan's own,
+# whose time /proc/net/tcp says).
 #
 # Kernels whose veth has no page_pool (lacks=veth-pp) have no pool page a
 # socket, a qdisc or a fragment queue could hold in this guest.
@@ -66,6 +94,7 @@ kind_start() {
 	$PPKINDS "$kind" --netns "hk-$k-b" --from "hk-$k-a" --bind 192.0.2.2:5101 \
 		--ready "/tmp/hk.$k.ready" --lifetime 200 "$@" </dev/null >/dev/null 2>"/tmp/hk.$k.err" &
 	HK_PIDS="$HK_PIDS $!"
+	eval "HK_PID_$k=$!"
 	wait_for 20 test -s "/tmp/hk.$k.ready" ||
 		{ fail "ppkinds $kind did not set up: $(head -c 300 "/tmp/hk.$k.err")"; return 1; }
 	log "ppkinds $kind: $(cat "/tmp/hk.$k.ready")"
@@ -74,6 +103,29 @@ kind_start() {
 backlog() {
 	ip netns exec "$1" tc -s qdisc show dev "$2" |
 		awk -v h="$3" '$1 == "qdisc" { on = ($3 == h) } on && $1 == "backlog" { sub(/p$/, "", $3); print $3; exit }'
+}
+# snmp NS PROTO FIELD: a counter of /proc/net/snmp in netns NS
+snmp() {
+	ip netns exec "$1" cat /proc/net/snmp |
+		awk -v p="$2:" -v f="$3" '$1 == p { if (!h) { for (i = 2; i <= NF; i++) if ($i == f) c = i; h = 1 } else print $c }'
+}
+# proc_sock NS FILE PORT: the line of /proc/net/FILE (tcp, udp) in NS whose
+# local port is PORT: "st inode tr:when" (st, timer in hex)
+proc_sock() {
+	ip netns exec "$1" cat "/proc/net/$2" |
+		awk -v p="$(printf ':%04X' "$3")" 'NR > 1 && substr($2, length($2) - 4) == p { print $4, $10, $6; exit }'
+}
+# st_name PROTO ST: /proc/net's state (hex) as ss names it (ppwatch does too)
+st_name() {
+	case "$1:$2" in
+	tcp:01) echo ESTAB ;; tcp:04) echo FIN-WAIT-1 ;; tcp:05) echo FIN-WAIT-2 ;;
+	tcp:07) echo CLOSE ;; tcp:08) echo CLOSE-WAIT ;; udp:07) echo UNCONN ;;
+	*) echo "st=$2" ;;
+	esac
+}
+# fds_of INODE: how many open files of any process are socket INODE
+fds_of() {
+	for f in /proc/[0-9]*/fd/*; do readlink "$f" 2>/dev/null; done | grep -cx "socket:\[$1\]"
 }
 hk_down() { hk_clean; trace_stop; }
 hk_clean() {
@@ -85,7 +137,7 @@ hk_clean() {
 	return 0
 }
 
-trace_start page_pool_state_hold page_pool_state_release
+trace_start page_pool_state_hold page_pool_state_release page_pool_release || return 0
 for k in $KINDS; do kind_lab "$k" || { hk_down; return 0; }; done
 if ! kind_forward tbf || ! kind_forward htb; then hk_down; return 0; fi
 # (the fragments wait in their queue for net.ipv4.ipfrag_time: longer
@@ -104,7 +156,9 @@ if ! { ip netns exec hk-htb-b tc qdisc add dev bq root handle 1: htb default 10 
 	fail "tc cannot build htb classes (sch_htb)"; hk_down; return 0
 fi
 
+SEGS0=$(snmp hk-reset-b Tcp InSegs)
 kind_start reset tcp-reset --bytes 400000 || { hk_down; return 0; }
+SEGS=$(( $(snmp hk-reset-b Tcp InSegs) - SEGS0 ))
 kind_start scm scm --count 150 --size 3000 || { hk_down; return 0; }
 ip netns exec hk-tbf-a "$TOOL" send 198.51.100.2 6000 400 1400 >/dev/null
 ip netns exec hk-htb-a "$TOOL" send 198.51.100.2 6000 300 1400 >/dev/null
@@ -114,6 +168,7 @@ $PPKINDS frags --from hk-frags-a --to 192.0.2.2 --count 20 --size 1400 --id 4242
 kind_start orphan tcp-orphan --segments 40 --dev vb || { hk_down; return 0; }
 read -r R_PID R_INO _ </tmp/hk.reset.ready
 read -r S_PID S_INO _ S_CARRIER </tmp/hk.scm.ready
+read -r _ _ _ OOO </tmp/hk.orphan.ready
 
 # one holder scan for the six pools; the kernel's inflight of each from
 # the trace just before and just after it (a qdisc may let a packet go:
@@ -150,9 +205,10 @@ scan || { log "the pools' inflight moved during the scan (or a pool is missing):
 ppw_ok hk "ppwatch holders -j (six holder kinds)" || { hk_down; return 0; }
 jq -c '.scan' /tmp/hk.out | sed 's/^/  [52-holder-kinds] scan: /'
 
-# kind_check K WHAT JQ-SELECT: the pool of K against the kernel, and the
-# holder SELECT picks has every page the pool lent outside itself; its
-# record into /tmp/hk.K.h
+# kind_check K WHAT JQ-SELECT LO HI: the pool of K against the kernel, and
+# the holder SELECT picks has every page the pool lent outside itself,
+# between LO and HI pages (the traffic sent, above); its record into
+# /tmp/hk.K.h, its pool's address ADDR_K and pages RIGHT_K
 kind_check() {
 	local k=$1 what=$2 p infl out right
 	p=$(pool_of "$k" /tmp/hk.out)
@@ -164,7 +220,9 @@ kind_check() {
 	check "$what: the pool's inflight = the kernel's (hold - release events)" "$(echo "$p" | jq .inflight)" -eq "$infl"
 	check "$what: none unattributed" "$(echo "$p" | jq .unattributed)" -eq 0
 	check "$what: every page the pool lent outside itself ($out) is the holder's" "$right" -eq "$out"
-	check "$what: holds pages" "$right" -gt 0
+	check "$what: holds at least the $4 pages its traffic takes" "$right" -ge "$4"
+	check "$what: holds at most the $5 pages its traffic takes" "$right" -le "$5"
+	eval "ADDR_$k=$(echo "$p" | jq -r .addr) RIGHT_$k=$right"
 	check "$what: the pool's pages = its holders' (inflight)" \
 		"$(echo "$p" | jq '([.holders[].pages] | add // 0) + .unattributed')" -eq "$infl"
 	echo "$p" | jq -c "[.holders[] | select($3)] | first" >"/tmp/hk.$k.h"
@@ -172,31 +230,108 @@ kind_check() {
 }
 H() { jq -r "$2" "/tmp/hk.$1.h"; }
 
-kind_check reset "a TCP socket reset in CLOSE" '.kind == "socket" and .local == "192.0.2.2:5101"' &&
+log "traffic: reset $SEGS segments in (Tcp InSegs), orphan $OOO out of order (tcpi_rcv_ooopack)"
+kind_check reset "a TCP socket reset in CLOSE" '.kind == "socket" and .local == "192.0.2.2:5101"' 277 "$SEGS" && {
 	check "the reset socket: tcp, CLOSE, ppkinds' fd (pid $R_PID, inode $R_INO)" \
 		"$(H reset '"\(.proto) \(.state) \(.inode) \(.owners[0].pid) \(.owners[0].comm)"')" = "tcp CLOSE $R_INO $R_PID ppkinds"
-kind_check orphan "an orphan in FIN-WAIT-1" '.kind == "socket" and .local == "192.0.2.2:5101"' &&
+	# the kernel: an open file of ppkinds, in no hash table (a TCP socket
+	# in CLOSE is unhashed: /proc/net/tcp does not list it)
+	check "the reset socket: an open file of pid $R_PID (/proc/$R_PID/fd)" "$(fds_of "$R_INO")" -eq 1
+	check "the reset socket: not in /proc/net/tcp of hk-reset-b (CLOSE: unhashed)" \
+		"$(ip netns exec hk-reset-b cat /proc/net/tcp | awk -v i="$R_INO" 'NR > 1 && $10 == i' | wc -l)" -eq 0
+}
+kind_check orphan "an orphan in FIN-WAIT-1" '.kind == "socket" and .local == "192.0.2.2:5101"' 20 40 && {
 	check "the orphan: FIN-WAIT-1, no owner" "$(H orphan '"\(.orphan) \(.state) \(.owners | length)"')" = "true FIN-WAIT-1 0"
-kind_check scm "a socket in flight in an SCM_RIGHTS message" '.kind == "socket" and .local == "192.0.2.2:5101"' &&
+	# /proc/net/tcp: its state, inode 0 (no file: an orphan)
+	# shellcheck disable=SC2046 # its three fields, one word each
+	set -- $(proc_sock hk-orphan-b tcp 5101)
+	check "the orphan: ppwatch's state and file = /proc/net/tcp's (st $1, inode $2)" \
+		"$(H orphan '"\(.state) \(.inode // 0)"')" = "$(st_name tcp "$1") $2"
+	check "the orphan: the kernel's count of segments out of order (tcpi_rcv_ooopack) = the 40 sent" "$OOO" -eq 40
+}
+kind_check scm "a socket in flight in an SCM_RIGHTS message" '.kind == "socket" and .local == "192.0.2.2:5101"' 300 450 && {
 	check "the socket in flight: its inode on the carrier (inode $S_CARRIER) of pid $S_PID" \
 		"$(H scm '"\(.inode) \(.in_flight_on.inode) \(.in_flight_on.pid)"')" = "$S_INO $S_CARRIER $S_PID"
+	# the kernel: no process has it open (its only reference is the
+	# message); /proc/net/udp lists it, with its state
+	check "the socket in flight: no open file of any process is it (/proc/*/fd)" "$(fds_of "$S_INO")" -eq 0
+	# shellcheck disable=SC2046 # its three fields, one word each
+	set -- $(proc_sock hk-scm-b udp 5101)
+	check "the socket in flight: ppwatch's proto, state and inode = /proc/net/udp's (st $1, inode $2)" \
+		"$(H scm '"\(.proto) \(.state) \(.inode)"')" = "udp $(st_name udp "$1") $2"
+}
 check "the scan counts the orphan and the socket in flight" \
 	"$(jq -r '"\(.scan.orphans >= 1) \(.scan.in_flight_sockets >= 1)"' /tmp/hk.out)" = "true true"
-kind_check frags "an IPv4 fragment queue" '.kind == "frag_queue"' &&
+kind_check frags "an IPv4 fragment queue" '.kind == "frag_queue"' 10 20 &&
 	check "the fragment queue: the datagram's" \
 		"$(H frags '.holder | test("^ipv4 fragments 192.0.2.1 -> 192.0.2.2 id 4242 ")')" = true
-kind_check tbf "a classless qdisc (tbf)" '.kind == "qdisc"' && {
+kind_check tbf "a classless qdisc (tbf)" '.kind == "qdisc"' 200 399 && {
 	check "the tbf: tbf 8004: on bq" "$(H tbf '"\(.qdisc.under) \(.qdisc.dev)"')" = "tbf 8004: bq"
 	log "tbf: walked $(H tbf .qdisc.skbs_walked), tc's backlog $TBF_BEFORE before the walk, $TBF_BACKLOG after"
 	check "the tbf: its packets walked >= tc's backlog before the walk - 1" "$(H tbf .qdisc.skbs_walked)" -ge "$((TBF_BEFORE - 1))"
 	check "the tbf: its packets walked <= tc's backlog after the walk + 1" "$(H tbf .qdisc.skbs_walked)" -le "$((TBF_BACKLOG + 1))"
 }
-kind_check htb "a classful qdisc (htb class 1:10, its pfifo leaf)" '.kind == "qdisc"' && {
+kind_check htb "a classful qdisc (htb class 1:10, its pfifo leaf)" '.kind == "qdisc"' 150 299 && {
 	check "the htb leaf: pfifo 10: of class 1:10 under htb 1:" \
 		"$(H htb '"\(.qdisc.kind) \(.qdisc.handle) \(.qdisc.parent) \(.qdisc.under)"')" = "pfifo 10:0 1:10 htb 1:"
 	log "htb: walked $(H htb .qdisc.skbs_walked), tc's backlog $HTB_BEFORE before the walk, $HTB_BACKLOG after"
 	check "the htb leaf: its packets walked >= tc's backlog before the walk - 1" "$(H htb .qdisc.skbs_walked)" -ge "$((HTB_BEFORE - 1))"
 	check "the htb leaf: its packets walked <= tc's backlog after the walk + 1" "$(H htb .qdisc.skbs_walked)" -le "$((HTB_BACKLOG + 1))"
 }
+
+# --- each pool destroyed with its holder's pages, freed once the holder goes ---
+# ptr_of K: the pool of K as the trace names it
+ptr_of() { eval "echo \${ADDR_$1#0x}"; }
+# release_of K N: inflight of the Nth page_pool_release of K's pool
+# ("last": its last), empty if none
+release_of() {
+	grep " page_pool_release: page_pool=$(ptr_of "$1") " /tmp/hk.trace | sed -n "s/.* inflight=\([-0-9]*\) .*/\1/p" |
+		if [ "$2" = last ]; then tail -n1; else sed -n "$2p"; fi
+}
+TORN=
+for k in $KINDS; do
+	[ -n "$(ptr_of "$k")" ] || continue
+	ip netns exec "hk-$k-b" "$TOOL" xdp-detach vb || fail "$k: XDP detach on vb"
+	TORN="$TORN $k"
+done
+all_destroyed() {
+	trace_snap /tmp/hk.trace
+	for k in $TORN; do [ -n "$(release_of "$k" 1)" ] || return 1; done
+}
+wait_for 10 all_destroyed
+r=
+for k in $TORN; do
+	eval "r=\$RIGHT_$k"
+	check "$k: its pool destroyed with exactly its holder's $r pages in flight (page_pool_release)" "$(release_of "$k" 1)" -eq "$r"
+done
+# the orphan's next retransmission (its FIN) and its peer's (the hole), in
+# s: /proc/net/tcp's timers (1/100 s); either ends it now the gate is gone
+next_rtx() {
+	local when
+	when=$(ip netns exec "$1" cat /proc/net/tcp | awk -v p="$(printf ':%04X' 5101)" '
+		NR > 1 && (substr($2, length($2) - 4) == p || substr($3, length($3) - 4) == p) {
+			split($6, t, ":"); if (t[1] == "01") { print t[2]; exit } }')
+	if [ -n "$when" ]; then echo $(( 0x$when / 100 + 1 )); else echo 0; fi
+}
+ORPHAN_S=$(next_rtx hk-orphan-b); PEER_S=$(next_rtx hk-orphan-a)
+log "orphan: its next retransmission in $ORPHAN_S s, its peer's in $PEER_S s"
+[ "$PEER_S" -gt 0 ] && [ "$PEER_S" -lt "$ORPHAN_S" ] && ORPHAN_S=$PEER_S
+# the holders go: the sockets' files closed, the qdiscs deleted, the
+# fragment queue with its namespace
+eval "kill \$HK_PID_reset \$HK_PID_scm" 2>/dev/null
+ip netns exec hk-tbf-b tc qdisc del dev bq root
+ip netns exec hk-htb-b tc qdisc del dev bq root
+ip netns del hk-frags-a; ip netns del hk-frags-b
+for k in $TORN; do
+	freed_k() { trace_snap /tmp/hk.trace; [ "$(release_of "$k" last)" = 0 ]; }
+	# (a generous bound: a namespace's teardown runs in a workqueue)
+	lim=30
+	[ "$k" = orphan ] && lim=$((ORPHAN_S + 30))
+	if wait_for $lim freed_k; then
+		pass "$k: its pool freed once its holder went"
+	else
+		fail "$k: its pool not freed $lim s after its holder went (page_pool_release inflight $(release_of "$k" last))"
+	fi
+done
 hk_down
 return 0
