@@ -196,7 +196,7 @@ else
 fi
 
 # --- postmortem (live) ---
-check "ppwatch --attach tracepoint postmortem -j --stall-after 1s $PM_LOG (zombie ${PM_AGE} s old): exit $PM_WANT" "$PM_RC" -eq $PM_WANT
+check "ppwatch --attach tracepoint postmortem -j --stall-after 1s (zombie ${PM_AGE} s old): exit $PM_WANT" "$PM_RC" -eq $PM_WANT
 if [ "$PM_RC" -le 1 ]; then
 	check "ppwatch postmortem: stalled pools (this one, or none)" \
 		"$(jq '[.pools[]? | select(.stalled == true)] | length' /tmp/pm.out)" -eq $PM_WANT
