@@ -11,6 +11,8 @@
 #ifndef __PPWATCH_CONFIG_BPF_H
 #define __PPWATCH_CONFIG_BPF_H
 
+#include "ppwatch.h"
+
 #ifdef PPW_DEFINE_MAPS
 #define PPW_CFG(type, name, def) const volatile type name = def
 #else

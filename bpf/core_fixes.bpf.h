@@ -25,7 +25,10 @@
 #ifndef __PPWATCH_CORE_FIXES_BPF_H
 #define __PPWATCH_CORE_FIXES_BPF_H
 
+#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+
+#include "ppwatch.h"
 #include "config.bpf.h"
 
 /* a static subprogram: verified only where a reachable call reaches it */
@@ -198,6 +201,30 @@ static __always_inline struct net_device *pool_netdev(struct page_pool *pool)
 	if (bpf_core_field_exists(u->slow.netdev))
 		return BPF_CORE_READ(u, slow.netdev);
 	return NULL;
+}
+
+/*
+ * The same series lists a device's pools on dev->page_pools, through
+ * pool->user.list (083772c9f972): the first entry, NULL before 6.8, and
+ * the pool of an entry.
+ */
+struct net_device___pools {
+	struct hlist_head page_pools;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct hlist_node *netdev_pools_first(struct net_device *nd)
+{
+	struct net_device___pools *d = (void *)nd;
+
+	if (bpf_core_field_exists(d->page_pools))
+		return BPF_CORE_READ(d, page_pools.first);
+	return NULL;
+}
+
+/* (only for an entry netdev_pools_first() led to: the field exists then) */
+static __always_inline __u64 pool_of_user_list(struct hlist_node *n)
+{
+	return (__u64)n - bpf_core_field_offset(struct page_pool, user.list);
 }
 
 /*
@@ -762,6 +789,27 @@ static __always_inline __u64 page_compound_head(__u64 pg)
 		return info & 1 ? info - 1 : pg;
 	}
 	return pg;
+}
+
+/*
+ * 20. A network namespace's cookie: net->net_cookie, an atomic64_t handed
+ * out on first use since f318903c0bf4 "bpf: Add netns cookie and enable it
+ * for bpf cgroup hooks" (Daniel Borkmann, v5.7), a u64 set when the
+ * namespace is set up since 3d368ab87cf6 "net: initialize net->net_cookie
+ * at netns setup" (Eric Dumazet, v5.12). Only the u64 is read (CO-RE does
+ * not match it against the atomic64_t): before, the cookie is 0, unknown.
+ */
+struct net___cookie {
+	u64 net_cookie;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 net_cookie_of(struct net *net)
+{
+	struct net___cookie *n = (void *)net;
+
+	if (bpf_core_field_exists(n->net_cookie))
+		return BPF_CORE_READ(n, net_cookie);
+	return 0;
 }
 
 /*

@@ -34,7 +34,8 @@ struct dev_walk {
 	struct list_head *cur;
 };
 
-struct pp_walk {
+/* a device's pools (core_fixes.bpf.h: netdev_pools_first()) */
+struct dev_pools_walk {
 	struct hlist_node *cur;
 };
 
@@ -60,12 +61,12 @@ __noinline int discover_pool(__u64 addr)
 
 static long pp_cb(__u64 i, void *data)
 {
-	struct pp_walk *w = data;
+	struct dev_pools_walk *w = data;
 	struct hlist_node *n = w->cur;
 
 	if (!n)
 		return 1;
-	discover_pool((__u64)n - bpf_core_field_offset(struct page_pool, user.list));
+	discover_pool(pool_of_user_list(n));
 	w->cur = BPF_CORE_READ(n, next);
 	return 0;
 }
@@ -114,17 +115,15 @@ static long dev_cb(__u64 i, void *data)
 {
 	struct dev_walk *w = data;
 	struct list_head *cur = w->cur;
-	struct pp_walk pw = {};
+	struct dev_pools_walk pw = {};
 	struct net_device *nd;
 
 	if (!cur || cur == w->head)
 		return 1;
 	nd = (void *)cur - bpf_core_field_offset(struct net_device, dev_list);
-	if (bpf_core_field_exists(nd->page_pools)) {
-		pw.cur = BPF_CORE_READ(nd, page_pools.first);
-		if (bpf_loop(PPW_MAX_DEV_POOLS, pp_cb, &pw, 0) == PPW_MAX_DEV_POOLS)
-			cnt_inc(PPW_CNT_DISCOVERY_TRUNC);
-	}
+	pw.cur = netdev_pools_first(nd);
+	if (pw.cur && bpf_loop(PPW_MAX_DEV_POOLS, pp_cb, &pw, 0) == PPW_MAX_DEV_POOLS)
+		cnt_inc(PPW_CNT_DISCOVERY_TRUNC);
 	if (is_veth(nd))
 		discover_veth((__u64)nd);
 	w->cur = BPF_CORE_READ(cur, next);

@@ -134,8 +134,7 @@ static __always_inline void sock_identity(struct ppw_rec_sock *s, struct sock *s
 	s->rmem = BPF_CORE_READ(sk, sk_backlog.rmem_alloc.counter);
 	if (net) {
 		s->netns_ino = BPF_CORE_READ(net, ns.inum);
-		if (bpf_core_field_exists(net->net_cookie))
-			s->netns_cookie = BPF_CORE_READ(net, net_cookie);
+		s->netns_cookie = net_cookie_of(net);
 	}
 	if (s->family != PPW_AF_INET && s->family != PPW_AF_INET6)
 		return;

@@ -11,6 +11,8 @@
 #ifndef __PPWATCH_MAPS_BPF_H
 #define __PPWATCH_MAPS_BPF_H
 
+#include <bpf/bpf_helpers.h>
+
 #include "ppwatch.h"
 
 #ifdef PPW_DEFINE_MAPS

@@ -69,8 +69,7 @@ static __always_inline void netdev_fill(struct ppw_pool *r, struct net_device *n
 	if (!net)
 		return;
 	r->netns_ino = BPF_CORE_READ(net, ns.inum);
-	if (bpf_core_field_exists(net->net_cookie))
-		r->netns_cookie = BPF_CORE_READ(net, net_cookie);
+	r->netns_cookie = net_cookie_of(net);
 }
 
 /* Is this struct device the one embedded in a net_device? */
