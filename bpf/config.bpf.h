@@ -62,6 +62,10 @@ PPW_CFG(__u64, cfg_pp_magic_mask, 0);
 PPW_CFG(__u64, cfg_page_offset, 0);
 PPW_CFG(__u64, cfg_vmemmap, 0);
 PPW_CFG(__u32, cfg_page_shift, 12);
+/* where struct page keeps a tail page's way to its head (compound_head,
+ * or compound_info on 7.1 and later); 0: no such field
+ * (core_fixes.bpf.h: page_compound_head()) */
+PPW_CFG(__u32, cfg_page_compound_off, 0);
 /* skbs walked per queue (and per defer list, per TCP out-of-order tree) */
 PPW_CFG(__u32, cfg_max_skbs, 65536);
 /* possible CPUs and NUMA nodes: the per-CPU defer lists to walk, the

@@ -748,47 +748,28 @@ struct trace_event_raw_page_pool_destroy_unmap___ppw {
  * encodings cannot be mistaken for each other: a mask is ones from bit 63
  * down to some bit, then zeros; no struct page lives at such an address.
  *
- * The field of each name is read in its own subprogram (the rule at the
- * top): on 7.x 'compound_head' does not resolve, before it
- * 'compound_info' does not.
+ * The field's offset, whichever name it has, is user space's to find in
+ * BTF (cfg_page_compound_off, cli/sources/kfeatures.c): a CO-RE read of
+ * each name would need a subprogram of its own (the rule at the top; on
+ * 7.x 'compound_head' does not resolve, before it 'compound_info' does
+ * not), one call frame more under every page the holder scan checks. One
+ * decoding serves both: a head's address + 1 is never such a mask.
  */
-struct page___compound_info {
-	unsigned long compound_info;
-} __attribute__((preserve_access_index));
-
-struct page___compound_head {
-	unsigned long compound_head;
-} __attribute__((preserve_access_index));
-
-PPW_SUBPROG __u64 page_compound_info(__u64 pg)
-{
-	return BPF_CORE_READ((struct page___compound_info *)pg, compound_info);
-}
-
-PPW_SUBPROG __u64 page_compound_head_word(__u64 pg)
-{
-	return BPF_CORE_READ((struct page___compound_head *)pg, compound_head);
-}
 
 /* the head page of page 'pg' (pg itself unless it is a tail page) */
 static __always_inline __u64 page_compound_head(__u64 pg)
 {
-	__u64 info, low;
+	__u64 info = 0, low;
 
-	if (bpf_core_field_exists(((struct page___compound_info *)0)->compound_info)) {
-		info = page_compound_info(pg);
-		if (!(info & 1))
-			return pg;
-		low = ~(info & ~1ULL); /* a mask: all ones below its lowest bit */
-		if (!(low & (low + 1)))
-			return pg & info;
-		return info - 1;
-	}
-	if (bpf_core_field_exists(((struct page___compound_head *)0)->compound_head)) {
-		info = page_compound_head_word(pg);
-		return info & 1 ? info - 1 : pg;
-	}
-	return pg;
+	if (!cfg_page_compound_off) /* page->flags is at 0: no such field */
+		return pg;
+	bpf_probe_read_kernel(&info, sizeof(info), (void *)(pg + cfg_page_compound_off));
+	if (!(info & 1))
+		return pg;
+	low = ~(info & ~1ULL); /* a mask: all ones below its lowest bit */
+	if (!(low & (low + 1)))
+		return pg & info;
+	return info - 1;
 }
 
 /*
@@ -820,6 +801,10 @@ static __always_inline __u64 net_cookie_of(struct net *net)
  *   false-negatives" (28b225282d44, v7.0; stable 6.18.y). CO-RE matches the
  *   field either way, so user space looks at the member's type name
  *   (features.detach_time_is_ns) and converts the raw value it reads back.
+ * - page->compound_head or page->compound_info (19. above): user space
+ *   finds the one this kernel has in struct page's BTF, through its
+ *   anonymous unions (features.page_compound_off), for
+ *   cfg_page_compound_off.
  */
 
 #endif /* __PPWATCH_CORE_FIXES_BPF_H */

@@ -116,11 +116,6 @@ static __always_inline __u64 virt_to_page_addr(__u64 va)
 	return vm + ((va - off) >> cfg_page_shift) * bpf_core_type_size(struct page);
 }
 
-static __always_inline __u64 compound_head_of(__u64 pg)
-{
-	return page_compound_head(pg);
-}
-
 /*
  * The pool a netmem belongs to, 0 if it is not a page_pool page; *key gets
  * the ledger key (the head page, or the net_iov with bit 0 set). net_iov
@@ -133,7 +128,7 @@ static __always_inline __u64 netmem_pool(__u64 netmem, __u64 *key)
 	if (!pg)
 		return 0;
 	if (!(netmem & 1))
-		pg = compound_head_of(pg);
+		pg = page_compound_head(pg);
 	magic = read_u64(pg + bpf_core_field_offset(struct page, pp_magic));
 	if ((magic & cfg_pp_magic_mask) != cfg_pp_signature)
 		return 0;
@@ -472,7 +467,7 @@ static __always_inline void pp_self_check(struct seq_file *seq, struct sock *sk)
 		return;
 	__builtin_memset(r, 0, sizeof(*r));
 	pg = virt_to_page_addr(scalar_of(sk));
-	cache = pg ? slab_cache_of(compound_head_of(pg)) : 0;
+	cache = pg ? slab_cache_of(page_compound_head(pg)) : 0;
 	r->type = PPW_REC_CHECK;
 	r->check.addr = (__u64)sk;
 	r->check.page = pg;

@@ -55,6 +55,35 @@ static bool detach_time_is_ktime(const struct btf *btf, int pool_id)
 	return t && btf_is_typedef(t) && !strcmp(btf__name_by_offset(btf, t->name_off), "ktime_t");
 }
 
+/*
+ * The byte offset of member 'name' of struct or union type_id, looking
+ * into its anonymous members (struct page's unions); -1 if there is none.
+ */
+static long member_offset(const struct btf *btf, int type_id, const char *name, int depth)
+{
+	const struct btf_type *t;
+	const struct btf_member *m;
+	const char *mn;
+	long off;
+	int i, id = btf__resolve_type(btf, type_id);
+
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	if (!t || (!btf_is_struct(t) && !btf_is_union(t)) || depth > 8)
+		return -1;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		mn = btf__name_by_offset(btf, m->name_off);
+		if (mn && !strcmp(mn, name))
+			return btf_member_bit_offset(t, i) / 8;
+		if (mn && *mn)
+			continue;
+		off = member_offset(btf, m->type, name, depth + 1);
+		if (off >= 0)
+			return btf_member_bit_offset(t, i) / 8 + off;
+	}
+	return -1;
+}
+
 /* pool->p.<name>: p is struct page_pool_params, or _fast since v6.7 */
 static bool params_has(const struct btf *btf, int pool_id, const char *name)
 {
@@ -202,7 +231,16 @@ int features_probe(struct features *f)
 	{
 		int id = btf__find_by_name_kind(btf, "page", BTF_KIND_STRUCT);
 
+		long off = -1;
+
 		f->struct_page_size = id > 0 ? btf__resolve_size(btf, id) : 0;
+		/* a tail page's way to its head (bpf/core_fixes.bpf.h, 19.):
+		 * compound_info from 7.1 on, compound_head before */
+		if (id > 0)
+			off = member_offset(btf, id, "compound_info", 0);
+		if (id > 0 && off < 0)
+			off = member_offset(btf, id, "compound_head", 0);
+		f->page_compound_off = off > 0 ? off : 0;
 	}
 	for (i = 0; i < ARRAY_SIZE(tracepoints); i++) {
 		char name[96];
@@ -248,10 +286,11 @@ int features_probe(struct features *f)
 	btf__free(btf);
 	p_dbg("features: page_pool=%d tp hold=%d release=%d pool_release=%d nid=%d user=%d "
 	      "detach_ns=%d unmap=%s tracefs=%d bpf_loop=%d atomics=%d jiffies=%d "
-	      "percpu_lookup=%d defer_start=%d",
+	      "percpu_lookup=%d defer_start=%d compound_off=%ld",
 	      f->page_pool, f->tp_hold, f->tp_release, f->tp_pool_release, f->tp_update_nid,
 	      f->pool_user, f->detach_time_is_ns, unmap_regime_name(f->unmap), f->tracefs,
-	      f->bpf_loop, f->atomics, f->jiffies, f->percpu_lookup, f->pool_defer);
+	      f->bpf_loop, f->atomics, f->jiffies, f->percpu_lookup, f->pool_defer,
+	      f->page_compound_off);
 	return 0;
 }
 

@@ -39,6 +39,8 @@ struct features {
 	bool tracefs; /* events/page_pool visible in tracefs */
 	long page_size;
 	long struct_page_size; /* sizeof(struct page), for pfns */
+	/* offsetof(struct page, compound_info or compound_head); 0: neither */
+	long page_compound_off;
 	char btf_err[96];
 };
 

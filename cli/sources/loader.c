@@ -266,6 +266,7 @@ static void configure_rodata(struct session *s)
 	ro->cfg_pp_signature = PPW_PP_SIGNATURE;
 	ro->cfg_pp_magic_mask = PPW_PP_MAGIC_MASK;
 	ro->cfg_page_shift = shift;
+	ro->cfg_page_compound_off = (__u32)s->feat.page_compound_off;
 	ro->cfg_max_skbs = s->opts.max_skbs;
 	ro->cfg_nr_cpus = s->ncpus;
 	ro->cfg_nr_nodes = 1;
