@@ -8,10 +8,10 @@
  *                                  and the queues of sockets no protocol
  *                                  iterator reaches (packet, raw, ...)
  *   iter/task (first task only)    each pool's own cache, ring, frag page,
- *                                  and the per-CPU skb defer lists (scan_pools);
- *                                  the sockets in flight (scan_inflight); every
- *                                  namespace's qdiscs and fragment queues
- *                                  (scan_queues, queues.bpf.h)
+ *                                  and the per-CPU skb defer lists (scan_pools)
+ *   iter/task (a socket per task)  the sockets in flight (scan_inflight)
+ *
+ * and, in queues.bpf.c, every namespace's qdiscs and fragment queues.
  *
  * For every skb on a socket's receive queues (and its frag_list), the head
  * page (when the head is a page fragment) and every frag is checked for the
@@ -19,22 +19,256 @@
  * belong to and, when the ledger has them, their hold time. User space
  * dedupes and attributes (cli/model/attrib.c). Walks are bpf_loop-bounded and a
  * queue longer than the bound is reported as truncated, never dropped
- * silently.
+ * silently (skbwalk.bpf.h).
+ *
+ * This file defines the scan's maps and globals (holders.bpf.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_tracing.h>
 
-#include "maps.bpf.h"
-#include "core_fixes.bpf.h"
+#define PPW_DEFINE_SCAN
 #include "holders.bpf.h"
-#include "queues.bpf.h"
+#include "skbwalk.bpf.h"
 
 #define PPW_TCP_TIME_WAIT    6
 #define PPW_TCP_NEW_SYN_RECV 12
 
-static __noinline int walk_sock(struct seq_file *seq, struct sock *sk, __u32 flags);
+/* user space resets it before each scan: one self-check record per scan */
+__u32 check_done;
+/* the vmemmap base the scan used, so user space can print pfns */
+__u64 used_vmemmap;
+/* the next entry of inflight_socks scan_inflight walks */
+__u32 inflight_next;
+
+/* ---- pages ---------------------------------------------------------------------- */
+
+/* a trusted pointer as a plain number: the verifier forbids arithmetic on it */
+static __always_inline __u64 scalar_of(const void *p)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), &p);
+	return v;
+}
+
+/* virt_to_page() for the direct map; 0 if the layout is unknown */
+static __always_inline __u64 virt_to_page_addr(__u64 va)
+{
+	__u64 off = layout_page_offset(), vm = layout_vmemmap();
+
+	if (!off || !vm || va < off)
+		return 0;
+	return vm + ((va - off) >> cfg_page_shift) * bpf_core_type_size(struct page);
+}
+
+/*
+ * The pool a netmem belongs to, 0 if it is not a page_pool page; *key gets
+ * the ledger key (the head page, or the net_iov with bit 0 set). net_iov
+ * keeps pp_magic and pp at the same offsets as struct page.
+ */
+static __always_inline __u64 netmem_pool(__u64 netmem, __u64 *key)
+{
+	__u64 pg = netmem & ~1ULL, magic;
+
+	if (!pg)
+		return 0;
+	if (!(netmem & 1))
+		pg = page_compound_head(pg);
+	magic = read_u64(pg + bpf_core_field_offset(struct page, pp_magic));
+	if ((magic & cfg_pp_magic_mask) != cfg_pp_signature)
+		return 0;
+	*key = netmem & 1 ? netmem : pg;
+	return page_pool_of(pg, ~((1ULL << cfg_page_shift) - 1));
+}
+
+static __always_inline void emit_netmem(struct pp_walk *w, __u64 netmem, __u32 where)
+{
+	struct ppw_scan_rec *r;
+	__u64 key = 0, pool;
+
+	pool = netmem_pool(netmem, &key);
+	if (!pool) {
+		w->nonpp++;
+		return;
+	}
+	/* a destroyed pool without a netdev is listed nowhere: its pages lead to it */
+	if (!bpf_map_lookup_elem(&pools, &pool)) {
+		__u8 one = 1;
+
+		bpf_map_update_elem(&unknown_pools, &pool, &one, BPF_NOEXIST);
+	}
+	r = scan_rec(PPW_REC_PAGE);
+	if (!r)
+		return;
+	r->page.holder = w->holder;
+	r->page.netmem = key;
+	r->page.pool = pool;
+	r->page.where = where;
+	/* in_ledger, gen, hold_ns: the page ledger is user space's (sources/holder_scan.c) */
+	r->page.stack_id = -1;
+	emit_rec(r);
+}
+
+static long frag_cb(__u64 i, void *data)
+{
+	struct pp_walk *w = *(struct pp_walk **)data;
+	__u64 at;
+
+	if (!w || i >= w->nr_frags)
+		return 1;
+	at = w->shinfo + bpf_core_field_offset(struct skb_shared_info, frags) +
+	     i * bpf_core_type_size(skb_frag_t);
+	emit_netmem(w, skb_frag_netmem_at(at), w->frag_where);
+	return 0;
+}
+
+/* holders.bpf.h: head page and frags of one skb */
+__noinline __u64 scan_one_skb(struct pp_walk *w, __u64 skb_addr, __u32 in_fraglist)
+{
+	struct sk_buff *skb = (void *)skb_addr;
+	__u64 head;
+	__u8 nr = 0;
+
+	if (!w)
+		return 0;
+	w->skbs++;
+	if (!in_fraglist) /* not a frag_list member: its len counts those already */
+		w->bytes += BPF_CORE_READ(skb, len);
+	head = (__u64)BPF_CORE_READ(skb, head);
+	w->shinfo = head + BPF_CORE_READ(skb, end);
+	if (BPF_CORE_READ_BITFIELD_PROBED(skb, head_frag))
+		emit_netmem(w, virt_to_page_addr(head),
+			    w->where		?:
+				    in_fraglist ? PPW_IN_FRAGLIST :
+						  PPW_IN_HEAD);
+	bpf_probe_read_kernel(&nr, sizeof(nr),
+			      (void *)w->shinfo +
+				      bpf_core_field_offset(struct skb_shared_info, nr_frags));
+	if (nr) {
+		w->nr_frags = nr;
+		w->frag_where = w->where ?: in_fraglist ? PPW_IN_FRAGLIST : PPW_IN_FRAG;
+		bpf_loop(PPW_MAX_FRAGS, frag_cb, &w, 0);
+	}
+	return w->shinfo;
+}
+
+/* ---- sockets -------------------------------------------------------------------- */
+
+static __always_inline void sock_identity(struct ppw_rec_sock *s, struct sock *sk)
+{
+	struct net *net = BPF_CORE_READ(sk, __sk_common.skc_net.net);
+
+	s->sk = (__u64)sk;
+	s->family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	s->type = BPF_CORE_READ(sk, sk_type);
+	s->protocol = BPF_CORE_READ(sk, sk_protocol);
+	s->state = BPF_CORE_READ(sk, __sk_common.skc_state);
+	s->ino = BPF_CORE_READ(sk, sk_socket, file, f_inode, i_ino);
+	s->rmem = BPF_CORE_READ(sk, sk_backlog.rmem_alloc.counter);
+	if (net) {
+		s->netns_ino = BPF_CORE_READ(net, ns.inum);
+		s->netns_cookie = net_cookie_of(net);
+	}
+	if (s->family != PPW_AF_INET && s->family != PPW_AF_INET6)
+		return;
+	s->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	if (!s->lport) /* unhashed (a reset TCP socket): the bound port is still here */
+		s->lport = bpf_ntohs(BPF_CORE_READ((struct inet_sock *)sk, inet_sport));
+	s->rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	if (s->family == PPW_AF_INET) {
+		bpf_probe_read_kernel(
+			s->laddr, 4,
+			(void *)sk + bpf_core_field_offset(struct sock, __sk_common.skc_rcv_saddr));
+		bpf_probe_read_kernel(s->raddr, 4,
+				      (void *)sk + bpf_core_field_offset(struct sock,
+									 __sk_common.skc_daddr));
+	} else if (bpf_core_field_exists(sk->__sk_common.skc_v6_daddr)) {
+		bpf_probe_read_kernel(s->laddr, 16,
+				      (void *)sk +
+					      bpf_core_field_offset(struct sock,
+								    __sk_common.skc_v6_rcv_saddr));
+		bpf_probe_read_kernel(s->raddr, 16,
+				      (void *)sk + bpf_core_field_offset(struct sock,
+									 __sk_common.skc_v6_daddr));
+	}
+}
+
+/*
+ * Check virt_to_page() once per scan on a known slab object: the socket.
+ * Its page must be a slab of the socket's own kmem_cache (sk_prot->slab).
+ */
+static __always_inline void pp_self_check(struct seq_file *seq, struct sock *sk)
+{
+	__u64 want = (__u64)BPF_CORE_READ(sk, __sk_common.skc_prot, slab), pg, cache;
+	struct ppw_scan_rec *r;
+
+	if (check_done || !want)
+		return;
+	check_done = 1;
+	r = scan_rec(PPW_REC_CHECK);
+	if (!r)
+		return;
+	pg = virt_to_page_addr(scalar_of(sk));
+	cache = pg ? slab_cache_of(page_compound_head(pg)) : 0;
+	r->check.addr = (__u64)sk;
+	r->check.page = pg;
+	r->check.ok = cache == want;
+	bpf_seq_write(seq, r, sizeof(*r));
+}
+
+/* a walked socket's record: a leaf, off the walk's deepest chain */
+static __noinline int emit_sock(struct seq_file *seq, struct sock *sk, __u32 flags,
+				struct pp_walk *w)
+{
+	struct ppw_scan_rec *r;
+
+	pp_self_check(seq, sk);
+	r = scan_rec(PPW_REC_SOCK);
+	if (!r)
+		return 0;
+	sock_identity(&r->sock, sk);
+	r->sock.flags = flags | (w->truncated ? PPW_SF_TRUNCATED : 0);
+	if (BPF_CORE_READ(sk, __sk_common.skc_flags) &
+	    (1UL << bpf_core_enum_value(enum sock_flags, SOCK_DEAD)))
+		r->sock.flags |= PPW_SF_DEAD;
+	r->sock.skbs = w->skbs;
+	r->sock.nonpp_pages = w->nonpp;
+	r->sock.unread = w->bytes;
+	if (flags & PPW_SF_IN_FLIGHT) /* scan_inflight walks many in one element */
+		emit_rec(r);
+	else
+		bpf_seq_write(seq, r, sizeof(*r));
+	return 0;
+}
+
+/* one socket's queues: receive queue, UDP reader queue, TCP out-of-order tree */
+static __noinline int walk_sock(struct seq_file *seq, struct sock *sk, __u32 flags)
+{
+	struct pp_walk *w = walk_begin((__u64)sk);
+	__u16 proto;
+
+	if (!w)
+		return 0;
+	/* a unix socket's skbs may carry sockets' files: they are walked next */
+	w->scm = BPF_CORE_READ(sk, __sk_common.skc_family) == PPW_AF_UNIX;
+	walk_queue(w, &w, (__u64)sk + bpf_core_field_offset(struct sock, sk_receive_queue));
+	w->scm = 0;
+	proto = BPF_CORE_READ(sk, sk_protocol);
+	if (proto == IPPROTO_UDP && bpf_core_type_exists(struct udp_sock)) {
+		w->where = PPW_IN_READER;
+		walk_queue(w, &w, (__u64)sk + bpf_core_field_offset(struct udp_sock, reader_queue));
+	}
+	if (proto == IPPROTO_TCP && bpf_core_type_exists(struct tcp_sock)) {
+		w->where = PPW_IN_OOO;
+		walk_from(w, &w,
+			  (__u64)rb_leftmost(
+				  BPF_CORE_READ((struct tcp_sock *)sk, out_of_order_queue.rb_node)),
+			  PPW_LINK_RB, 0);
+	}
+	return emit_sock(seq, sk, flags, w);
+}
 
 static __always_inline bool sock_skip(struct sock *sk)
 {
@@ -89,7 +323,6 @@ int scan_fds(struct bpf_iter__task_file *ctx)
 	struct ppw_scan_rec *r;
 	struct socket *sock;
 	struct sock *sk;
-	__u32 zero = 0;
 
 	if (!task || !file)
 		return 0;
@@ -99,11 +332,10 @@ int scan_fds(struct bpf_iter__task_file *ctx)
 	sk = BPF_CORE_READ(sock, sk);
 	if (!sk)
 		return 0;
-	r = bpf_map_lookup_elem(&scan_scratch, &zero);
+	r = scan_rec(PPW_REC_OWNER);
 	if (!r)
 		return 0;
-	__builtin_memset(r, 0, sizeof(*r));
-	r->type = PPW_REC_OWNER; /* every process that holds it, whoever walks it */
+	/* every process that holds it, whoever walks it */
 	r->owner.sk = (__u64)sk;
 	r->owner.ino = BPF_CORE_READ(file, f_inode, i_ino);
 	r->owner.pid = BPF_CORE_READ(task, pid);
@@ -119,93 +351,59 @@ int scan_fds(struct bpf_iter__task_file *ctx)
 	return walk_sock(ctx->meta->seq, sk, PPW_SF_VIA_FD);
 }
 
-/* ---- walking one socket's queues -------------------------------------------- */
+/* ---- sockets in flight -------------------------------------------------------- */
 
-static __always_inline void sock_identity(struct ppw_rec_sock *s, struct sock *sk)
+/*
+ * The sockets whose files skbs carry, found while the unix sockets were
+ * walked, that no fd and no protocol iterator led to: their only reference
+ * is the skb. The skb holds the file, so the socket outlives this walk.
+ * One socket per element (each task) of a run, until the page ring is half
+ * full: user space drains it and reads a fresh iterator while
+ * inflight_next < inflight_n (walking one may add more: nested
+ * SCM_RIGHTS). A loop over them in one element would be one call frame
+ * more on the socket walk's chain.
+ */
+SEC("iter/task")
+int scan_inflight(struct bpf_iter__task *ctx)
 {
-	struct net *net = BPF_CORE_READ(sk, __sk_common.skc_net.net);
+	__u32 i = inflight_next;
+	__u64 *sk;
 
-	s->sk = (__u64)sk;
-	s->family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	s->type = BPF_CORE_READ(sk, sk_type);
-	s->protocol = BPF_CORE_READ(sk, sk_protocol);
-	s->state = BPF_CORE_READ(sk, __sk_common.skc_state);
-	s->ino = BPF_CORE_READ(sk, sk_socket, file, f_inode, i_ino);
-	s->rmem = BPF_CORE_READ(sk, sk_backlog.rmem_alloc.counter);
-	if (net) {
-		s->netns_ino = BPF_CORE_READ(net, ns.inum);
-		s->netns_cookie = net_cookie_of(net);
-	}
-	if (s->family != PPW_AF_INET && s->family != PPW_AF_INET6)
-		return;
-	s->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
-	if (!s->lport) /* unhashed (a reset TCP socket): the bound port is still here */
-		s->lport = bpf_ntohs(BPF_CORE_READ((struct inet_sock *)sk, inet_sport));
-	s->rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
-	if (s->family == PPW_AF_INET) {
-		bpf_probe_read_kernel(
-			s->laddr, 4,
-			(void *)sk + bpf_core_field_offset(struct sock, __sk_common.skc_rcv_saddr));
-		bpf_probe_read_kernel(s->raddr, 4,
-				      (void *)sk + bpf_core_field_offset(struct sock,
-									 __sk_common.skc_daddr));
-	} else if (bpf_core_field_exists(sk->__sk_common.skc_v6_daddr)) {
-		bpf_probe_read_kernel(s->laddr, 16,
-				      (void *)sk +
-					      bpf_core_field_offset(struct sock,
-								    __sk_common.skc_v6_rcv_saddr));
-		bpf_probe_read_kernel(s->raddr, 16,
-				      (void *)sk + bpf_core_field_offset(struct sock,
-									 __sk_common.skc_v6_daddr));
-	}
-}
-
-static __noinline int walk_sock(struct seq_file *seq, struct sock *sk, __u32 flags)
-{
-	struct ppw_scan_rec *r;
-	struct pp_walk w = {};
-	__u32 zero = 0;
-	__u16 proto;
-
-	w.seq = seq;
-	w.holder = (__u64)sk;
-	/* a unix socket's skbs may carry sockets' files: they are walked next */
-	w.scm = BPF_CORE_READ(sk, __sk_common.skc_family) == PPW_AF_UNIX;
-
-	pp_self_check(seq, sk);
-	walk_queue(&w, (void *)sk + bpf_core_field_offset(struct sock, sk_receive_queue), 0);
-	w.scm = 0;
-	proto = BPF_CORE_READ(sk, sk_protocol);
-	if (proto == IPPROTO_UDP && bpf_core_type_exists(struct udp_sock)) {
-		struct udp_sock *up = (void *)sk;
-
-		walk_queue(&w, (void *)up + bpf_core_field_offset(struct udp_sock, reader_queue),
-			   PPW_IN_READER);
-	}
-	if (proto == IPPROTO_TCP && bpf_core_type_exists(struct tcp_sock))
-		walk_ooo(&w, (struct tcp_sock *)sk);
-
-	r = bpf_map_lookup_elem(&scan_scratch, &zero);
-	if (!r)
+	if (!ctx->task || i >= inflight_n || scan_ring_busy())
 		return 0;
-	__builtin_memset(r, 0, sizeof(*r));
-	r->type = PPW_REC_SOCK;
-	sock_identity(&r->sock, sk);
-	r->sock.flags = flags | (w.truncated ? PPW_SF_TRUNCATED : 0);
-	if (BPF_CORE_READ(sk, __sk_common.skc_flags) &
-	    (1UL << bpf_core_enum_value(enum sock_flags, SOCK_DEAD)))
-		r->sock.flags |= PPW_SF_DEAD;
-	r->sock.skbs = w.skbs;
-	r->sock.nonpp_pages = w.nonpp;
-	r->sock.unread = w.bytes;
-	if (flags & PPW_SF_IN_FLIGHT) /* scan_inflight walks them all in one element */
-		emit_rec(r);
-	else
-		bpf_seq_write(seq, r, sizeof(*r));
+	inflight_next = i + 1;
+	sk = bpf_map_lookup_elem(&inflight_socks, &i);
+	if (sk && *sk && first_walk((struct sock *)*sk))
+		walk_sock(ctx->meta->seq, (struct sock *)*sk, PPW_SF_IN_FLIGHT);
 	return 0;
 }
 
 /* ---- each pool's own pages -------------------------------------------------- */
+
+static __always_inline void pool_own_pages(struct page_pool *pool, struct ppw_rec_pool *out)
+{
+	__u32 prod, cons, size;
+	__u64 queue, slot;
+
+	out->alloc_count = BPF_CORE_READ(pool, alloc.count);
+	out->frag_netmem = pool_frag_netmem(pool);
+	if (pool_ring_count(pool, &out->ring_count))
+		return;
+	/* ptr_ring: entries live in [consumer_head, producer); full when equal and set */
+	prod = BPF_CORE_READ(pool, ring.producer);
+	cons = BPF_CORE_READ(pool, ring.consumer_head);
+	size = BPF_CORE_READ(pool, ring.size);
+	queue = (__u64)BPF_CORE_READ(pool, ring.queue);
+	out->ring_size = size;
+	if (!size || prod >= size || cons >= size)
+		return;
+	out->ring_count = (prod + size - cons) % size;
+	if (!out->ring_count) {
+		slot = read_u64(queue + (__u64)cons * sizeof(void *));
+		if (slot)
+			out->ring_count = size;
+	}
+}
 
 /* discover.bpf.c: record a pool found some other way than its events */
 extern int discover_pool(__u64 addr);
@@ -220,22 +418,49 @@ static long pool_cb(struct bpf_map *map, __u64 *key, struct ppw_pool *rec, void 
 {
 	struct ppw_scan_rec *r;
 	struct page_pool *pool;
-	__u32 zero = 0;
 
 	if (rec->state == PPW_POOL_FREED)
 		return 0;
-	r = bpf_map_lookup_elem(&scan_scratch, &zero);
+	r = scan_rec(PPW_REC_POOL);
 	if (!r)
 		return 1;
-	__builtin_memset(r, 0, sizeof(*r));
 	pool = (void *)*key;
-	r->type = PPW_REC_POOL;
 	r->pool.pool = *key;
 	r->pool.gen = rec->gen;
 	pool_own_pages(pool, &r->pool);
 	r->pool.hold = BPF_CORE_READ(pool, pages_state_hold_cnt);
 	r->pool.release = BPF_CORE_READ(pool, pages_state_release_cnt.counter);
 	/* every pool in one element: through the ring, not the seq_file (it held ~300) */
+	emit_rec(r);
+	return 0;
+}
+
+/* ---- per-CPU skb defer lists (core_fixes.bpf.h: defer_list_head()) ------------ */
+
+static long defer_cpu_cb(__u64 cpu, void *data)
+{
+	struct pp_walk *w = *(struct pp_walk **)data;
+	struct ppw_scan_rec *r;
+	__u32 node;
+
+	if (!w || cpu >= cfg_nr_cpus)
+		return 1;
+	w->holder = cpu;
+	w->skbs = 0;
+	w->readable = 0;
+	for (node = 0; node < PPW_MAX_NODES && node < cfg_nr_nodes; node++) {
+		w->truncated = 0;
+		walk_from(w, data, (__u64)defer_list_head(cpu, node, &w->readable), PPW_LINK_LIST,
+			  0);
+		if (w->truncated) /* more skbs than cfg_max_skbs */
+			cnt_inc(PPW_CNT_SCAN_TRUNC);
+	}
+	r = scan_rec(PPW_REC_DEFER);
+	if (!r)
+		return 1;
+	r->defer.cpu = cpu;
+	r->defer.readable = w->readable;
+	r->defer.skbs = w->skbs;
 	emit_rec(r);
 	return 0;
 }
@@ -248,91 +473,19 @@ static long pool_cb(struct bpf_map *map, __u64 *key, struct ppw_pool *rec, void 
 SEC("iter/task")
 int scan_pools(struct bpf_iter__task *ctx)
 {
+	struct pp_walk *w;
+
 	if (!ctx->task || ctx->meta->seq_num > 0)
 		return 0;
 	used_vmemmap = layout_vmemmap();
 	bpf_for_each_map_elem(&unknown_pools, unknown_pool_cb, NULL, 0);
 	bpf_for_each_map_elem(&pools, pool_cb, NULL, 0);
-	scan_defer_lists(ctx->meta->seq);
-	return 0;
-}
-
-/* ---- sockets in flight -------------------------------------------------------- */
-
-struct inflight_walk {
-	struct seq_file *seq;
-};
-
-static long inflight_cb(__u64 i, void *data)
-{
-	struct inflight_walk *iw = data;
-	struct seq_file *seq = iw->seq;
-	__u32 k = i;
-	__u64 *sk;
-
-	if (i >= inflight_n) /* walking one may add more: nested SCM_RIGHTS */
-		return 1;
-	sk = bpf_map_lookup_elem(&inflight_socks, &k);
-	if (sk && *sk && first_walk((struct sock *)*sk))
-		walk_sock(seq, (struct sock *)*sk, PPW_SF_IN_FLIGHT);
-	return 0;
-}
-
-/*
- * The sockets whose files skbs carry, found while the unix sockets were
- * walked, that no fd and no protocol iterator led to: their only reference
- * is the skb. The skb holds the file, so the socket outlives this walk.
- */
-SEC("iter/task")
-int scan_inflight(struct bpf_iter__task *ctx)
-{
-	struct inflight_walk iw;
-
-	if (!ctx->task || ctx->meta->seq_num > 0)
+	w = walk_begin(0);
+	if (!w)
 		return 0;
-	iw.seq = ctx->meta->seq;
-	bpf_loop(PPW_MAX_INFLIGHT, inflight_cb, &iw, 0);
-	return 0;
-}
-
-/*
- * Queues outside sockets (queues.bpf.h): every namespace's qdiscs and
- * fragment reassembly queues, listed in one element...
- */
-SEC("iter/task")
-int scan_queues(struct bpf_iter__task *ctx)
-{
-	if (!ctx->task || ctx->meta->seq_num > 0)
-		return 0;
-	queue_n = 0;
-	list_all_queues();
-	return 0;
-}
-
-/*
- * ...then walked, the next entry of the list in each element (each task) of
- * a run, until the page ring is half full: user space drains it and reads
- * a fresh iterator while qobj_next < queue_n. In a loop in one element, the
- * queue walks would be one call frame too deep for the verifier, and
- * iter/bpf_map_elem is refused on some kernels (EPERM on this build host).
- */
-__u32 qobj_next;
-
-SEC("iter/task")
-int scan_qobj(struct bpf_iter__task *ctx)
-{
-	__u32 i = qobj_next;
-	struct ppw_qobj *o;
-	__u64 used;
-
-	if (!ctx->task || i >= queue_n)
-		return 0;
-	used = bpf_ringbuf_query(&scan_events, BPF_RB_AVAIL_DATA);
-	if (used && used > bpf_ringbuf_query(&scan_events, BPF_RB_RING_SIZE) / 2)
-		return 0; /* the next run goes on, after user space drained the ring */
-	o = bpf_map_lookup_elem(&queue_objs, &i);
-	if (o)
-		scan_qobj_one(o);
-	qobj_next = i + 1;
+	w->where = PPW_IN_DEFER;
+	bpf_loop(PPW_MAX_CPUS, defer_cpu_cb, &w, 0);
+	if (cfg_nr_cpus > PPW_MAX_CPUS) /* the CPUs past the bound are not walked */
+		cnt_add(PPW_CNT_SCAN_TRUNC, cfg_nr_cpus - PPW_MAX_CPUS);
 	return 0;
 }

@@ -43,7 +43,7 @@
 /* clearing a freed pool from every CPU's slots (lifecycle.bpf.c): NR_CPUS is at most 8192 */
 #define PPW_MAX_CPU_SLOTS 8192
 
-/* holder scan (holders.bpf.h) */
+/* holder scan (holders.bpf.c, skbwalk.bpf.h) */
 #define PPW_MAX_FRAGS	 48   /* CONFIG_MAX_SKB_FRAGS is at most 45 */
 #define PPW_MAX_FRAGLIST 64   /* skbs on one frag_list (GRO makes at most ~45) */
 #define PPW_MAX_CPUS	 1024 /* per-CPU defer lists */
@@ -52,7 +52,7 @@
 /* sockets in flight (SCM_RIGHTS) walked per scan, files per skb (SCM_MAX_FD) */
 #define PPW_MAX_INFLIGHT  4096
 #define PPW_MAX_SCM_FILES 253
-/* qdiscs (queues.bpf.h): a device's qdisc_hash buckets (2^4), qdiscs per bucket,
+/* qdiscs (queues.bpf.c): a device's qdisc_hash buckets (2^4), qdiscs per bucket,
  * fq_codel flows, the bands of pfifo_fast */
 #define PPW_MAX_QDISC_BUCKETS 16
 #define PPW_MAX_QDISC_CHAIN   65536 /* htb's default leaves all hash to one bucket */

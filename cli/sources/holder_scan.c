@@ -163,29 +163,6 @@ static __u32 read_u32_file(const char *path)
 	return v;
 }
 
-static int read_one(struct iter_arg *a, struct bpf_link *link, const char *what, const char *prog);
-
-/* each qdisc and reassembly queue scan_queues listed: one run of scan_qobj each */
-static int read_queues(struct session *s, struct iter_arg *a)
-{
-	__u32 n = s->skel->bss->queue_n, last;
-	int err = 0;
-
-	s->skel->bss->qobj_next = 0;
-	while (!err && s->skel->bss->qobj_next < n) {
-		last = s->skel->bss->qobj_next;
-		err = read_one(a, s->skel->links.scan_qobj, "qdisc and fragment queue",
-			       "scan_qobj");
-		if (!err && s->skel->bss->qobj_next == last) {
-			p_err("holder scan: the qdisc and fragment queue iterator (prog 'scan_qobj') "
-			      "made no progress at entry %u of %u",
-			      last, n);
-			err = -EIO;
-		}
-	}
-	return err;
-}
-
 /* one iterator of the scan's own (every pool, the sockets in flight, the queues) */
 static int read_one(struct iter_arg *a, struct bpf_link *link, const char *what, const char *prog)
 {
@@ -197,6 +174,32 @@ static int read_one(struct iter_arg *a, struct bpf_link *link, const char *what,
 	if (err)
 		p_err("holder scan: reading the %s iterator (prog '%s'): %s", what, prog,
 		      strerror(-err));
+	return err;
+}
+
+/*
+ * An iterator that walks the next entry of a list in each element of a
+ * run (scan_inflight, scan_qobj) and stops early when the page ring is
+ * half full: runs of it until *next reaches *n, read again after each run
+ * (walking a socket in flight may add more to the list).
+ */
+static int read_list(struct iter_arg *a, struct bpf_link *link, volatile __u32 *next,
+		     volatile __u32 *n, const char *what, const char *prog)
+{
+	__u32 last;
+	int err = 0;
+
+	*next = 0;
+	while (!err && *next < *n) {
+		last = *next;
+		err = read_one(a, link, what, prog);
+		if (!err && *next == last) {
+			p_err("holder scan: the %s iterator (prog '%s') made no progress at entry "
+			      "%u of %u",
+			      what, prog, last, *n);
+			err = -EIO;
+		}
+	}
 	return err;
 }
 
@@ -268,11 +271,14 @@ int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
 		}
 	}
 	/* sockets whose only reference is an skb carrying their file, then the queues */
-	err = read_one(&a, s->skel->links.scan_inflight, "in-flight socket", "scan_inflight");
+	err = read_list(&a, s->skel->links.scan_inflight, &s->skel->bss->inflight_next,
+			&s->skel->bss->inflight_n, "in-flight socket", "scan_inflight");
 	err = err   ?:
 		      read_one(&a, s->skel->links.scan_queues, "qdisc and fragment queue list",
 			       "scan_queues");
-	err = err ?: read_queues(s, &a);
+	err = err   ?:
+		      read_list(&a, s->skel->links.scan_qobj, &s->skel->bss->qobj_next,
+				&s->skel->bss->queue_n, "qdisc and fragment queue", "scan_qobj");
 	/* last: pools found through their pages during the walk are in the table now */
 	err = err ?: read_one(&a, s->skel->links.scan_pools, "pool", "scan_pools");
 out:

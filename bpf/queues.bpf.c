@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The holder scan's queues outside sockets: in every network namespace,
  * each device's qdiscs and each IPv4/IPv6 fragment reassembly queue. A
@@ -16,16 +16,20 @@
  * inet_frag_queue; a queue's fragments are an rbtree of runs of skbs
  * (FRAG_CB(skb)->next_frag).
  *
- * Two iterators, to stay within the verifier's 8 call frames: scan_queues
+ * Two iterators, to stay within the verifier's call frames: scan_queues
  * (one element) walks the namespaces, devices and hash buckets and puts
  * every qdisc and reassembly queue it finds on a list (queue_objs);
- * scan_qobj then walks one entry of the list per run. Their records go
- * through the scan_events ring. Only holders.bpf.c includes it.
+ * scan_qobj then walks entries of the list, one per element. Their records
+ * go through the scan_events ring; the skbs are walked as the sockets' are
+ * (skbwalk.bpf.h), with the maps holders.bpf.c defines.
  */
-#ifndef __PPWATCH_QUEUES_BPF_H
-#define __PPWATCH_QUEUES_BPF_H
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_tracing.h>
 
 #include "holders.bpf.h"
+#include "skbwalk.bpf.h"
 
 /* the queues the first pass found */
 enum ppw_qobj_kind { QO_QDISC = 1, QO_QDISC_ROOT, QO_FRAGQ_V4, QO_FRAGQ_V6 };
@@ -76,15 +80,6 @@ struct fq_codel_sched_data___ppw {
 	__u32 flows_cnt;
 } __attribute__((preserve_access_index));
 
-struct qdisc_walk {
-	struct pp_walk w;
-	__u64 priv;  /* qdisc_priv() */
-	__u64 flows; /* fq_codel */
-	__u32 nflows;
-	__u64 queue; /* a pfifo_fast band's ptr_ring */
-	__u32 size, head;
-};
-
 static __always_inline bool kind_is(const char *k, const char *want, int n)
 {
 	int i;
@@ -95,91 +90,71 @@ static __always_inline bool kind_is(const char *k, const char *want, int n)
 	return true;
 }
 
-/* a ptr_ring's entries, from consumer_head on, until an empty slot */
-static long pfifo_slot_cb(__u64 k, void *data)
-{
-	struct qdisc_walk *q = data;
-	struct sk_buff *skb = NULL;
-
-	if (k >= q->size)
-		return 1;
-	bpf_probe_read_kernel(&skb, sizeof(skb),
-			      (void *)(q->queue + ((q->head + k) % q->size) * sizeof(void *)));
-	if (!skb) {
-		q->size = 0; /* the end: not truncated */
-		return 1;
-	}
-	q->w.where = PPW_IN_QDISC;
-	scan_skb(&q->w, skb);
-	q->w.where = 0;
-	return 0;
-}
-
+/* one band of pfifo_fast: a ptr_ring of skbs (w->aux: the qdisc's private data) */
 static long pfifo_band_cb(__u64 i, void *data)
 {
-	struct qdisc_walk *q = data;
+	struct pp_walk *w = *(struct pp_walk **)data;
 	struct ptr_ring *r;
 
-	if (i >= PPW_PFIFO_FAST_BANDS)
+	if (!w || i >= PPW_PFIFO_FAST_BANDS)
 		return 1;
-	r = (void *)(q->priv + i * bpf_core_type_size(struct skb_array) +
+	r = (void *)(w->aux + i * bpf_core_type_size(struct skb_array) +
 		     bpf_core_field_offset(struct skb_array, ring));
-	q->size = BPF_CORE_READ(r, size);
-	q->head = BPF_CORE_READ(r, consumer_head);
-	q->queue = (__u64)BPF_CORE_READ(r, queue);
-	if (!q->queue || !q->size || q->head >= q->size)
+	w->ring_size = BPF_CORE_READ(r, size);
+	w->ring_head = BPF_CORE_READ(r, consumer_head);
+	w->ring = (__u64)BPF_CORE_READ(r, queue);
+	w->ring_k = 0;
+	if (!w->ring || !w->ring_size || w->ring_head >= w->ring_size)
 		return 0;
-	if (bpf_loop(cfg_max_skbs, pfifo_slot_cb, q, 0) >= cfg_max_skbs && q->size > cfg_max_skbs)
-		q->w.truncated = 1;
+	walk_from(w, data, read_u64(w->ring + (__u64)w->ring_head * sizeof(void *)), PPW_LINK_RING,
+		  0);
 	return 0;
 }
 
 /* pfifo_fast's private data: its bands (sch_generic.c, always built in: no guard) */
-static __always_inline void walk_pfifo_fast(struct qdisc_walk *q)
+static __always_inline void walk_pfifo_fast(struct pp_walk *w, void *ctx)
 {
-	q->priv += bpf_core_field_offset(struct pfifo_fast_priv, q);
-	bpf_loop(PPW_PFIFO_FAST_BANDS, pfifo_band_cb, q, 0);
+	w->aux += bpf_core_field_offset(struct pfifo_fast_priv, q);
+	bpf_loop(PPW_PFIFO_FAST_BANDS, pfifo_band_cb, ctx, 0);
 }
 
 static long fq_flow_cb(__u64 i, void *data)
 {
-	struct qdisc_walk *q = data;
+	struct pp_walk *w = *(struct pp_walk **)data;
 	struct fq_codel_flow___ppw *f;
-	struct sk_buff *head;
 
-	if (i >= q->nflows)
+	if (!w || i >= w->aux_n)
 		return 1;
-	f = (void *)(q->flows + i * bpf_core_type_size(struct fq_codel_flow___ppw));
-	head = BPF_CORE_READ(f, head);
-	if (head)
-		walk_list(&q->w, head, PPW_IN_QDISC);
+	f = (void *)(w->aux2 + i * bpf_core_type_size(struct fq_codel_flow___ppw));
+	walk_list(w, data, (__u64)BPF_CORE_READ(f, head));
 	return 0;
 }
 
 /*
- * Inlined, against the rule of core_fixes.bpf.h (one frame less: the
- * queue walks are at the verifier's 8): fq_codel's types may be absent
- * (a module not loaded), and the guard in scan_qdisc() is checked by
- * loading on such a kernel (this build host's has no fq_codel).
+ * Inlined, against the rule of core_fixes.bpf.h (one frame less: a
+ * qdisc's private queues are six frames deep, the budget
+ * tests/check-bpf.sh holds them to): fq_codel's types may be absent (a
+ * module not loaded), and the guard in scan_qdisc() is checked by loading
+ * on such a kernel (this build host's has no fq_codel).
  */
-static __always_inline void walk_fq_codel(struct qdisc_walk *q)
+static __always_inline void walk_fq_codel(struct pp_walk *w, void *ctx)
 {
-	struct fq_codel_sched_data___ppw *fq = (void *)q->priv;
+	struct fq_codel_sched_data___ppw *fq = (void *)w->aux;
 
-	q->flows = (__u64)BPF_CORE_READ(fq, flows);
-	q->nflows = BPF_CORE_READ(fq, flows_cnt);
-	if (!q->flows)
+	w->aux2 = (__u64)BPF_CORE_READ(fq, flows);
+	w->aux_n = BPF_CORE_READ(fq, flows_cnt);
+	if (!w->aux2)
 		return;
-	if (bpf_loop(PPW_MAX_FQ_FLOWS, fq_flow_cb, q, 0) >= PPW_MAX_FQ_FLOWS &&
-	    q->nflows > PPW_MAX_FQ_FLOWS)
-		q->w.truncated = 1;
+	if (bpf_loop(PPW_MAX_FQ_FLOWS, fq_flow_cb, ctx, 0) >= PPW_MAX_FQ_FLOWS &&
+	    w->aux_n > PPW_MAX_FQ_FLOWS)
+		w->truncated = 1;
 }
 
-PPW_SUBPROG int walk_htb_direct(struct qdisc_walk *q)
+PPW_SUBPROG int walk_htb_direct(struct pp_walk *w)
 {
-	struct htb_sched *h = (void *)q->priv;
+	struct htb_sched *h = (void *)w->aux;
 
-	walk_list(&q->w, BPF_CORE_READ(h, direct_queue.head), PPW_IN_QDISC);
+	walk_list(w, &w, (__u64)BPF_CORE_READ(h, direct_queue.head));
 	return 0;
 }
 
@@ -192,38 +167,36 @@ PPW_SUBPROG __u64 tbf_rate(__u64 priv)
 }
 
 /* one qdisc: its record, and the pages of the skbs it holds */
-/* a frame of its own: the walk's state is not on qobj_cb's stack (512 bytes for all frames) */
 __noinline int scan_qdisc(__u64 addr, __u64 dev, __u32 netns_ino, __u32 root)
 {
 	struct Qdisc *qd = (void *)addr;
 	struct net_device *nd = (void *)dev;
-	struct qdisc_walk q = {};
 	struct ppw_scan_rec *r;
-	__u32 zero = 0, flags = root ? PPW_QF_ROOT : 0;
+	struct pp_walk *w;
 	char kind[16] = {};
 
 	if (!qd)
 		return 0;
+	w = walk_begin(addr);
+	if (!w)
+		return 0;
 	BPF_CORE_READ_STR_INTO(&kind, qd, ops, id);
-	q.w.holder = addr;
-	q.priv = addr + bpf_core_field_offset(struct Qdisc, privdata);
-	walk_list(&q.w, BPF_CORE_READ(qd, q.head), PPW_IN_QDISC);
-	walk_queue(&q.w, (void *)addr + bpf_core_field_offset(struct Qdisc, gso_skb), PPW_IN_QDISC);
-	walk_queue(&q.w, (void *)addr + bpf_core_field_offset(struct Qdisc, skb_bad_txq),
-		   PPW_IN_QDISC);
+	w->where = PPW_IN_QDISC;
+	w->aux = addr + bpf_core_field_offset(struct Qdisc, privdata);
+	walk_list(w, &w, (__u64)BPF_CORE_READ(qd, q.head));
+	walk_queue(w, &w, addr + bpf_core_field_offset(struct Qdisc, gso_skb));
+	walk_queue(w, &w, addr + bpf_core_field_offset(struct Qdisc, skb_bad_txq));
 	if (kind_is(kind, "pfifo_fast", 11) && bpf_core_type_exists(struct pfifo_fast_priv))
-		walk_pfifo_fast(&q);
+		walk_pfifo_fast(w, &w);
 	else if (kind_is(kind, "fq_codel", 9) &&
 		 bpf_core_type_exists(struct fq_codel_sched_data___ppw))
-		walk_fq_codel(&q);
+		walk_fq_codel(w, &w);
 	else if (kind_is(kind, "htb", 4) && bpf_core_type_exists(struct htb_sched))
-		walk_htb_direct(&q);
+		walk_htb_direct(w);
 
-	r = bpf_map_lookup_elem(&scan_scratch, &zero);
+	r = scan_rec(PPW_REC_QDISC);
 	if (!r)
 		return 0;
-	__builtin_memset(r, 0, sizeof(*r));
-	r->type = PPW_REC_QDISC;
 	r->qdisc.qdisc = addr;
 	r->qdisc.netns_ino = netns_ino;
 	r->qdisc.ifindex = BPF_CORE_READ(nd, ifindex);
@@ -232,10 +205,12 @@ __noinline int scan_qdisc(__u64 addr, __u64 dev, __u32 netns_ino, __u32 root)
 	/* a lockless qdisc (pfifo_fast) counts per CPU: its skbs walked say it then */
 	r->qdisc.qlen = BPF_CORE_READ(qd, q.qlen);
 	if (kind_is(kind, "tbf", 4) && bpf_core_type_exists(struct tbf_sched_data))
-		r->qdisc.rate_bytes_ps = tbf_rate(q.priv);
+		r->qdisc.rate_bytes_ps =
+			tbf_rate(addr + bpf_core_field_offset(struct Qdisc, privdata));
 	r->qdisc.backlog = BPF_CORE_READ(qd, qstats.backlog);
-	r->qdisc.skbs = q.w.skbs;
-	r->qdisc.flags = flags | PPW_QF_WALKED | (q.w.truncated ? PPW_QF_TRUNCATED : 0);
+	r->qdisc.skbs = w->skbs;
+	r->qdisc.flags = (root ? PPW_QF_ROOT : 0) | PPW_QF_WALKED |
+			 (w->truncated ? PPW_QF_TRUNCATED : 0);
 	__builtin_memcpy(r->qdisc.kind, kind, sizeof(kind));
 	BPF_CORE_READ_STR_INTO(&r->qdisc.dev, nd, name);
 	emit_rec(r);
@@ -302,64 +277,32 @@ __noinline int list_dev_qdiscs(__u64 dev, __u32 netns_ino)
 
 /* ---- fragment reassembly queues ------------------------------------------------- */
 
-struct frag_walk_q {
-	struct pp_walk w;
-	struct rb_node *node;
-	struct sk_buff *run;
-};
-
-static long frag_run_cb(__u64 i, void *data)
-{
-	struct frag_walk_q *f = data;
-	struct sk_buff *skb = f->run;
-
-	if (!skb)
-		return 1;
-	f->w.where = PPW_IN_FRAGQ;
-	scan_skb(&f->w, skb);
-	f->w.where = 0;
-	bpf_probe_read_kernel(&f->run, sizeof(f->run),
-			      (void *)skb + bpf_core_field_offset(struct sk_buff, cb) +
-				      bpf_core_field_offset(struct ipfrag_skb_cb, next_frag));
-	return 0;
-}
-
-static long frag_node_cb(__u64 i, void *data)
-{
-	struct frag_walk_q *f = data;
-	struct rb_node *n = f->node;
-
-	if (!n)
-		return 1;
-	/* each node is the first skb of a run (sk_buff starts with its rb_node) */
-	f->run = (struct sk_buff *)n;
-	bpf_loop(cfg_max_skbs, frag_run_cb, f, 0);
-	if (f->run)
-		f->w.truncated = 1;
-	f->node = rb_next_node(n);
-	return 0;
-}
-
-/* one reassembly queue: its record, and its fragments' pages */
+/*
+ * One reassembly queue: its record, and its fragments' pages. The
+ * fragments are an rbtree of runs: each node is the first skb of a run,
+ * FRAG_CB(skb)->next_frag the next skb of the run.
+ */
 __noinline int scan_fragq(__u64 addr, __u32 netns_ino, __u32 family)
 {
 	struct inet_frag_queue *q = (void *)addr;
-	struct frag_walk_q f = {};
 	struct ppw_scan_rec *r;
-	__u32 zero = 0;
+	struct pp_walk *w;
 
 	if (!q)
 		return 0;
-	f.w.holder = addr;
-	f.node = rb_leftmost(BPF_CORE_READ(q, rb_fragments.rb_node));
-	if (bpf_core_type_exists(struct ipfrag_skb_cb) &&
-	    bpf_loop(cfg_max_skbs, frag_node_cb, &f, 0) >= cfg_max_skbs && f.node)
-		f.w.truncated = 1;
-	r = bpf_map_lookup_elem(&scan_scratch, &zero);
+	w = walk_begin(addr);
+	if (!w)
+		return 0;
+	w->where = PPW_IN_FRAGQ;
+	if (bpf_core_type_exists(struct ipfrag_skb_cb)) {
+		w->link_off = bpf_core_field_offset(struct sk_buff, cb) +
+			      bpf_core_field_offset(struct ipfrag_skb_cb, next_frag);
+		walk_from(w, &w, (__u64)rb_leftmost(BPF_CORE_READ(q, rb_fragments.rb_node)),
+			  PPW_LINK_RUNS, 0);
+	}
+	r = scan_rec(PPW_REC_FRAGQ);
 	if (!r)
 		return 0;
-	__builtin_memset(r, 0, sizeof(*r));
-	r->type = PPW_REC_FRAGQ;
 	r->fragq.fq = addr;
 	r->fragq.netns_ino = netns_ino;
 	r->fragq.family = family;
@@ -383,8 +326,8 @@ __noinline int scan_fragq(__u64 addr, __u32 netns_ino, __u32 family)
 	}
 	r->fragq.len = BPF_CORE_READ(q, len);
 	r->fragq.meat = BPF_CORE_READ(q, meat);
-	r->fragq.skbs = f.w.skbs;
-	r->fragq.flags = f.w.truncated;
+	r->fragq.skbs = w->skbs;
+	r->fragq.flags = w->truncated;
 	emit_rec(r);
 	return 0;
 }
@@ -524,4 +467,40 @@ static __always_inline void scan_qobj_one(const struct ppw_qobj *o)
 			   o->kind == QO_FRAGQ_V6 ? PPW_AF_INET6 : PPW_AF_INET);
 }
 
-#endif /* __PPWATCH_QUEUES_BPF_H */
+/*
+ * Every namespace's qdiscs and fragment reassembly queues, listed in one
+ * element...
+ */
+SEC("iter/task")
+int scan_queues(struct bpf_iter__task *ctx)
+{
+	if (!ctx->task || ctx->meta->seq_num > 0)
+		return 0;
+	queue_n = 0;
+	list_all_queues();
+	return 0;
+}
+
+/*
+ * ...then walked, the next entry of the list in each element (each task) of
+ * a run, until the page ring is half full: user space drains it and reads
+ * a fresh iterator while qobj_next < queue_n. In a loop in one element, the
+ * queue walks would be one call frame deeper, and iter/bpf_map_elem is
+ * refused on some kernels (EPERM on this build host).
+ */
+__u32 qobj_next;
+
+SEC("iter/task")
+int scan_qobj(struct bpf_iter__task *ctx)
+{
+	__u32 i = qobj_next;
+	struct ppw_qobj *o;
+
+	if (!ctx->task || i >= queue_n || scan_ring_busy())
+		return 0;
+	o = bpf_map_lookup_elem(&queue_objs, &i);
+	if (o)
+		scan_qobj_one(o);
+	qobj_next = i + 1;
+	return 0;
+}
