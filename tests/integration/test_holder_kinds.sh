@@ -15,6 +15,7 @@ ALL_TESTS="
 	scm_rights_in_flight
 	qdisc_tbf
 	qdisc_pfifo_under_tbf
+	qdisc_pfifo_fast_under_tbf
 	qdisc_htb_classes
 	qdisc_htb_thousands_of_classes
 	fragment_queue
@@ -156,6 +157,26 @@ qdisc_pfifo_under_tbf() {
 	log "$(jq -c '{holder, qdisc}' <<<"$h")"
 	check "pfifo 10: under tbf 1:" jget "$h" \
 		'.qdisc.handle == "10:0" and .qdisc.under == "tbf 1:" and .qdisc.parent == "1:1"' >/dev/null
+}
+
+# pfifo_fast keeps its packets in three ptr_rings of its own, not in q->q:
+# the walk goes through each band's slots
+qdisc_pfifo_fast_under_tbf() {
+	require_kernel
+	lab_begin
+	lab_forward_up || fail "forward"
+	local h doc
+	if ! tc -n "$LAB_B" qdisc add dev bq root handle 1: tbf rate 8kbit burst 1600 limit 2mb ||
+		! tc -n "$LAB_B" qdisc add dev bq parent 1:1 handle 10: pfifo_fast; then
+		skip "tc cannot add tbf with a pfifo_fast child"
+	fi
+	forward_through 400 1400 6000
+	doc=$(settled_holders)
+	right_holder "$doc" '.kind == "qdisc" and .qdisc.kind == "pfifo_fast"' 150
+	h=$RH
+	log "$(jq -c '{holder, qdisc}' <<<"$h")"
+	check "pfifo_fast 10: under tbf 1:, every packet walked" jget "$h" \
+		'.qdisc.handle == "10:0" and .qdisc.under == "tbf 1:" and .qdisc.skbs_walked == .qdisc.qlen' >/dev/null
 }
 
 qdisc_htb_classes() {
