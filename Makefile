@@ -410,6 +410,13 @@ compdb: $(SKEL)
 	$(call msg,GEN,compile_commands.json)
 	$(Q)scripts/compdb.sh '$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS)' $(CLI_SRCS) > compile_commands.json
 
+# the BPF compiler and its flags, for tests/check-bpf.sh
+.PHONY: print-bpfcflags print-clang
+print-bpfcflags:
+	@echo '$(BPFCFLAGS)'
+print-clang:
+	@echo '$(CLANG)'
+
 # --- set-up and install ----------------------------------------------------------
 .PHONY: deps
 deps:

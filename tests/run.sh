@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The whole suite ('make test'): unit tests (no root), plain and under
-# ASan+UBSan; the source checks (docs, layout, format, shellcheck, bash
-# completion) and the fuzz targets, briefly (tests/fuzz/run.sh --brief);
+# ASan+UBSan; the source checks (docs, layout, BPF structure and stack
+# budget, format, shellcheck, bash completion) and the fuzz targets,
+# briefly (tests/fuzz/run.sh --brief);
 # the integration tests on the running kernel in network-namespace labs
 # (root, BTF); then the kernel VM tests when the rig is present. Skips print
 # their reason; any failure makes the run fail. It ends with one line over
@@ -145,6 +146,8 @@ for suite in $SUITES; do
 		echo "== checks"
 		run docs tests/check-docs.sh
 		run layout tests/check-layout.sh
+		# bpf/ headers compile alone; each program's stack by 6.1's rules
+		run bpf tests/check-bpf.sh
 		run format tests/check-format.sh
 		run shell tests/check-shell.sh
 		run completion tests/check-completion.sh
