@@ -17,6 +17,7 @@
 #include "sources/libbpf_log.h"
 #include "sources/loader.h"
 #include "sources/privs.h"
+#include "sources/prog_stats.h"
 
 static const struct {
 	enum attach_mode mode;
@@ -354,6 +355,7 @@ static int try_mode(struct session *s, enum attach_mode m)
 	const char *pfx = modes[m].sec_prefix;
 	struct bpf_program *prog;
 	const char *stage = "opening the BPF object for";
+	char *stats;
 	int err;
 
 	libbpf_log_clear();
@@ -386,9 +388,13 @@ static int try_mode(struct session *s, enum attach_mode m)
 
 	stage = "loading";
 	libbpf_log_quiet(log_get_level() < LOG_DEBUG);
+	stats = prog_stats_arm(s->skel->obj); /* PPWATCH_VERIFIER_STATS only */
 	err = ppwatch_bpf__load(s->skel);
-	if (err)
+	if (err) {
+		free(stats);
 		goto fail;
+	}
+	prog_stats_report(s->skel->obj, stats);
 	stage = "attaching to the page_pool tracepoints";
 	s->start_ns = now_boot_ns();
 	err = ppwatch_bpf__attach(s->skel);
