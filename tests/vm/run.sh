@@ -19,6 +19,8 @@
 #                                    Each SKIP names the matrix key that
 #                                    declares it (lib.sh skip), which
 #                                    kernel/rig.sh check_log holds to the line
+#   PPVM-STACK: PROG: stack FUNC=N ... (N functions, sum N), processed N insns
+#                                    each program's verified stack, per function
 #   PPVM-SUMMARY: flavor=F pass=N fail=N skip=N asserted=N partial=N skipped=N
 #   PPVM-END
 export FLAVOR=$1
@@ -120,6 +122,17 @@ run_test() {
 			fail "module $m not loaded: $(tr '\n' ' ' 2>/dev/null </tmp/modules.log)"
 		fi
 	done
+	# each program's stack as this kernel's verifier measured it
+	# (PPWATCH_VERIFIER_STATS; tests/check-bpf.sh holds them to 6.1's
+	# budget): the holder scan's programs, or where it cannot run the others
+	if [ -x $PPWATCH ]; then
+		for c in holders "pools --window 0.1"; do
+			# shellcheck disable=SC2086 # the command and its options
+			PPWATCH_VERIFIER_STATS=1 $PPWATCH -v $c 2>&1 >/dev/null | grep '^verifier: ' >/tmp/stack.log
+			[ -s /tmp/stack.log ] && break
+		done
+		sed "s/^verifier: /PPVM-STACK: /" /tmp/stack.log
+	fi
 	# ppvm.only=NN[,NN...] on the kernel command line (VM_APPEND): only those
 	# tests, for a quick turn on one kernel; make kernel-test never sets it
 	only=$(sed -n 's/.*ppvm\.only=\([0-9,]*\).*/\1/p' /proc/cmdline)
