@@ -7,8 +7,8 @@
 #include "lib/escape.h"
 #include "lib/util.h"
 #include "model/recording.h"
+#include "output/pm_text.h"
 #include "output/pm_verdict_fmt.h"
-#include "output/postmortem_fmt.h"
 #include "output/pool_verdict_fmt.h"
 
 static enum pv_code code_of(const char *name)

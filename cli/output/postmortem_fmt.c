@@ -14,6 +14,7 @@
 #include "lib/util.h"
 #include "model/postmortem.h"
 #include "model/recording.h"
+#include "output/pm_text.h"
 #include "output/pm_verdict_fmt.h"
 #include "output/postmortem_fmt.h"
 
@@ -48,39 +49,6 @@ static const char *clock_str(char *buf, size_t len, double t)
 	snprintf(buf, len, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 ms > 999 ? 999 : ms);
 	return buf;
-}
-
-/* a recorded count: whole, or in %g form past 1e15 (a recording may hold any number) */
-const char *count_str(char *buf, size_t len, double v)
-{
-	snprintf(buf, len, fabs(v) < 1e15 ? "%.0f" : "%.3g", v);
-	return buf;
-}
-
-/* a recorded string, escaped; dflt when there is none */
-void put_str(FILE *f, const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = jstr(o, key, dflt);
-
-	esc_put(f, s, strlen(s), NULL);
-}
-
-void put_frames(FILE *f, const json_t *frames)
-{
-	const json_t *fr;
-	size_t j;
-
-	json_array_foreach(frames, j, fr)
-	{
-		const char *s = json_string_value(fr);
-
-		if (j == 8)
-			break;
-		fputs(j ? " < " : " ", f);
-		s = s ? s : "?";
-		esc_put(f, s, strlen(s), NULL);
-	}
-	fputc('\n', f);
 }
 
 static void text_timeline(FILE *f, const json_t *tl)

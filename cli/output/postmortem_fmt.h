@@ -20,11 +20,4 @@ void postmortem_json(struct json *j, const json_t *v);
 /* 0, or -EIO with the emitter's complaint reported */
 int postmortem_yaml(FILE *f, const json_t *rep);
 
-/* the text renderers' parts (output/pm_verdict_fmt.c too): a count of a report, whole */
-const char *count_str(char *buf, size_t len, double v);
-/* a string of a report, escaped; dflt when o has none at key */
-void put_str(FILE *f, const json_t *o, const char *key, const char *dflt);
-/* a sampled stack's first frames, innermost first, and the line's end */
-void put_frames(FILE *f, const json_t *frames);
-
 #endif /* __PPWATCH_OUTPUT_POSTMORTEM_FMT_H */
