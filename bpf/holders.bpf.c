@@ -21,7 +21,8 @@
  * queue longer than the bound is reported as truncated, never dropped
  * silently (skbwalk.bpf.h).
  *
- * This file defines the scan's maps and globals (holders.bpf.h).
+ * This file defines the scan's maps and globals (scan.bpf.h); the pages of
+ * each skb are found by skbscan.bpf.c.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -29,7 +30,7 @@
 #include <bpf/bpf_tracing.h>
 
 #define PPW_DEFINE_SCAN
-#include "holders.bpf.h"
+#include "scan.bpf.h"
 #include "skbwalk.bpf.h"
 
 #define PPW_TCP_TIME_WAIT    6
@@ -42,8 +43,6 @@ __u64 used_vmemmap;
 /* the next entry of inflight_socks scan_inflight walks */
 __u32 inflight_next;
 
-/* ---- pages ---------------------------------------------------------------------- */
-
 /* a trusted pointer as a plain number: the verifier forbids arithmetic on it */
 static __always_inline __u64 scalar_of(const void *p)
 {
@@ -51,107 +50,6 @@ static __always_inline __u64 scalar_of(const void *p)
 
 	bpf_probe_read_kernel(&v, sizeof(v), &p);
 	return v;
-}
-
-/* virt_to_page() for the direct map; 0 if the layout is unknown */
-static __always_inline __u64 virt_to_page_addr(__u64 va)
-{
-	__u64 off = layout_page_offset(), vm = layout_vmemmap();
-
-	if (!off || !vm || va < off)
-		return 0;
-	return vm + ((va - off) >> cfg_page_shift) * bpf_core_type_size(struct page);
-}
-
-/*
- * The pool a netmem belongs to, 0 if it is not a page_pool page; *key gets
- * the ledger key (the head page, or the net_iov with bit 0 set). net_iov
- * keeps pp_magic and pp at the same offsets as struct page.
- */
-static __always_inline __u64 netmem_pool(__u64 netmem, __u64 *key)
-{
-	__u64 pg = netmem & ~1ULL, magic;
-
-	if (!pg)
-		return 0;
-	if (!(netmem & 1))
-		pg = page_compound_head(pg);
-	magic = read_u64(pg + bpf_core_field_offset(struct page, pp_magic));
-	if ((magic & cfg_pp_magic_mask) != cfg_pp_signature)
-		return 0;
-	*key = netmem & 1 ? netmem : pg;
-	return page_pool_of(pg, ~((1ULL << cfg_page_shift) - 1));
-}
-
-static __always_inline void emit_netmem(struct pp_walk *w, __u64 netmem, __u32 where)
-{
-	struct ppw_scan_rec *r;
-	__u64 key = 0, pool;
-
-	pool = netmem_pool(netmem, &key);
-	if (!pool) {
-		w->nonpp++;
-		return;
-	}
-	/* a destroyed pool without a netdev is listed nowhere: its pages lead to it */
-	if (!bpf_map_lookup_elem(&pools, &pool)) {
-		__u8 one = 1;
-
-		bpf_map_update_elem(&unknown_pools, &pool, &one, BPF_NOEXIST);
-	}
-	r = scan_rec(PPW_REC_PAGE);
-	if (!r)
-		return;
-	r->page.holder = w->holder;
-	r->page.netmem = key;
-	r->page.pool = pool;
-	r->page.where = where;
-	/* in_ledger, gen, hold_ns: the page ledger is user space's (sources/holder_scan.c) */
-	r->page.stack_id = -1;
-	emit_rec(r);
-}
-
-static long frag_cb(__u64 i, void *data)
-{
-	struct pp_walk *w = *(struct pp_walk **)data;
-	__u64 at;
-
-	if (!w || i >= w->nr_frags)
-		return 1;
-	at = w->shinfo + bpf_core_field_offset(struct skb_shared_info, frags) +
-	     i * bpf_core_type_size(skb_frag_t);
-	emit_netmem(w, skb_frag_netmem_at(at), w->frag_where);
-	return 0;
-}
-
-/* holders.bpf.h: head page and frags of one skb */
-__noinline __u64 scan_one_skb(struct pp_walk *w, __u64 skb_addr, __u32 in_fraglist)
-{
-	struct sk_buff *skb = (void *)skb_addr;
-	__u64 head;
-	__u8 nr = 0;
-
-	if (!w)
-		return 0;
-	w->skbs++;
-	if (!in_fraglist) /* not a frag_list member: its len counts those already */
-		w->bytes += BPF_CORE_READ(skb, len);
-	head = (__u64)BPF_CORE_READ(skb, head);
-	w->shinfo = head + BPF_CORE_READ(skb, end);
-	if (BPF_CORE_READ_BITFIELD_PROBED(skb, head_frag))
-		emit_netmem(w, virt_to_page_addr(head),
-			    w->where		?:
-				    in_fraglist ? PPW_IN_FRAGLIST :
-						  PPW_IN_HEAD);
-	bpf_probe_read_kernel(&nr, sizeof(nr),
-			      (void *)w->shinfo +
-				      bpf_core_field_offset(struct skb_shared_info, nr_frags));
-	if (nr) {
-		w->nr_frags = nr;
-		w->frag_where = w->where ?: in_fraglist ? PPW_IN_FRAGLIST : PPW_IN_FRAG;
-		bpf_loop(PPW_MAX_FRAGS, frag_cb, &w, 0);
-	}
-	return w->shinfo;
 }
 
 /* ---- sockets -------------------------------------------------------------------- */

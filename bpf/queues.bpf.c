@@ -28,7 +28,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_tracing.h>
 
-#include "holders.bpf.h"
+#include "scan.bpf.h"
 #include "skbwalk.bpf.h"
 
 /* the queues the first pass found */

@@ -2,7 +2,7 @@
 /*
  * The walk over a queue of skbs, for every holder the scan walks: one
  * bpf_loop whose step (skb_walk_cb) scans the skb at the cursor with
- * scan_one_skb() (holders.bpf.c), goes down its frag_list (one level, as
+ * scan_one_skb() (skbscan.bpf.c), goes down its frag_list (one level, as
  * GRO builds them) and moves on the way the queue links its skbs
  * (enum ppw_link). Nested loops would each be a call frame: a socket's
  * walk is five frames deep this way (the program, walk_sock, this step,
@@ -17,7 +17,10 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
-#include "holders.bpf.h"
+#include "scan.bpf.h"
+
+/* skbscan.bpf.c: the head page and frags of one skb; its skb_shared_info */
+extern __u64 scan_one_skb(struct pp_walk *w, __u64 skb, __u32 in_fraglist);
 
 /* a bpf_loop callback: static, kept where a header's includer does not call it */
 #define PPW_CALLBACK static __attribute__((unused))

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The holder scan's shared declarations: the maps and globals of the scan
- * families (holders.bpf.c defines them, PPW_DEFINE_SCAN; queues.bpf.c
- * declares them extern and 'bpftool gen object' links one copy), the walk
- * state, and the small helpers both use. The walk itself is in
- * skbwalk.bpf.h.
+ * families (holders.bpf.c defines them, PPW_DEFINE_SCAN; queues.bpf.c and
+ * skbscan.bpf.c declare them extern and 'bpftool gen object' links one
+ * copy), the walk state, and the small helpers they use. The walk over a
+ * queue is skbwalk.bpf.h, the pages of one skb skbscan.bpf.c.
  *
  * The walk state lives in a per-CPU array, not on the stack: the verifier
  * allows 512 bytes of stack for all the frames of a call chain, and a walk
@@ -12,8 +12,8 @@
  * Iterator programs run with migration disabled, and no scan program runs
  * inside another, so one state per CPU is enough.
  */
-#ifndef __PPWATCH_HOLDERS_BPF_H
-#define __PPWATCH_HOLDERS_BPF_H
+#ifndef __PPWATCH_SCAN_BPF_H
+#define __PPWATCH_SCAN_BPF_H
 
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
@@ -134,13 +134,6 @@ PPW_SCAN_MAP struct {
 /* entries of inflight_socks used; user space resets it before a scan */
 PPW_SCAN_VAR(__u32, inflight_n);
 
-/*
- * Head page and frags of one skb (holders.bpf.c): a global function,
- * verified once, not at every walk that reaches it. Returns the skb's
- * skb_shared_info, 0 if w is NULL.
- */
-extern __u64 scan_one_skb(struct pp_walk *w, __u64 skb, __u32 in_fraglist);
-
 /* this CPU's walk state, emptied; NULL only if the map lookup fails */
 static __always_inline struct pp_walk *walk_begin(__u64 holder)
 {
@@ -203,6 +196,16 @@ static __always_inline __u64 read_u64(__u64 addr)
 	return v;
 }
 
+/* virt_to_page() for the direct map; 0 if the layout is unknown */
+static __always_inline __u64 virt_to_page_addr(__u64 va)
+{
+	__u64 off = layout_page_offset(), vm = layout_vmemmap();
+
+	if (!off || !vm || va < off)
+		return 0;
+	return vm + ((va - off) >> cfg_page_shift) * bpf_core_type_size(struct page);
+}
+
 /* ---- the TCP out-of-order queue and fragment runs: rbtrees of skbs ------------ */
 
 static __always_inline struct rb_node *rb_leftmost(struct rb_node *n)
@@ -235,4 +238,4 @@ static __always_inline struct rb_node *rb_next_node(struct rb_node *n)
 	return NULL;
 }
 
-#endif /* __PPWATCH_HOLDERS_BPF_H */
+#endif /* __PPWATCH_SCAN_BPF_H */
