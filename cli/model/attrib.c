@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,26 @@ static int qdisc_cmp(const void *a, const void *b)
 {
 	return CMP((*(const struct ppw_rec_qdisc **)a)->qdisc,
 		   (*(const struct ppw_rec_qdisc **)b)->qdisc);
+}
+
+/* a qdisc's device and handle major: where a class's qdisc finds its parent */
+static int qdisc_dev_key_cmp(const struct ppw_rec_qdisc *x, __u32 netns, __s32 ifindex, __u32 major)
+{
+	if (x->netns_ino != netns)
+		return CMP(x->netns_ino, netns);
+	if (x->ifindex != ifindex)
+		return CMP(x->ifindex, ifindex);
+	return CMP(x->handle >> 16, major);
+}
+
+/* by device and handle major, then in the scan's order */
+static int qdisc_dev_cmp(const void *a, const void *b)
+{
+	const struct ppw_rec_qdisc *x = *(const struct ppw_rec_qdisc **)a;
+	const struct ppw_rec_qdisc *y = *(const struct ppw_rec_qdisc **)b;
+	int c = qdisc_dev_key_cmp(x, y->netns_ino, y->ifindex, y->handle >> 16);
+
+	return c ? c : CMP((uintptr_t)x, (uintptr_t)y);
 }
 
 static int fragq_cmp(const void *a, const void *b)
@@ -125,21 +146,32 @@ const struct ppw_rec_page *attrib_page_holder(const struct holders_report *rep, 
 
 /* ---- filling a holder from its records ------------------------------------------ */
 
-/* the qdisc whose class q hangs under (same device, its handle's major), or NULL at the root */
+/*
+ * The qdisc whose class q hangs under (same device, its handle's major), or
+ * NULL at the root: the first such qdisc in the scan's order, found in
+ * qdisc_dev_idx (a search per holder and per listed page: an htb with
+ * tens of thousands of classes has as many qdiscs).
+ */
 static const struct ppw_rec_qdisc *qdisc_parent(const struct holders_report *rep,
 						const struct ppw_rec_qdisc *q)
 {
-	size_t i;
+	const struct ppw_rec_qdisc *const *idx = rep->qdisc_dev_idx;
+	size_t lo = 0, hi = rep->scan->nqdiscs, mid;
 
-	if (q->parent == 0xffffffff || !q->parent) /* TC_H_ROOT, unspecified */
+	if (q->parent == 0xffffffff || !q->parent || !idx) /* TC_H_ROOT, unspecified */
 		return NULL;
-	for (i = 0; i < rep->scan->nqdiscs; i++) {
-		const struct ppw_rec_qdisc *p = &rep->scan->qdiscs[i];
-
-		if (p != q && p->netns_ino == q->netns_ino && p->ifindex == q->ifindex &&
-		    p->handle >> 16 == q->parent >> 16)
-			return p;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (qdisc_dev_key_cmp(idx[mid], q->netns_ino, q->ifindex, q->parent >> 16) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	for (; lo < rep->scan->nqdiscs &&
+	       !qdisc_dev_key_cmp(idx[lo], q->netns_ino, q->ifindex, q->parent >> 16);
+	     lo++)
+		if (idx[lo] != q)
+			return idx[lo];
 	return NULL;
 }
 
@@ -298,6 +330,7 @@ static int index_scan(struct holders_report *rep, const struct scan_result *scan
 	    INDEX(rep, owner_idx, scan->owners, scan->nowners, owner_cmp) ||
 	    INDEX(rep, inflight_idx, scan->inflight, scan->ninflight, inflight_cmp) ||
 	    INDEX(rep, qdisc_idx, scan->qdiscs, scan->nqdiscs, qdisc_cmp) ||
+	    INDEX(rep, qdisc_dev_idx, scan->qdiscs, scan->nqdiscs, qdisc_dev_cmp) ||
 	    INDEX(rep, fragq_idx, scan->fragqs, scan->nfragqs, fragq_cmp))
 		return -ENOMEM;
 	rep->npage_idx = scan->npages;
@@ -565,6 +598,7 @@ void attrib_free(struct holders_report *rep)
 	free(rep->owner_idx);
 	free(rep->inflight_idx);
 	free(rep->qdisc_idx);
+	free(rep->qdisc_dev_idx);
 	free(rep->fragq_idx);
 	memset(rep, 0, sizeof(*rep));
 }

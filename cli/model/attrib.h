@@ -119,6 +119,7 @@ struct holders_report {
 	const struct ppw_rec_owner **owner_idx;	      /* by sk */
 	const struct ppw_rec_inflight **inflight_idx; /* by sk */
 	const struct ppw_rec_qdisc **qdisc_idx;	      /* by qdisc */
+	const struct ppw_rec_qdisc **qdisc_dev_idx;   /* by device, handle major */
 	const struct ppw_rec_fragq **fragq_idx;	      /* by queue */
 	const struct scan_result *scan;
 	__u64 sockets, skbs, truncated_sockets, nonpp_pages, pages_seen;

@@ -396,11 +396,94 @@ static void test_every_kind(void)
 	attrib_free(&rep);
 }
 
+/*
+ * An htb with thousands of classes on two devices of two namespaces, each
+ * class's qdisc holding a page: every holder and every page's holder names
+ * the root of its own device as the qdisc above it (qdisc_dev_idx; the
+ * search was once linear per holder and per page).
+ */
+static void test_qdisc_parents(void)
+{
+	enum { LEAVES = 3000, NQ = 2 * (LEAVES + 1) };
+	struct attrib_params p = { .now_ns = NOW, .page_size = 4096 };
+	struct ppw_rec_qdisc *qd = calloc(NQ, sizeof(*qd));
+	struct ppw_rec_page *pg = calloc(NQ, sizeof(*pg));
+	struct ppw_rec_pool pl = { .pool = POOL_A, .gen = 1, .hold = NQ, .release = 0 };
+	struct holders_report rep;
+	const struct pool_holders *ph;
+	size_t i, n = 0, wrong = 0, named = 0;
+	char desc[160];
+	int d, k;
+
+	setup();
+	if (!qd || !pg) {
+		CHECK(0, "out of memory");
+		free(qd);
+		free(pg);
+		return;
+	}
+	for (d = 0; d < 2; d++) {
+		/* the root 1: of each device, then its leaves (handle 0, parent 1:k) */
+		qd[n++] = (struct ppw_rec_qdisc){ .qdisc = 0xc00000 + d,
+						  .netns_ino = 4026531840U + d,
+						  .ifindex = 3,
+						  .handle = 0x10000,
+						  .parent = 0xffffffff,
+						  .kind = "htb",
+						  .dev = "bq",
+						  .flags = PPW_QF_ROOT };
+		for (k = 1; k <= LEAVES; k++)
+			qd[n++] = (struct ppw_rec_qdisc){ .qdisc = 0xd00000 + d * 0x10000 + k,
+							  .netns_ino = 4026531840U + d,
+							  .ifindex = 3,
+							  .handle = 0,
+							  .parent = 0x10000 + k,
+							  .kind = "pfifo",
+							  .dev = "bq" };
+	}
+	for (i = 0; i < n; i++)
+		pg[i] = (struct ppw_rec_page){ .holder = qd[i].qdisc,
+					       .netmem = PG(100 + i),
+					       .pool = POOL_A,
+					       .where = PPW_IN_QDISC,
+					       .stack_id = -1 };
+	scan.pages = pg;
+	scan.npages = n;
+	scan.pools = &pl;
+	scan.npools = 1;
+	scan.qdiscs = qd;
+	scan.nqdiscs = n;
+	CHECK_INT(attrib_build(&rep, &scan, &snap, &p), 0);
+	ph = &rep.pools[0];
+	for (i = 0; i < ph->n; i++) {
+		const struct holder *h = &ph->v[i];
+
+		if (h->kind != HK_QDISC || !h->qdisc)
+			continue;
+		named++;
+		if (h->qdisc->flags & PPW_QF_ROOT)
+			wrong += h->qdisc_parent != NULL;
+		else
+			wrong += !h->qdisc_parent ||
+				 h->qdisc_parent->netns_ino != h->qdisc->netns_ino ||
+				 !(h->qdisc_parent->flags & PPW_QF_ROOT);
+	}
+	CHECK_INT(named, n);
+	CHECK_INT(wrong, 0);
+	/* a listed page's holder ('pages'), from the other namespace's last leaf */
+	holder_desc_of(desc, sizeof(desc), &rep, &pg[n - 1]);
+	CHECK_STR(desc, "qdisc pfifo 0: (under htb 1:) on bq (netns 4026531841)");
+	attrib_free(&rep);
+	free(qd);
+	free(pg);
+}
+
 int main(void)
 {
 	TEST(test_sums);
 	TEST(test_every_kind);
 	TEST(test_frag_page_of_pool);
 	TEST(test_golden);
+	TEST(test_qdisc_parents);
 	return unit_done();
 }
