@@ -203,11 +203,7 @@ static __always_inline struct net_device *pool_netdev(struct page_pool *pool)
 	return NULL;
 }
 
-/*
- * The same series lists a device's pools on dev->page_pools, through
- * pool->user.list (083772c9f972): the first entry, NULL before 6.8, and
- * the pool of an entry.
- */
+/* the same series' dev->page_pools (083772c9f972): its first pool, NULL before */
 struct net_device___pools {
 	struct hlist_head page_pools;
 } __attribute__((preserve_access_index));
@@ -216,12 +212,10 @@ static __always_inline struct hlist_node *netdev_pools_first(struct net_device *
 {
 	struct net_device___pools *d = (void *)nd;
 
-	if (bpf_core_field_exists(d->page_pools))
-		return BPF_CORE_READ(d, page_pools.first);
-	return NULL;
+	return bpf_core_field_exists(d->page_pools) ? BPF_CORE_READ(d, page_pools.first) : NULL;
 }
 
-/* (only for an entry netdev_pools_first() led to: the field exists then) */
+/* the pool of an entry netdev_pools_first() led to (pool->user.list exists then) */
 static __always_inline __u64 pool_of_user_list(struct hlist_node *n)
 {
 	return (__u64)n - bpf_core_field_offset(struct page_pool, user.list);
@@ -748,14 +742,12 @@ struct trace_event_raw_page_pool_destroy_unmap___ppw {
  * encodings cannot be mistaken for each other: a mask is ones from bit 63
  * down to some bit, then zeros; no struct page lives at such an address.
  *
- * The field's offset, whichever name it has, is user space's to find in
- * BTF (cfg_page_compound_off, cli/sources/kfeatures.c): a CO-RE read of
- * each name would need a subprogram of its own (the rule at the top; on
- * 7.x 'compound_head' does not resolve, before it 'compound_info' does
- * not), one call frame more under every page the holder scan checks. One
- * decoding serves both: a head's address + 1 is never such a mask.
+ * The field's offset, whichever name it has, comes from user space's look
+ * at BTF (cfg_page_compound_off, cli/sources/kfeatures.c): a CO-RE read of
+ * each name would be a subprogram of its own (the rule at the top), one
+ * call frame more under every page the holder scan checks. One decoding
+ * serves both: a head's address + 1 is never such a mask.
  */
-
 /* the head page of page 'pg' (pg itself unless it is a tail page) */
 static __always_inline __u64 page_compound_head(__u64 pg)
 {
@@ -773,12 +765,11 @@ static __always_inline __u64 page_compound_head(__u64 pg)
 }
 
 /*
- * 20. A network namespace's cookie: net->net_cookie, an atomic64_t handed
- * out on first use since f318903c0bf4 "bpf: Add netns cookie and enable it
- * for bpf cgroup hooks" (Daniel Borkmann, v5.7), a u64 set when the
- * namespace is set up since 3d368ab87cf6 "net: initialize net->net_cookie
- * at netns setup" (Eric Dumazet, v5.12). Only the u64 is read (CO-RE does
- * not match it against the atomic64_t): before, the cookie is 0, unknown.
+ * 20. A network namespace's cookie: net->net_cookie, an atomic64_t given on
+ * first use from f318903c0bf4 "bpf: Add netns cookie and enable it for bpf
+ * cgroup hooks" (Daniel Borkmann, v5.7), a u64 set at setup from
+ * 3d368ab87cf6 "net: initialize net->net_cookie at netns setup" (Eric
+ * Dumazet, v5.12). Only the u64 is read: before, the cookie is 0, unknown.
  */
 struct net___cookie {
 	u64 net_cookie;
@@ -792,6 +783,25 @@ static __always_inline __u64 net_cookie_of(struct net *net)
 		return BPF_CORE_READ(n, net_cookie);
 	return 0;
 }
+
+/*
+ * 21. Protocol iterators that hold each socket's lock (lock_sock()) while
+ * the program runs (softirq cannot change its queues meanwhile): those that
+ * take sockets in batches, a batch state with max_sk. iter/tcp since
+ * 04c7820b776f "bpf: tcp: Bpf iter batching and lock_sock" (Martin KaFai
+ * Lau, v5.15), iter/unix since "bpf: af_unix: Use batching algorithm in bpf
+ * unix iter" (Kuniyuki Iwashima, v5.18), iter/udp since "bpf: udp:
+ * Implement batching for sockets iterator" (Aditi Ghag, v6.5).
+ */
+#define PPW_ITER_STATE(s)            \
+	struct s {                   \
+		unsigned int max_sk; \
+	} __attribute__((preserve_access_index))
+PPW_ITER_STATE(bpf_tcp_iter_state___ppw);
+PPW_ITER_STATE(bpf_udp_iter_state___ppw);
+PPW_ITER_STATE(bpf_unix_iter_state___ppw);
+/* PPW_SF_LOCKED where the iterator of that batch state locks its sockets */
+#define PPW_ITER_LOCKED(s) (bpf_core_field_exists(((struct s *)0)->max_sk) ? PPW_SF_LOCKED : 0)
 
 /*
  * Differences handled in user space (cli/sources/kfeatures.c), by reading BTF:

@@ -179,9 +179,11 @@ static __always_inline bool sock_skip(struct sock *sk)
 }
 
 /*
- * The protocol iterators run after the fd walk: they add the sockets no
- * process holds (orphans still hashed: FIN-WAIT, CLOSE-WAIT, LAST-ACK), and
- * skip the ones an fd led to already.
+ * The protocol iterators run first, in every namespace: each walks its
+ * sockets under the socket's lock where the kernel's iterator takes it
+ * (core_fixes.bpf.h: PPW_ITER_LOCKED), the orphans still hashed too
+ * (FIN-WAIT, CLOSE-WAIT, LAST-ACK). The fd walk after them names each
+ * socket's processes and walks only what no protocol iterator lists.
  */
 SEC("iter/tcp")
 int scan_tcp(struct bpf_iter__tcp *ctx)
@@ -190,7 +192,7 @@ int scan_tcp(struct bpf_iter__tcp *ctx)
 
 	if (!sk || sock_skip(sk) || !first_walk(sk))
 		return 0;
-	return walk_sock(ctx->meta->seq, sk, 0);
+	return walk_sock(ctx->meta->seq, sk, PPW_ITER_LOCKED(bpf_tcp_iter_state___ppw));
 }
 
 SEC("iter/udp")
@@ -200,7 +202,7 @@ int scan_udp(struct bpf_iter__udp *ctx)
 
 	if (!sk || !first_walk(sk))
 		return 0;
-	return walk_sock(ctx->meta->seq, sk, 0);
+	return walk_sock(ctx->meta->seq, sk, PPW_ITER_LOCKED(bpf_udp_iter_state___ppw));
 }
 
 SEC("iter/unix")
@@ -210,7 +212,7 @@ int scan_unix(struct bpf_iter__unix *ctx)
 
 	if (!sk || !first_walk(sk))
 		return 0;
-	return walk_sock(ctx->meta->seq, sk, 0);
+	return walk_sock(ctx->meta->seq, sk, PPW_ITER_LOCKED(bpf_unix_iter_state___ppw));
 }
 
 SEC("iter/task_file")
@@ -242,8 +244,8 @@ int scan_fds(struct bpf_iter__task_file *ctx)
 	BPF_CORE_READ_STR_INTO(&r->owner.comm, task, comm);
 	bpf_seq_write(ctx->meta->seq, r, sizeof(*r));
 
-	/* any socket, in any state, hashed or not (a reset TCP socket is CLOSE and
-	 * in no table): the first fd that leads to it walks it */
+	/* what no protocol iterator listed (packet, raw, a reset TCP socket: CLOSE
+	 * and in no table; a namespace not entered): the first fd walks it, unlocked */
 	if (!first_walk(sk))
 		return 0;
 	return walk_sock(ctx->meta->seq, sk, PPW_SF_VIA_FD);

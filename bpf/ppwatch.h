@@ -297,6 +297,7 @@ enum ppw_sock_flags {
 	PPW_SF_VIA_FD = 1U << 1,    /* walked from a process's fd */
 	PPW_SF_IN_FLIGHT = 1U << 2, /* reached through an skb carrying its file (SCM_RIGHTS) */
 	PPW_SF_DEAD = 1U << 3,	    /* SOCK_DEAD: closed by its process, an orphan until it ends */
+	PPW_SF_LOCKED = 1U << 4,    /* walked under its lock (a protocol iterator that locks) */
 };
 
 struct ppw_rec_sock {

@@ -162,6 +162,7 @@ static void holder_extra(struct json *j, const void *p, void *ctx)
 		json_arr_close(j);
 		json_kv_u64(j, "owners_total", h->nowners);
 		json_kv_bool(j, "orphan", h->sock && !h->nowners && sock_is_orphan(h->sock));
+		json_kv_bool(j, "walk_locked", h->sock && (h->sock->flags & PPW_SF_LOCKED));
 		json_key(j, "in_flight_on");
 		if (!h->carrier) {
 			json_put_null(j);

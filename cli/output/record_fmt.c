@@ -471,6 +471,7 @@ static void h_sock(struct json *j, const char *key, const void *o)
 	json_arr_close(j);
 	json_kv_u64(j, "owners_total", h->nowners);
 	json_kv_bool(j, "orphan", !h->nowners && sock_is_orphan(s));
+	json_kv_bool(j, "walk_locked", s->flags & PPW_SF_LOCKED);
 	if (!h->carrier)
 		return;
 	json_key(j, "in_flight_on");

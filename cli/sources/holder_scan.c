@@ -238,11 +238,12 @@ int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
 	out->skb_defer_max = read_u32_file("/proc/sys/net/core/skb_defer_max");
 	out->ncpus = s->ncpus;
 
-	/* first the fds: every socket a process holds, in any state, walked from there */
-	err = read_one(&a, s->skel->links.scan_fds, "process fd", "scan_fds");
-	if (err)
-		goto out;
-	/* the protocol iterators list the sockets of the namespace they are created in */
+	/*
+	 * First the protocol iterators, in the namespace each is created in: they
+	 * walk their sockets under each socket's lock where the kernel's takes it
+	 * (records say so: PPW_SF_LOCKED); a TCP socket's out-of-order tree is
+	 * rebalanced by softirq otherwise.
+	 */
 	err = netns_scan(nsl);
 	if (err)
 		goto out;
@@ -270,6 +271,10 @@ int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
 			out->netns_scanned++;
 		}
 	}
+	/* then the fds: every socket's processes, and the sockets no iterator listed */
+	err = read_one(&a, s->skel->links.scan_fds, "process fd", "scan_fds");
+	if (err)
+		goto out;
 	/* sockets whose only reference is an skb carrying their file, then the queues */
 	err = read_list(&a, s->skel->links.scan_inflight, &s->skel->bss->inflight_next,
 			&s->skel->bss->inflight_n, "in-flight socket", "scan_inflight");

@@ -258,7 +258,7 @@ static void test_every_kind(void)
 				       .type = 1,
 				       .protocol = IPPROTO_TCP,
 				       .state = 4,
-				       .flags = PPW_SF_DEAD,
+				       .flags = PPW_SF_DEAD | PPW_SF_LOCKED,
 				       .lport = 5002,
 				       .rport = 40001 };
 	ks[2] = (struct ppw_rec_sock){ .sk = 0xa3, .ino = 13, .family = 1, .type = 1, .state = 1 };
