@@ -254,27 +254,55 @@ int scan_fds(struct bpf_iter__task_file *ctx)
 /* ---- sockets in flight -------------------------------------------------------- */
 
 /*
+ * Is the socket an skb carried, noted in an earlier run, still that socket,
+ * held by that file? Its file is freed with RCU and its struct socket with
+ * its inode, so their words can be read after; releasing the socket
+ * clears sock->file and sock->sk, and memory used again for another
+ * socket gives another inode number. All four must match.
+ */
+static __always_inline bool inflight_same(const struct ppw_inflight_ref *ref)
+{
+	struct file *f = (void *)ref->file;
+	struct socket *sock = BPF_CORE_READ(f, private_data);
+
+	return sock && (__u64)BPF_CORE_READ(sock, file) == ref->file &&
+	       (__u64)BPF_CORE_READ(sock, sk) == ref->sk &&
+	       BPF_CORE_READ(f, f_inode, i_ino) == ref->ino;
+}
+
+/*
  * The sockets whose files skbs carry, found while the unix sockets were
- * walked, that no fd and no protocol iterator led to: their only reference
- * is the skb. The skb holds the file, so the socket outlives this walk.
- * One socket per element (each task) of a run, until the page ring is half
- * full: user space drains it and reads a fresh iterator while
- * inflight_next < inflight_n (walking one may add more: nested
- * SCM_RIGHTS). A loop over them in one element would be one call frame
- * more on the socket walk's chain.
+ * walked (their only reference may be the skb), checked again and walked
+ * if no protocol iterator and no fd led to them: one per element (each
+ * task) of a run, until the page ring is half full; user space drains it
+ * and reads a fresh iterator while inflight_next < inflight_n (walking one
+ * may add more: nested SCM_RIGHTS). A loop over them in one element would
+ * be one call frame more on the socket walk's chain. One that is not the
+ * same any more (received, closed, collected) is neither walked nor said
+ * to be in flight: its pages, if any, stay unattributed.
  */
 SEC("iter/task")
 int scan_inflight(struct bpf_iter__task *ctx)
 {
 	__u32 i = inflight_next;
-	__u64 *sk;
+	struct ppw_inflight_ref *ref;
+	struct ppw_scan_rec *r;
 
 	if (!ctx->task || i >= inflight_n || scan_ring_busy())
 		return 0;
 	inflight_next = i + 1;
-	sk = bpf_map_lookup_elem(&inflight_socks, &i);
-	if (sk && *sk && first_walk((struct sock *)*sk))
-		walk_sock(ctx->meta->seq, (struct sock *)*sk, PPW_SF_IN_FLIGHT);
+	ref = bpf_map_lookup_elem(&inflight_socks, &i);
+	if (!ref || !ref->sk || !inflight_same(ref))
+		return 0;
+	r = scan_rec(PPW_REC_INFLIGHT);
+	if (r) {
+		r->inflight.carrier = ref->carrier;
+		r->inflight.sk = ref->sk;
+		r->inflight.files = ref->files;
+		emit_rec(r);
+	}
+	if (first_walk((struct sock *)ref->sk))
+		walk_sock(ctx->meta->seq, (struct sock *)ref->sk, PPW_SF_IN_FLIGHT);
 	return 0;
 }
 

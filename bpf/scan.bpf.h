@@ -111,12 +111,25 @@ PPW_SCAN_MAP struct {
 	__type(value, __u8);
 } sock_walked SEC(".maps");
 
-/* sockets whose files skbs carry (SCM_RIGHTS), walked after the protocol iterators */
+/*
+ * A socket whose file an skb carries (SCM_RIGHTS), found while a unix
+ * socket was walked and walked in a later run (scan_inflight): what it is
+ * known by when it is walked again, the file and the inode with it.
+ */
+struct ppw_inflight_ref {
+	__u64 carrier; /* the unix socket whose queue holds the skb */
+	__u64 sk;
+	__u64 file;
+	__u64 ino;
+	__u32 files; /* files the skb carries */
+	__u32 pad;
+};
+
 PPW_SCAN_MAP struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, PPW_MAX_INFLIGHT);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct ppw_inflight_ref);
 } inflight_socks SEC(".maps");
 
 /*

@@ -27,24 +27,23 @@ extern __u64 scan_one_skb(struct pp_walk *w, __u64 skb, __u32 in_fraglist);
 
 /* ---- sockets in flight: files an skb on a unix socket carries (SCM_RIGHTS) ---- */
 
-static __always_inline void inflight_add(__u64 carrier, __u64 sk, __u32 files)
+/* a socket in flight, for scan_inflight (which says so once it has checked it) */
+static __always_inline void inflight_add(__u64 carrier, __u64 sk, __u64 file, __u64 ino,
+					 __u32 files)
 {
-	struct ppw_scan_rec *r = scan_rec(PPW_REC_INFLIGHT);
+	struct ppw_inflight_ref *ref;
 	__u32 i = inflight_n;
-	__u64 *slot;
 
-	if (r) {
-		r->inflight.carrier = carrier;
-		r->inflight.sk = sk;
-		r->inflight.files = files;
-		emit_rec(r);
-	}
-	slot = bpf_map_lookup_elem(&inflight_socks, &i);
-	if (!slot) { /* PPW_MAX_INFLIGHT sockets in flight: the rest are not walked */
+	ref = bpf_map_lookup_elem(&inflight_socks, &i);
+	if (!ref) { /* PPW_MAX_INFLIGHT sockets in flight: the rest are not walked */
 		cnt_inc(PPW_CNT_SCAN_TRUNC);
 		return;
 	}
-	*slot = sk;
+	ref->carrier = carrier;
+	ref->sk = sk;
+	ref->file = file;
+	ref->ino = ino;
+	ref->files = files;
 	inflight_n = i + 1;
 }
 
@@ -63,7 +62,8 @@ PPW_CALLBACK long scm_file_cb(__u64 i, void *data)
 	sock = BPF_CORE_READ(f, private_data);
 	sk = BPF_CORE_READ(sock, sk);
 	if (sk)
-		inflight_add(w->holder, (__u64)sk, w->aux_n);
+		inflight_add(w->holder, (__u64)sk, (__u64)f, BPF_CORE_READ(f, f_inode, i_ino),
+			     w->aux_n);
 	return 0;
 }
 
