@@ -74,21 +74,37 @@ static int func_names(int fd, char names[][48], int max)
 	return n;
 }
 
+/* the figures of the log's "stack depth 16+64+..." line (any ':' or spaces
+ * before them), NULL if no such line has figures */
+static const char *depth_figures(const char *log)
+{
+	const char *p = log;
+
+	while ((p = strstr(p, "stack depth")) != NULL) {
+		p += strlen("stack depth");
+		p += strspn(p, ": ");
+		if (*p >= '0' && *p <= '9')
+			return p;
+	}
+	return NULL;
+}
+
 /* "stack depth 16+64+..." as "stack scan_tcp=16 walk_sock=64 ... (sum N)" into out */
 static void depth_line(const char *log, int fd, char *out, size_t len)
 {
 	static char names[PPW_STATS_FUNCS][48];
-	const char *p = strstr(log, "stack depth ");
-	int n = func_names(fd, names, PPW_STATS_FUNCS), i = 0;
+	const char *p = depth_figures(log), *raw = strstr(log, "stack depth");
+	int n, i = 0;
 	unsigned long d, sum = 0;
 	size_t at = 0;
 	char *end;
 
-	if (!p) {
-		snprintf(out, len, "no stack depth in the log");
+	if (!p) { /* a form this parser does not know: say it as the log has it */
+		snprintf(out, len, "stack ? (log: %.*s)", raw ? (int)strcspn(raw, "\n") : 0,
+			 raw ? raw : "no stack depth line");
 		return;
 	}
-	p += strlen("stack depth ");
+	n = func_names(fd, names, PPW_STATS_FUNCS);
 	at += snprintf(out, len, "stack");
 	for (;;) {
 		d = strtoul(p, &end, 10);
