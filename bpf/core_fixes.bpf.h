@@ -611,36 +611,10 @@ PPW_SUBPROG __u64 veth_rq_pool(struct net_device *nd, __u32 i)
  * commit but of configuration: without the symbols, the rodata defaults
  * user space gives (config.bpf.h), checked by the scan on a slab object.
  */
-#ifdef PPW_DEFINE_MAPS
-/*
- * Global functions, defined once (ledger.bpf.c) for every object that
- * calls them: the static linker cannot merge one typeless __ksym declared
- * in two objects ("failed to resolve size of underlying type").
- */
-extern const void page_offset_base __ksym __weak;
-extern const void vmemmap_base __ksym __weak;
-
-__noinline __u64 layout_page_offset(void)
-{
-	__u64 v = 0;
-
-	if (&page_offset_base)
-		bpf_probe_read_kernel(&v, sizeof(v), (void *)&page_offset_base);
-	return v ?: cfg_page_offset;
-}
-
-__noinline __u64 layout_vmemmap(void)
-{
-	__u64 v = 0;
-
-	if (&vmemmap_base)
-		bpf_probe_read_kernel(&v, sizeof(v), (void *)&vmemmap_base);
-	return v ?: cfg_vmemmap;
-}
-#else
+/* global functions, defined once in ledger.bpf.c (a typeless __ksym cannot be
+ * declared in two objects the static linker merges) */
 extern __u64 layout_page_offset(void);
 extern __u64 layout_vmemmap(void);
-#endif
 
 /*
  * 16. Pools registered as XDP memory models: net/core/xdp.c keeps every

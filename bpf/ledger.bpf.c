@@ -29,6 +29,35 @@
 #endif
 #include "ledger.bpf.h"
 
+/*
+ * The kernel's memory layout (core_fixes.bpf.h, 15): global functions,
+ * defined here once for every object that calls them: the static linker
+ * cannot merge one typeless __ksym declared in two objects ("failed to
+ * resolve size of underlying type").
+ */
+#ifdef PPW_DEFINE_MAPS
+extern const void page_offset_base __ksym __weak;
+extern const void vmemmap_base __ksym __weak;
+
+__noinline __u64 layout_page_offset(void)
+{
+	__u64 v = 0;
+
+	if (&page_offset_base)
+		bpf_probe_read_kernel(&v, sizeof(v), (void *)&page_offset_base);
+	return v ?: cfg_page_offset;
+}
+
+__noinline __u64 layout_vmemmap(void)
+{
+	__u64 v = 0;
+
+	if (&vmemmap_base)
+		bpf_probe_read_kernel(&v, sizeof(v), (void *)&vmemmap_base);
+	return v ?: cfg_vmemmap;
+}
+#endif
+
 /* --stacks: a stack for 1 in cfg_stack_every events, counted per pool and kind */
 static __always_inline __s32 take_stack(void *ctx, __u64 pool, __u32 gen, __u32 kind)
 {
