@@ -570,3 +570,23 @@ size_t pl_bytes(const struct page_ledger *l)
 {
 	return l->cap * sizeof(*l->v) + l->gcap * sizeof(*l->g);
 }
+
+void pl_split(__s64 inflight, __s64 ledger_pages, __s64 base, __u64 unmatched, __u64 lost_holds,
+	      __s64 *lo, __s64 *hi, __s64 *untracked)
+{
+	__s64 rest = inflight - ledger_pages, u = (__s64)unmatched, t = (__s64)lost_holds;
+	__s64 l, h;
+
+	if (rest < 0)
+		rest = 0;
+	l = base - u;
+	/* as if every unmatched release was a lost hold's page, as far as there were any */
+	h = base - u + (u < t ? u : t);
+	if (h > base)
+		h = base;
+	l = l < 0 ? 0 : l > rest ? rest : l;
+	h = h < l ? l : h > rest ? rest : h;
+	*lo = l;
+	*hi = h;
+	*untracked = rest - l;
+}

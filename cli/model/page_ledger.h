@@ -143,4 +143,14 @@ void pl_prune(struct page_ledger *l, bool (*keep)(void *arg, __u32 gen), void *a
 /* the memory it holds */
 size_t pl_bytes(const struct page_ledger *l);
 
+/*
+ * A pool's pages out that the ledger does not have (level all), from its
+ * inflight and ledger pages (phantoms left out), base (out at first sight),
+ * unmatched releases and lost holds: at least *lo and at most *hi held
+ * before start (a lost hold's page and one from before start cannot be told
+ * apart by their release), *untracked the rest: none below 0.
+ */
+void pl_split(__s64 inflight, __s64 ledger_pages, __s64 base, __u64 unmatched, __u64 lost_holds,
+	      __s64 *lo, __s64 *hi, __s64 *untracked);
+
 #endif /* __PPWATCH_MODEL_PAGE_LEDGER_H */

@@ -137,25 +137,6 @@ int ledger_suspects(struct page_ledger *l, const struct reading *rd, __u64 skipp
 	return 0;
 }
 
-void ledger_split(struct pool_row *w, __s64 base, __u64 unmatched, __u64 lost_holds)
-{
-	__s64 rest = w->inflight - w->ledger_pages, u = (__s64)unmatched, t = (__s64)lost_holds;
-	__s64 lo, hi;
-
-	if (rest < 0)
-		rest = 0;
-	lo = base - u;
-	/* as if every unmatched release was a lost hold's page, as far as there were any */
-	hi = base - u + (u < t ? u : t);
-	if (hi > base)
-		hi = base;
-	lo = lo < 0 ? 0 : lo > rest ? rest : lo;
-	hi = hi < lo ? lo : hi > rest ? rest : hi;
-	w->before_start = lo;
-	w->before_start_max = hi;
-	w->untracked = rest - lo;
-}
-
 /* what ledger_full lumps, by kind: its parts, never summed with it */
 static const struct {
 	const char *key;

@@ -67,13 +67,6 @@ __u64 ledger_phantom_losses(const struct reading *rd, __u64 skipped);
 int ledger_suspects(struct page_ledger *l, const struct reading *rd, __u64 skipped, __u64 **netmem,
 		    __u64 **pool, size_t *n);
 
-/*
- * A pool row's before_start, before_start_max and untracked (level all),
- * from its inflight and ledger pages (phantoms left out), base (out at
- * first sight), unmatched releases and lost holds.
- */
-void ledger_split(struct pool_row *w, __s64 base, __u64 unmatched, __u64 lost_holds);
-
 /* ledger_full's kinds (hold, release, slot skipped) as loss_counter() lists them: parts of it */
 const char *loss_kind(size_t i, int *idx);
 /* the same for what the fold decided or found: ties, lost, phantom_pages */

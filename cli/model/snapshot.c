@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lib/util.h"
-#include "model/reconcile.h"
+#include "model/page_ledger.h"
 #include "model/snapshot.h"
 
 enum row_state pool_classify(const struct pool_obs *o)
@@ -232,7 +232,8 @@ static void fill_counts(struct pool_row *w, const struct reading *rd, const stru
 	case PPW_LEVEL_ALL:
 		w->ledger_pages = o->ledger_pages;
 		w->phantoms = o->phantoms;
-		ledger_split(w, base, r->unmatched_releases, r->untracked_holds);
+		pl_split(w->inflight, w->ledger_pages, base, r->unmatched_releases,
+			 r->untracked_holds, &w->before_start, &w->before_start_max, &w->untracked);
 		break;
 	case PPW_LEVEL_SAMPLED:
 		/* the sample is 1 page in sample_rate: estimates */
