@@ -154,13 +154,6 @@ static __always_inline int on_release(void *ctx, struct page_pool *pool, __u64 n
 
 #if !PPW_COMPAT
 /*
- * The kernel's tick rate, as its build configured it (libbpf reads
- * /proc/config.gz or /boot/config-$(uname -r); 0 when neither is there:
- * user space then measures it from the pairs).
- */
-extern unsigned int CONFIG_HZ __kconfig __weak;
-
-/*
  * A (jiffies, CLOCK_MONOTONIC) pair on demand (BPF_PROG_TEST_RUN, never
  * attached): user space's map from the log's times to the clock. The
  * jiffies value held at some instant between the two clock reads.
@@ -168,7 +161,7 @@ extern unsigned int CONFIG_HZ __kconfig __weak;
  * from it) and neither counts a suspend; user space adds the suspends it
  * saw (CLOCK_BOOTTIME - CLOCK_MONOTONIC) to hold times after them.
  */
-__u64 clock_ns, clock_jiffies, clock_ns_after, clock_hz;
+__u64 clock_ns, clock_jiffies, clock_ns_after;
 
 SEC("raw_tp")
 int clock_pair(void *ctx)
@@ -176,7 +169,6 @@ int clock_pair(void *ctx)
 	clock_ns = bpf_ktime_get_ns();
 	clock_jiffies = bpf_jiffies64();
 	clock_ns_after = bpf_ktime_get_ns();
-	clock_hz = CONFIG_HZ;
 	return 0;
 }
 

@@ -42,7 +42,7 @@
  * page on two CPUs in different ticks are in order, and in the same tick
  * the fold knows it cannot tell. User space turns jiffies into time with
  * the (jiffies, CLOCK_MONOTONIC) pairs clock_pair() gives it and the
- * kernel's CONFIG_HZ (sources/page_log.c): ages are right to one tick
+ * kernel's HZ (sources/page_log.c): ages are right to one tick
  * (1 to 10 ms).
  */
 #ifndef __PPWATCH_LEDGER_BPF_H

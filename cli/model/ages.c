@@ -23,21 +23,38 @@ static const unsigned int hz_values[] = { 1000, 500, 300, 250, 200, 100 };
  */
 #define HZ_FIT_S 2.0
 
-unsigned int kclock_hz(__u64 jiffies, __u64 mono_ns)
+/* the HZ values that line jiffies up with mono_ns, highest first: how many, the first */
+static size_t hz_fits(__u64 jiffies, __u64 mono_ns, unsigned int *first)
 {
 	double mono_s = mono_ns / 1e9;
-	size_t i;
+	size_t i, n = 0;
 
+	*first = 0;
 	for (i = 0; i < sizeof(hz_values) / sizeof(hz_values[0]); i++) {
 		unsigned int hz = hz_values[i];
 		/* INITIAL_JIFFIES: (unsigned long)(unsigned int)(-300 * HZ) */
 		__u64 initial = (__u64)(__u32)(-300 * (int)hz);
 		double up_s = (double)(__s64)(jiffies - initial) / hz;
 
-		if (fabs(up_s - mono_s) <= HZ_FIT_S)
-			return hz;
+		if (fabs(up_s - mono_s) <= HZ_FIT_S && !n++)
+			*first = hz;
 	}
-	return 0;
+	return n;
+}
+
+unsigned int kclock_hz(__u64 jiffies, __u64 mono_ns)
+{
+	unsigned int hz;
+
+	hz_fits(jiffies, mono_ns, &hz);
+	return hz;
+}
+
+unsigned int kclock_hz_sure(__u64 jiffies, __u64 mono_ns)
+{
+	unsigned int hz;
+
+	return hz_fits(jiffies, mono_ns, &hz) == 1 ? hz : 0;
 }
 
 /* the destroy's jiffies, dated: the latest CLOCK_BOOTTIME it can have been at, or 0 */

@@ -31,6 +31,8 @@
 double age_since(__u64 now_ns, __u64 then_ns);
 /* the HZ that lines jiffies_64, read at CLOCK_MONOTONIC mono_ns, up; 0 if none does */
 unsigned int kclock_hz(__u64 jiffies, __u64 mono_ns);
+/* the same, only where one HZ alone fits (not within seconds of 300 s up); else 0 */
+unsigned int kclock_hz_sure(__u64 jiffies, __u64 mono_ns);
 /*
  * The latest CLOCK_BOOTTIME the pool's destroy can have been at (every
  * page it still has was taken before): 0 if nothing dates it.

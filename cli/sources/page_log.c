@@ -12,6 +12,7 @@
 
 #include "lib/log.h"
 #include "lib/util.h"
+#include "model/ages.h"
 #include "ppwatch.skel.h"
 #include "sources/page_log.h"
 
@@ -23,7 +24,7 @@
 
 struct pair {
 	__u64 ns0, j, ns1; /* jiffies was j at some instant in [ns0, ns1] (CLOCK_MONOTONIC) */
-	__u64 hz;	   /* the kernel's CONFIG_HZ, 0 if its config is not there */
+	__u64 hz;	   /* the kernel's HZ from the pair itself, 0 if it does not say */
 };
 
 static int clock_pair(struct page_log *pl, struct pair *p)
@@ -38,7 +39,7 @@ static int clock_pair(struct page_log *pl, struct pair *p)
 	p->ns0 = sk->bss->clock_ns;
 	p->j = sk->bss->clock_jiffies;
 	p->ns1 = sk->bss->clock_ns_after;
-	p->hz = sk->bss->clock_hz;
+	p->hz = kclock_hz_sure(p->j, p->ns0);
 	return 0;
 }
 
@@ -48,8 +49,11 @@ static int clock_pair(struct page_log *pl, struct pair *p)
  * onto CLOCK_MONOTONIC as start(j) = start(edge_j) + (j - edge_j) * tick,
  * exactly, given the tick's length and one tick's start:
  *
- *  - the length is the kernel's CONFIG_HZ (libbpf's __kconfig, from
- *    /proc/config.gz or /boot/config-*), else measured from the pairs the
+ *  - the length is the kernel's HZ, read off the first pair: jiffies
+ *    start at INITIAL_JIFFIES (-300 s of ticks), so one HZ alone lines
+ *    them up with CLOCK_MONOTONIC (model/ages.c; not the kernel's config:
+ *    libbpf's __kconfig fails the load where /boot and /proc/config.gz
+ *    lack it, as in containers and VMs); else measured from the pairs the
  *    drains take anyway (two pairs SPAN_TICKS or more apart give it to
  *    within 2 %, and it snaps to the HZ values kernels are built with);
  *  - the start is found from the same pairs: each says tick j began within
@@ -250,7 +254,8 @@ int page_log_open(struct page_log *pl, struct session *s)
 	} else {
 		pl->tick_ns = p.hz ? (NSEC_PER_SEC + p.hz / 2) / p.hz : 0;
 		p_dbg("page log: HZ %llu (%s)", (unsigned long long)p.hz,
-		      p.hz ? "the kernel's config" : "no config: measured from the drains");
+		      p.hz ? "jiffies since INITIAL_JIFFIES" :
+			     "not sure yet: measured from the drains");
 		keep_edge(pl, &p);
 	}
 	pl->interval_s = 0.1;

@@ -7,8 +7,8 @@
  * jiffies turned into CLOCK_BOOTTIME.
  *
  * The clock: clock_pair (ledger.bpf.c, run with BPF_PROG_TEST_RUN) gives
- * jiffies between two readings of CLOCK_MONOTONIC and the kernel's
- * CONFIG_HZ; each drain's pair narrows where the ticks begin (page_log.c
+ * jiffies between two readings of CLOCK_MONOTONIC, which say the kernel's
+ * HZ too (model/ages.c); each drain's pair narrows where the ticks begin (page_log.c
  * says how, and how suspends are counted). A log time then stands for the
  * middle of its tick: ages are right to half a tick and the bounds' width
  * (a tick at first, a fraction of it after a few drains), whatever the

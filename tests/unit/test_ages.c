@@ -36,11 +36,16 @@ static void test_kclock_hz(void)
 
 			CHECK(kclock_hz(j, (__u64)(up[k] * SEC)) == hz[i], "HZ %u up %g s: %u",
 			      hz[i], up[k], kclock_hz(j, (__u64)(up[k] * SEC)));
+			CHECK(kclock_hz_sure(j, (__u64)(up[k] * SEC)) == hz[i],
+			      "sure: HZ %u up %g s", hz[i], up[k]);
 		}
 	/* 300 s up, every HZ lines up: the highest, the shortest tick (the youngest age) */
 	CHECK_INT(kclock_hz(jiffies_at(250, 300.5, 0), (__u64)(300.5 * SEC)), 1000);
+	/* and no sure HZ there: the ledger's clock measures it instead */
+	CHECK_INT(kclock_hz_sure(jiffies_at(250, 300.5, 0), (__u64)(300.5 * SEC)), 0);
 	/* nothing lines up (not jiffies_64): no HZ, no date */
 	CHECK_INT(kclock_hz(123456789, 742 * SEC), 0);
+	CHECK_INT(kclock_hz_sure(123456789, 742 * SEC), 0);
 }
 
 /* a pool destroyed 12 s before 'read', on a kernel of HZ 250 with no detach time */
