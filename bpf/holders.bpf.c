@@ -279,7 +279,8 @@ static __always_inline bool inflight_same(const struct ppw_inflight_ref *ref)
  * may add more: nested SCM_RIGHTS). A loop over them in one element would
  * be one call frame more on the socket walk's chain. One that is not the
  * same any more (received, closed, collected) is neither walked nor said
- * to be in flight: its pages, if any, stay unattributed.
+ * to be in flight, only counted (PPW_CNT_SCAN_GONE): its pages, if any,
+ * stay unattributed.
  */
 SEC("iter/task")
 int scan_inflight(struct bpf_iter__task *ctx)
@@ -292,8 +293,12 @@ int scan_inflight(struct bpf_iter__task *ctx)
 		return 0;
 	inflight_next = i + 1;
 	ref = bpf_map_lookup_elem(&inflight_socks, &i);
-	if (!ref || !ref->sk || !inflight_same(ref))
+	if (!ref || !ref->sk)
 		return 0;
+	if (!inflight_same(ref)) {
+		cnt_inc(PPW_CNT_SCAN_GONE);
+		return 0;
+	}
 	r = scan_rec(PPW_REC_INFLIGHT);
 	if (r) {
 		r->inflight.carrier = ref->carrier;

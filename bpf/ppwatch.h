@@ -56,6 +56,7 @@
  * fq_codel flows, the bands of pfifo_fast */
 #define PPW_MAX_QDISC_BUCKETS 16
 #define PPW_MAX_QDISC_CHAIN   65536 /* htb's default leaves all hash to one bucket */
+#define PPW_QDISC_BATCH       64    /* qdiscs scan_qobj walks in one element at most */
 #define PPW_MAX_FQ_FLOWS      65536
 #define PPW_PFIFO_FAST_BANDS  3
 /* qdiscs and reassembly queues a scan lists, then walks */
@@ -535,6 +536,8 @@ enum ppw_counter {
 	PPW_CNT_TIES,	  /* a page's hold and release in one tick on two CPUs: the count decided */
 	PPW_CNT_LOST,	  /* a page's events that only a lost one explains, settled */
 	PPW_CNT_PHANTOMS, /* ledger pages the kernel's count says are gone: out of ages and rules */
+	/* the holder scan, again */
+	PPW_CNT_SCAN_GONE, /* a queue or socket in flight listed, not found again to walk (gone) */
 	PPW_CNT_MAX,
 };
 

@@ -17,11 +17,22 @@
  * (FRAG_CB(skb)->next_frag).
  *
  * Two iterators, to stay within the verifier's call frames: scan_queues
- * (one element) walks the namespaces, devices and hash buckets and puts
- * every qdisc and reassembly queue it finds on a list (queue_objs);
- * scan_qobj then walks entries of the list, one per element. Their records
- * go through the scan_events ring; the skbs are walked as the sockets' are
- * (skbwalk.bpf.h), with the maps holders.bpf.c defines.
+ * (one element) walks the namespaces and devices and puts every device and
+ * every reassembly queue it finds on a list (queue_objs); scan_qobj then
+ * walks the list in later runs, one entry per element (task).
+ *
+ * No address the list keeps is used in another program run without being
+ * found again in that run, under its RCU read lock, from the namespace
+ * list down: the namespace on net_namespace_list, the device on its
+ * dev_base_head, a reassembly queue in its bucket of the same table. Only
+ * then is it walked. A device's qdiscs are read from the device in the run
+ * that walks them (its root from dev->qdisc, the others from the buckets of
+ * dev->qdisc_hash), a batch an element; the next element goes on after the
+ * last qdisc walked, found again in its bucket. What is not found again is
+ * gone: not walked, counted (PPW_CNT_SCAN_GONE; where a walk could not go
+ * on, PPW_CNT_SCAN_TRUNC). Their records go through the scan_events ring;
+ * the skbs are walked as the sockets' are (skbwalk.bpf.h), with the maps
+ * holders.bpf.c defines.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -31,14 +42,20 @@
 #include "scan.bpf.h"
 #include "skbwalk.bpf.h"
 
-/* the queues the first pass found */
-enum ppw_qobj_kind { QO_QDISC = 1, QO_QDISC_ROOT, QO_FRAGQ_V4, QO_FRAGQ_V6 };
+/* what the first pass found: devices (their qdiscs) and reassembly queues */
+enum ppw_qobj_kind { QO_DEV = 1, QO_FRAGQ_V4, QO_FRAGQ_V6 };
+
+#define QO_ROOT_NEXT 0xffffffffu /* a device whose root qdisc is still to walk */
 
 struct ppw_qobj {
-	__u64 addr;
-	__u64 dev; /* a qdisc's net_device */
+	__u64 addr;	 /* the net_device, or the inet_frag_queue */
+	__u64 net;	 /* the struct net it was found in */
+	__u64 tbl;	 /* a queue's bucket_table */
+	__u64 last;	 /* a device's last qdisc walked in bucket (0: none yet) */
+	__u32 bucket;	 /* a queue's bucket; a device's hash bucket being walked */
 	__u32 netns_ino;
-	__u32 kind; /* enum ppw_qobj_kind */
+	__u32 kind;	 /* enum ppw_qobj_kind */
+	__u32 walked;	 /* a device's qdiscs walked so far */
 };
 
 struct {
@@ -47,9 +64,12 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ppw_qobj);
 } queue_objs SEC(".maps");
-__u32 queue_n; /* entries the first pass filled */
+__u32 queue_n;	   /* entries the first pass filled */
+__u32 qobj_next;   /* the entry scan_qobj walks next */
+__u32 qobj_walked; /* qdiscs and queues walked: a run that moved neither stalled */
 
-static __always_inline void qobj_add(__u64 addr, __u64 dev, __u32 netns_ino, __u32 kind)
+static __always_inline void qobj_add(__u64 addr, __u64 net, __u64 tbl, __u32 bucket,
+				     __u32 netns_ino, __u32 kind)
 {
 	__u32 i = queue_n;
 	struct ppw_qobj *o;
@@ -62,9 +82,13 @@ static __always_inline void qobj_add(__u64 addr, __u64 dev, __u32 netns_ino, __u
 		return;
 	}
 	o->addr = addr;
-	o->dev = dev;
+	o->net = net;
+	o->tbl = tbl;
+	o->last = 0;
+	o->bucket = bucket;
 	o->netns_ino = netns_ino;
 	o->kind = kind;
+	o->walked = 0;
 	queue_n = i + 1;
 }
 
@@ -217,62 +241,96 @@ __noinline int scan_qdisc(__u64 addr, __u64 dev, __u32 netns_ino, __u32 root)
 	return 0;
 }
 
-struct qhash_walk {
-	__u64 dev;
-	__u64 buckets; /* &dev->qdisc_hash[0] */
+/*
+ * The hlist node after @last in bucket @b of a device's qdisc_hash: the
+ * bucket's first if @last is 0; 0 at the bucket's end, or if @last is not
+ * in it any more (deleted since the element before: the rest of the bucket
+ * is not walked, counted as a walk cut short).
+ */
+struct qchain_find {
+	__u64 last;
 	struct hlist_node *n;
-	__u32 netns_ino;
-	__u32 cut;
+	__u32 found;
 };
 
-static long qhash_chain_cb(__u64 i, void *data)
+static long qchain_find_cb(__u64 i, void *data)
 {
-	struct qhash_walk *h = data;
-	struct hlist_node *n = h->n;
+	struct qchain_find *f = data;
+	struct hlist_node *n = f->n;
 
 	if (!n)
 		return 1;
-	qobj_add((__u64)n - bpf_core_field_offset(struct Qdisc, hash), h->dev, h->netns_ino,
-		 QO_QDISC);
-	h->n = BPF_CORE_READ(n, next);
+	f->n = BPF_CORE_READ(n, next);
+	if ((__u64)n - bpf_core_field_offset(struct Qdisc, hash) == f->last) {
+		f->found = 1;
+		return 1;
+	}
 	return 0;
+}
+
+static __always_inline struct hlist_node *qhash_next(__u64 dev, __u32 b, __u64 last)
+{
+	struct qchain_find f = { .last = last };
+
+	if (b >= PPW_MAX_QDISC_BUCKETS)
+		return NULL;
+	bpf_probe_read_kernel(&f.n, sizeof(f.n),
+			      (void *)(dev + bpf_core_field_offset(struct net_device, qdisc_hash) +
+				       b * sizeof(void *)));
+	if (!last)
+		return f.n;
+	bpf_loop(PPW_MAX_QDISC_CHAIN, qchain_find_cb, &f, 0);
+	if (!f.found) {
+		cnt_inc(PPW_CNT_SCAN_TRUNC);
+		return NULL;
+	}
+	return f.n;
 }
 
 /*
- * One bucket of dev->qdisc_hash. Every leaf an htb class creates by default
- * has handle 0, so all of them share one bucket: a chain is as long as the
- * classes (at most 65535 per htb), and the list bounds the walk.
+ * A batch of a device's qdiscs, read from the device (found again in this
+ * run): its root first, then every qdisc on dev->qdisc_hash (the children of
+ * classful qdiscs and of mq). Every leaf an htb class creates by default has
+ * handle 0, so all of them share one bucket: a chain is as long as the
+ * classes, and a batch goes on after the last qdisc the one before walked.
+ * Returns true once the device is done.
  */
-static long qhash_bucket_cb(__u64 i, void *data)
+static __always_inline bool scan_dev_qdiscs(struct ppw_qobj *o)
 {
-	struct qhash_walk *h = data;
+	struct net_device *nd = (void *)o->addr;
+	struct hlist_node *n;
+	__u64 q;
+	int k;
 
-	if (i >= PPW_MAX_QDISC_BUCKETS)
-		return 1;
-	h->n = NULL;
-	bpf_probe_read_kernel(&h->n, sizeof(h->n), (void *)(h->buckets + i * sizeof(void *)));
-	bpf_loop(PPW_MAX_QDISC_CHAIN, qhash_chain_cb, h, 0);
-	if (h->n)
-		h->cut = 1;
-	return 0;
-}
-
-/* every qdisc of a device onto the list: the root, then the hashed ones */
-__noinline int list_dev_qdiscs(__u64 dev, __u32 netns_ino)
-{
-	struct net_device *nd = (void *)dev;
-	struct qhash_walk h = { .dev = dev, .netns_ino = netns_ino };
-
-	if (!nd)
-		return 0;
-	qobj_add((__u64)BPF_CORE_READ(nd, qdisc), dev, netns_ino, QO_QDISC_ROOT);
-	if (!bpf_core_field_exists(nd->qdisc_hash))
-		return 0;
-	h.buckets = dev + bpf_core_field_offset(struct net_device, qdisc_hash);
-	bpf_loop(PPW_MAX_QDISC_BUCKETS, qhash_bucket_cb, &h, 0);
-	if (h.cut)
-		cnt_inc(PPW_CNT_SCAN_TRUNC);
-	return 0;
+	if (o->bucket == QO_ROOT_NEXT) {
+		scan_qdisc((__u64)BPF_CORE_READ(nd, qdisc), o->addr, o->netns_ino, 1);
+		qobj_walked++;
+		o->bucket = bpf_core_field_exists(nd->qdisc_hash) ? 0 : PPW_MAX_QDISC_BUCKETS;
+		o->last = 0;
+	}
+	n = qhash_next(o->addr, o->bucket, o->last);
+	for (k = 0; k < PPW_QDISC_BATCH; k++) {
+		if (o->bucket >= PPW_MAX_QDISC_BUCKETS)
+			return true;
+		if (!n) {
+			o->bucket++;
+			o->last = 0;
+			n = qhash_next(o->addr, o->bucket, 0);
+			continue;
+		}
+		if (scan_ring_busy())
+			return false;
+		if (++o->walked > PPW_MAX_QDISC_CHAIN) { /* a bound, whatever the chains read */
+			cnt_inc(PPW_CNT_SCAN_TRUNC);
+			return true;
+		}
+		q = (__u64)n - bpf_core_field_offset(struct Qdisc, hash);
+		scan_qdisc(q, o->addr, o->netns_ino, 0);
+		qobj_walked++;
+		o->last = q;
+		n = BPF_CORE_READ(n, next);
+	}
+	return o->bucket >= PPW_MAX_QDISC_BUCKETS;
 }
 
 /* ---- fragment reassembly queues ------------------------------------------------- */
@@ -334,6 +392,7 @@ __noinline int scan_fragq(__u64 addr, __u32 netns_ino, __u32 family)
 
 struct fbucket_walk {
 	struct bucket_table *tbl;
+	__u64 net;
 	__u32 size;
 	__u32 netns_ino;
 	__u32 family;
@@ -354,8 +413,9 @@ static long frag_bucket_cb(__u64 i, void *data)
 	for (k = 0; k < PPW_MAX_FRAG_CHAIN; k++) {
 		if (!head || (head & 1)) /* empty, or the nulls marker */
 			return 0;
-		qobj_add(head - bpf_core_field_offset(struct inet_frag_queue, node), 0,
-			 b->netns_ino, b->family == PPW_AF_INET6 ? QO_FRAGQ_V6 : QO_FRAGQ_V4);
+		qobj_add(head - bpf_core_field_offset(struct inet_frag_queue, node), b->net,
+			 (__u64)b->tbl, i, b->netns_ino,
+			 b->family == PPW_AF_INET6 ? QO_FRAGQ_V6 : QO_FRAGQ_V4);
 		head = (__u64)BPF_CORE_READ((struct rhash_head *)head, next);
 	}
 	b->cut = 1;
@@ -363,10 +423,10 @@ static long frag_bucket_cb(__u64 i, void *data)
 }
 
 /* the reassembly queues of one fqdir (an rhashtable of inet_frag_queue) onto the list */
-__noinline int list_fqdir(__u64 addr, __u32 netns_ino, __u32 family)
+__noinline int list_fqdir(__u64 addr, __u64 net, __u32 netns_ino, __u32 family)
 {
 	struct fqdir *fd = (void *)addr;
-	struct fbucket_walk b = { .netns_ino = netns_ino, .family = family };
+	struct fbucket_walk b = { .net = net, .netns_ino = netns_ino, .family = family };
 	struct bucket_table *tbl;
 
 	if (!fd)
@@ -397,6 +457,7 @@ struct qnet_walk {
 struct qdev_walk {
 	struct list_head *head;
 	struct list_head *cur;
+	__u64 net;
 	__u32 netns_ino;
 };
 
@@ -407,8 +468,8 @@ static long qdev_cb(__u64 i, void *data)
 
 	if (!cur || cur == w->head)
 		return 1;
-	list_dev_qdiscs((__u64)cur - bpf_core_field_offset(struct net_device, dev_list),
-			w->netns_ino);
+	qobj_add((__u64)cur - bpf_core_field_offset(struct net_device, dev_list), w->net, 0,
+		 QO_ROOT_NEXT, w->netns_ino, QO_DEV);
 	w->cur = BPF_CORE_READ(cur, next);
 	return 0;
 }
@@ -424,9 +485,11 @@ static long qnet_cb(__u64 i, void *data)
 	/* the ring also holds net_namespace_list itself: not a struct net */
 	if (BPF_CORE_READ(net, ns.ops) == w->ns_ops) {
 		dw.netns_ino = BPF_CORE_READ(net, ns.inum);
-		list_fqdir((__u64)BPF_CORE_READ(net, ipv4.fqdir), dw.netns_ino, PPW_AF_INET);
+		dw.net = (__u64)net;
+		list_fqdir((__u64)BPF_CORE_READ(net, ipv4.fqdir), dw.net, dw.netns_ino,
+			   PPW_AF_INET);
 		if (bpf_core_field_exists(net->ipv6.fqdir))
-			list_fqdir((__u64)BPF_CORE_READ(net, ipv6.fqdir), dw.netns_ino,
+			list_fqdir((__u64)BPF_CORE_READ(net, ipv6.fqdir), dw.net, dw.netns_ino,
 				   PPW_AF_INET6);
 		dw.head = (void *)net + bpf_core_field_offset(struct net, dev_base_head);
 		dw.cur = BPF_CORE_READ(net, dev_base_head.next);
@@ -457,16 +520,6 @@ static __always_inline void list_all_queues(void)
 		cnt_inc(PPW_CNT_SCAN_TRUNC);
 }
 
-/* one queue of the list: its record and its pages */
-static __always_inline void scan_qobj_one(const struct ppw_qobj *o)
-{
-	if (o->kind == QO_QDISC || o->kind == QO_QDISC_ROOT)
-		scan_qdisc(o->addr, o->dev, o->netns_ino, o->kind == QO_QDISC_ROOT);
-	else if (o->kind == QO_FRAGQ_V4 || o->kind == QO_FRAGQ_V6)
-		scan_fragq(o->addr, o->netns_ino,
-			   o->kind == QO_FRAGQ_V6 ? PPW_AF_INET6 : PPW_AF_INET);
-}
-
 /*
  * Every namespace's qdiscs and fragment reassembly queues, listed in one
  * element...
@@ -481,15 +534,123 @@ int scan_queues(struct bpf_iter__task *ctx)
 	return 0;
 }
 
+/* ---- the list, walked: each entry found again first ----------------------------- */
+
+struct net_find {
+	struct list_head *head;
+	struct list_head *cur;
+	__u64 want;
+	__u32 ino;
+	__u32 found;
+};
+
+static long net_find_cb(__u64 i, void *data)
+{
+	struct net_find *f = data;
+	struct list_head *cur = f->cur;
+	struct net *net;
+
+	cur = BPF_CORE_READ(cur, next);
+	if (!cur || cur == f->head)
+		return 1;
+	f->cur = cur;
+	net = (void *)cur - bpf_core_field_offset(struct net, list);
+	if ((__u64)net == f->want) {
+		f->found = BPF_CORE_READ(net, ns.inum) == f->ino;
+		return 1;
+	}
+	return 0;
+}
+
+/* is the namespace at @net (inode @ino) still on net_namespace_list? */
+static __always_inline bool net_listed(__u64 net, __u32 ino)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct net_find f = { .want = net, .ino = ino };
+	struct net *own = BPF_CORE_READ(task, nsproxy, net_ns);
+
+	if (!own)
+		return false;
+	if ((__u64)own == net)
+		return BPF_CORE_READ(own, ns.inum) == ino;
+	/* the ring holds net_namespace_list itself too: not a struct net, never @net */
+	f.head = (void *)own + bpf_core_field_offset(struct net, list);
+	f.cur = f.head;
+	bpf_loop(PPW_MAX_NETNS, net_find_cb, &f, 0);
+	return f.found;
+}
+
+static long dev_find_cb(__u64 i, void *data)
+{
+	struct net_find *f = data;
+	struct list_head *cur = f->cur;
+
+	cur = BPF_CORE_READ(cur, next);
+	if (!cur || cur == f->head)
+		return 1;
+	f->cur = cur;
+	if ((__u64)cur - bpf_core_field_offset(struct net_device, dev_list) == f->want) {
+		f->found = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* is the device at @dev still on @net's dev_base_head (@net found again)? */
+static __always_inline bool dev_listed(__u64 net, __u64 dev)
+{
+	struct net_find f = { .want = dev };
+
+	f.head = (void *)net + bpf_core_field_offset(struct net, dev_base_head);
+	f.cur = f.head;
+	bpf_loop(PPW_MAX_DEVS, dev_find_cb, &f, 0);
+	return f.found;
+}
+
 /*
- * ...then walked, the next entry of the list in each element (each task) of
- * a run, until the page ring is half full: user space drains it and reads
- * a fresh iterator while qobj_next < queue_n. In a loop in one element, the
- * queue walks would be one call frame deeper, and iter/bpf_map_elem is
+ * Is the reassembly queue still in its bucket of its namespace's table
+ * (@net found again)? A table resized since is another table: the queue
+ * counts as gone.
+ */
+static __always_inline bool fragq_listed(const struct ppw_qobj *o)
+{
+	struct net *net = (void *)o->net;
+	struct bucket_table *tbl = NULL;
+	struct fqdir *fd = NULL;
+	__u64 head = 0;
+	int k;
+
+	if (o->kind == QO_FRAGQ_V4)
+		fd = BPF_CORE_READ(net, ipv4.fqdir);
+	else if (bpf_core_field_exists(net->ipv6.fqdir))
+		fd = BPF_CORE_READ(net, ipv6.fqdir);
+	if (fd)
+		tbl = BPF_CORE_READ(fd, rhashtable.tbl);
+	if (!tbl || (__u64)tbl != o->tbl || o->bucket >= BPF_CORE_READ(tbl, size))
+		return false;
+	bpf_probe_read_kernel(&head, sizeof(head),
+			      (void *)tbl + bpf_core_field_offset(struct bucket_table, buckets) +
+				      (__u64)o->bucket * 8);
+	head &= ~1ULL; /* the bucket's lock bit */
+	for (k = 0; k < PPW_MAX_FRAG_CHAIN; k++) {
+		if (!head || (head & 1)) /* the end, or the nulls marker */
+			return false;
+		if (head - bpf_core_field_offset(struct inet_frag_queue, node) == o->addr)
+			return true;
+		head = (__u64)BPF_CORE_READ((struct rhash_head *)head, next);
+	}
+	return false;
+}
+
+/*
+ * ...then walked, an entry of the list in each element (each task) of a
+ * run, until the page ring is half full: user space drains it and reads a
+ * fresh iterator while qobj_next < queue_n (and qobj_walked moves: a
+ * device's qdiscs take a batch an element). Each entry is found again
+ * first (see the top of the file). In a loop over entries in one element,
+ * the queue walks would be one call frame deeper, and iter/bpf_map_elem is
  * refused on some kernels (EPERM on this build host).
  */
-__u32 qobj_next;
-
 SEC("iter/task")
 int scan_qobj(struct bpf_iter__task *ctx)
 {
@@ -499,8 +660,24 @@ int scan_qobj(struct bpf_iter__task *ctx)
 	if (!ctx->task || i >= queue_n || scan_ring_busy())
 		return 0;
 	o = bpf_map_lookup_elem(&queue_objs, &i);
-	if (o)
-		scan_qobj_one(o);
+	if (!o) {
+		qobj_next = i + 1;
+		return 0;
+	}
+	if (!net_listed(o->net, o->netns_ino) ||
+	    (o->kind == QO_DEV ? !dev_listed(o->net, o->addr) : !fragq_listed(o))) {
+		cnt_inc(PPW_CNT_SCAN_GONE);
+		qobj_next = i + 1;
+		return 0;
+	}
+	if (o->kind == QO_DEV) {
+		if (!scan_dev_qdiscs(o))
+			return 0; /* more of its qdiscs: the next element */
+	} else {
+		scan_fragq(o->addr, o->netns_ino,
+			   o->kind == QO_FRAGQ_V6 ? PPW_AF_INET6 : PPW_AF_INET);
+		qobj_walked++;
+	}
 	qobj_next = i + 1;
 	return 0;
 }

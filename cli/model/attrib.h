@@ -50,6 +50,7 @@ struct scan_result {
 	unsigned int netns_failed;
 	__u64 drops;	 /* page records lost: scan ring full */
 	__u64 walks_cut; /* walks that stopped at a bound (frag_list, defer list, CPUs) */
+	__u64 gone;	 /* queues and sockets in flight listed, not found again to walk */
 	double elapsed_s;
 };
 

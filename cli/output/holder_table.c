@@ -316,6 +316,9 @@ void render_scan_summary_text(FILE *f, const struct holders_report *rep)
 	if (s->walks_cut)
 		fprintf(f, "; %llu walks stopped at their bound (pages unattributed)",
 			(unsigned long long)s->walks_cut);
+	if (s->gone)
+		fprintf(f, "; %llu queues or sockets in flight gone before their walk (pages unattributed)",
+			(unsigned long long)s->gone);
 	if (s->netns_failed)
 		fprintf(f, "; %u netns not entered", s->netns_failed);
 	fputc('\n', f);
@@ -361,6 +364,7 @@ void render_holders_json(struct json *j, const struct holders_report *rep)
 	json_kv_u64(j, "truncated_sockets", rep->truncated_sockets);
 	json_kv_u64(j, "page_records_lost", s->drops);
 	json_kv_u64(j, "walks_truncated", s->walks_cut);
+	json_kv_u64(j, "gone_before_walk", s->gone);
 	json_kv_str(j, "virt_to_page",
 		    s->layout_ok == 1 ? "checked" :
 		    s->layout_ok == 0 ? "wrong" :

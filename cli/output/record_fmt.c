@@ -656,6 +656,7 @@ static const struct rfield scan_fields[] = {
 	F("netns_failed", RF_U32, struct scan_result, netns_failed, W_ALWAYS),
 	F("page_records_lost", RF_U64, struct scan_result, drops, W_ALWAYS),
 	F("walks_truncated", RF_U64, struct scan_result, walks_cut, W_ALWAYS),
+	F("gone_before_walk", RF_U64, struct scan_result, gone, W_ALWAYS),
 	FN("virt_to_page", scan_layout, NULL),
 	FN("layout_source", scan_layout_source, NULL),
 	F("skb_defer_max", RF_U32, struct scan_result, skb_defer_max, W_ALWAYS),

@@ -181,19 +181,22 @@ static int read_one(struct iter_arg *a, struct bpf_link *link, const char *what,
  * An iterator that walks the next entry of a list in each element of a
  * run (scan_inflight, scan_qobj) and stops early when the page ring is
  * half full: runs of it until *next reaches *n, read again after each run
- * (walking a socket in flight may add more to the list).
+ * (walking a socket in flight may add more to the list). A run moves *next
+ * or, for a list whose entries take several runs (a device's qdiscs),
+ * *steps; one that moves neither has stalled.
  */
 static int read_list(struct iter_arg *a, struct bpf_link *link, volatile __u32 *next,
-		     volatile __u32 *n, const char *what, const char *prog)
+		     volatile __u32 *n, volatile __u32 *steps, const char *what, const char *prog)
 {
-	__u32 last;
+	__u32 last, last_steps;
 	int err = 0;
 
 	*next = 0;
 	while (!err && *next < *n) {
 		last = *next;
+		last_steps = steps ? *steps : 0;
 		err = read_one(a, link, what, prog);
-		if (!err && *next == last) {
+		if (!err && *next == last && (!steps || *steps == last_steps)) {
 			p_err("holder scan: the %s iterator (prog '%s') made no progress at entry "
 			      "%u of %u",
 			      what, prog, last, *n);
@@ -277,13 +280,14 @@ int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
 		goto out;
 	/* sockets whose only reference is an skb carrying their file, then the queues */
 	err = read_list(&a, s->skel->links.scan_inflight, &s->skel->bss->inflight_next,
-			&s->skel->bss->inflight_n, "in-flight socket", "scan_inflight");
+			&s->skel->bss->inflight_n, NULL, "in-flight socket", "scan_inflight");
 	err = err   ?:
 		      read_one(&a, s->skel->links.scan_queues, "qdisc and fragment queue list",
 			       "scan_queues");
 	err = err   ?:
 		      read_list(&a, s->skel->links.scan_qobj, &s->skel->bss->qobj_next,
-				&s->skel->bss->queue_n, "qdisc and fragment queue", "scan_qobj");
+				&s->skel->bss->queue_n, &s->skel->bss->qobj_walked,
+				"qdisc and fragment queue", "scan_qobj");
 	/* last: pools found through their pages during the walk are in the table now */
 	err = err ?: read_one(&a, s->skel->links.scan_pools, "pool", "scan_pools");
 out:
@@ -291,6 +295,7 @@ out:
 		memcpy(after, before, sizeof(after));
 	out->drops = after[PPW_CNT_SCAN_DROP] - before[PPW_CNT_SCAN_DROP];
 	out->walks_cut = after[PPW_CNT_SCAN_TRUNC] - before[PPW_CNT_SCAN_TRUNC];
+	out->gone = after[PPW_CNT_SCAN_GONE] - before[PPW_CNT_SCAN_GONE];
 	out->elapsed_s = (now_mono_ns() - t0) / 1e9;
 	ring_buffer__free(a.rb);
 	return err;
