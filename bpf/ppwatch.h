@@ -56,7 +56,7 @@
  * fq_codel flows, the bands of pfifo_fast */
 #define PPW_MAX_QDISC_BUCKETS 16
 #define PPW_MAX_QDISC_CHAIN   65536 /* htb's default leaves all hash to one bucket */
-#define PPW_QDISC_BATCH       64    /* qdiscs scan_qobj walks in one element at most */
+#define PPW_QDISC_BATCH	      64    /* qdiscs scan_qobj walks in one element at most */
 #define PPW_MAX_FQ_FLOWS      65536
 #define PPW_PFIFO_FAST_BANDS  3
 /* qdiscs and reassembly queues a scan lists, then walks */

@@ -48,14 +48,14 @@ enum ppw_qobj_kind { QO_DEV = 1, QO_FRAGQ_V4, QO_FRAGQ_V6 };
 #define QO_ROOT_NEXT 0xffffffffu /* a device whose root qdisc is still to walk */
 
 struct ppw_qobj {
-	__u64 addr;	 /* the net_device, or the inet_frag_queue */
-	__u64 net;	 /* the struct net it was found in */
-	__u64 tbl;	 /* a queue's bucket_table */
-	__u64 last;	 /* a device's last qdisc walked in bucket (0: none yet) */
-	__u32 bucket;	 /* a queue's bucket; a device's hash bucket being walked */
+	__u64 addr;   /* the net_device, or the inet_frag_queue */
+	__u64 net;    /* the struct net it was found in */
+	__u64 tbl;    /* a queue's bucket_table */
+	__u64 last;   /* a device's last qdisc walked in bucket (0: none yet) */
+	__u32 bucket; /* a queue's bucket; a device's hash bucket being walked */
 	__u32 netns_ino;
-	__u32 kind;	 /* enum ppw_qobj_kind */
-	__u32 walked;	 /* a device's qdiscs walked so far */
+	__u32 kind;   /* enum ppw_qobj_kind */
+	__u32 walked; /* a device's qdiscs walked so far */
 };
 
 struct {

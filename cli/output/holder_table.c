@@ -317,7 +317,8 @@ void render_scan_summary_text(FILE *f, const struct holders_report *rep)
 		fprintf(f, "; %llu walks stopped at their bound (pages unattributed)",
 			(unsigned long long)s->walks_cut);
 	if (s->gone)
-		fprintf(f, "; %llu queues or sockets in flight gone before their walk (pages unattributed)",
+		fprintf(f,
+			"; %llu queues or sockets in flight gone before their walk (pages unattributed)",
 			(unsigned long long)s->gone);
 	if (s->netns_failed)
 		fprintf(f, "; %u netns not entered", s->netns_failed);
