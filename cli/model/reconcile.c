@@ -136,39 +136,3 @@ int ledger_suspects(struct page_ledger *l, const struct reading *rd, __u64 skipp
 	*n = s.n;
 	return 0;
 }
-
-/* what ledger_full lumps, by kind: its parts, never summed with it */
-static const struct {
-	const char *key;
-	int idx;
-} loss_kinds[] = {
-	{ "ledger_hold_lost", PPW_CNT_HOLD_LOST },
-	{ "ledger_release_lost", PPW_CNT_RELEASE_LOST },
-	{ "ledger_slot_skipped", PPW_CNT_SLOT_SKIPPED },
-};
-
-/* what the fold decided or found: ties, settled losses, phantoms now */
-static const struct {
-	const char *key;
-	int idx;
-} ledger_notes[] = {
-	{ "ties", PPW_CNT_TIES },
-	{ "lost", PPW_CNT_LOST },
-	{ "phantom_pages", PPW_CNT_PHANTOMS },
-};
-
-const char *loss_kind(size_t i, int *idx)
-{
-	if (i >= ARRAY_SIZE(loss_kinds))
-		return NULL;
-	*idx = loss_kinds[i].idx;
-	return loss_kinds[i].key;
-}
-
-const char *ledger_note(size_t i, int *idx)
-{
-	if (i >= ARRAY_SIZE(ledger_notes))
-		return NULL;
-	*idx = ledger_notes[i].idx;
-	return ledger_notes[i].key;
-}

@@ -67,9 +67,4 @@ __u64 ledger_phantom_losses(const struct reading *rd, __u64 skipped);
 int ledger_suspects(struct page_ledger *l, const struct reading *rd, __u64 skipped, __u64 **netmem,
 		    __u64 **pool, size_t *n);
 
-/* ledger_full's kinds (hold, release, slot skipped) as loss_counter() lists them: parts of it */
-const char *loss_kind(size_t i, int *idx);
-/* the same for what the fold decided or found: ties, lost, phantom_pages */
-const char *ledger_note(size_t i, int *idx);
-
 #endif /* __PPWATCH_MODEL_RECONCILE_H */

@@ -11,6 +11,7 @@
 
 #include "lib/util.h"
 #include "lib/vec.h"
+#include "model/counter_names.h"
 #include "model/rules_eval.h"
 
 static bool glob_match(const char *pat, const char *s)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "model/counter_names.h"
 #include "model/page_ledger.h"
 #include "model/snapshot.h"
 
@@ -756,31 +757,14 @@ const char *level_text(enum ppw_level l)
 
 /* ---- losses --------------------------------------------------------------- */
 
-static const struct {
-	const char *key;
-	int idx;
-} loss_counters[] = {
-	{ "ledger_full", PPW_CNT_LEDGER_FULL },
-	{ "pools_full", PPW_CNT_POOLS_FULL },
-	{ "ringbuf_drop", PPW_CNT_RINGBUF_DROP },
-	{ "discovery_truncated", PPW_CNT_DISCOVERY_TRUNC },
-};
-
-const char *loss_counter(size_t i, int *idx)
-{
-	if (i >= ARRAY_SIZE(loss_counters))
-		return NULL;
-	*idx = loss_counters[i].idx;
-	return loss_counters[i].key;
-}
-
 __u64 snapshot_losses(const struct snapshot *s)
 {
 	__u64 sum = 0;
 	size_t i;
+	int idx;
 
-	for (i = 0; i < ARRAY_SIZE(loss_counters); i++)
-		sum += s->counters[loss_counters[i].idx];
+	for (i = 0; loss_counter(i, &idx); i++)
+		sum += s->counters[idx];
 	return sum;
 }
 

@@ -263,8 +263,6 @@ void pool_row_name(struct pool_row *w, __u32 xdp_mem_id);
 void snapshot_drop_freed(struct snapshot *s);
 /* the sum of every loss counter */
 __u64 snapshot_losses(const struct snapshot *s);
-/* the i-th loss counter: its key and index into snapshot.counters; NULL past the end */
-const char *loss_counter(size_t i, int *idx);
 int snapshot_group_by_device(const struct snapshot *s, struct group_row **out, size_t *n);
 
 /* the host's totals over a snapshot's pools (freed pools count in none) */

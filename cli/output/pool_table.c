@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "lib/util.h"
-#include "model/reconcile.h"
+#include "model/counter_names.h"
 #include "output/pool_table.h"
 
 /* ---- the pool view ------------------------------------------------------- */

@@ -18,7 +18,7 @@
 #include "lib/escape.h"
 #include "lib/util.h"
 #include "lib/vec.h"
-#include "model/reconcile.h"
+#include "model/counter_names.h"
 #include "output/pool_table.h"
 #include "output/prom.h"
 

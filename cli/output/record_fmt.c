@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "model/counter_names.h"
 #include "model/holder_desc.h"
-#include "model/reconcile.h"
 #include "output/record_fmt.h"
 
 /* ---- a record type as a table of members ------------------------------------------- */

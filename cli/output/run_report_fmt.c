@@ -10,6 +10,7 @@
 #include "output/pool_table.h"
 #include "output/pool_verdict_fmt.h"
 #include "output/run_report_fmt.h"
+#include "model/counter_names.h"
 
 static const char *pools_word(size_t n)
 {
