@@ -69,7 +69,7 @@ PURE_LDLIBS := -lyaml -ljansson -lmicrohttpd -lgnutls -lcrypt -lm
 
 # ledger.bpf.c defines the shared maps: the linker wants it first; holders.bpf.c
 # the holder scan's, which queues.bpf.c and skbscan.bpf.c share (bpf/scan.bpf.h)
-BPF_FAMILIES := ledger lifecycle discover holders queues skbscan items blocks
+BPF_FAMILIES := ledger lifecycle discover holders queues skbscan items blocks stats
 # the tracepoint programs again, counters only, for kernels without BPF
 # atomic fetch/cmpxchg or bpf_loop (PPW_COMPAT, bpf/config.bpf.h)
 BPF_COMPAT_FAMILIES := ledger lifecycle

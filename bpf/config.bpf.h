@@ -6,7 +6,7 @@
  * declared extern everywhere else, so 'bpftool gen object' links one copy.
  *
  * The bounds of every walk are in ppwatch.h, which user space shares (it
- * reports them); kernel differences (CO-RE shims) in core_fixes.bpf.h.
+ * reports them); kernel differences (CO-RE shims) in core_fixes.bpf.h and core_fixes_scan.bpf.h.
  */
 #ifndef __PPWATCH_CONFIG_BPF_H
 #define __PPWATCH_CONFIG_BPF_H
@@ -58,13 +58,13 @@ PPW_CFG(__u32, cfg_log_shift, 0);
 PPW_CFG(__u64, cfg_pp_signature, 0);
 PPW_CFG(__u64, cfg_pp_magic_mask, 0);
 /* The direct map and vmemmap, used when the kernel does not export
- * page_offset_base / vmemmap_base (core_fixes.bpf.h: layout_*()). */
+ * page_offset_base / vmemmap_base (ledger.bpf.c: layout_*()). */
 PPW_CFG(__u64, cfg_page_offset, 0);
 PPW_CFG(__u64, cfg_vmemmap, 0);
 PPW_CFG(__u32, cfg_page_shift, 12);
 /* where struct page keeps a tail page's way to its head (compound_head,
  * or compound_info on 7.1 and later); 0: no such field
- * (core_fixes.bpf.h: page_compound_head()) */
+ * (core_fixes_scan.bpf.h: page_compound_head()) */
 PPW_CFG(__u32, cfg_page_compound_off, 0);
 /* skbs walked per queue (and per defer list, per TCP out-of-order tree) */
 PPW_CFG(__u32, cfg_max_skbs, 65536);

@@ -181,7 +181,7 @@ static __always_inline bool sock_skip(struct sock *sk)
 /*
  * The protocol iterators run first, in every namespace: each walks its
  * sockets under the socket's lock where the kernel's iterator takes it
- * (core_fixes.bpf.h: PPW_ITER_LOCKED), the orphans still hashed too
+ * (core_fixes_scan.bpf.h: PPW_ITER_LOCKED), the orphans still hashed too
  * (FIN-WAIT, CLOSE-WAIT, LAST-ACK). The fd walk after them names each
  * socket's processes and walks only what no protocol iterator lists.
  */
@@ -368,7 +368,7 @@ static long pool_cb(struct bpf_map *map, __u64 *key, struct ppw_pool *rec, void 
 	return 0;
 }
 
-/* ---- per-CPU skb defer lists (core_fixes.bpf.h: defer_list_head()) ------------ */
+/* ---- per-CPU skb defer lists (core_fixes_scan.bpf.h: defer_list_head()) ------------ */
 
 static long defer_cpu_cb(__u64 cpu, void *data)
 {

@@ -463,6 +463,46 @@ struct ppw_blk_rec {
 	};
 };
 
+/*
+ * Allocation and recycling statistics (stats.bpf.c, kernels with
+ * CONFIG_PAGE_POOL_STATS): the stats_walk iterator writes one record per
+ * pool it knows that is not freed, read from the pool itself: its
+ * alloc_stats, and its per-CPU recycle_stats summed over every possible
+ * CPU, as page_pool_get_stats() sums them. The counters are in the order
+ * of the netdev family's page-pool-stats attributes.
+ */
+enum ppw_stats_flags {
+	PPW_STATS_ALLOC = 1U << 0,   /* alloc[] read (pool->alloc_stats) */
+	PPW_STATS_RECYCLE = 1U << 1, /* recycle[] read (pool->recycle_stats, every CPU) */
+};
+
+enum ppw_alloc_stat {
+	PPW_ALLOC_FAST,
+	PPW_ALLOC_SLOW,
+	PPW_ALLOC_SLOW_HIGH_ORDER,
+	PPW_ALLOC_EMPTY,
+	PPW_ALLOC_REFILL,
+	PPW_ALLOC_WAIVE,
+	PPW_ALLOC_MAX
+};
+
+enum ppw_recycle_stat {
+	PPW_RECYCLE_CACHED,
+	PPW_RECYCLE_CACHE_FULL,
+	PPW_RECYCLE_RING,
+	PPW_RECYCLE_RING_FULL,
+	PPW_RECYCLE_RELEASED_REFCNT,
+	PPW_RECYCLE_MAX
+};
+
+struct ppw_stats_rec {
+	__u64 pool;
+	__u32 gen;
+	__u32 flags; /* enum ppw_stats_flags */
+	__u64 alloc[PPW_ALLOC_MAX];
+	__u64 recycle[PPW_RECYCLE_MAX];
+};
+
 /* Ring-buffer events: pool lifecycle, rare by construction. */
 enum ppw_event_type {
 	PPW_EV_POOL_NEW = 1,	 /* first sight of a pool */
@@ -573,5 +613,7 @@ PPW_ABI_OFF(ppw_event, rec, 24);
 PPW_ABI_SIZE(ppw_stack_key, 24);
 PPW_ABI_SIZE(ppw_blk_rec, 48);
 PPW_ABI_OFF(ppw_blk_rec, tot, 16);
+PPW_ABI_SIZE(ppw_stats_rec, 104);
+PPW_ABI_OFF(ppw_stats_rec, recycle, 64);
 
 #endif /* __PPWATCH_H */

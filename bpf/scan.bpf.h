@@ -21,6 +21,7 @@
 #include "ppwatch.h"
 #include "config.bpf.h"
 #include "core_fixes.bpf.h"
+#include "core_fixes_scan.bpf.h"
 #include "maps.bpf.h"
 
 #define PPW_AF_UNIX  1

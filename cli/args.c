@@ -170,6 +170,9 @@ int args_view_opt(struct view_opts *v, int o, const char *arg)
 	case 'a':
 		v->show_freed = true;
 		return 0;
+	case ARGS_OPT_RECYCLING:
+		v->recycling = true;
+		return 0;
 	}
 	return -ENOENT;
 }

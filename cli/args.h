@@ -35,16 +35,20 @@ int args_view(struct view_opts *v, int argc, char **argv, double *duration);
 int args_view_interval(struct view_opts *v, int argc, char **argv, bool first_is_filter,
 		       double min_interval, double *interval, uint64_t *count);
 
-/* -s/--sort KEY, -r/--reverse, -a/--all: the view options of pools and top */
+/* -s/--sort KEY, -r/--reverse, -a/--all, --recycling: the view options of pools and top */
+#define ARGS_OPT_RECYCLING 0x180
 #define ARGS_VIEW_LOPTS                                                                  \
 	{ "sort", required_argument, NULL, 's' }, { "reverse", no_argument, NULL, 'r' }, \
+		{ "all", no_argument, NULL, 'a' },                                       \
 	{                                                                                \
-		"all", no_argument, NULL, 'a'                                            \
+		"recycling", no_argument, NULL, ARGS_OPT_RECYCLING                       \
 	}
 #define ARGS_VIEW_SOPTS "s:ra"
-#define ARGS_VIEW_HELP                                                          \
-	"  -s, --sort KEY     sort by a column, by its JSON key (default %s)\n" \
-	"  -r, --reverse      reverse the sort\n"
+#define ARGS_VIEW_HELP                                                                    \
+	"  -s, --sort KEY     sort by a column, by its JSON key (default %s)\n"           \
+	"  -r, --reverse      reverse the sort\n"                                         \
+	"  --recycling        the recycling view: each pool's allocation and recycling\n" \
+	"                     counters (CONFIG_PAGE_POOL_STATS) and ynltool's ratio\n"
 /* one of them: 0, or -ENOENT for an option that is not */
 int args_view_opt(struct view_opts *v, int o, const char *arg);
 

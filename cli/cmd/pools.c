@@ -78,6 +78,9 @@ static int pools_run(int argc, char **argv)
 	if (monitor_open(&m, &(struct monitor_opts){ ENV_MONITOR_OPTS, .blocks = true,
 						     .keep_freed_s = opts.window + 1 }))
 		return EXIT_ERROR;
+	/* the views with recycling columns say once that this kernel keeps none */
+	if (!env.json && (opts.view.recycling || env.wide))
+		monitor_say_gap(&m, "pp_stats");
 	err = monitor_sample(&m);
 	if (!err)
 		err = monitor_wait(&m, now_mono_s() + opts.window, NULL, 0);

@@ -61,7 +61,7 @@ static void top_help(void)
 	       "                     a stdout that is not a terminal)\n" ARGS_VIEW_HELP
 	       "  -a, --all          keep freed pools listed for a while\n"
 	       "\n"
-	       "KEYS: q quit, < > sort column, r reverse, g group by device, w wide\n\n",
+	       "KEYS: q quit, < > sort column, r reverse, g group by device, w wide, c recycling\n\n",
 	       "inflight");
 }
 
@@ -96,7 +96,7 @@ static void term_raw(void)
 static void sort_step(int dir)
 {
 	struct snapshot none = { 0 };
-	struct oview ov = opts.view.group_by_device ? group_oview() : pool_oview(&none);
+	struct oview ov = view_oview(&opts.view, &none);
 	int cols[64], n = 0, i, at = -1;
 
 	for (i = 0; i < ov.ncols && n < (int)ARRAY_SIZE(cols); i++)
@@ -140,6 +140,10 @@ static bool handle_keys(void)
 			break;
 		case 'w':
 			env.wide = !env.wide;
+			redraw = true;
+			break;
+		case 'c': /* the recycling view and back */
+			opts.view.recycling = !opts.view.recycling;
 			redraw = true;
 			break;
 		case ' ':
@@ -265,6 +269,9 @@ static int top_run(int argc, char **argv)
 				       .on_ntf = interactive ? on_ntf : NULL, .arg = &changed });
 	if (err)
 		return EXIT_ERROR;
+	/* the views with recycling columns say once that this kernel keeps none */
+	if (!env.json && (opts.view.recycling || env.wide))
+		monitor_say_gap(&m, "pp_stats");
 	if (interactive)
 		term_raw();
 

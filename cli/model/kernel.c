@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stddef.h>
+#include <string.h>
 
 #include "model/kernel.h"
 
@@ -25,6 +26,7 @@ static const struct {
 	bool series;		/* needs a kernel series, not just a newer kernel */
 	enum unmap_regime only; /* a gap of this regime only (UNMAP_UNKNOWN: any) */
 	const char *what;
+	bool on_demand; /* said in text only by the views that show it */
 } gaps[] = {
 	{ "pool_ids", FACT(pool_ids), false, UNMAP_UNKNOWN,
 	  "pool ids and destroy times (pool->user, f17c69649c69): pools are named x<XDP "
@@ -41,6 +43,10 @@ static const struct {
 	{ "discovery", FACT(discovery), false, UNMAP_UNKNOWN,
 	  "pools that make no events (the iterators that find them need the bpf_loop helper, "
 	  "Linux 5.17): a pool appears with its first event" },
+	{ "pp_stats", FACT(pp_stats), false, UNMAP_UNKNOWN,
+	  "allocation and recycling statistics (the kernel is built without "
+	  "CONFIG_PAGE_POOL_STATS): no alloc_* / recycle_* counters or recycling ratio",
+	  .on_demand = true },
 	{ "item_stats", FACT(item_stats), true, UNMAP_UNKNOWN,
 	  "item_fast_empty / item_slow_failed (the page_pool item-block series)" },
 	{ "item_blocks", FACT(item_blocks), true, UNMAP_UNKNOWN,
@@ -61,7 +67,8 @@ const char *kernel_gap(const struct kernel_facts *k, bool core, int i, const cha
 	size_t g;
 
 	for (g = 0; g < sizeof(gaps) / sizeof(gaps[0]); g++) {
-		if (*(const bool *)((const char *)k + gaps[g].have) || (core && gaps[g].series))
+		if (*(const bool *)((const char *)k + gaps[g].have) ||
+		    (core && (gaps[g].series || gaps[g].on_demand)))
 			continue;
 		if (gaps[g].only != UNMAP_UNKNOWN && gaps[g].only != k->unmap)
 			continue;
@@ -70,5 +77,16 @@ const char *kernel_gap(const struct kernel_facts *k, bool core, int i, const cha
 			return gaps[g].name;
 		}
 	}
+	return NULL;
+}
+
+const char *kernel_gap_named(const struct kernel_facts *k, const char *name)
+{
+	const char *n, *what;
+	int i;
+
+	for (i = 0; (n = kernel_gap(k, false, i, &what)); i++)
+		if (!strcmp(n, name))
+			return what;
 	return NULL;
 }

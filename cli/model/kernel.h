@@ -34,14 +34,23 @@ struct kernel_facts {
 	bool dma_map_stats;	/* ppwatch's xarray series: dma_map_failed */
 	bool ledger;		/* BPF atomic fetch/cmpxchg (v5.12): the page ledger */
 	bool discovery;		/* bpf_loop (v5.17): the iterators that find pools */
+	bool pp_stats;		/* CONFIG_PAGE_POOL_STATS: allocation and recycling */
 };
 
 /*
  * What this kernel cannot report, one gap at a time: i = 0, 1, ... until
  * NULL. Returns the gap's JSON name ("pool_ids"); *what says what is missing
  * and what ppwatch does instead. 'core' limits the walk to the gaps of an
- * unpatched kernel, leaving out the item counters that need a kernel series.
+ * unpatched kernel, leaving out the item counters that need a kernel series
+ * and the gaps said only on demand (kernel_gap_named()).
  */
 const char *kernel_gap(const struct kernel_facts *k, bool core, int i, const char **what);
+/*
+ * What is missing, if this kernel lacks the gap 'name' ("pp_stats"), else
+ * NULL: for the views that show what the core walk leaves out of the
+ * line every command prints (the allocation and recycling statistics,
+ * which most distribution kernels do not keep).
+ */
+const char *kernel_gap_named(const struct kernel_facts *k, const char *name);
 
 #endif /* __PPWATCH_MODEL_KERNEL_H */

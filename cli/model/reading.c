@@ -10,6 +10,7 @@
 
 #include "lib/vec.h"
 #include "model/blocks.h"
+#include "model/pool_stats.h"
 #include "model/reading.h"
 
 void reading_reset(struct reading *rd)
@@ -96,5 +97,19 @@ void reading_add_blocks(struct reading *rd, const struct blocks_scan *bs)
 			rd->pools[i].has_occ = true;
 			rd->pools[i].occ = pb->occ;
 		}
+	}
+}
+
+void reading_add_stats(struct reading *rd, const struct stats_scan *ss)
+{
+	const struct ppw_stats_rec *r;
+	size_t i;
+
+	for (i = 0; i < rd->n; i++) {
+		if (!rd->pools[i].rec.addr)
+			continue;
+		r = stats_find(ss, rd->pools[i].rec.addr, rd->pools[i].rec.gen);
+		if (r)
+			pp_stats_of_rec(&rd->pools[i].stats, r);
 	}
 }

@@ -26,4 +26,8 @@ struct blocks_scan;
 /* each pool's item-block occupancy, from a walk of every pool's blocks */
 void reading_add_blocks(struct reading *rd, const struct blocks_scan *bs);
 
+struct stats_scan;
+/* each pool's allocation and recycling counters, from the stats walk */
+void reading_add_stats(struct reading *rd, const struct stats_scan *ss);
+
 #endif /* __PPWATCH_MODEL_READING_H */

@@ -457,6 +457,7 @@ static int build(struct snapshot *out, const struct reading *rd, const struct sn
 		fill_counts(w, rd, o, p, dt);
 		fill_ages(w, rd, o);
 		fill_dma(w, rd, o);
+		pool_stats_row(w, o, p, dt);
 	}
 	free(pw.idx);
 	return 0;

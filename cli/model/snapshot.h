@@ -19,6 +19,7 @@
 #include "model/ages.h"
 #include "model/blocks.h"
 #include "model/kernel.h"
+#include "model/pool_stats.h"
 #include "ppwatch.h"
 
 /* page-pool-get attributes present in a netlink reply */
@@ -43,6 +44,7 @@ struct nl_pool {
 	__u32 dmabuf;
 	__u32 netns_ino; /* namespace the dump ran in */
 	char ifname[PPW_IFNAMSIZ];
+	struct pp_stats stats; /* page-pool-stats-get (source PPS_NONE: none) */
 };
 
 struct pool_obs {
@@ -57,6 +59,7 @@ struct pool_obs {
 	struct nl_pool nl;
 	bool has_occ; /* the item-block walk ran on this pool */
 	struct block_occupancy occ;
+	struct pp_stats stats; /* the stats walk's (source PPS_NONE: none) */
 };
 
 struct reading {
@@ -181,6 +184,16 @@ struct pool_row {
 	/* the item-block walk (any item-block kernel): each block's occupancy summed */
 	bool occ_known;
 	struct block_occupancy occ;
+	/*
+	 * Allocation and recycling (CONFIG_PAGE_POOL_STATS): netlink's
+	 * page-pool-stats where it lists the pool, else read from the pool;
+	 * stats.source PPS_NONE: unknown. Rates of pp_allocated() and
+	 * pp_recycled() since the previous snapshot (NAN: no previous).
+	 */
+	struct pp_stats stats;
+	double recycling_pct; /* NAN: unknown, or nothing allocated */
+	double alloc_per_s;
+	double recycle_per_s;
 };
 
 struct snapshot {

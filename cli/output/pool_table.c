@@ -6,6 +6,7 @@
 #include "lib/util.h"
 #include "model/counter_names.h"
 #include "output/pool_table.h"
+#include "output/recycle_table.h"
 
 /* ---- the pool view ------------------------------------------------------- */
 
@@ -60,6 +61,7 @@ enum pool_col {
 	PC_BEFORE_MIN,
 	PC_BEFORE_MAX,
 	PC_PHANTOM,
+	PC_RECYCLE_PCT,
 	PC_MAX
 };
 
@@ -119,6 +121,8 @@ static const struct ocol pool_cols[PC_MAX] = {
 	[PC_BEFORE_MAX] = { "before_start_at_most", "BEFMAX", 7, OF_PLAIN, OC_JSON },
 	/* ledger pages the kernel's count says are gone (lost releases): out of ages */
 	[PC_PHANTOM] = { "phantom_pages", "PHANTOM", 7, OF_PLAIN, OC_WIDE },
+	/* text only: JSON has it in "stats" (render_pool_stats_json) */
+	[PC_RECYCLE_PCT] = { "recycling_pct", "RECYC%", 6, OF_PLAIN, OC_WIDE | OC_TEXT },
 };
 
 /* the DMA state: its name, and in text a short form with the count of a hazard */
@@ -352,6 +356,9 @@ static void pool_cell(const void *p, int col, struct oval *v, void *arg)
 			OV_STR(v, r->has_record ? "n/a" : "");
 		}
 		break;
+	case PC_RECYCLE_PCT:
+		OV_F64(v, r->recycling_pct);
+		break;
 	case PC_BLK_SPARSE:
 		if (r->occ_known)
 			OV_U64(v, r->occ.sparse);
@@ -438,6 +445,7 @@ static void pool_json_extra(struct json *j, const void *p, void *arg)
 		json_kv_bool(j, "truncated", r->occ.truncated);
 		json_obj_close(j);
 	}
+	render_pool_stats_json(j, r);
 	json_key(j, "destroy_unmap");
 	if (!r->unmap_seen) {
 		json_put_null(j);
@@ -686,6 +694,7 @@ void render_kernel_json(struct json *j, const struct kernel_facts *k)
 	json_kv_str(j, "unmap_regime", unmap_regime_name(k->unmap));
 	json_kv_bool(j, "netlink", k->netlink);
 	json_kv_u64(j, "page_size", k->page_size);
+	json_kv_bool(j, "pp_stats", k->pp_stats);
 	json_kv_bool(j, "item_stats", k->item_stats);
 	json_kv_bool(j, "item_blocks", k->item_blocks);
 	json_kv_bool(j, "unmap_event", k->unmap_event);

@@ -95,6 +95,7 @@ static const struct rfield kernel_fields[] = {
 	FN("unmap_regime", hdr_regime, NULL),
 	F("page_size", RF_U64, struct rbuild_header, page_size, W_ALWAYS),
 	F("netlink", RF_BOOL, struct rbuild_header, netlink, W_ALWAYS),
+	F("pp_stats", RF_BOOL, struct rbuild_header, pp_stats, W_ALWAYS),
 };
 
 static void hdr_kernel(struct json *j, const char *key, const void *o)

@@ -23,6 +23,7 @@ struct rbuild_header {
 	enum unmap_regime unmap;
 	uint64_t page_size;
 	bool netlink;
+	bool pp_stats; /* CONFIG_PAGE_POOL_STATS: pools' "stats" can be recorded */
 	double boot_to_real, stall_after, snapshot_every, scan_every;
 	uint32_t stack_every;
 	uint64_t max_record;

@@ -8,6 +8,7 @@
 #include "model/counter_names.h"
 #include "model/holder_desc.h"
 #include "output/record_fmt.h"
+#include "output/recycle_table.h"
 
 /* ---- a record type as a table of members ------------------------------------------- */
 
@@ -343,6 +344,8 @@ static const struct rfield pool_fields[] = {
 	FC("dma_index_failed", RF_U64, struct pool_row, dma_index_failed, W_ALWAYS, has_dma_index),
 	FC("dma_map_failed", RF_U64, struct pool_row, dma_map_failed, W_ALWAYS, has_dma_map),
 	FN("block_occupancy", pool_occupancy, has_occ),
+	/* CONFIG_PAGE_POOL_STATS */
+	FN("stats", record_pool_stats, pool_stats_known),
 };
 
 void rfmt_pool_ref_members(struct json *j, const struct pool_row *r)

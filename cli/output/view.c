@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "output/pool_table.h"
+#include "output/recycle_table.h"
 #include "output/view.h"
 
 int view_add_filter(struct view_opts *v, enum pool_filter_kind kind, const char *word)
@@ -42,10 +43,17 @@ static const char *sort_key(const struct view_opts *v, bool *rev)
 	return "id";
 }
 
+struct oview view_oview(const struct view_opts *v, const struct snapshot *s)
+{
+	if (v->group_by_device)
+		return group_oview();
+	return v->recycling ? recycle_oview() : pool_oview(s);
+}
+
 bool view_sort_known(const struct view_opts *v)
 {
 	struct snapshot none = { 0 };
-	struct oview ov = v->group_by_device ? group_oview() : pool_oview(&none);
+	struct oview ov = view_oview(v, &none);
 	bool rev;
 
 	return ocol_find(&ov, sort_key(v, &rev)) >= 0;
@@ -69,7 +77,7 @@ int view_apply(const struct view_opts *v, const struct snapshot *src, struct sna
 		snapshot_drop_freed(out);
 	key = sort_key(v, &rev);
 	if (!v->group_by_device) {
-		ov = pool_oview(out);
+		ov = view_oview(v, out);
 		out_sort(out->rows, out->n, sizeof(*out->rows), &ov, key, rev);
 		return 0;
 	}
@@ -88,6 +96,8 @@ void view_print_text(FILE *f, const struct view_opts *v, const struct snapshot *
 {
 	if (v->group_by_device)
 		render_groups_text(f, g, ng, wide, header);
+	else if (v->recycling)
+		render_recycle_text(f, s, wide, header);
 	else
 		render_pools_text(f, s, wide, header);
 }

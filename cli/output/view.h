@@ -21,6 +21,7 @@ struct view_opts {
 	const char *sort; /* a column's JSON key; NULL: id (or device when grouped) */
 	bool reverse;
 	bool show_freed;
+	bool recycling; /* the recycling view's text (output/recycle_table.c) */
 	struct pool_filter filters[VIEW_MAX_FILTERS]; /* any one matches (row_matches()) */
 	int nfilters;
 };
@@ -29,6 +30,8 @@ struct view_opts {
 int view_add_filter(struct view_opts *v, enum pool_filter_kind kind, const char *word);
 /* no filters, or one of them matches the row */
 bool view_matches(const struct view_opts *v, const struct pool_row *r);
+/* the column table rows are sorted by and printed with: per device, recycling or pools */
+struct oview view_oview(const struct view_opts *v, const struct snapshot *s);
 /* the sort key names a column of the view (or is unset) */
 bool view_sort_known(const struct view_opts *v);
 /*

@@ -234,7 +234,7 @@ int features_probe(struct features *f)
 		long off = -1;
 
 		f->struct_page_size = id > 0 ? btf__resolve_size(btf, id) : 0;
-		/* a tail page's way to its head (bpf/core_fixes.bpf.h, 19.):
+		/* a tail page's way to its head (bpf/core_fixes_scan.bpf.h, 19.):
 		 * compound_info from 7.1 on, compound_head before */
 		if (id > 0)
 			off = member_offset(btf, id, "compound_info", 0);
@@ -270,6 +270,9 @@ int features_probe(struct features *f)
 		f->detach_time_is_ns = detach_time_is_ktime(btf, pool_id);
 		f->pool_napi = params_has(btf, pool_id, "napi");
 		f->pool_defer = find_member(btf, pool_id, "defer_start") != NULL;
+		/* CONFIG_PAGE_POOL_STATS (8610037e8106, ad6fa1e1ab1b, v5.18) */
+		f->pp_stats = find_member(btf, pool_id, "alloc_stats") &&
+			      find_member(btf, pool_id, "recycle_stats");
 		int stats = btf__find_by_name_kind(btf, "page_pool_alloc_stats", BTF_KIND_STRUCT);
 
 		f->item_stats = stats > 0 && find_member(btf, stats, "item_fast_empty");
@@ -286,11 +289,11 @@ int features_probe(struct features *f)
 	btf__free(btf);
 	p_dbg("features: page_pool=%d tp hold=%d release=%d pool_release=%d nid=%d user=%d "
 	      "detach_ns=%d unmap=%s tracefs=%d bpf_loop=%d atomics=%d jiffies=%d "
-	      "percpu_lookup=%d defer_start=%d compound_off=%ld",
+	      "percpu_lookup=%d defer_start=%d compound_off=%ld pp_stats=%d",
 	      f->page_pool, f->tp_hold, f->tp_release, f->tp_pool_release, f->tp_update_nid,
 	      f->pool_user, f->detach_time_is_ns, unmap_regime_name(f->unmap), f->tracefs,
 	      f->bpf_loop, f->atomics, f->jiffies, f->percpu_lookup, f->pool_defer,
-	      f->page_compound_off);
+	      f->page_compound_off, f->pp_stats);
 	return 0;
 }
 

@@ -29,6 +29,7 @@ struct features {
 	bool detach_time_is_ns; /* user.detach_time is ktime_t */
 	bool pool_napi;		/* pool->p.napi (v6.5) */
 	bool pool_defer;	/* pool->defer_start (v5.5): a destroy's date (model/ages.h) */
+	bool pp_stats;		/* alloc_stats, recycle_stats (CONFIG_PAGE_POOL_STATS) */
 	enum unmap_regime unmap;
 	/* what the BPF programs may contain (their PPW_COMPAT build where not) */
 	bool bpf_loop; /* the bpf_loop helper (v5.17): iterators, freed-pool slots */

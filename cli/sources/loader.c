@@ -337,7 +337,31 @@ static int check_bpf_needs(struct session *s)
 	return -EOPNOTSUPP;
 }
 
-/* the iterators: discovery always, the holder scan when asked, the block walk where blocks exist */
+/*
+ * The stats walk reads each CPU's recycle counters through the typed
+ * per-CPU ksym this_cpu_off (bpf/core_fixes.bpf.h, 22), whose ld_imm64
+ * the kernel resolves by kallsyms_lookup_name(): without the symbol in
+ * kallsyms (no CONFIG_KALLSYMS_ALL) the whole load would fail, so the walk
+ * stays out and the pools netlink does not list keep unknown statistics.
+ */
+static bool stats_pcpu_readable(void)
+{
+	static int known = -1;
+
+	if (known < 0) {
+		known = kallsyms_has("this_cpu_off");
+		if (!known)
+			p_dbg("pool statistics: this_cpu_off not in /proc/kallsyms (no "
+			      "CONFIG_KALLSYMS_ALL?): pools netlink does not list keep unknown "
+			      "statistics");
+	}
+	return known;
+}
+
+/*
+ * the iterators: discovery always, the holder scan when asked, the block
+ * walk where blocks exist, the stats walk where pools keep stats
+ */
 static bool iter_wanted(const struct session *s, const char *name)
 {
 	/* every iterator walks with bpf_loop */
@@ -347,6 +371,8 @@ static bool iter_wanted(const struct session *s, const char *name)
 		return s->opts.holders;
 	if (!strncmp(name, "blocks_", 7))
 		return s->feat.unmap == UNMAP_ITEM_BLOCKS;
+	if (!strncmp(name, "stats_", 6))
+		return s->feat.pp_stats && stats_pcpu_readable();
 	return true;
 }
 

@@ -15,6 +15,7 @@
 #include "sources/blocks.h"
 #include "sources/discovered.h"
 #include "sources/monitor.h"
+#include "sources/pool_stats.h"
 
 /* a lifecycle event from the ring buffer: the collector's graveyard, then the command */
 static int on_event(void *ctx, void *data, size_t size)
@@ -66,6 +67,7 @@ static void kernel_facts_of(struct monitor *m)
 		.dma_map_stats = f->dma_map_stats,
 		.ledger = features_full_build(f) && f->jiffies,
 		.discovery = f->bpf_loop,
+		.pp_stats = f->pp_stats,
 	};
 }
 
@@ -92,6 +94,14 @@ static void say_gaps(const struct monitor *m)
 	}
 	if (len)
 		p_warn("this kernel cannot report %s", line);
+}
+
+void monitor_say_gap(const struct monitor *m, const char *name)
+{
+	const char *what = kernel_gap_named(&m->kernel, name);
+
+	if (what)
+		p_warn("this kernel cannot report %s", what);
 }
 
 int monitor_open(struct monitor *m, const struct monitor_opts *o)
@@ -125,6 +135,7 @@ int monitor_open(struct monitor *m, const struct monitor_opts *o)
 		return err;
 	}
 	m->walk_blocks = o->blocks && blocks_available(&m->s);
+	m->walk_stats = stats_available(&m->s);
 	kernel_facts_of(m);
 	say_gaps(m);
 	/* the session loop polls 'exiting' now: a signal asks it to finish */
@@ -189,8 +200,9 @@ static void discover(struct monitor *m)
 int monitor_sample(struct monitor *m)
 {
 	struct blocks_scan bs = { 0 };
+	struct stats_scan ss = { 0 };
 	struct nl_pool *nlv = NULL;
-	bool have_blocks = false;
+	bool have_blocks = false, have_stats = false;
 	size_t nn = 0;
 	int err;
 
@@ -204,6 +216,12 @@ int monitor_sample(struct monitor *m)
 		have_blocks = !blocks_scan_run(&m->s, 0, &bs);
 		m->walk_blocks = have_blocks;
 	}
+	if (!err && m->walk_stats) {
+		/* a walk that fails (reported) leaves the statistics of pools
+		 * netlink does not list unknown from now on */
+		have_stats = !stats_scan_run(&m->s, &ss);
+		m->walk_stats = have_stats;
+	}
 	err = err ?: collector_collect(&m->col, &m->rd);
 	m->rd.start_ns = m->s.start_ns;
 	if (!err && nn) {
@@ -215,7 +233,10 @@ int monitor_sample(struct monitor *m)
 	}
 	if (!err && have_blocks)
 		reading_add_blocks(&m->rd, &bs);
+	if (!err && have_stats)
+		reading_add_stats(&m->rd, &ss);
 	blocks_scan_free(&bs);
+	stats_scan_free(&ss);
 	free(nlv);
 	if (err)
 		return err;

@@ -55,6 +55,7 @@ struct monitor {
 	size_t npfd, cappfd;
 	bool woken;	    /* a handler asked to end the wait */
 	bool walk_blocks;   /* walk the item blocks at each sample (o.blocks, where they exist) */
+	bool walk_stats;    /* read the pools' statistics at each sample (where they exist) */
 	double discovery_s; /* the last discovery scan took this long */
 	double next_discovery; /* now_mono_s() of the next one */
 	int nl_only;	       /* pools only netlink lists: each dump anew, for their inflight */
@@ -77,6 +78,8 @@ int monitor_sample(struct monitor *m);
  */
 double monitor_time_s(const struct monitor *m);
 void monitor_close(struct monitor *m);
+/* one line on stderr, once, if this kernel lacks the gap 'name' (a view that shows it) */
+void monitor_say_gap(const struct monitor *m, const char *name);
 
 /*
  * The session loop's one wait: until 'until' (now_mono_s()), feeding BPF

@@ -255,6 +255,65 @@ static int dump_ns(struct nl_ns *ns)
 	return 0;
 }
 
+/* ---- page-pool-stats ---------------------------------------------------------- */
+
+static void to_stats(const struct netdev_page_pool_stats_get_rsp *r, struct pp_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->source = PPS_NETLINK;
+	s->alloc[PPW_ALLOC_FAST] = r->alloc_fast;
+	s->alloc[PPW_ALLOC_SLOW] = r->alloc_slow;
+	s->alloc[PPW_ALLOC_SLOW_HIGH_ORDER] = r->alloc_slow_high_order;
+	s->alloc[PPW_ALLOC_EMPTY] = r->alloc_empty;
+	s->alloc[PPW_ALLOC_REFILL] = r->alloc_refill;
+	s->alloc[PPW_ALLOC_WAIVE] = r->alloc_waive;
+	s->recycle[PPW_RECYCLE_CACHED] = r->recycle_cached;
+	s->recycle[PPW_RECYCLE_CACHE_FULL] = r->recycle_cache_full;
+	s->recycle[PPW_RECYCLE_RING] = r->recycle_ring;
+	s->recycle[PPW_RECYCLE_RING_FULL] = r->recycle_ring_full;
+	s->recycle[PPW_RECYCLE_RELEASED_REFCNT] = r->recycle_released_refcnt;
+	/* the kernel puts all eleven or fails the message */
+	s->recycle_known = r->_present.recycle_cached && r->_present.recycle_ring;
+}
+
+/*
+ * One namespace's page-pool-stats dump onto its cached pools, by id. Both
+ * dumps walk the same per-device lists in the same order: the search
+ * starts after the last hit, so a namespace of n pools costs n steps.
+ */
+static void stats_ns(struct nl_client *c, struct nl_ns *ns)
+{
+	struct netdev_page_pool_stats_get_list *l;
+	size_t i, at = 0, k;
+
+	for (i = 0; i < ns->ncache; i++)
+		memset(&ns->cache[i].stats, 0, sizeof(ns->cache[i].stats));
+	if (c->no_stats || !ns->ncache)
+		return;
+	l = netdev_page_pool_stats_get_dump(ns->req);
+	if (!l) {
+		/* "kernel built without CONFIG_PAGE_POOL_STATS": said once, as a gap */
+		if (ns->req->err.code == EOPNOTSUPP)
+			c->no_stats = true;
+		p_dbg("netlink: page-pool-stats-get dump in netns %lu: %s", ns->ino,
+		      ynl_why(&ns->req->err));
+		return;
+	}
+	ynl_dump_foreach(l, st) {
+		if (!st->_present.info || !st->info._present.id)
+			continue;
+		for (k = 0; k < ns->ncache; k++) {
+			i = (at + k) % ns->ncache;
+			if (ns->cache[i].id == st->info.id) {
+				to_stats(st, &ns->cache[i].stats);
+				at = i + 1;
+				break;
+			}
+		}
+	}
+	netdev_page_pool_stats_get_list_free(l);
+}
+
 int nl_client_dump(struct nl_client *c, bool fresh, struct nl_pool **out, size_t *n)
 {
 	struct nl_pool *v = NULL;
@@ -279,6 +338,7 @@ int nl_client_dump(struct nl_client *c, bool fresh, struct nl_pool **out, size_t
 			}
 			dumped++;
 		}
+		stats_ns(c, ns);
 		nv += ns->ncache;
 	}
 	c->dump_s = now_mono_s() - t0;

@@ -23,6 +23,7 @@ struct nl_client {
 	bool subscribe;
 	bool available;
 	char why[160];	  /* when not available */
+	bool no_stats;	  /* page-pool-stats-get: EOPNOTSUPP (no CONFIG_PAGE_POOL_STATS) */
 	double dump_s;	  /* the last nl_client_dump() took this long */
 	size_t dumped_ns; /* namespaces it asked the kernel for */
 };
@@ -43,6 +44,8 @@ int nl_client_sync(struct nl_client *c, const struct netns_list *l);
  * when a notification came since its last dump, when it has no
  * notification socket, after NL_REDUMP_S, or when 'fresh' asks (pools only
  * netlink lists: their inflight comes from the dump); else its last dump.
+ * Their page-pool-stats (counters that move with every packet) are dumped
+ * anew each call, in every namespace that lists a pool.
  */
 int nl_client_dump(struct nl_client *c, bool fresh, struct nl_pool **out, size_t *n);
 /* notification sockets as POLLIN entries of a poll set; returns how many written */

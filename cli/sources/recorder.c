@@ -279,6 +279,7 @@ static char *header(struct recorder *w, const char *file, size_t *len)
 		.unmap = w->m.kernel.unmap,
 		.page_size = w->m.kernel.page_size,
 		.netlink = w->m.kernel.netlink,
+		.pp_stats = w->m.kernel.pp_stats,
 		.boot_to_real = w->feed.ec.boot_to_real,
 		.stall_after = w->o.stall_after,
 		.snapshot_every = w->o.snapshot_every,
