@@ -22,242 +22,10 @@
 #include "output/pool_table.h"
 #include "output/prom.h"
 
-enum mtype { MT_GAUGE, MT_COUNTER, MT_INFO };
+#include "output/prom_families.h"
 
-enum fam {
-	/* per pool */
-	F_INFLIGHT_PAGES,
-	F_INFLIGHT_BYTES,
-	F_HELD,
-	F_RELEASED,
-	F_ZOMBIE,
-	F_DETACH_AGE,
-	F_OLDEST_AGE,
-	F_OLDEST_LOWER,
-	F_LEDGER,
-	F_BEFORE_START,
-	F_UNTRACKED,
-	F_PHANTOMS,
-	F_POOL_LEDGER_LOSSES,
-	F_RETRIES,
-	F_DMA_STATE,
-	F_DMA_HAZARD,
-	F_DMA_STILL_MAPPED,
-	F_DMA_UNMAPPED,
-	F_ITEM_FAST_EMPTY,
-	F_ITEM_SLOW_FAILED,
-	F_DMA_INDEX_FAILED,
-	F_DMA_MAP_FAILED,
-	F_ITEM_BLOCKS,
-	F_ITEM_BLOCKS_ALLOC,
-	F_ITEM_BLOCKS_FREE,
-	F_ITEM_BLOCK_ITEMS,
-	F_ITEM_BLOCKS_SPARSE,
-	F_LAST_POOL_FAMILY = F_ITEM_BLOCKS_SPARSE,
-	/* per device: the pools' sums */
-	F_DEV_POOLS,
-	F_DEV_INFLIGHT_PAGES,
-	F_DEV_INFLIGHT_BYTES,
-	F_DEV_HELD,
-	F_DEV_RELEASED,
-	F_DEV_OLDEST_AGE,
-	F_DEV_OLDEST_LOWER,
-	F_DEV_LEDGER,
-	F_DEV_BEFORE_START,
-	F_DEV_UNTRACKED,
-	F_DEV_RETRIES,
-	F_DEV_ITEM_FAST_EMPTY,
-	F_DEV_ITEM_SLOW_FAILED,
-	F_DEV_ITEM_BLOCKS,
-	F_DEV_ITEM_BLOCKS_ALLOC,
-	F_DEV_ITEM_BLOCKS_FREE,
-	/* ppwatch and the host */
-	F_POOLS,
-	F_POOLS_SHOWN,
-	F_LEDGER_USED,
-	F_LEDGER_CAP,
-	F_EVENTS,
-	F_LOSSES,
-	F_LEDGER_LOSSES,
-	F_LEDGER_PHANTOMS,
-	F_COLLECT_DURATION,
-	F_COLLECT_SECONDS,
-	F_COLLECTS,
-	F_COLLECT_ERRORS,
-	F_LAST_COLLECT,
-	F_INTERVAL,
-	F_SCRAPE_DURATION,
-	F_HTTP,
-	F_BUILD,
-	F_KERNEL,
-	F_CPU,
-	F_RSS,
-	F_START,
-	F_NR,
-};
-
-struct family {
-	const char *name; /* sample name (with _total, _info) */
-	enum mtype type;
-	const char *unit; /* OpenMetrics UNIT; NULL: none */
-	const char *labels;
-	const char *help;
-};
-
-#define POOL "pool"
-#define DEV  "device"
-
-static const struct family fams[F_NR] = {
-	[F_INFLIGHT_PAGES] = { "ppwatch_pool_inflight_pages", MT_GAUGE, NULL, POOL,
-			       "Pages the pool has handed out and not got back (the kernel's hold - release counters)." },
-	[F_INFLIGHT_BYTES] = { "ppwatch_pool_inflight_bytes", MT_GAUGE, "bytes", POOL,
-			       "Bytes of the pool's inflight pages." },
-	[F_HELD] = { "ppwatch_pool_pages_held_total", MT_COUNTER, NULL, POOL,
-		     "Pages the pool took from the page allocator (pages_state_hold_cnt, widened to 64 bits)." },
-	[F_RELEASED] = { "ppwatch_pool_pages_released_total", MT_COUNTER, NULL, POOL,
-			 "Pages the pool gave back (pages_state_release_cnt, widened to 64 bits)." },
-	[F_ZOMBIE] = { "ppwatch_pool_zombie", MT_GAUGE, NULL, POOL,
-		       "1 if the pool was destroyed by its driver but still has pages out, else 0." },
-	[F_DETACH_AGE] = { "ppwatch_pool_detach_age_seconds", MT_GAUGE, "seconds", POOL,
-			   "Seconds since a zombie pool was destroyed (zombies only)." },
-	[F_OLDEST_AGE] = { "ppwatch_pool_oldest_page_age_seconds", MT_GAUGE, "seconds", POOL,
-			   "Age of the pool's oldest inflight page (pools with pages out only)." },
-	[F_OLDEST_LOWER] = { "ppwatch_pool_oldest_page_age_lower_bound", MT_GAUGE, NULL, POOL,
-			     "1 if the oldest page age is a lower bound (a page ppwatch did not see taken: at least as old as its start, or the pool's destroy)." },
-	[F_LEDGER] = { "ppwatch_pool_ledger_pages", MT_GAUGE, NULL, POOL,
-		       "Inflight pages in ppwatch's page ledger (their ages are known)." },
-	[F_BEFORE_START] = { "ppwatch_pool_before_start_pages", MT_GAUGE, NULL, POOL,
-			     "Inflight pages held since before ppwatch first saw the pool." },
-	[F_UNTRACKED] = { "ppwatch_pool_untracked_pages", MT_GAUGE, NULL, POOL,
-			  "Inflight pages ppwatch could not record (ledger full or events lost)." },
-	[F_PHANTOMS] = { "ppwatch_pool_phantom_pages", MT_GAUGE, NULL, POOL,
-			 "Pages the ledger had as inflight that the kernel's count says are gone (their release was lost): out of the ages." },
-	[F_POOL_LEDGER_LOSSES] = { "ppwatch_pool_ledger_losses_total", MT_COUNTER, NULL,
-				   POOL ", kind",
-				   "The pool's ledger losses: kind=hold_lost, release_lost (a full page log), ties (a page's hold and release in one tick on two CPUs, decided by the count), lost (counts only a lost event explains)." },
-	[F_RETRIES] = { "ppwatch_pool_release_retries_total", MT_COUNTER, NULL, POOL,
-			"Times the kernel retried releasing a destroyed pool (once a second while pages are out)." },
-	[F_DMA_STATE] = { "ppwatch_pool_dma_state", MT_GAUGE, NULL, POOL ", state",
-			  "1 for the pool's DMA-mapping state: not_mapped, mapped, unmap_pending, unmapped, hazard." },
-	[F_DMA_HAZARD] = { "ppwatch_pool_dma_hazard", MT_GAUGE, NULL, POOL,
-			   "1 if the pool was destroyed with pages still DMA-mapped until they come back, else 0." },
-	[F_DMA_STILL_MAPPED] = { "ppwatch_pool_dma_still_mapped_pages", MT_GAUGE, NULL, POOL,
-				 "Pages of the pool still DMA-mapped (live pools: every inflight page of a mapping pool)." },
-	[F_DMA_UNMAPPED] = { "ppwatch_pool_dma_unmapped_at_destroy_pages", MT_GAUGE, NULL, POOL,
-			     "Pages whose DMA mappings the kernel tore down when the pool was destroyed." },
-	[F_ITEM_FAST_EMPTY] = { "ppwatch_pool_item_fast_empty_total", MT_COUNTER, NULL, POOL,
-				"Allocations that found the pre-allocated tracking items used up (kernels with page-pool item stats)." },
-	[F_ITEM_SLOW_FAILED] = { "ppwatch_pool_item_slow_failed_total", MT_COUNTER, NULL, POOL,
-				 "Allocations that failed because no tracking item could be had (kernels with page-pool item stats)." },
-	[F_DMA_INDEX_FAILED] = { "ppwatch_pool_dma_index_failed_total", MT_COUNTER, NULL, POOL,
-				 "Pages dropped because their DMA mapping could not be registered for the unmap at destroy (kernels with ppwatch's xarray series)." },
-	[F_DMA_MAP_FAILED] = { "ppwatch_pool_dma_map_failed_total", MT_COUNTER, NULL, POOL,
-			       "Pages dropped because they could not be DMA-mapped (kernels with ppwatch's xarray series)." },
-	[F_ITEM_BLOCKS] = { "ppwatch_pool_item_blocks", MT_GAUGE, NULL, POOL ", kind",
-			    "Item blocks the pool holds, kind=prealloc (at creation) or dynamic (kernels with item block counts)." },
-	[F_ITEM_BLOCKS_ALLOC] = { "ppwatch_pool_item_blocks_dynamic_allocated_total", MT_COUNTER,
-				  NULL, POOL,
-				  "Dynamic item blocks allocated since the pool was created." },
-	[F_ITEM_BLOCKS_FREE] = { "ppwatch_pool_item_blocks_dynamic_freed_total", MT_COUNTER, NULL,
-				 POOL, "Dynamic item blocks freed since the pool was created." },
-	[F_ITEM_BLOCK_ITEMS] = { "ppwatch_pool_item_block_items", MT_GAUGE, NULL, POOL ", state",
-				 "Items of the pool's item blocks, state=used (tracking a page) or idle (kernels with item blocks)." },
-	[F_ITEM_BLOCKS_SPARSE] = { "ppwatch_pool_item_blocks_sparse", MT_GAUGE, NULL, POOL,
-				   "Dynamic item blocks held for under a quarter of their items (kernels with item blocks)." },
-	[F_DEV_POOLS] = { "ppwatch_device_pools", MT_GAUGE, NULL, DEV ", state",
-			  "The device's page pools by state (live, zombie)." },
-	[F_DEV_INFLIGHT_PAGES] = { "ppwatch_device_inflight_pages", MT_GAUGE, NULL, DEV,
-				   "Pages the device's pools have out (the sum of ppwatch_pool_inflight_pages)." },
-	[F_DEV_INFLIGHT_BYTES] = { "ppwatch_device_inflight_bytes", MT_GAUGE, "bytes", DEV,
-				   "Bytes of the device's inflight pages." },
-	[F_DEV_HELD] = { "ppwatch_device_pages_held_total", MT_COUNTER, NULL, DEV,
-			 "Pages the device's pools took from the page allocator, freed pools included." },
-	[F_DEV_RELEASED] = { "ppwatch_device_pages_released_total", MT_COUNTER, NULL, DEV,
-			     "Pages the device's pools gave back, freed pools included." },
-	[F_DEV_OLDEST_AGE] = { "ppwatch_device_oldest_page_age_seconds", MT_GAUGE, "seconds", DEV,
-			       "Age of the oldest inflight page of any of the device's pools." },
-	[F_DEV_OLDEST_LOWER] = { "ppwatch_device_oldest_page_age_lower_bound", MT_GAUGE, NULL, DEV,
-				 "1 if the device's oldest page age is a lower bound (a page ppwatch did not see taken: since its start, or the pool's destroy)." },
-	[F_DEV_LEDGER] = { "ppwatch_device_ledger_pages", MT_GAUGE, NULL, DEV,
-			   "The device's inflight pages in ppwatch's page ledger." },
-	[F_DEV_BEFORE_START] = { "ppwatch_device_before_start_pages", MT_GAUGE, NULL, DEV,
-				 "The device's inflight pages held since before ppwatch saw their pool." },
-	[F_DEV_UNTRACKED] = { "ppwatch_device_untracked_pages", MT_GAUGE, NULL, DEV,
-			      "The device's inflight pages ppwatch could not record." },
-	[F_DEV_RETRIES] = { "ppwatch_device_release_retries_total", MT_COUNTER, NULL, DEV,
-			    "Release retries of the device's destroyed pools." },
-	[F_DEV_ITEM_FAST_EMPTY] = { "ppwatch_device_item_fast_empty_total", MT_COUNTER, NULL, DEV,
-				    "The device's pools' ppwatch_pool_item_fast_empty_total, summed." },
-	[F_DEV_ITEM_SLOW_FAILED] = { "ppwatch_device_item_slow_failed_total", MT_COUNTER, NULL, DEV,
-				     "The device's pools' ppwatch_pool_item_slow_failed_total, summed." },
-	[F_DEV_ITEM_BLOCKS] = { "ppwatch_device_item_blocks", MT_GAUGE, NULL, DEV ", kind",
-				"Item blocks of the device's pools, kind=prealloc or dynamic." },
-	[F_DEV_ITEM_BLOCKS_ALLOC] = { "ppwatch_device_item_blocks_dynamic_allocated_total",
-				      MT_COUNTER, NULL, DEV,
-				      "Dynamic item blocks the device's pools allocated." },
-	[F_DEV_ITEM_BLOCKS_FREE] = { "ppwatch_device_item_blocks_dynamic_freed_total", MT_COUNTER,
-				     NULL, DEV, "Dynamic item blocks the device's pools freed." },
-	[F_POOLS] = { "ppwatch_pools", MT_GAUGE, NULL, "state",
-		      "Page pools by state (live, zombie); freed pools are not counted." },
-	[F_POOLS_SHOWN] = { "ppwatch_pools_exported", MT_GAUGE, NULL, "",
-			    "Pools with ppwatch_pool_* series of their own: all (--series pool), or zombies, DMA hazards, pages out for a minute, item failures and the --top-pools with most pages out (--series device)." },
-	[F_LEDGER_USED] = { "ppwatch_ledger_used_pages", MT_GAUGE, NULL, "",
-			    "Entries in use in ppwatch's page ledger." },
-	[F_LEDGER_CAP] = { "ppwatch_ledger_capacity_pages", MT_GAUGE, NULL, "",
-			   "Size of ppwatch's page ledger (--max-pages)." },
-	[F_EVENTS] = { "ppwatch_events_total", MT_COUNTER, NULL, "event",
-		       "Tracepoint events ppwatch handled: event=hold, release, pool_release." },
-	[F_LOSSES] = { "ppwatch_losses_total", MT_COUNTER, NULL, "kind",
-		       "Events or pools ppwatch lost: kind=ledger_full, pools_full, ringbuf_drop, discovery_truncated." },
-	[F_LEDGER_LOSSES] = { "ppwatch_ledger_losses_total", MT_COUNTER, NULL, "kind",
-			      "The page ledger's losses by kind: hold_lost, release_lost, slot_skipped (together ppwatch_losses_total{kind=\"ledger_full\"}), ties, lost." },
-	[F_LEDGER_PHANTOMS] = { "ppwatch_ledger_phantom_pages", MT_GAUGE, NULL, "",
-				"Ledger pages the kernel's counts say are gone (lost releases), every pool's: out of the ages." },
-	[F_COLLECT_DURATION] = { "ppwatch_collect_duration_seconds", MT_GAUGE, "seconds", "",
-				 "Time the latest collection took (BPF maps, discovery, netlink)." },
-	[F_COLLECT_SECONDS] = { "ppwatch_collect_seconds_total", MT_COUNTER, "seconds", "",
-				"Time spent collecting." },
-	[F_COLLECTS] = { "ppwatch_collects_total", MT_COUNTER, NULL, "",
-			 "Collections made (one per --interval)." },
-	[F_COLLECT_ERRORS] = { "ppwatch_collect_errors_total", MT_COUNTER, NULL, "",
-			       "Collections that failed (the previous snapshot stays served)." },
-	[F_LAST_COLLECT] = { "ppwatch_last_collect_timestamp_seconds", MT_GAUGE, "seconds", "",
-			     "Unix time of the latest good collection, which this scrape shows." },
-	[F_INTERVAL] = { "ppwatch_collect_interval_seconds", MT_GAUGE, "seconds", "",
-			 "The sampling interval (--interval)." },
-	[F_SCRAPE_DURATION] = { "ppwatch_scrape_duration_seconds", MT_GAUGE, "seconds", "",
-				"Time the previous scrape took to render." },
-	[F_HTTP] = { "ppwatch_http_responses_total", MT_COUNTER, NULL, "code",
-		     "HTTP responses sent, by status code." },
-	[F_BUILD] = { "ppwatch_build_info", MT_INFO, NULL, "version", "ppwatch's version." },
-	[F_KERNEL] = { "ppwatch_kernel_info", MT_INFO, NULL, "attach, netlink",
-		       "How ppwatch attached to this kernel: attach=tp_btf|raw_tp|tracepoint, netlink=yes|no." },
-	[F_CPU] = { "process_cpu_seconds_total", MT_COUNTER, "seconds", "",
-		    "User and system CPU time ppwatch used (export: its sampler and "
-		    "listener together)." },
-	[F_RSS] = { "process_resident_memory_bytes", MT_GAUGE, "bytes", "",
-		    "ppwatch's resident memory (export: its sampler's and listener's)." },
-	[F_START] = { "process_start_time_seconds", MT_GAUGE, "seconds", "",
-		      "Unix time ppwatch started." },
-};
-
-const char *const prom_pool_labels = "pool_id, device, ifindex, netns, napi_id, driver";
-const char *const prom_device_labels = "device, ifindex, netns, driver";
-
-size_t prom_families(const struct prom_family_help **out)
-{
-	static struct prom_family_help h[F_NR];
-	int i;
-
-	for (i = 0; i < F_NR; i++)
-		h[i] = (struct prom_family_help){ fams[i].name,
-						  fams[i].type == MT_COUNTER ? "counter" :
-						  fams[i].type == MT_INFO    ? "info" :
-									       "gauge",
-						  fams[i].labels, fams[i].help };
-	*out = h;
-	return F_NR;
-}
+/* the family table (output/prom_families.c), by the name the renderer has always used */
+static const struct family *const fams = prom_fams;
 
 /* ---- rendering ---------------------------------------------------------------------- */
 
@@ -458,8 +226,26 @@ static bool pool_value(int fam, const struct pool_row *r, const struct prom_tota
 	case F_ITEM_BLOCKS_SPARSE:
 		*v = r->occ.sparse;
 		return r->occ_known;
+	case F_RECYCLING_RATIO:
+		*v = r->recycling_pct / 100;
+		return r->stats.source != PPS_NONE && isfinite(r->recycling_pct);
 	}
 	return false;
+}
+
+/* the pool's allocation or recycling counters, one sample per kind (pp_alloc_key()'s suffix) */
+static void stats_samples(struct out *o, int fam, const char *labels, const struct pool_row *r)
+{
+	const struct pp_stats *st = &r->stats;
+	int i, n = fam == F_ALLOC ? PPW_ALLOC_MAX : PPW_RECYCLE_MAX;
+	const char *key;
+
+	if (st->source == PPS_NONE || (fam == F_RECYCLE && !st->recycle_known))
+		return;
+	for (i = 0; i < n; i++) {
+		key = fam == F_ALLOC ? pp_alloc_key(i) + 6 : pp_recycle_key(i) + 8;
+		sample(o, fam, labels, "kind", key, fam == F_ALLOC ? st->alloc[i] : st->recycle[i]);
+	}
 }
 
 /* the pools with series of their own: how many */
@@ -526,6 +312,10 @@ static size_t render_pools(struct out *o, const struct snapshot *s, const struct
 				sample(o, fam, labels[i], "kind", "release_lost", r->release_lost);
 				sample(o, fam, labels[i], "kind", "ties", r->ties);
 				sample(o, fam, labels[i], "kind", "lost", r->lost);
+				continue;
+			}
+			if (fam == F_ALLOC || fam == F_RECYCLE) {
+				stats_samples(o, fam, labels[i], rows[i]);
 				continue;
 			}
 			if (fam == F_ITEM_BLOCK_ITEMS) {

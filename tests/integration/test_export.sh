@@ -92,6 +92,10 @@ dashboard_structure() {
 	[ -z "$bad" ] || fail "dashboard or alerts use metrics the exporter does not produce:$bad"
 	if command -v promtool >/dev/null; then
 		check "promtool accepts the alert rules" promtool check rules "$ALERTS" >/dev/null
+		# the rules on made-up series: PagePoolNotRecycling fires on the pool
+		# that allocates and recycles nothing, and only on it
+		check "promtool test rules: tests/integration/alerts_test.yml" \
+			promtool test rules "$TOP/tests/integration/alerts_test.yml" >/dev/null
 	else
 		skip_note "promtool not installed (deps/prometheus.txt): alert rules not checked here"
 	fi
@@ -338,7 +342,7 @@ prometheus_with() {
 	if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
 		skip "prometheus/promtool not installed (make deps installs deps/prometheus.txt)"
 	fi
-	local dir=/tmp/ppwt$BASHPID.prom e q n m id bad='' skipped='' noitems='' known items
+	local dir=/tmp/ppwt$BASHPID.prom e q n m id bad='' skipped='' noitems='' known items ppstats
 	mkdir -p "$dir"
 	at_exit "rm -rf $dir"
 	prometheus --version >/dev/null 2>&1 || skip "prometheus does not run here: $(prometheus --version 2>&1 | head -1)"
@@ -397,11 +401,14 @@ prometheus_with() {
 
 	known=$(known_metrics)
 	items=$(scrape | grep -c '^ppwatch_\(pool\|device\)_item_')
+	# allocation and recycling: CONFIG_PAGE_POOL_STATS kernels only
+	ppstats=$(scrape | grep -c '^ppwatch_pool_\(alloc\|recycle\)_total{')
 	log "$* : $(scrape | grep -c '^ppwatch_pool_inflight_pages{') pools with series of their own"
 	# every query of the dashboard returns data
 	while IFS= read -r e; do
 		[ -n "$e" ] || continue
-		if [ "$items" -eq 0 ] && grep -Eq 'ppwatch_(pool|device)_item_' <<<"$e"; then
+		if { [ "$items" -eq 0 ] && grep -Eq 'ppwatch_(pool|device)_item_' <<<"$e"; } ||
+			{ [ "$ppstats" -eq 0 ] && grep -Eq 'ppwatch_pool_(alloc|recycle|recycling)_' <<<"$e"; }; then
 			skipped="$skipped
       $e"
 			continue
@@ -413,7 +420,7 @@ prometheus_with() {
       no data: $e"
 	done < <(dashboard_exprs)
 	log "dashboard: $(dashboard_exprs | grep -c .) expressions"
-	[ -z "$skipped" ] || skip_note "no pool reports item stats on this kernel: $(grep -c . <<<"$skipped") dashboard queries of item families not checked"
+	[ -z "$skipped" ] || skip_note "no pool reports item stats (or allocation and recycling stats) on this kernel: $(grep -c . <<<"$skipped") dashboard queries of those families not checked"
 	[ -z "$bad" ] || fail "dashboard queries without data:$bad"
 
 	# every alert expression is valid, and each metric it reads has data
@@ -424,7 +431,8 @@ prometheus_with() {
       not valid: $e"
 		for m in $(used_metrics <<<"$e") up; do
 			grep -q "\b$m\b" <<<"$e" || continue
-			if [ "$items" -eq 0 ] && [[ $m == ppwatch_pool_item_* || $m == ppwatch_device_item_* ]]; then
+			if { [ "$items" -eq 0 ] && [[ $m == ppwatch_pool_item_* || $m == ppwatch_device_item_* ]]; } ||
+				{ [ "$ppstats" -eq 0 ] && [[ $m == ppwatch_pool_alloc_* || $m == ppwatch_pool_recycle* ]]; }; then
 				[[ " $noitems " == *" $m "* ]] || noitems="$noitems $m"
 				continue
 			fi
@@ -434,7 +442,7 @@ prometheus_with() {
       $m (in: $e) has no data"
 		done
 	done < <(alert_exprs)
-	[ -z "$noitems" ] || skip_note "no pool reports item stats on this kernel: alert inputs not checked:$noitems"
+	[ -z "$noitems" ] || skip_note "no pool reports item stats (or allocation and recycling stats) on this kernel: alert inputs not checked:$noitems"
 	log "alerts: $(alert_exprs | grep -c .) expressions"
 	[ -z "$bad" ] || fail "alert rules:$bad"
 

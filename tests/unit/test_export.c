@@ -84,6 +84,15 @@ static void make_snapshot(struct snapshot *s, bool items)
 							.used_prealloc = 1016,
 							.used_dynamic = 484,
 							.sparse = 1 };
+		/* allocation and recycling: netlink's, and one read from the pool
+		 * whose per-CPU recycle counters could not be read */
+		rows[0].stats = (struct pp_stats){ .source = PPS_NETLINK,
+						   .recycle_known = true,
+						   .alloc = { 1000, 200, 0, 150, 50, 1 },
+						   .recycle = { 700, 3, 300, 2, 9 } };
+		rows[0].recycling_pct = pp_recycling_pct(&rows[0].stats);
+		rows[2].stats = (struct pp_stats){ .source = PPS_BPF, .alloc = { 5, 1 } };
+		rows[2].recycling_pct = pp_recycling_pct(&rows[2].stats);
 	}
 	memset(s, 0, sizeof(*s));
 	s->rows = rows;
