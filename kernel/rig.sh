@@ -770,11 +770,12 @@ cmd_initramfs() {
 	install -m 0644 "$ROOT/tests/vm/lib.sh" "$ROOT/tests/vm/run.sh" "$STAGE/vm/"
 	install -m 0644 "$ROOT"/tests/vm/t/*.sh "$STAGE/vm/t/"
 	install -m 0755 "$IRD/bin/ppvm-nl" "$IRD/bin/ppvm-tool" "$IRD/bin/ppvm-bpf" "$STAGE/vm/bin/"
-	# iproute2 (ip netns, veth; tc: t/52's qdiscs) and jq (ppwatch -j) from
-	# the host, with libs
+	# iproute2 (ip netns, veth; tc: t/52's qdiscs), jq (ppwatch -j) and
+	# ethtool (-S: t/70's page-pool statistics of veth) from the host, with libs
 	copy_dyn "$(command -v ip)" "$STAGE/sbin/ip"
 	copy_dyn "$(command -v tc)" "$STAGE/sbin/tc"
 	copy_dyn "$(command -v jq)" "$STAGE/usr/bin/jq"
+	copy_dyn "$(command -v ethtool)" "$STAGE/sbin/ethtool"
 	if [ -x "$PPKINDS_BIN" ]; then
 		copy_dyn "$PPKINDS_BIN" "$STAGE/vm/bin/ppkinds"
 	else
