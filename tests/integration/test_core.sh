@@ -648,8 +648,8 @@ tr_held() {
 # The reader stopped (SIGSTOP) while the lab floods: its page logs fill and
 # drop holds and releases. Once it runs again and has drained, the ledger
 # has no page the kernel does not have out (the pages whose release was
-# lost are found, in the kernel, and shown as phantoms, out of the count
-# and the ages), the losses show by kind, and no age is older than the
+# lost and that the pool did not take again are found, in the kernel, and
+# shown as phantoms, out of the count and the ages), the losses show by kind, and no age is older than the
 # oldest page the kernel still has out (truth: the trace's own holds and
 # releases of the lab's pool, and its counters).
 stopped_reader_flood() {
@@ -663,8 +663,9 @@ stopped_reader_flood() {
 	at_exit "kill -CONT $tpid 2>/dev/null; kill $tpid 2>/dev/null; rm -f $out $out.err"
 	wait_attached "$out.err" $tpid
 	lab_hold 500 1000 5320 >/dev/null || fail "holder"
+	# (no document yet: no pages)
 	wait_until 60 "top to see held pages" \
-		eval '[ "$(vb_pool "$(tail -1 "$out")" | jq -r ".ledger_pages // 0")" -gt 0 ]'
+		eval 'n=$(vb_pool "$(tail -1 "$out")" | jq -r ".ledger_pages // 0"); [ "${n:-0}" -gt 0 ]'
 	kill -STOP $tpid
 	"$PPGEN" flood --from "$LAB_A" --netns "$LAB_B" --to "$LAB_IP_B:5321" --cycles 6 \
 		--count 2000 --size 1500 >/dev/null || fail "flood"
@@ -690,7 +691,11 @@ stopped_reader_flood() {
 	log "pool $(jq -c '{inflight,ledger_pages,phantom_pages,before_start,before_start_at_most,untracked,oldest_age_s,oldest_age_is_lower_bound,ledger_losses}' <<<"$p")"
 	check "releases lost, by kind" jget "$doc" '.losses.ledger_release_lost > 0 and .losses.ledger_full == .losses.ledger_hold_lost + .losses.ledger_release_lost + .losses.ledger_slot_skipped' >/dev/null
 	check "the pool's lost releases" jget "$p" '.ledger_losses.release_lost > 0' >/dev/null
-	check "phantoms found and counted" jget "$p" '.phantom_pages > 0 and .phantom_pages <= .ledger_losses.release_lost' >/dev/null
+	# A lost release leaves a phantom only if the pool does not take the
+	# same page again: the page allocator hands freed pages back first, so
+	# how many stay phantoms depends on the run (180 of 352 pages in one,
+	# none in another); the kernel's count bounds them either way.
+	check "phantoms counted, at most the lost releases" jget "$p" '.phantom_pages >= 0 and .phantom_pages <= .ledger_losses.release_lost' >/dev/null
 	check "found in the kernel: the ages stay exact" jget "$p" '.oldest_age_is_lower_bound == false' >/dev/null
 	check "no page the kernel does not count" jget "$p" ".ledger_pages <= $k" >/dev/null
 	check "the split adds up, none negative" jget "$p" \
