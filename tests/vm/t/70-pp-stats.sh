@@ -78,6 +78,21 @@ else
 			done
 		done
 	done
+	# the exporter's counters (what Prometheus scrapes) of the first pool:
+	# ppwatch_pool_alloc_total / _recycle_total{kind=...} between two dumps
+	ID=$(echo "$IDS" | head -n1)
+	nl_stats >/tmp/pps.nl1
+	ppw pps_export export --once
+	nl_stats >/tmp/pps.nl2
+	if ppw_ok pps_export "ppwatch export --once"; then
+		L1=$(grep " id=$ID " /tmp/pps.nl1); L2=$(grep " id=$ID " /tmp/pps.nl2)
+		for k in $KEYS; do
+			fam=ppwatch_pool_${k%%_*}_total kind=${k#*_}
+			between "ppwatch export: $fam{pool_id=\"$ID\",kind=\"$kind\"} = page-pool-stats-get's $(nl_key "$k")" \
+				"$(sed -n "s/^$fam{pool_id=\"$ID\",.*kind=\"$kind\"} //p" /tmp/pps_export.out | head -n1)" \
+				"$(field "$L1" "$(nl_key "$k")")" "$(field "$L2" "$(nl_key "$k")")"
+		done
+	fi
 fi
 [ -n "$NSIM" ] && echo "$NSIM" >/sys/bus/netdevsim/del_device
 
