@@ -356,14 +356,20 @@ prometheus_over_tls_and_through_node_exporter() {
 	# the dashboard on each path: every query has data, but for what only a
 	# direct scrape has (ppwatch's own process CPU, scrape and HTTP metrics)
 	direct_only='process_cpu_seconds_total|ppwatch_scrape_duration_seconds|ppwatch_http_responses_total'
-	# the item families have data only where the kernel reports item stats
-	local no_items
-	no_items=$("$PPWATCH" -j pools | jq '[.kernel.unavailable[]? | select(. == "item_stats")] | length')
+	# the item families have data only where the kernel reports item stats,
+	# the allocation and recycling ones where it has CONFIG_PAGE_POOL_STATS
+	# (the VM tests check them there: tests/vm/t/70-pp-stats.sh)
+	local no_items no_ppstats kun
+	kun=$("$PPWATCH" -j pools | jq -c '.kernel.unavailable // []')
+	no_items=$(jq '[.[] | select(. == "item_stats")] | length' <<<"$kun")
+	no_ppstats=$(jq '[.[] | select(. == "pp_stats")] | length' <<<"$kun")
 	[ "$no_items" -eq 0 ] || skip_note "the ppwatch_{pool,device}_item_* queries: this kernel reports no page-pool item stats"
+	[ "$no_ppstats" -eq 0 ] || skip_note "the ppwatch_pool_{alloc,recycle,recycling}_* queries: this kernel has no CONFIG_PAGE_POOL_STATS"
 	for inst in "$EXP_ADDR" "$NE_ADDR"; do
 		while IFS= read -r e; do
 			[ -n "$e" ] || continue
 			[ "$no_items" -eq 0 ] || ! grep -Eq 'ppwatch_(pool|device)_item_' <<<"$e" || continue
+			[ "$no_ppstats" -eq 0 ] || ! grep -Eq 'ppwatch_pool_(alloc|recycle|recycling)_' <<<"$e" || continue
 			[ "$inst" = "$NE_ADDR" ] && grep -qE "$direct_only" <<<"$e" && continue
 			q=$(prom_query "$e") || { bad="$bad
       query failed: $e"; continue; }
