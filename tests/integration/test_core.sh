@@ -15,6 +15,7 @@ ALL_TESTS="
 	zombie_ages_then_frees
 	top_batch_json
 	readme_top_screen_is_real
+	demo_words_are_real
 	attach_while_pools_exist
 	attach_variants
 	compat_programs_match_kernel
@@ -275,6 +276,30 @@ readme_top_screen_is_real() {
 	check "the title line's shape" [ "$(sed -n 1p <<<"$readme" | shape)" = "$(sed -n 1p <<<"$real" | shape)" ]
 	check "the ledger line's shape" [ "$(sed -n 2p <<<"$readme" | shape)" = "$(sed -n 2p <<<"$real" | shape)" ]
 	check "the column header, word for word" [ "$(sed -n 3p <<<"$readme")" = "$(sed -n 3p <<<"$real")" ]
+}
+
+# make demo's lines (tests/lab/demo.sh, say) name top's columns: each
+# column they name is one the real 'top -b' of a lab prints, word for word
+# (the demo once said "DETACHED grows" of a column named DETACH), and
+# the view they promise, the lab's namespace only, lists its pool and no
+# other netns's.
+demo_words_are_real() {
+	require_kernel
+	lab_begin
+	lab_hold 100 >/dev/null || fail "holder"
+	local real header named w ns
+	real=$("$PPWATCH" top netns "$LAB_B" -b 0.5 1 2>/dev/null) || fail "top -b failed"
+	header=" $(sed -n 3p <<<"$real" | tr -s ' ') "
+	# the upper-case words of the demo's lines, but for names of other things
+	named=$(grep -E '^[[:space:]]*say ' "$TOP/tests/lab/demo.sh" | grep -oE '\b[A-Z][A-Z]{2,}(/s)?' |
+		grep -vxE 'DEMO|LAB|XDP' | sort -u)
+	log "the demo names: $(tr '\n' ' ' <<<"$named"); top's header:$header"
+	check "the demo names columns" [ -n "$named" ]
+	for w in $named; do
+		check "the demo's $w is a column of top" grep -qF " $w " <<<"$header"
+	done
+	ns=$("$PPWATCH" -j pools netns "$LAB_B" | jq -r '[.pools[].netns] | unique | map(tostring) | join(",")')
+	check "top netns $LAB_B (the demo's view): that namespace's pools only" [ "$ns" = "$(lab_netns_ino)" ]
 }
 
 # The sampled level at rate 1 keeps every page: the same ages as the full
