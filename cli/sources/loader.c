@@ -540,6 +540,47 @@ bool session_hooks(const struct session *s, const char *tp)
 	return false;
 }
 
+int session_iter_read(struct bpf_link *link, const char *what, const char *prog, size_t cap,
+		      char **buf, size_t *len)
+{
+	char *nb;
+	ssize_t n;
+	int fd, err = 0;
+
+	*buf = NULL;
+	*len = 0;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		p_err("%s: creating the %s iterator: %s", what, prog, strerror(-err));
+		return err;
+	}
+	for (;;) {
+		if (*len == cap || !*buf) {
+			nb = realloc(*buf, *buf ? cap * 2 : cap);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			if (*buf)
+				cap *= 2;
+			*buf = nb;
+		}
+		n = read(fd, *buf + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : 0;
+			break;
+		}
+		*len += n;
+	}
+	close(fd);
+	if (err)
+		p_err("%s: reading the %s iterator: %s", what, prog, strerror(-err));
+	return err;
+}
+
 int session_discover(struct session *s)
 {
 	char buf[64];

@@ -67,6 +67,14 @@ struct session {
 int session_open(struct session *s, const struct session_opts *o);
 /* a program of the session hooks tracepoint tp (loaded and attached) */
 bool session_hooks(const struct session *s, const char *tp);
+/*
+ * Run the iterator @link (program @prog) once and read it all into *buf
+ * (malloc'd, first @cap bytes, doubled as it fills; the caller frees it
+ * whatever the result), *len bytes. 0, or -errno, said here as "@what:
+ * creating/reading the @prog iterator: ...".
+ */
+int session_iter_read(struct bpf_link *link, const char *what, const char *prog, size_t cap,
+		      char **buf, size_t *len);
 /* run the discovery iterator once: pools that exist but make no events (failure: said once) */
 int session_discover(struct session *s);
 /* wait up to timeout_ms for lifecycle events; events handled, or a handler's -errno */
