@@ -20,6 +20,7 @@
 #include "model/postmortem.h"
 #include "model/recording.h"
 #include "output/pm_verdict_fmt.h"
+#include "output/pool_verdict_fmt.h"
 #include "output/postmortem_fmt.h"
 
 /* the report of a recording, as 'ppwatch postmortem FILE' makes it */
@@ -378,6 +379,153 @@ static void test_untrusted(void)
 	json_decref(rep);
 }
 
+/*
+ * One verdict set: the names -j writes (pool_verdict_name), the words text
+ * writes, the enumerations of the schemas, the VERDICTS list of
+ * ppwatch-postmortem(8) and the table of docs/stalled-pool-shutdown.md name
+ * the same verdicts, none missing and none extra.
+ */
+#define PV_N (PV_STUCK + 1)
+
+static int pv_index(const char *name, bool word)
+{
+	int c;
+
+	for (c = 0; c < PV_N; c++)
+		if (!strcmp(word ? pool_verdict_word(c) : pool_verdict_name(c), name))
+			return c;
+	return -1;
+}
+
+/* every "verdict": {"properties": {"verdict": {"enum"}}} under @v */
+static void schema_verdict_enums(json_t *v, const char *file, int *found)
+{
+	json_t *e, *child;
+	const char *key;
+	size_t i;
+	unsigned seen = 0;
+
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, child) schema_verdict_enums(child, file, found);
+		return;
+	}
+	if (!json_is_object(v))
+		return;
+	e = json_object_get(
+		json_object_get(json_object_get(json_object_get(v, "verdict"), "properties"),
+				"verdict"),
+		"enum");
+	if (e) {
+		(*found)++;
+		CHECK(json_array_size(e) == PV_N, "%s: the verdict enum has %zu values, ppwatch %d",
+		      file, json_array_size(e), PV_N);
+		json_array_foreach(e, i, child)
+		{
+			int c = pv_index(json_string_value(child) ?: "", false);
+
+			CHECK(c >= 0, "%s: enum value '%s' is no verdict of ppwatch's", file,
+			      json_string_value(child) ?: "?");
+			if (c >= 0)
+				seen |= 1u << c;
+		}
+		CHECK(seen == (1u << PV_N) - 1, "%s: the verdict enum misses some (mask %#x)", file,
+		      seen);
+	}
+	json_object_foreach(v, key, child) schema_verdict_enums(child, file, found);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s = NULL;
+	size_t len = 0;
+
+	CHECK(f != NULL, "%s: %s", path, strerror(errno));
+	if (!f)
+		return strdup("");
+	if (getdelim(&s, &len, '\0', f) < 0) {
+		free(s);
+		s = strdup("");
+	}
+	fclose(f);
+	return s;
+}
+
+static void test_verdict_names_one_set(void)
+{
+	static const char *const schemas[] = { "docs/schema/postmortem.json",
+					       "docs/schema/check.json" };
+	char *doc, *line, *save = NULL, *end;
+	unsigned seen;
+	size_t i;
+	int c, found;
+
+	for (c = 0; c < PV_N; c++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "%s", pool_verdict_name(c));
+		for (i = 0; want[i]; i++)
+			want[i] = want[i] == '_' ? ' ' : want[i];
+		CHECK(!strcmp(pool_verdict_word(c), want), "text says '%s' for -j's '%s'",
+		      pool_verdict_word(c), pool_verdict_name(c));
+		CHECK(pv_index(pool_verdict_name(c), false) == c, "'%s' named twice",
+		      pool_verdict_name(c));
+	}
+	for (i = 0; i < ARRAY_SIZE(schemas); i++) {
+		json_t *s = json_load_file(schemas[i], 0, NULL);
+
+		CHECK(s != NULL, "%s does not load", schemas[i]);
+		found = 0;
+		schema_verdict_enums(s, schemas[i], &found);
+		CHECK(found >= 1, "%s: no verdict enum", schemas[i]);
+		json_decref(s);
+	}
+
+	/* the man page: a definition list, one term a line, from "Each pool gets a **verdict**" */
+	doc = slurp("docs/ppwatch-postmortem.rst");
+	line = strstr(doc, "Each pool gets a **verdict**");
+	end = line ? strstr(line, "``.verdict`` also carries") : NULL;
+	CHECK(line && end, "docs/ppwatch-postmortem.rst: no VERDICTS list");
+	seen = 0;
+	if (line && end) {
+		*end = '\0';
+		for (line = strtok_r(line, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			if (!*line || strspn(line, "abcdefghijklmnopqrstuvwxyz_") != strlen(line))
+				continue;
+			c = pv_index(line, false);
+			CHECK(c >= 0, "ppwatch-postmortem(8) lists '%s', no verdict of ppwatch's",
+			      line);
+			if (c >= 0)
+				seen |= 1u << c;
+		}
+	}
+	CHECK(seen == (1u << PV_N) - 1, "ppwatch-postmortem(8) misses verdicts (mask %#x)", seen);
+	free(doc);
+
+	/* the guide's table: one row a verdict, its word in bold as text writes it */
+	doc = slurp("docs/stalled-pool-shutdown.md");
+	seen = 0;
+	for (line = strtok_r(doc, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *b, *e;
+
+		if (strncmp(line, "| **", 4))
+			continue;
+		b = line + 4;
+		e = strstr(b, "** |");
+		CHECK(e != NULL, "docs/stalled-pool-shutdown.md: row '%.40s'", line);
+		if (!e)
+			continue;
+		*e = '\0';
+		c = pv_index(b, true);
+		CHECK(c >= 0, "docs/stalled-pool-shutdown.md has '%s', no verdict of ppwatch's", b);
+		if (c >= 0)
+			seen |= 1u << c;
+	}
+	CHECK(seen == (1u << PV_N) - 1, "docs/stalled-pool-shutdown.md misses verdicts (mask %#x)",
+	      seen);
+	free(doc);
+}
+
 int main(void)
 {
 	/* the text shows local times */
@@ -391,5 +539,6 @@ int main(void)
 	TEST(test_live);
 	TEST(test_verdicts_recorded);
 	TEST(test_untrusted);
+	TEST(test_verdict_names_one_set);
 	return unit_done();
 }
