@@ -957,6 +957,13 @@ skip_declared() {
 check_log() {
 	local flavor=$1 log=$2 rc=$3 bad=0 summary line t cond undeclared=''
 	tr -d '\r' <"$log" >"$log.txt"
+	# the tests' host half (tests/vm/host-prom.sh: a real Prometheus
+	# scrapes what t/70's exporter wrote): its PPVM lines join the log's
+	if ! bash "$ROOT/tests/vm/host-prom.sh" "$log.txt" >"$log.host" 2>"$log.host.err" &&
+	   ! grep -q '^PPVM: FAIL' "$log.host"; then
+		echo "PPVM: FAIL 70-pp-stats: tests/vm/host-prom.sh failed: $(tail -n2 "$log.host.err" | tr '\n' ' ')" >>"$log.host"
+	fi
+	cat "$log.host" >>"$log.txt"
 	grep -E '^PPVM: (FAIL|SKIP)|^PPVM-VALUES|^PPVM-SUMMARY' "$log.txt" | sed "s/^/  [$flavor] /" >&2 || true
 	say "$flavor: where the VM's time went (s; ppwatch=runs/s, attach=BPF loads timed/s/longest):"
 	sed -n 's/^PPVM-TIME: /    /p' "$log.txt" >&2

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# What the exporter's tests share (test_export.sh, test_export_web.sh): the
-# dashboard's and the alert rules' expressions and the metrics they use,
-# and a real Prometheus (Debian's, deps/prometheus.txt) on a free port.
-# Sourced after lib.sh.
+# What the exporter's tests share (test_export.sh, test_export_web.sh, and
+# the host's half of the VMs' t/70, tests/vm/host-prom.sh): the dashboard's
+# and the alert rules' expressions and the metrics they use, and a real
+# Prometheus and node_exporter (Debian's, deps/prometheus.txt) on free
+# ports. Sourced after lib.sh (or anything that gives TOP, WORK, at_exit).
 
 DASHBOARD=$TOP/dashboards/ppwatch.json
 ALERTS=$TOP/dashboards/ppwatch-alerts.yml
@@ -64,6 +65,30 @@ prom_start() {	# prom_start CONFIG DIR: sets PROM_PORT, PROM_PID
 		done
 		kill "$PROM_PID" 2>/dev/null
 		wait "$PROM_PID" 2>/dev/null
+	done
+	return 1
+}
+
+# node_exporter with only its textfile collector, on DIR: sets NE_ADDR, NE_PID
+node_exporter_start() {	# dir
+	local port
+	for _ in 1 2 3 4 5; do
+		port=$((20000 + RANDOM % 30000))
+		prometheus-node-exporter --collector.disable-defaults --collector.textfile \
+			--collector.textfile.directory="$1" --web.listen-address="127.0.0.1:$port" \
+			>"$WORK/node_exporter.log" 2>&1 &
+		NE_PID=$!
+		at_exit "kill $NE_PID 2>/dev/null; wait $NE_PID 2>/dev/null"
+		# serving, or gone (120 s: a hang; a loaded machine starts it slowly)
+		local end=$((SECONDS + 120))
+		while [ "$SECONDS" -lt "$end" ]; do
+			# shellcheck disable=SC2034 # NE_ADDR: the caller's
+			curl -sf -m 30 -o /dev/null "http://127.0.0.1:$port/metrics" && { NE_ADDR=127.0.0.1:$port; return 0; }
+			kill -0 "$NE_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill "$NE_PID" 2>/dev/null
+		wait "$NE_PID" 2>/dev/null
 	done
 	return 1
 }

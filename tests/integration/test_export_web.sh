@@ -236,29 +236,6 @@ static_binary_without_tls() {
 	check "static: and lets the password in (200)" [ "$(code -u prometheus:"$PASS_WORD" "http://$EXP_ADDR/metrics")" = 200 ]
 }
 
-# node_exporter with only its textfile collector, on DIR: sets NE_ADDR, NE_PID
-node_exporter_start() {	# dir
-	local port i
-	for _ in 1 2 3 4 5; do
-		port=$((20000 + RANDOM % 30000))
-		prometheus-node-exporter --collector.disable-defaults --collector.textfile \
-			--collector.textfile.directory="$1" --web.listen-address="127.0.0.1:$port" \
-			>"$WORK/node_exporter.log" 2>&1 &
-		NE_PID=$!
-		at_exit "kill $NE_PID 2>/dev/null; wait $NE_PID 2>/dev/null"
-		# serving, or gone (120 s: a hang; a loaded machine starts it slowly)
-		local end=$((SECONDS + 120))
-		while [ "$SECONDS" -lt "$end" ]; do
-			curl -sf -m 30 -o /dev/null "http://127.0.0.1:$port/metrics" && { NE_ADDR=127.0.0.1:$port; return 0; }
-			kill -0 "$NE_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill "$NE_PID" 2>/dev/null
-		wait "$NE_PID" 2>/dev/null
-	done
-	return 1
-}
-
 textfile_promtool_and_node_exporter() {
 	require_kernel
 	need_tools promtool prometheus-node-exporter

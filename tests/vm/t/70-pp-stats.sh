@@ -40,10 +40,56 @@ eth_key() {
 	*) echo "rx_pp_$1" ;;
 	esac
 }
+# eth KEY FILE: the value of ethtool's KEY in FILE
+eth() { awk -v k="$(eth_key "$1"):" '$1 == k { print $2 }' "$2"; }
 # between WHAT VALUE LO HI: LO <= VALUE <= HI (equal when LO = HI)
 between() {
 	if [ "$3" = "$4" ]; then check "$1" "$2" -eq "$3"; return; fi
 	check "$1 (>= before)" "$2" -ge "$3" && check "$1 (<= after)" "$2" -le "$4"
+}
+
+# export_check VETH: the exporter's counters, in the file node_exporter's
+# textfile collector serves (export --textfile --once), each between two
+# reads of the kernel's: ppwatch_pool_alloc_total / _recycle_total{kind=...}
+# of the first pool netlink lists (= page-pool-stats-get's) and, with VETH 1,
+# of veth ppsb's pools summed (= ethtool -S). Then the file and those reads
+# go to the log (PPVM-PROM-*): the rig's host half, tests/vm/host-prom.sh,
+# has a real Prometheus scrape the file through node_exporter and holds what
+# it stores to the same reads.
+export_check() {
+	ID=$(echo "$IDS" | head -n1)
+	[ -n "$ID" ] && nl_stats >/tmp/pps.nl1
+	[ "$1" = 1 ] && ip netns exec ppsB ethtool -S ppsb >/tmp/pps.eth1
+	[ -d /tmp/pps.tf ] || mkdir -m 0700 /tmp/pps.tf
+	ppw pps_export export --textfile /tmp/pps.tf/ppwatch.prom --once
+	[ -n "$ID" ] && nl_stats >/tmp/pps.nl2
+	[ "$1" = 1 ] && ip netns exec ppsB ethtool -S ppsb >/tmp/pps.eth2
+	ppw_ok pps_export "ppwatch export --textfile --once" || return 0
+	F=/tmp/pps.tf/ppwatch.prom
+	if [ -n "$ID" ]; then
+		L1=$(grep " id=$ID " /tmp/pps.nl1); L2=$(grep " id=$ID " /tmp/pps.nl2)
+		TRUTH=
+		for k in $KEYS; do
+			fam=ppwatch_pool_${k%%_*}_total kind=${k#*_}
+			lo=$(field "$L1" "$(nl_key "$k")") hi=$(field "$L2" "$(nl_key "$k")")
+			between "ppwatch export: $fam{pool_id=\"$ID\",kind=\"$kind\"} = page-pool-stats-get's $(nl_key "$k")" \
+				"$(sed -n "s/^$fam{pool_id=\"$ID\",.*kind=\"$kind\"} //p" $F | head -n1)" "$lo" "$hi"
+			TRUTH="$TRUTH $k=$lo:$hi"
+		done
+		echo "PPVM-PROM-TRUTH: pool_id=\"$ID\"$TRUTH"
+	fi
+	if [ "$1" = 1 ]; then
+		TRUTH=
+		for k in $KEYS; do
+			fam=ppwatch_pool_${k%%_*}_total kind=${k#*_}
+			lo=$(eth "$k" /tmp/pps.eth1) hi=$(eth "$k" /tmp/pps.eth2)
+			between "ppwatch export: $fam{device=\"ppsb\",kind=\"$kind\"} summed = ethtool -S $(eth_key "$k")" \
+				"$(sed -n "s/^$fam{.*device=\"ppsb\",.*kind=\"$kind\"} //p" $F | awk '{ s += $1 } END { print s + 0 }')" "$lo" "$hi"
+			TRUTH="$TRUTH $k=$lo:$hi"
+		done
+		echo "PPVM-PROM-TRUTH: device=\"ppsb\"$TRUTH"
+	fi
+	sed 's/^/PPVM-PROM-FILE: /' $F
 }
 
 # --- the pools netlink lists (the initial namespace) ---
@@ -52,6 +98,7 @@ between() {
 nl_stats >/tmp/pps.nl0 2>/dev/null
 IDS=$(sed -n 's/^stats .*id=\([0-9]*\) .*/\1/p' /tmp/pps.nl0 | head -n 8)
 NSIM=
+nsim_del() { [ -z "$NSIM" ] || echo "$NSIM" >/sys/bus/netdevsim/del_device; NSIM=; }
 if [ -z "$IDS" ] && ! lacks netdevsim && [ -d /sys/bus/netdevsim ]; then
 	echo "70 1 1" >/sys/bus/netdevsim/new_device && NSIM=70
 	wait_for 5 ls /sys/bus/netdevsim/devices/netdevsim70/net/ >/dev/null 2>&1
@@ -78,31 +125,17 @@ else
 			done
 		done
 	done
-	# the exporter's counters (what Prometheus scrapes) of the first pool:
-	# ppwatch_pool_alloc_total / _recycle_total{kind=...} between two dumps
-	ID=$(echo "$IDS" | head -n1)
-	nl_stats >/tmp/pps.nl1
-	ppw pps_export export --once
-	nl_stats >/tmp/pps.nl2
-	if ppw_ok pps_export "ppwatch export --once"; then
-		L1=$(grep " id=$ID " /tmp/pps.nl1); L2=$(grep " id=$ID " /tmp/pps.nl2)
-		for k in $KEYS; do
-			fam=ppwatch_pool_${k%%_*}_total kind=${k#*_}
-			between "ppwatch export: $fam{pool_id=\"$ID\",kind=\"$kind\"} = page-pool-stats-get's $(nl_key "$k")" \
-				"$(sed -n "s/^$fam{pool_id=\"$ID\",.*kind=\"$kind\"} //p" /tmp/pps_export.out | head -n1)" \
-				"$(field "$L1" "$(nl_key "$k")")" "$(field "$L2" "$(nl_key "$k")")"
-		done
-	fi
 fi
-[ -n "$NSIM" ] && echo "$NSIM" >/sys/bus/netdevsim/del_device
 
 # --- a veth device's pools: ethtool -S ---
 if lacks veth-pp; then
 	skip lacks=veth-pp "veth uses no page_pool on $FLAVOR"
+	export_check 0
+	nsim_del
 	return 0
 fi
-veth_pair ppsA ppsa ppsB ppsb || { fail "cannot create the veth pair"; return 0; }
-ip netns exec ppsB "$TOOL" xdp-attach ppsb || { fail "XDP attach on ppsb"; ip netns del ppsA; ip netns del ppsB; return 0; }
+veth_pair ppsA ppsa ppsB ppsb || { fail "cannot create the veth pair"; nsim_del; return 0; }
+ip netns exec ppsB "$TOOL" xdp-attach ppsb || { fail "XDP attach on ppsb"; nsim_del; ip netns del ppsA; ip netns del ppsB; return 0; }
 # noports: datagrams ppsB dropped for want of a socket (Udp NoPorts): each
 # gave its page back to the pool
 noports() {
@@ -114,8 +147,6 @@ ip netns exec ppsA "$TOOL" send 192.0.2.2 $PORT $N $SIZE
 dropped() { [ "$(( $(noports) - P0 ))" -ge $N ]; }
 wait_for 10 dropped
 check "the $N datagrams reached ppsb's XDP program and were dropped, no socket (Udp NoPorts)" "$(( $(noports) - P0 ))" -ge $N
-# eth KEY FILE: the value of ethtool's KEY in FILE
-eth() { awk -v k="$(eth_key "$1"):" '$1 == k { print $2 }' "$2"; }
 for MODE in default bpf; do
 	ip netns exec ppsB ethtool -S ppsb >/tmp/pps.eth1
 	if [ $MODE = bpf ]; then ppw_snap --no-netlink || break; else ppw_snap || break; fi
@@ -145,5 +176,7 @@ for MODE in default bpf; do
 			"$(awk -v a="$GOT" -v b="$WANT" 'BEGIN { d = a - b; print (d < 0 ? -d : d) < 0.01 ? "yes" : "no: " a }')" = yes
 	fi
 done
+export_check 1
+nsim_del
 ip netns exec ppsB "$TOOL" xdp-detach ppsb 2>/dev/null
 ip netns del ppsA; ip netns del ppsB
