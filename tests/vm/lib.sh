@@ -157,15 +157,42 @@ trace_start() {
 			rc=1
 		fi
 	done
+	# page_pool_release alone, in a second buffer (a tracefs instance) as
+	# well: a wait on a pool's destroy or free polls that (rel_snap), not
+	# the whole trace of every page (200k events under TCG, read again
+	# each poll)
+	REL=
+	case " $* " in
+	*" page_pool_release "*)
+		if [ -d $TRACE/instances/ppvm_rel ] || mkdir $TRACE/instances/ppvm_rel 2>/dev/null; then
+			REL=$TRACE/instances/ppvm_rel
+			echo 0 >$REL/tracing_on
+			echo >$REL/trace
+			if echo 1 >$REL/events/page_pool/page_pool_release/enable 2>/dev/null; then
+				echo 1 >$REL/tracing_on
+			else
+				log "page_pool_release would not enable in a tracefs instance: waits read the whole trace"
+				REL=
+			fi
+		fi
+		;;
+	esac
 	echo 1 >$TRACE/tracing_on
 	return $rc
 }
 trace_stop() {
 	echo 0 >$TRACE/tracing_on
 	echo 0 >$TRACE/events/page_pool/enable
+	if [ -n "${REL:-}" ]; then
+		echo 0 >"$REL"/tracing_on
+		echo 0 >"$REL"/events/page_pool/enable
+	fi
 }
 # trace_snap FILE: copy the buffer (not consuming it)
 trace_snap() { cat $TRACE/trace >"$1"; }
+# rel_snap FILE: the page_pool_release events traced since trace_start
+# (its second buffer; the whole trace where there is none)
+rel_snap() { if [ -n "${REL:-}" ]; then cat "$REL"/trace >"$1"; else trace_snap "$1"; fi; }
 has_event() { [ -d "$TRACE/events/page_pool/$1" ]; }
 # count EVENT lines in FILE matching the extra grep pattern (default: all)
 tcount() {

@@ -33,12 +33,13 @@ ip netns exec $NS "$TOOL" live $PORT 512 0 50 $SECS >/tmp/lr.log 2>&1 || fail "p
 log "$(tr '\n' ' ' </tmp/lr.log)"
 # the run's pool: destroyed when the run ended, freed once its socket
 # closed; its events, all of them, in the trace
-destroyed() { trace_snap /tmp/lr.trace; [ -n "$(trace_release_ptr_min /tmp/lr.trace 0)" ]; }
+destroyed() { rel_snap /tmp/lr.rel; [ -n "$(trace_release_ptr_min /tmp/lr.rel 0)" ]; }
 wait_for 10 destroyed
-PTR=$(trace_release_ptr_min /tmp/lr.trace 0)
+PTR=$(trace_release_ptr_min /tmp/lr.rel 0)
 check "page_pool_release: the live run's pool destroyed" "${PTR:+1}" = 1 || { ppw_bg_stop top; ppw_bg_stop stacks; lr_end; return 0; }
-freed() { trace_snap /tmp/lr.trace; [ "$(trace_release_inflight /tmp/lr.trace "$PTR")" = 0 ]; }
+freed() { rel_snap /tmp/lr.rel; [ "$(trace_release_inflight /tmp/lr.rel "$PTR")" = 0 ]; }
 wait_for 10 freed || fail "the live run's pool not freed 10 s after its socket closed"
+trace_snap /tmp/lr.trace
 ZADDR=$(ppw_addr "$PTR")
 NH=$(tcount /tmp/lr.trace page_pool_state_hold); NR=$(tcount /tmp/lr.trace page_pool_state_release)
 PH=$(tcount /tmp/lr.trace page_pool_state_hold "page_pool=$PTR ")
@@ -111,12 +112,12 @@ check "ppwatch check --run: the stuck pool's inflight (the 100 frames held)" \
 	"$(jq '[.run.pools[] | select(.stuck) | .pool.inflight][0] // empty' /tmp/check_run.out)" -eq 100
 # each verdict against the kernel: the freed pool's last page_pool_release
 # had nothing in flight, the stuck one's its 100 pages
-trace_snap /tmp/lr.trace
+rel_snap /tmp/lr.rel
 for v in freed:0 stuck:100; do
 	A=$(jq -r --argjson s "$([ "${v%%:*}" = stuck ] && echo true || echo false)" \
 		'[.run.pools[] | select(.stuck == $s) | .pool.addr][0] // empty' /tmp/check_run.out)
 	check "ppwatch check --run: the ${v%%:*} pool ($A): page_pool_release's last inflight" \
-		"$(trace_release_inflight /tmp/lr.trace "${A#0x}")" -eq "${v#*:}"
+		"$(trace_release_inflight /tmp/lr.rel "${A#0x}")" -eq "${v#*:}"
 done
 # the stuck pool let go: freed (its pages back from the ring or the socket)
 SA=$(jq -r '[.run.pools[] | select(.stuck) | .pool.addr][0] // empty' /tmp/check_run.out)
@@ -125,7 +126,7 @@ if lacks xdp-skb-recycle; then
 else
 	[ -s /tmp/stuck.pid ] && kill "$(cat /tmp/stuck.pid)" 2>/dev/null
 fi
-stuck_freed() { trace_snap /tmp/lr.trace; [ "$(trace_release_inflight /tmp/lr.trace "${SA#0x}")" = 0 ]; }
+stuck_freed() { rel_snap /tmp/lr.rel; [ "$(trace_release_inflight /tmp/lr.rel "${SA#0x}")" = 0 ]; }
 if [ -n "$SA" ]; then
 	if wait_for 10 stuck_freed; then pass "the stuck pool freed once let go"; else fail "the stuck pool $SA not freed 10 s after it was let go"; fi
 fi
