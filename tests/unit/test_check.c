@@ -944,16 +944,12 @@ static void test_formats(void)
 static void test_schema_documented(void)
 {
 	const struct rules_key_help *h;
-	char *doc = NULL, pat[64];
-	size_t n, i, len = 0;
-	FILE *f = fopen("docs/ppwatch-check.rst", "r");
+	char *doc = unit_read_text("docs/ppwatch-check.rst"), pat[64];
+	size_t n, i;
 
-	CHECK(f != NULL, "docs/ppwatch-check.rst missing");
-	if (!f)
+	CHECK(doc != NULL, "docs/ppwatch-check.rst missing");
+	if (!doc)
 		return;
-	if (getdelim(&doc, &len, '\0', f) < 0)
-		doc = strdup("");
-	fclose(f);
 	n = rules_schema(&h);
 	CHECK(n >= 15, "%zu keys", n);
 	for (i = 0; i < n; i++) {

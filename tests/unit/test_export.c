@@ -359,16 +359,12 @@ static void test_negotiate_cut(void)
 static void test_families_documented(void)
 {
 	const struct prom_family_help *h;
-	char *doc = NULL, pat[128];
-	size_t n, i, len = 0;
-	FILE *f = fopen("docs/ppwatch-export.rst", "r");
+	char *doc = unit_read_text("docs/ppwatch-export.rst"), pat[128];
+	size_t n, i;
 
-	CHECK(f != NULL, "docs/ppwatch-export.rst missing");
-	if (!f)
+	CHECK(doc != NULL, "docs/ppwatch-export.rst missing");
+	if (!doc)
 		return;
-	if (getdelim(&doc, &len, '\0', f) < 0)
-		doc = strdup("");
-	fclose(f);
 	n = prom_families(&h);
 	for (i = 0; i < n; i++) {
 		snprintf(pat, sizeof(pat), "``%s``", h[i].name);

@@ -436,19 +436,10 @@ static void schema_verdict_enums(json_t *v, const char *file, int *found)
 
 static char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *s = NULL;
-	size_t len = 0;
+	char *s = unit_read_text(path);
 
-	CHECK(f != NULL, "%s: %s", path, strerror(errno));
-	if (!f)
-		return strdup("");
-	if (getdelim(&s, &len, '\0', f) < 0) {
-		free(s);
-		s = strdup("");
-	}
-	fclose(f);
-	return s;
+	CHECK(s != NULL, "%s: %s", path, strerror(errno));
+	return s ?: strdup("");
 }
 
 static void test_verdict_names_one_set(void)

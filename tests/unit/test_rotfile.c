@@ -46,18 +46,9 @@ static void put_file(const char *name, const char *text)
 
 static char *slurp(const char *name)
 {
-	FILE *f = fopen(at(name), "r");
-	char *s = NULL;
-	size_t cap = 0;
+	char *s = unit_read_text(at(name));
 
-	if (!f)
-		return strdup("");
-	if (getdelim(&s, &cap, '\0', f) < 0) {
-		free(s);
-		s = strdup("");
-	}
-	fclose(f);
-	return s;
+	return s ?: strdup("");
 }
 
 static void clean(void)

@@ -52,11 +52,27 @@ static inline int unit_done(void)
 	return unit_failures ? 1 : 0;
 }
 
+/* the whole text of file @path, malloc'd ("" if it cannot be read); NULL if it cannot be opened */
+static inline char *unit_read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return NULL;
+	if (getdelim(&s, &cap, '\0', f) < 0) {
+		free(s);
+		s = strdup("");
+	}
+	fclose(f);
+	return s;
+}
+
 /* Compare buf with golden/<name>; UPDATE_GOLDEN=1 writes it instead. */
 static inline void check_golden(const char *name, const char *buf)
 {
-	char path[512], *want = NULL;
-	size_t len = 0;
+	char path[512], *want;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", getenv("GOLDEN_DIR") ?: unit_golden_dir, name);
@@ -69,15 +85,10 @@ static inline void check_golden(const char *name, const char *buf)
 		}
 		return;
 	}
-	f = fopen(path, "r");
-	CHECK(f != NULL, "golden file %s missing (UPDATE_GOLDEN=1 creates it)", path);
-	if (!f)
+	want = unit_read_text(path);
+	CHECK(want != NULL, "golden file %s missing (UPDATE_GOLDEN=1 creates it)", path);
+	if (!want)
 		return;
-	if (getdelim(&want, &len, '\0', f) < 0) {
-		free(want);
-		want = strdup("");
-	}
-	fclose(f);
 	unit_checks++;
 	if (strcmp(want, buf)) {
 		unit_failures++;
