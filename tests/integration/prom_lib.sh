@@ -46,49 +46,48 @@ prom_query() {	# prom_query EXPR: the /api/v1/query JSON
 	prom_api /api/v1/query -G --data-urlencode "query=$1"
 }
 
-prom_start() {	# prom_start CONFIG DIR: sets PROM_PORT, PROM_PID
-	local cfg=$1 dir=$2
-	for _ in 1 2 3 4 5; do	# five ports to try
-		PROM_PORT=$((20000 + RANDOM % 30000))
-		ss -ltn "sport = :$PROM_PORT" | grep -q LISTEN && continue
-		prometheus --config.file="$cfg" --storage.tsdb.path="$dir/data" \
-			--web.listen-address="127.0.0.1:$PROM_PORT" \
-			--storage.tsdb.retention.time=1h --log.level=warn >"$dir/prometheus.log" 2>&1 &
-		PROM_PID=$!
-		at_exit "kill $PROM_PID 2>/dev/null; wait $PROM_PID 2>/dev/null"
-		# ready, or gone (120 s: a hang; a loaded machine starts it slowly)
-		local end=$((SECONDS + 120))
+# on_free_port LOG READY CMD...: CMD in the background (its output to LOG),
+# each @PORT@ in its words a free port's number (five tried), until
+# 'READY PORT' succeeds or CMD exits (120 s: a hang; a loaded machine starts
+# it slowly); sets SERVE_PORT and SERVE_PID (killed at exit)
+on_free_port() {
+	local log=$1 ready=$2 port end
+	shift 2
+	for _ in 1 2 3 4 5; do
+		port=$((20000 + RANDOM % 30000))
+		ss -ltn "sport = :$port" | grep -q LISTEN && continue
+		"${@//@PORT@/$port}" >"$log" 2>&1 &
+		SERVE_PID=$!
+		at_exit "kill $SERVE_PID 2>/dev/null; wait $SERVE_PID 2>/dev/null"
+		end=$((SECONDS + 120))
 		while [ "$SECONDS" -lt "$end" ]; do
-			prom_api /-/ready >/dev/null 2>&1 && return 0
-			kill -0 "$PROM_PID" 2>/dev/null || break
-			sleep 0.2
+			"$ready" "$port" && { SERVE_PORT=$port; return 0; }
+			kill -0 "$SERVE_PID" 2>/dev/null || break
+			sleep 0.1
 		done
-		kill "$PROM_PID" 2>/dev/null
-		wait "$PROM_PID" 2>/dev/null
+		kill "$SERVE_PID" 2>/dev/null
+		wait "$SERVE_PID" 2>/dev/null
 	done
 	return 1
 }
 
-# node_exporter with only its textfile collector, on DIR: sets NE_ADDR, NE_PID
+prom_ready() { PROM_PORT=$1 prom_api /-/ready >/dev/null 2>&1; }
+
+prom_start() {	# prom_start CONFIG DIR: sets PROM_PORT
+	on_free_port "$2/prometheus.log" prom_ready \
+		prometheus --config.file="$1" --storage.tsdb.path="$2/data" \
+		--web.listen-address=127.0.0.1:@PORT@ \
+		--storage.tsdb.retention.time=1h --log.level=warn || return 1
+	PROM_PORT=$SERVE_PORT
+}
+
+ne_ready() { curl -sf -m 30 -o /dev/null "http://127.0.0.1:$1/metrics"; }
+
+# node_exporter with only its textfile collector, on DIR: sets NE_ADDR
 node_exporter_start() {	# dir
-	local port
-	for _ in 1 2 3 4 5; do
-		port=$((20000 + RANDOM % 30000))
+	on_free_port "$WORK/node_exporter.log" ne_ready \
 		prometheus-node-exporter --collector.disable-defaults --collector.textfile \
-			--collector.textfile.directory="$1" --web.listen-address="127.0.0.1:$port" \
-			>"$WORK/node_exporter.log" 2>&1 &
-		NE_PID=$!
-		at_exit "kill $NE_PID 2>/dev/null; wait $NE_PID 2>/dev/null"
-		# serving, or gone (120 s: a hang; a loaded machine starts it slowly)
-		local end=$((SECONDS + 120))
-		while [ "$SECONDS" -lt "$end" ]; do
-			# shellcheck disable=SC2034 # NE_ADDR: the caller's
-			curl -sf -m 30 -o /dev/null "http://127.0.0.1:$port/metrics" && { NE_ADDR=127.0.0.1:$port; return 0; }
-			kill -0 "$NE_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill "$NE_PID" 2>/dev/null
-		wait "$NE_PID" 2>/dev/null
-	done
-	return 1
+		--collector.textfile.directory="$1" --web.listen-address=127.0.0.1:@PORT@ || return 1
+	# shellcheck disable=SC2034 # NE_ADDR: the caller's
+	NE_ADDR=127.0.0.1:$SERVE_PORT
 }
