@@ -359,8 +359,14 @@ fuzz-merge: fuzz-bins
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) tests/fuzz/run.sh --merge
 
 .PHONY: test
-# static and deb too: tests/integration/test_package.sh runs and installs them
-test: deps all static deb build-O0 $(UNIT_BINS) $(SAN_UNIT_BINS) fuzz-bins
+# static and deb too: tests/integration/test_package.sh runs and installs them.
+# The kernel layer's kernels are built meanwhile, in the background
+# (kernel/prebuild.sh: tests/run.sh waits for them before the VMs).
+TEST_BINS = all static deb build-O0 $(UNIT_BINS) $(SAN_UNIT_BINS) fuzz-bins
+test: deps
+	$(Q)OUTPUT=$(abspath $(OUTPUT)) kernel/prebuild.sh start
+	$(Q)$(MAKE) --no-print-directory $(TEST_BINS) || \
+		{ OUTPUT=$(abspath $(OUTPUT)) kernel/prebuild.sh stop; exit 1; }
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) tests/run.sh
 
 .PHONY: demo

@@ -32,7 +32,10 @@ fail=0
 #   S NAME: why                    one skip and its reason
 PPWATCH_TALLY=$(mktemp /tmp/ppwatch-tally.XXXXXX) || exit
 export PPWATCH_TALLY
-trap 'rm -f "$PPWATCH_TALLY" "$PPWATCH_TALLY".out' EXIT
+# make test's kernel builds, if it began them (kernel/prebuild.sh), end
+# with this run
+trap 'rm -f "$PPWATCH_TALLY" "$PPWATCH_TALLY".out
+	case " $SUITES " in *" kernel "*) kernel/prebuild.sh stop ;; esac' EXIT
 unselected=0
 
 # counts NAME: "PASSED FAILED SKIPPED" from the tally's T lines of NAME and
@@ -188,6 +191,7 @@ for suite in $SUITES; do
 		elif ! make -s -n kernel-test >"$PPWATCH_TALLY.out" 2>&1; then
 			cannot_run kernel "'make -n kernel-test' fails: $(tail -n 3 "$PPWATCH_TALLY.out" | tr '\n' ' ')"
 		else
+			kernel/prebuild.sh wait
 			make --no-print-directory kernel-test 2>&1 | tee "$PPWATCH_TALLY.out"
 			rc=${PIPESTATUS[0]}
 			kernel_tally "$PPWATCH_TALLY.out" "$rc"
