@@ -131,6 +131,19 @@ static __noinline int emit_sock(struct seq_file *seq, struct sock *sk, __u32 fla
 	if (BPF_CORE_READ(sk, __sk_common.skc_flags) &
 	    (1UL << bpf_core_enum_value(enum sock_flags, SOCK_DEAD)))
 		r->sock.flags |= PPW_SF_DEAD;
+	/* what holds it when no process does: the kernel, an accept queue, a file without an fd */
+	if (bpf_core_field_exists(sk->sk_kern_sock) &&
+	    BPF_CORE_READ_BITFIELD_PROBED(sk, sk_kern_sock))
+		r->sock.flags |= PPW_SF_KERNEL;
+	if (!BPF_CORE_READ(sk, sk_socket))
+		r->sock.flags |= PPW_SF_NO_SOCKET;
+	else if (!BPF_CORE_READ(sk, sk_socket, file))
+		r->sock.flags |= PPW_SF_NO_FILE;
+	r->sock.hook = 0;
+	if (r->sock.protocol == IPPROTO_UDP && bpf_core_type_exists(struct udp_sock))
+		r->sock.hook = (__u64)BPF_CORE_READ((struct udp_sock *)sk, encap_rcv);
+	if (!r->sock.hook)
+		r->sock.hook = (__u64)BPF_CORE_READ(sk, sk_data_ready);
 	r->sock.skbs = w->skbs;
 	r->sock.nonpp_pages = w->nonpp;
 	r->sock.unread = w->bytes;

@@ -299,6 +299,9 @@ enum ppw_sock_flags {
 	PPW_SF_IN_FLIGHT = 1U << 2, /* reached through an skb carrying its file (SCM_RIGHTS) */
 	PPW_SF_DEAD = 1U << 3,	    /* SOCK_DEAD: closed by its process, an orphan until it ends */
 	PPW_SF_LOCKED = 1U << 4,    /* walked under its lock (a protocol iterator that locks) */
+	PPW_SF_KERNEL = 1U << 5,    /* sk_kern_sock: made in the kernel (sock_create_kern) */
+	PPW_SF_NO_SOCKET = 1U << 6, /* no struct socket: a child not accepted yet, or an orphan */
+	PPW_SF_NO_FILE = 1U << 7,   /* a struct socket without a file: made in the kernel */
 };
 
 struct ppw_rec_sock {
@@ -319,6 +322,8 @@ struct ppw_rec_sock {
 	__u32 rmem;	   /* sk_rmem_alloc */
 	__u32 nonpp_pages; /* pages that are not page_pool's */
 	__u32 unread;	   /* bytes in the skbs of its receive queues */
+	/* who reads it: UDP's encap_rcv if set, else sk_data_ready (a kernel text address) */
+	__u64 hook;
 };
 
 struct ppw_rec_page {
@@ -597,7 +602,7 @@ PPW_ABI_OFF(ppw_pool, xdp_mem_id, 296);
 PPW_ABI_SIZE(ppw_pcpu_pool, 64);
 PPW_ABI_SIZE(ppw_log_rec, 16);
 PPW_ABI_SIZE(ppw_log_ctl, 64);
-PPW_ABI_SIZE(ppw_rec_sock, 88);
+PPW_ABI_SIZE(ppw_rec_sock, 96);
 PPW_ABI_SIZE(ppw_rec_page, 48);
 PPW_ABI_SIZE(ppw_rec_owner, 40);
 PPW_ABI_SIZE(ppw_rec_pool, 40);
@@ -606,7 +611,7 @@ PPW_ABI_SIZE(ppw_rec_defer, 16);
 PPW_ABI_SIZE(ppw_rec_inflight, 24);
 PPW_ABI_SIZE(ppw_rec_qdisc, 80);
 PPW_ABI_SIZE(ppw_rec_fragq, 72);
-PPW_ABI_SIZE(ppw_scan_rec, 96);
+PPW_ABI_SIZE(ppw_scan_rec, 104);
 PPW_ABI_OFF(ppw_scan_rec, sock, 8);
 PPW_ABI_SIZE(ppw_event, 376);
 PPW_ABI_OFF(ppw_event, rec, 24);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +192,86 @@ static void fill_owners(struct holder_owner *out, __u32 *n, __u32 max,
 	}
 }
 
+/* a ring's owner as a holder's */
+static void ring_owner(struct holder_owner *o, const struct scan_ring_file *f)
+{
+	o->pid = f->pid;
+	o->fd = f->fd;
+	memcpy(o->comm, f->comm, sizeof(o->comm));
+	o->comm[sizeof(o->comm) - 1] = 0;
+}
+
+/* the name a ring's fdinfo gives a socket of s's protocol where it names no file (6.12) */
+static const char *ring_proto_name(const struct ppw_rec_sock *s)
+{
+	bool v6 = s->family == 10;
+
+	if (s->protocol == IPPROTO_TCP)
+		return v6 ? "TCPv6" : "TCP";
+	if (s->protocol == IPPROTO_UDP)
+		return v6 ? "UDPv6" : "UDP";
+	return s->family == 1 ? "UNIX" : NULL;
+}
+
+/*
+ * A socket no process has an fd for: what holds it, from the walk's flags
+ * (SOCK_DEAD, sk_kern_sock, no struct socket, a socket without a file)
+ * and the rings' lists of their registered files.
+ */
+static void socket_held_by(struct holder *h, const struct holders_report *rep)
+{
+	const struct scan_result *scan = rep->scan;
+	const struct ppw_rec_sock *s = h->sock;
+	const char *proto;
+	size_t i;
+
+	if (!s) {
+		h->held_by = SH_UNKNOWN;
+		return;
+	}
+	if (h->nowners) {
+		h->held_by = SH_PROCESS;
+		return;
+	}
+	if (h->carrier) {
+		h->held_by = SH_IN_FLIGHT;
+		return;
+	}
+	if (s->flags & PPW_SF_DEAD) {
+		h->held_by = SH_ORPHAN;
+		return;
+	}
+	if (s->flags & (PPW_SF_KERNEL | PPW_SF_NO_FILE)) {
+		h->held_by = SH_KERNEL;
+		for (i = 0; i < scan->nhooks; i++)
+			if (scan->hooks[i].addr == s->hook)
+				snprintf(h->hook, sizeof(h->hook), "%s", scan->hooks[i].name);
+		return;
+	}
+	if (s->flags & PPW_SF_NO_SOCKET) {
+		h->held_by = s->protocol == IPPROTO_TCP ? SH_ACCEPT_QUEUE : SH_UNKNOWN;
+		return;
+	}
+	/* an open file without an fd: a ring that names it, else the rings that may hold it */
+	h->held_by = SH_NO_FD;
+	proto = ring_proto_name(s);
+	for (i = 0; i < scan->nring_files; i++) {
+		const struct scan_ring_file *f = &scan->ring_files[i];
+
+		if (f->ino && f->ino == s->ino) {
+			h->held_by = SH_IO_URING;
+			ring_owner(&h->ring, f);
+			h->ring_slot = f->slot;
+			return;
+		}
+		if (!f->ino && proto && !strcmp(f->name, proto)) {
+			if (!h->ring_candidates)
+				ring_owner(&h->ring_candidate, f);
+			h->ring_candidates++;
+		}
+	}
+}
+
 /* the records behind a holder of this kind and key (a socket, a queue, a CPU) */
 static void holder_fill(struct holder *h, const struct holders_report *rep)
 {
@@ -205,6 +286,7 @@ static void holder_fill(struct holder *h, const struct holders_report *rep)
 			h->carrier = attrib_sock(rep, fl->carrier);
 			fill_owners(&h->carrier_owner, &h->carrier_owners, 1, rep, fl->carrier);
 		}
+		socket_held_by(h, rep);
 		break;
 	case HK_DEFER:
 		h->cpu = h->key;
@@ -614,5 +696,7 @@ void scan_free(struct scan_result *r)
 	free(r->qdiscs);
 	free(r->fragqs);
 	free(r->unwalked);
+	free(r->ring_files);
+	free(r->hooks);
 	memset(r, 0, sizeof(*r));
 }

@@ -42,6 +42,26 @@ struct scan_result {
 		__u32 nfqueue_queues;
 	} * unwalked;
 	size_t nunwalked, capunwalked;
+	/*
+	 * Who holds the sockets no process has an fd for (sources/sock_owners.c):
+	 * each socket file an io_uring registered, as the ring's fdinfo lists
+	 * it, and the function that reads each kernel socket (kallsyms).
+	 */
+	struct scan_ring_file {
+		__u32 pid;
+		__u32 fd; /* the ring's */
+		char comm[16];
+		__u32 slot;
+		__u32 ino;     /* 0: the kernel does not name the file (name has its protocol) */
+		char name[16]; /* "UDP", "TCPv6" where there is no ino */
+	} * ring_files;
+	size_t nring_files, capring_files;
+	bool rings_read; /* the rings were looked at (a socket needed them) */
+	struct scan_hook {
+		__u64 addr;
+		char name[48]; /* "xs_data_ready", or "" when kallsyms does not say */
+	} * hooks;
+	size_t nhooks, caphooks;
 	__u32 skb_defer_max; /* net.core.skb_defer_max: skbs a CPU's defer list holds at most */
 	__u32 ncpus;
 	int layout_ok; /* virt_to_page self-check: 1 ok, 0 wrong, -1 not run */
@@ -56,6 +76,18 @@ struct scan_result {
 
 /* Free what a scan collected. */
 void scan_free(struct scan_result *r);
+
+/* what holds a socket (HK_SOCKET): who must act for its pages to come back */
+enum sock_held_by {
+	SH_PROCESS,	 /* an fd of a process (owners) */
+	SH_IN_FLIGHT,	 /* only an SCM_RIGHTS message carries its file (carrier) */
+	SH_ORPHAN,	 /* closed by its process (SOCK_DEAD): TCP ends it on its own */
+	SH_ACCEPT_QUEUE, /* a child no accept() has taken yet */
+	SH_KERNEL,	 /* made in the kernel: NFS, iSCSI, nvme-tcp, a tunnel (hook) */
+	SH_IO_URING,	 /* an io_uring's registered file (ring) */
+	SH_NO_FD,	 /* an open file no process has an fd for, not named by any ring */
+	SH_UNKNOWN,	 /* its record is gone */
+};
 
 enum holder_kind {
 	HK_SOCKET,
@@ -88,6 +120,12 @@ struct holder {
 	const struct ppw_rec_qdisc *qdisc_parent; /* the classful qdisc above it, if any */
 	const struct ppw_rec_fragq *fragq;	  /* HK_FRAGQ */
 	__u32 cpu;				  /* HK_DEFER */
+	enum sock_held_by held_by;		  /* HK_SOCKET */
+	struct holder_owner ring;		  /* SH_IO_URING: the ring's process and fd */
+	__u32 ring_slot;			  /* SH_IO_URING: its slot in the ring */
+	__u32 ring_candidates;			  /* SH_NO_FD: unnamed ring slots of its protocol */
+	struct holder_owner ring_candidate;	  /* SH_NO_FD: the first of them */
+	char hook[48];				  /* SH_KERNEL: the function that reads it, or "" */
 	struct holder_owner owners[HOLDER_MAX_OWNERS];
 	__u32 nowners; /* may exceed HOLDER_MAX_OWNERS */
 	__s64 pages;
@@ -97,7 +135,7 @@ struct holder {
 	double oldest_age_s;  /* NAN: unknown */
 	bool oldest_at_least; /* pages from before start: lower bound */
 	char desc[160];	      /* "udp 192.0.2.2:5001 ino 123 pid 45 comm fd 3" */
-	char remedy[240];     /* what to do about it, one sentence */
+	char remedy[320];     /* what to do about it, one sentence */
 };
 
 struct pool_holders {

@@ -28,6 +28,29 @@ enum {
 	TCP_NEW_SYN_RECV_,
 };
 
+const char *sock_held_by_name(enum sock_held_by b)
+{
+	switch (b) {
+	case SH_PROCESS:
+		return "process";
+	case SH_IN_FLIGHT:
+		return "scm_rights";
+	case SH_ORPHAN:
+		return "orphan";
+	case SH_ACCEPT_QUEUE:
+		return "accept_queue";
+	case SH_KERNEL:
+		return "kernel";
+	case SH_IO_URING:
+		return "io_uring";
+	case SH_NO_FD:
+		return "no_fd";
+	case SH_UNKNOWN:
+		return "unknown";
+	}
+	return "unknown";
+}
+
 const char *holder_kind_name(enum holder_kind k)
 {
 	switch (k) {
@@ -181,6 +204,88 @@ static void mark_cut(char *buf, size_t size, size_t len)
 		memcpy(buf + size - 4, "...", 4);
 }
 
+/* an orphan's remedy: what ends it in its TCP state */
+static size_t remedy_orphan(struct holder *h, const char *la)
+{
+	const struct ppw_rec_sock *s = h->sock;
+	size_t n = 0;
+
+	ADD(h->remedy, n, "orphan (closed by its process), %s: ", sock_state_name(s));
+	if (!is_tcp(s))
+		ADD(h->remedy, n, "the kernel frees it when its last reference goes");
+	else if (s->state == TCP_CLOSE_)
+		ADD(h->remedy, n,
+		    "TCP frees it when its last reference goes; it is in no hash table, so ss -K "
+		    "cannot reach it");
+	else if (s->state == TCP_FIN_WAIT2_)
+		ADD(h->remedy, n, "TCP frees it after net.ipv4.tcp_fin_timeout");
+	else if (s->state == TCP_FIN_WAIT1_ || s->state == TCP_CLOSING_ ||
+		 s->state == TCP_LAST_ACK_)
+		ADD(h->remedy, n,
+		    "TCP frees it when the peer acknowledges its FIN or it gives up resending it "
+		    "(net.ipv4.tcp_orphan_retries)");
+	else
+		ADD(h->remedy, n, "TCP frees it when the connection ends or times out");
+	if (is_tcp(s) && s->state != TCP_CLOSE_)
+		ADD(h->remedy, n, "; ss -K %s%s ends it now", la[0] ? "src " : "", la);
+	return n;
+}
+
+/* the remedy of a socket no process has an fd for (model/attrib.c: held_by) */
+static size_t remedy_unowned(struct holder *h, const char *la)
+{
+	const struct ppw_rec_sock *s = h->sock;
+	size_t n = 0;
+
+	switch (h->held_by) {
+	case SH_ORPHAN:
+		return remedy_orphan(h, la);
+	case SH_ACCEPT_QUEUE:
+		ADD(h->remedy, n,
+		    "not accepted yet: it waits in the accept queue of the listener on port %u "
+		    "for the server to accept() it; closing the listener frees it",
+		    s->lport);
+		break;
+	case SH_KERNEL:
+		ADD(h->remedy, n,
+		    "a kernel socket (no process: made by a kernel user such as NFS, "
+		    "iSCSI, nvme-tcp or a tunnel");
+		if (h->hook[0])
+			ADD(h->remedy, n, "; read by %s", h->hook);
+		ADD(h->remedy, n,
+		    "): it frees them when that user reads or closes it; end what opened it "
+		    "(unmount, log out of the session, delete the tunnel)");
+		break;
+	case SH_IO_URING:
+		ADD(h->remedy, n,
+		    "no fd: slot %u of the io_uring of pid %u (%s) fd %u holds it; that process "
+		    "must unregister it (io_uring_register IORING_UNREGISTER_FILES or a slot "
+		    "update) or close the ring",
+		    h->ring_slot, h->ring.pid, h->ring.comm, h->ring.fd);
+		break;
+	case SH_NO_FD:
+		ADD(h->remedy, n, "an open file no process has an fd for: ");
+		if (h->ring_candidates)
+			ADD(h->remedy, n,
+			    "perhaps an io_uring's registered file (%u %s slots this kernel does not "
+			    "name; the first: pid %u (%s) ring fd %u), else a kernel user that took "
+			    "it; close that ring or stop that service",
+			    h->ring_candidates, sock_proto_name(s), h->ring_candidate.pid,
+			    h->ring_candidate.comm, h->ring_candidate.fd);
+		else
+			ADD(h->remedy, n,
+			    "a kernel user took the file (nfsd's sockets from rpc.nfsd, ...); no "
+			    "io_uring lists it; stop that service");
+		break;
+	default:
+		ADD(h->remedy, n,
+		    "no process holds it and the scan did not find what does: it frees them when "
+		    "its holder reads or closes it");
+		break;
+	}
+	return n;
+}
+
 static void describe_socket(struct holder *h)
 {
 	const struct ppw_rec_sock *s = h->sock;
@@ -202,11 +307,32 @@ static void describe_socket(struct holder *h)
 		    h->owners[0].fd);
 	if (h->nowners > 1)
 		ADD(h->desc, n, " (+%u more)", h->nowners - 1);
-	if (!h->nowners)
-		ADD(h->desc, n, "%s",
-		    h->carrier	      ? " (in flight)" :
-		    sock_is_orphan(s) ? " (orphan)" :
-					" (no process)");
+	switch (h->nowners ? SH_PROCESS : h->held_by) {
+	case SH_PROCESS:
+		break;
+	case SH_IN_FLIGHT:
+		ADD(h->desc, n, " (in flight)");
+		break;
+	case SH_ORPHAN:
+		ADD(h->desc, n, " (orphan)");
+		break;
+	case SH_ACCEPT_QUEUE:
+		ADD(h->desc, n, " (not accepted)");
+		break;
+	case SH_KERNEL:
+		ADD(h->desc, n, " (kernel socket%s%s)", h->hook[0] ? ", read by " : "", h->hook);
+		break;
+	case SH_IO_URING:
+		ADD(h->desc, n, " io_uring of pid %u %s fd %u slot %u", h->ring.pid, h->ring.comm,
+		    h->ring.fd, h->ring_slot);
+		break;
+	case SH_NO_FD:
+		ADD(h->desc, n, " (no fd)");
+		break;
+	case SH_UNKNOWN:
+		ADD(h->desc, n, " (no process)");
+		break;
+	}
 	mark_cut(h->desc, sizeof(h->desc), n);
 
 	n = 0;
@@ -241,20 +367,8 @@ static void describe_socket(struct holder *h)
 		else
 			ADD(h->remedy, n,
 			    ", itself held by no process (a garbage cycle for unix_gc)");
-	} else if (sock_is_orphan(s)) {
-		ADD(h->remedy, n,
-		    "orphan (closed by its process), %s: TCP frees it when the connection ends or "
-		    "times out (net.ipv4.tcp_orphan_retries, tcp_fin_timeout); ss -K %s%s ends it "
-		    "now",
-		    sock_state_name(s), la[0] ? "src " : "", la);
-	} else if (is_tcp(s) && s->state == TCP_ESTABLISHED_) {
-		ADD(h->remedy, n,
-		    "not accepted yet: it waits in a listener's accept queue for "
-		    "the server to accept() it");
 	} else {
-		ADD(h->remedy, n,
-		    "no process holds it (a kernel socket?): it frees them when it "
-		    "reads or closes");
+		n = remedy_unowned(h, la);
 	}
 	mark_cut(h->remedy, sizeof(h->remedy), n);
 }

@@ -12,6 +12,8 @@
 #include "model/attrib.h"
 
 const char *holder_kind_name(enum holder_kind k);
+/* what holds a socket, as -j and recordings name it ("process", "kernel", "io_uring", ...) */
+const char *sock_held_by_name(enum sock_held_by b);
 /* the socket's family/protocol, e.g. "udp", "tcp6", "unix", "packet" */
 const char *sock_proto_name(const struct ppw_rec_sock *s);
 /*

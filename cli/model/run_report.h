@@ -30,7 +30,7 @@ struct run_holder {
 	int pid; /* 0: not known */
 	char comm[16];
 	char what[160];	  /* the holding object, e.g. "udp 192.0.2.2:5001 ino 306415" */
-	char remedy[240]; /* what to do about it, as holders says it */
+	char remedy[320]; /* what to do about it, as holders says it */
 	__s64 pages;	  /* pages of this pool it holds; -1: not known */
 	bool walked;	  /* a holder the scan walked to (not the unattributed rest) */
 };

@@ -163,6 +163,20 @@ static void holder_extra(struct json *j, const void *p, void *ctx)
 		json_kv_u64(j, "owners_total", h->nowners);
 		json_kv_bool(j, "orphan", h->sock && !h->nowners && sock_is_orphan(h->sock));
 		json_kv_bool(j, "walk_locked", h->sock && (h->sock->flags & PPW_SF_LOCKED));
+		json_kv_str(j, "held_by", sock_held_by_name(h->held_by));
+		json_key(j, "kernel_reader");
+		h->held_by == SH_KERNEL && h->hook[0] ? json_str(j, h->hook) : json_put_null(j);
+		json_key(j, "io_uring");
+		if (h->held_by != SH_IO_URING) {
+			json_put_null(j);
+		} else {
+			json_obj_open(j);
+			json_kv_u64(j, "pid", h->ring.pid);
+			json_kv_str(j, "comm", h->ring.comm);
+			json_kv_u64(j, "fd", h->ring.fd);
+			json_kv_u64(j, "slot", h->ring_slot);
+			json_obj_close(j);
+		}
 		json_key(j, "in_flight_on");
 		if (!h->carrier) {
 			json_put_null(j);

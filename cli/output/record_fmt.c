@@ -475,6 +475,18 @@ static void h_sock(struct json *j, const char *key, const void *o)
 	json_kv_u64(j, "owners_total", h->nowners);
 	json_kv_bool(j, "orphan", !h->nowners && sock_is_orphan(s));
 	json_kv_bool(j, "walk_locked", s->flags & PPW_SF_LOCKED);
+	json_kv_str(j, "held_by", sock_held_by_name(h->held_by));
+	if (h->held_by == SH_KERNEL && h->hook[0])
+		json_kv_str(j, "kernel_reader", h->hook);
+	if (h->held_by == SH_IO_URING) {
+		json_key(j, "io_uring");
+		json_obj_open(j);
+		json_kv_u64(j, "pid", h->ring.pid);
+		json_kv_str(j, "comm", h->ring.comm);
+		json_kv_u64(j, "fd", h->ring.fd);
+		json_kv_u64(j, "slot", h->ring_slot);
+		json_obj_close(j);
+	}
 	if (!h->carrier)
 		return;
 	json_key(j, "in_flight_on");

@@ -15,6 +15,7 @@
 #include "sources/loader.h"
 #include "sources/monitor.h"
 #include "sources/netns.h"
+#include "sources/sock_owners.h"
 
 static int push(void *slot, const void *rec, size_t size)
 {
@@ -290,6 +291,8 @@ int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
 				"qdisc and fragment queue", "scan_qobj");
 	/* last: pools found through their pages during the walk are in the table now */
 	err = err ?: read_one(&a, s->skel->links.scan_pools, "pool", "scan_pools");
+	/* what holds the sockets no process has an fd for: io_uring rings, kernel users */
+	err = err ?: sock_owners_read(out);
 out:
 	if (session_counters(s, after, PPW_CNT_MAX))
 		memcpy(after, before, sizeof(after));

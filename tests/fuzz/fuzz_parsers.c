@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The parsers of option and rules values (numbers, durations, sizes) and
- * the one escape for untrusted text, on any bytes, against what they
- * promise: numbers are decimal digits and nothing else, durations are
- * finite and at most DURATION_MAX_S, an escape is clean, idempotent and
- * cut only between units.
+ * The parsers of option and rules values (numbers, durations, sizes), the
+ * one escape for untrusted text, and the reader of an io_uring's fdinfo
+ * (kernel text), on any bytes, against what they promise: numbers are
+ * decimal digits and nothing else, durations are finite and at most
+ * DURATION_MAX_S, an escape is clean, idempotent and cut only between
+ * units, a ring's slots fit their array and each names a socket or a name.
  */
 #include <errno.h>
 #include <math.h>
 
 #include "fuzz.h"
 #include "lib/util.h"
+#include "model/ring_files.h"
 
 static void check_numbers(const char *s)
 {
@@ -63,12 +65,27 @@ static void check_escape(const uint8_t *data, size_t size)
 	free(twice);
 }
 
+static void check_ring_fdinfo(const char *s)
+{
+	struct ring_slot slots[4];
+	size_t n = 99, i;
+	__u32 files;
+	int r = ring_fdinfo_parse(s, slots, 4, &n, &files);
+
+	FUZZ_CHECK(r == 0 || r == -EINVAL);
+	FUZZ_CHECK(n <= 4 && (r == 0 || n == 0));
+	for (i = 0; r == 0 && i < n; i++)
+		FUZZ_CHECK(memchr(slots[i].name, 0, sizeof(slots[i].name)) &&
+			   (!slots[i].ino || !slots[i].name[0]));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_str(data, size);
 
 	check_numbers(s);
 	check_escape(data, size);
+	check_ring_fdinfo(s);
 	free(s);
 	return 0;
 }

@@ -3,7 +3,8 @@
 #
 # One lab case per kind of holder a non-reading UDP socket is not: a TCP
 # socket reset by its peer with its fd still open (CLOSE), an orphan in
-# FIN-WAIT-1, a socket whose only reference is an SCM_RIGHTS message, packets
+# FIN-WAIT-1, a socket whose only reference is an SCM_RIGHTS message, one
+# only an io_uring's registered files hold (its remedy applied), packets
 # in a tbf, in a pfifo under tbf, in htb classes, and an IPv4 fragment queue.
 # Each case asserts that the right holder has at least 99% of the pages the
 # pool lent outside itself, that unattributed is at most 1% of inflight, and
@@ -13,6 +14,7 @@ ALL_TESTS="
 	tcp_reset_socket
 	tcp_orphan
 	scm_rights_in_flight
+	io_uring_registered_file
 	qdisc_tbf
 	qdisc_pfifo_under_tbf
 	qdisc_pfifo_fast_under_tbf
@@ -117,6 +119,50 @@ scm_rights_in_flight() {
 		".inode == $ino and .in_flight_on.inode == $carrier and .in_flight_on.pid == $pid" >/dev/null
 	check "the remedy names SCM_RIGHTS" jget "$h" '.remedy | test("SCM_RIGHTS")' >/dev/null
 	check "doc counts it" jget "$doc" '.scan.in_flight_sockets >= 1' >/dev/null
+}
+
+# B's UDP sockets on PORT, as the kernel lists them (/proc/net/udp)
+udp_sockets_on() {	# port
+	ip netns exec "$LAB_B" awk -v p="$(printf ':%04X' "$1")" \
+		'NR > 1 && substr($2, length($2) - 4) == p' /proc/net/udp | wc -l
+}
+
+udp_gone() {	# port
+	[ "$(udp_sockets_on "$1")" -eq 0 ]
+}
+
+io_uring_registered_file() {
+	require_kernel
+	lab_begin
+	local pid ino port ring h doc
+	read -r pid ino port ring < <(lab_kind uring 5104 --count 150 --size 3000) || fail "uring"
+	doc=$(settled_holders)
+	right_holder "$doc" '.kind == "socket" and .local == "192.0.2.2:5104"' 140
+	h=$RH
+	log "$(jq -c '{holder, held_by, io_uring, remedy}' <<<"$h")"
+	check "no process has an fd for it" jget "$h" ".inode == $ino and (.owners | length) == 0" \
+		>/dev/null
+	# the ring's own fdinfo: newer kernels name the file, 6.12 only its protocol
+	if grep -q "socket:\[$ino\]" "/proc/$pid/fdinfo/$ring"; then
+		check "the ring that registered it, as its fdinfo lists it" jget "$h" \
+			".held_by == \"io_uring\" and .io_uring.pid == $pid and .io_uring.fd == $ring and .io_uring.slot == 0" \
+			>/dev/null
+		check "the remedy names the ring and its slot" jget "$h" \
+			".remedy | test(\"slot 0 of the io_uring of pid $pid \\\\(ppkinds\\\\) fd $ring\")" >/dev/null
+	else
+		log "this kernel's fdinfo does not name the ring's files: $(grep -A2 UserFiles "/proc/$pid/fdinfo/$ring" | tr '\n' ' ')"
+		check "no fd; the ring named as a candidate" jget "$h" \
+			".held_by == \"no_fd\" and (.remedy | test(\"pid $pid \\\\(ppkinds\\\\) ring fd $ring\"))" \
+			>/dev/null
+	fi
+	# the remedy, applied: the process unregisters the ring's files
+	check "B's kernel lists the socket" num "$(udp_sockets_on 5104) == 1"
+	kill -USR1 "$pid"
+	wait_until 30 "the socket to leave B's /proc/net/udp" udp_gone 5104
+	doc=$("$PPWATCH" -j holders) || fail "ppwatch holders failed"
+	check "unregistering it returns them" jget "$(lab_pool "$doc")" \
+		'[.holders[] | select(.kind == "socket")] | length == 0' >/dev/null
+	check "the ring is still open" num "$(ls "/proc/$pid/fdinfo/$ring" >/dev/null && echo 1 || echo 0) == 1"
 }
 
 # forward N packets of SIZE from A through B out of bq to C, where QDISC

@@ -7,7 +7,10 @@
  *                      --ready FILE
  *   ppkinds scm        --netns B --from A --bind ADDR:PORT [--count N] [--size BYTES]
  *                      --ready FILE
+ *   ppkinds uring      --netns B --from A --bind ADDR:PORT [--count N] [--size BYTES]
+ *                      --ready FILE
  *   ppkinds frags      --from A --to ADDR [--count N] [--size BYTES] [--id ID]
+ *   ppkinds l2tp-ctl   --from A --bind ADDR:PORT --to ADDR:PORT [--count N] [--size BYTES]
  *
  * tcp-reset: a listener in B accepts a connection from A and never reads;
  * A sends N bytes, then closes with SO_LINGER 0, so a RST ends the
@@ -27,17 +30,31 @@
  * sent over a unix socketpair (SCM_RIGHTS) that nobody receives from, and
  * closed: the only reference to the socket is that message.
  *
+ * uring: a UDP socket in B receives N datagrams it never reads; it is
+ * registered as slot 0 of an io_uring's fixed files and its fd closed: the
+ * ring is its only reference. SIGUSR1 unregisters the ring's files (what
+ * ppwatch's remedy says), so the socket goes; the ring's fd stays open.
+ *
  * frags: N IPv4 fragments (raw socket, IP_HDRINCL) of one UDP datagram
  * from A to ADDR, the last one never sent: they wait in ADDR's reassembly
  * queue until net.ipv4.ipfrag_time.
  *
+ * l2tp-ctl: N datagrams from A's ADDR:PORT to ADDR:PORT whose payload
+ * starts with an L2TPv3 control message header (T and L set, version 3):
+ * a kernel L2TP tunnel's UDP socket ('ip l2tp add tunnel ... encap udp',
+ * made in the kernel) passes control messages up to UDP for a user-space
+ * daemon to read, so with none they wait in the kernel socket's receive
+ * queue until the tunnel is deleted.
+ *
  * The holders write "pid inode port" to FILE when they are set up (scm
- * adds the inode of the unix socket that carries the message), then wait
+ * adds the inode of the unix socket that carries the message, uring the
+ * ring's fd), then wait
  * for SIGTERM, at most --lifetime seconds. Every loop is bounded.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <linux/io_uring.h>
 #include <linux/tcp.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
@@ -48,6 +65,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,11 +78,16 @@
 
 #define TCP_CLOSE_STATE 7 /* include/net/tcp_states.h */
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, usr1;
 
 static void on_signal(int sig)
 {
 	stop = 1;
+}
+
+static void on_usr1(int sig)
+{
+	usr1 = 1;
 }
 
 static void usage(void)
@@ -75,7 +98,11 @@ static void usage(void)
 		"                          --ready FILE\n"
 		"       ppkinds scm        --netns B --from A --bind ADDR:PORT [--count N] [--size BYTES]\n"
 		"                          --ready FILE\n"
-		"       ppkinds frags      --from A --to ADDR [--count N] [--size BYTES] [--id ID]\n");
+		"       ppkinds uring      --netns B --from A --bind ADDR:PORT [--count N] [--size BYTES]\n"
+		"                          --ready FILE\n"
+		"       ppkinds frags      --from A --to ADDR [--count N] [--size BYTES] [--id ID]\n"
+		"       ppkinds l2tp-ctl   --from A --bind ADDR:PORT --to ADDR:PORT [--count N]\n"
+		"                          [--size BYTES]\n");
 	exit(2);
 }
 
@@ -339,6 +366,121 @@ static int cmd_scm(const char *ns, const char *from, const struct sockaddr_in *a
 	return 0;
 }
 
+/*
+ * A counter of this namespace's /proc/net/snmp ("Ip", "InDelivers"), or -1:
+ * IP counts each datagram it hands to UDP (after reassembly), which counts
+ * only those read (InDatagrams), so a datagram waiting unread is in the first
+ */
+static long snmp_counter(const char *proto, const char *field)
+{
+	char line[2048], names[2048] = "", *tok, *sn, *sv, *vt;
+	size_t plen = strlen(proto);
+	long v = -1;
+	FILE *f = fopen("/proc/net/snmp", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, proto, plen) || line[plen] != ':')
+			continue;
+		if (!names[0]) {
+			snprintf(names, sizeof(names), "%s", line);
+			continue;
+		}
+		/* the value in the column the header names field */
+		tok = strtok_r(names, " \n", &sn);
+		vt = strtok_r(line, " \n", &sv);
+		while (tok && vt && strcmp(tok, field)) {
+			tok = strtok_r(NULL, " \n", &sn);
+			vt = strtok_r(NULL, " \n", &sv);
+		}
+		if (tok && vt)
+			v = strtol(vt, NULL, 10);
+		break;
+	}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static int cmd_uring(const char *ns, const char *from, const struct sockaddr_in *at, long count,
+		     long size, const char *ready, long lifetime)
+{
+	struct io_uring_params p = { 0 };
+	int here = self_netns(), ufd, tx, ring, i, rcvbuf = 64 << 20;
+	static char data[65507];
+	unsigned long ino;
+	long base, now;
+	char line[96];
+
+	enter_netns(ns);
+	ufd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (ufd < 0 || setsockopt(ufd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) ||
+	    bind(ufd, (const struct sockaddr *)at, sizeof(*at)))
+		die("udp socket");
+	base = snmp_counter("Ip", "InDelivers");
+	if (setns(here, CLONE_NEWNET))
+		die("setns");
+	enter_netns(from);
+	tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (tx < 0)
+		die("socket");
+	memset(data, 0x5a, sizeof(data));
+	for (i = 0; i < count; i++)
+		if (sendto(tx, data, size, 0, (const struct sockaddr *)at, sizeof(*at)) < 0)
+			die("sendto");
+	close(tx);
+	/* until B's IP has handed them all to UDP (the kernel's count; 10 s: a hang) */
+	enter_netns(ns);
+	for (i = 0; i < 1000 && (now = snmp_counter("Ip", "InDelivers")) >= 0 && now - base < count;
+	     i++)
+		usleep(10000);
+	if (setns(here, CLONE_NEWNET))
+		die("setns");
+	ino = ino_of(ufd);
+	ring = syscall(__NR_io_uring_setup, 4, &p);
+	if (ring < 0)
+		die("io_uring_setup");
+	if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_FILES, &ufd, 1))
+		die("IORING_REGISTER_FILES");
+	close(ufd); /* the ring's registered file is its only reference now */
+	signal(SIGUSR1, on_usr1);
+	snprintf(line, sizeof(line), "%d %lu %u %d\n", getpid(), ino, ntohs(at->sin_port), ring);
+	write_ready(ready, line);
+	for (i = 0; i < lifetime * 50 && !stop && !usr1; i++)
+		usleep(20000);
+	if (usr1 && syscall(__NR_io_uring_register, ring, IORING_UNREGISTER_FILES, NULL, 0))
+		die("IORING_UNREGISTER_FILES");
+	wait_for_stop(lifetime);
+	close(ring);
+	return 0;
+}
+
+static int cmd_l2tp_ctl(const char *from, const char *bind_to, const char *to, long count,
+			long size)
+{
+	struct sockaddr_in src = { 0 }, dst = { 0 };
+	static char data[65507];
+	int fd, i;
+
+	if (!from || !bind_to || !to || size < 12)
+		usage();
+	parse_addr(bind_to, &src);
+	parse_addr(to, &dst);
+	enter_netns(from);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (const struct sockaddr *)&src, sizeof(src)))
+		die("udp socket");
+	memset(data, 0, sizeof(data));
+	data[0] = (char)0xc8; /* T, L */
+	data[1] = 0x03;	      /* version 3 */
+	data[2] = (char)(size >> 8);
+	data[3] = (char)size;
+	for (i = 0; i < count; i++)
+		if (sendto(fd, data, size, 0, (const struct sockaddr *)&dst, sizeof(dst)) < 0)
+			die("sendto");
+	close(fd);
+	return 0;
+}
+
 static unsigned short csum(const void *p, size_t len)
 {
 	const unsigned short *w = p;
@@ -476,6 +618,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(cmd, "frags"))
 		return cmd_frags(from, to, count, size, id);
+	if (!strcmp(cmd, "l2tp-ctl"))
+		return cmd_l2tp_ctl(from, bind_to, to, count, size);
 	if (!ns || !from || !bind_to || !ready)
 		usage();
 	parse_addr(bind_to, &at);
@@ -485,6 +629,8 @@ int main(int argc, char **argv)
 		return cmd_tcp_orphan(ns, from, &at, segments, dev, ready, lifetime);
 	if (!strcmp(cmd, "scm"))
 		return cmd_scm(ns, from, &at, count, size, ready, lifetime);
+	if (!strcmp(cmd, "uring"))
+		return cmd_uring(ns, from, &at, count, size, ready, lifetime);
 	usage();
 	return 2;
 }

@@ -8,11 +8,18 @@
 #   orphan  an orphan in FIN-WAIT-1 with its out-of-order queue (the gate
 #           on vb drops one segment and, later, every packet)
 #   scm     a UDP socket whose only reference is an SCM_RIGHTS message
+#   uring   a UDP socket only an io_uring's registered files hold (slot 0;
+#           its fd closed), where the kernel has io_uring (lacks=io-uring:
+#           the rig's built kernels, tinyconfig's; asserted absent there)
+#   kern    a kernel socket: an L2TP tunnel's UDP socket ('ip l2tp add
+#           tunnel ... encap udp' makes it in the kernel) with the control
+#           messages no daemon reads, where the kernel has L2TP (lacks=l2tp:
+#           the built kernels; asserted absent there)
 #   frags   an IPv4 fragment queue (the last fragment never sent)
 #   tbf     packets forwarded out of bq (to 198.51.100.2 in a third
 #           namespace) into a classless tbf that holds them
 #   htb     the same into the pfifo leaf of an htb class (classful)
-# One 'ppwatch holders -j' for all six pools. For each, against the
+# One 'ppwatch holders -j' for all the pools (six; eight with io_uring and L2TP). For each, against the
 # kernel's own truth: the pool's inflight = its page_pool_state_hold less
 # its page_pool_state_release events (the trace runs from before the pool
 # existed); every page the pool lent outside itself is the right holder's,
@@ -36,6 +43,8 @@
 #   scm     150 datagrams of 3000 bytes, three IPv4 fragments each at MTU
 #           1500: two full-size frames (a page each) and one of 82 bytes
 #           (sharing): at most 450 pages
+#   uring   the same traffic: at most 450 pages
+#   kern    the same, as L2TPv3 control messages: at most 450 pages
 # These three have no lower bound but one page: TCP and reassembly may copy
 # a segment into the tail room of the one before it and give its page back
 # (tcp_try_coalesce, skb_try_coalesce), which 6.12 does for the orphan's
@@ -51,7 +60,10 @@
 # Then each pool is destroyed (XDP off vb) with exactly its holder's pages
 # in flight (page_pool_release), and freed once its holder goes: the
 # sockets closed, the qdiscs deleted, the fragment queue with its
-# namespace, the orphan when its peer's next retransmission reaches it
+# namespace, the ring's socket when ppkinds does what ppwatch's remedy
+# says (IORING_UNREGISTER_FILES; the ring stays open), the kernel socket
+# when its tunnel is deleted (what ppwatch's remedy says), the orphan when its
+# peer's next retransmission reaches it
 # again (the gate was the XDP program: its next one or the orphan's own,
 # whose time /proc/net/tcp says).
 #
@@ -68,6 +80,20 @@ fi
 # (not busybox's applet)
 tc() { /sbin/tc "$@"; }
 KINDS="reset orphan scm frags tbf htb"
+# io_uring: a syscall the kernel has or not (kallsyms names it either way)
+if lacks io-uring; then
+	check "lacks=io-uring: no io_uring_setup syscall in /proc/kallsyms" \
+		"$(grep -c 'sys_io_uring_setup$' /proc/kallsyms)" -eq 0
+else
+	KINDS="$KINDS uring"
+fi
+# L2TP: its module loaded by the line's modules= (kallsyms names its symbols)
+if lacks l2tp; then
+	check "lacks=l2tp: no l2tp_udp_encap_recv in /proc/kallsyms" \
+		"$(grep -c ' l2tp_udp_encap_recv' /proc/kallsyms)" -eq 0
+else
+	KINDS="$KINDS kern"
+fi
 HK_PIDS=
 
 # kind_lab K: netns hk-K-a/hk-K-b, va 192.0.2.1 <-> vb 192.0.2.2, XDP on vb
@@ -167,6 +193,22 @@ SEGS0=$(snmp hk-reset-b Tcp InSegs)
 kind_start reset tcp-reset --bytes 400000 || { hk_down; return 0; }
 SEGS=$(( $(snmp hk-reset-b Tcp InSegs) - SEGS0 ))
 kind_start scm scm --count 150 --size 3000 || { hk_down; return 0; }
+case " $KINDS " in *" uring "*)
+	kind_start uring uring --count 150 --size 3000 || { hk_down; return 0; }
+	read -r U_PID U_INO _ U_RING </tmp/hk.uring.ready ;;
+esac
+case " $KINDS " in *" kern "*)
+	if ! ip netns exec hk-kern-b ip l2tp add tunnel tunnel_id 7 peer_tunnel_id 7 encap udp \
+		local 192.0.2.2 remote 192.0.2.1 udp_sport 5101 udp_dport 5101; then
+		fail "ip l2tp add tunnel (l2tp_core, l2tp_netlink)"; hk_down; return 0
+	fi
+	K_IN0=$(snmp hk-kern-b Ip InDelivers)
+	$PPKINDS l2tp-ctl --from hk-kern-a --bind 192.0.2.1:5101 --to 192.0.2.2:5101 --count 150 \
+		--size 3000 2>/tmp/hk.kern.err || { fail "ppkinds l2tp-ctl: $(cat /tmp/hk.kern.err)"; hk_down; return 0; }
+	# until IP has handed all 150 to UDP (UDP counts a datagram when it is read)
+	kern_in() { [ $(( $(snmp hk-kern-b Ip InDelivers) - K_IN0 )) -ge 150 ]; }
+	wait_for 20 kern_in || log "kern: $(( $(snmp hk-kern-b Ip InDelivers) - K_IN0 )) of 150 datagrams delivered" ;;
+esac
 ip netns exec hk-tbf-a "$TOOL" send 198.51.100.2 6000 400 1400 >/dev/null
 ip netns exec hk-htb-a "$TOOL" send 198.51.100.2 6000 300 1400 >/dev/null
 $PPKINDS frags --from hk-frags-a --to 192.0.2.2 --count 20 --size 1400 --id 4242 >/dev/null 2>/tmp/hk.frags.err ||
@@ -177,7 +219,7 @@ read -r R_PID R_INO _ </tmp/hk.reset.ready
 read -r S_PID S_INO _ S_CARRIER </tmp/hk.scm.ready
 read -r _ _ _ OOO </tmp/hk.orphan.ready
 
-# one holder scan for the six pools; the kernel's inflight of each from
+# one holder scan for all the pools; the kernel's inflight of each from
 # the trace just before and just after it (a qdisc may let a packet go:
 # then the scan is taken again, once)
 pool_of() {	# K DOC: the pool of vb in hk-K-b
@@ -209,7 +251,7 @@ scan() {
 	done
 }
 scan || { log "the pools' inflight moved during the scan (or a pool is missing): once more"; scan; }
-ppw_ok hk "ppwatch holders -j (six holder kinds)" || { hk_down; return 0; }
+ppw_ok hk "ppwatch holders -j (every holder kind)" || { hk_down; return 0; }
 jq -c '.scan' /tmp/hk.out | sed 's/^/  [52-holder-kinds] scan: /'
 
 # kind_check K WHAT JQ-SELECT LO HI: the pool of K against the kernel, and
@@ -269,6 +311,40 @@ kind_check scm "a socket in flight in an SCM_RIGHTS message" '.kind == "socket" 
 	check "the socket in flight: ppwatch's proto, state and inode = /proc/net/udp's (st $1, inode $2)" \
 		"$(H scm '"\(.proto) \(.state) \(.inode)"')" = "udp $(st_name udp "$1") $2"
 }
+case " $KINDS " in *" uring "*)
+kind_check uring "a socket only an io_uring's registered files hold" '.kind == "socket" and .local == "192.0.2.2:5101"' 1 450 && {
+	check "the ring's socket: no open file of any process is it (/proc/*/fd)" "$(fds_of "$U_INO")" -eq 0
+	check "the ring's socket: ppwatch's inode, no owner" "$(H uring '"\(.inode) \(.owners | length)"')" = "$U_INO 0"
+	# the ring's own fdinfo: 7.3 names the file ("socket:[INODE]"), 6.12
+	# only its protocol ("UDP"): then ppwatch may only name the ring as
+	# one that may hold it
+	if grep -q "socket:\[$U_INO\]" "/proc/$U_PID/fdinfo/$U_RING"; then
+		check "the ring's socket: held by slot 0 of pid $U_PID's ring fd $U_RING (its fdinfo names it)" \
+			"$(H uring '"\(.held_by) \(.io_uring.pid) \(.io_uring.fd) \(.io_uring.slot)"')" = "io_uring $U_PID $U_RING 0"
+		check "the ring's socket: the remedy says to unregister it or close the ring" \
+			"$(H uring '.remedy | test("IORING_UNREGISTER_FILES") and test("close the ring")')" = true
+	else
+		log "uring: the ring's fdinfo names no file: $(grep -A1 UserFiles "/proc/$U_PID/fdinfo/$U_RING" | tr '\n' ' ')"
+		check "the ring's socket: no fd; pid $U_PID's ring fd $U_RING named as one that may hold it" \
+			"$(H uring '"\(.held_by) \(.remedy | test("pid '"$U_PID"' \\(ppkinds\\) ring fd '"$U_RING"'"))"')" = "no_fd true"
+		check "the ring's socket: the remedy says to close that ring" \
+			"$(H uring '.remedy | test("close that ring")')" = true
+	fi
+}
+esac
+case " $KINDS " in *" kern "*)
+kind_check kern "a kernel socket (an L2TP tunnel's)" '.kind == "socket" and .local == "192.0.2.2:5101"' 1 450 && {
+	# the kernel: /proc/net/udp lists it with no file (inode 0), kallsyms
+	# names the tunnel's receive hook
+	# shellcheck disable=SC2046 # its three fields, one word each
+	set -- $(proc_sock hk-kern-b udp 5101)
+	check "the kernel socket: in /proc/net/udp of hk-kern-b with no file (inode $2)" "$2" -eq 0
+	check "the kernel socket: held by the kernel, read by l2tp_udp_encap_recv, no owner" \
+		"$(H kern '"\(.held_by) \(.kernel_reader) \(.owners | length)"')" = "kernel l2tp_udp_encap_recv 0"
+	check "the kernel socket: the remedy says to delete the tunnel, not to accept it" \
+		"$(H kern '.remedy | test("a kernel socket") and test("delete the tunnel") and (test("accept") | not)')" = true
+}
+esac
 check "the scan counts the orphan and the socket in flight" \
 	"$(jq -r '"\(.scan.orphans >= 1) \(.scan.in_flight_sockets >= 1)"' /tmp/hk.out)" = "true true"
 kind_check frags "an IPv4 fragment queue" '.kind == "frag_queue"' 10 20 &&
@@ -336,6 +412,10 @@ log "orphan: its next retransmission in $ORPHAN_S s, its peer's in $PEER_S s"
 # the holders go: the sockets' files closed, the qdiscs deleted, the
 # fragment queue with its namespace
 eval "kill \$HK_PID_reset \$HK_PID_scm" 2>/dev/null
+# the ring's: what ppwatch's remedy says, the process unregisters its files
+case " $KINDS " in *" uring "*) kill -USR1 "$U_PID" ;; esac
+# the kernel socket's: what its remedy says, the tunnel deleted
+case " $KINDS " in *" kern "*) ip netns exec hk-kern-b ip l2tp del tunnel tunnel_id 7 ;; esac
 ip netns exec hk-tbf-b tc qdisc del dev bq root
 ip netns exec hk-htb-b tc qdisc del dev bq root
 ip netns del hk-frags-a; ip netns del hk-frags-b
