@@ -57,13 +57,21 @@ static __always_inline __u64 scalar_of(const void *p)
 static __always_inline void sock_identity(struct ppw_rec_sock *s, struct sock *sk)
 {
 	struct net *net = BPF_CORE_READ(sk, __sk_common.skc_net.net);
+	struct socket *sock;
 
 	s->sk = (__u64)sk;
 	s->family = BPF_CORE_READ(sk, __sk_common.skc_family);
 	s->type = BPF_CORE_READ(sk, sk_type);
 	s->protocol = BPF_CORE_READ(sk, sk_protocol);
 	s->state = BPF_CORE_READ(sk, __sk_common.skc_state);
-	s->ino = BPF_CORE_READ(sk, sk_socket, file, f_inode, i_ino);
+	/* sock_i_ino(): the socket's own inode (SOCK_INODE), a kernel socket's too (no file) */
+	sock = BPF_CORE_READ(sk, sk_socket);
+	if (sock)
+		s->ino = BPF_CORE_READ(
+			(struct inode *)((void *)sock +
+					 bpf_core_field_offset(struct socket_alloc, vfs_inode) -
+					 bpf_core_field_offset(struct socket_alloc, socket)),
+			i_ino);
 	s->rmem = BPF_CORE_READ(sk, sk_backlog.rmem_alloc.counter);
 	if (net) {
 		s->netns_ino = BPF_CORE_READ(net, ns.inum);

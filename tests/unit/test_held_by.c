@@ -85,9 +85,11 @@ static const struct holder *one(struct holders_report *rep, struct scan_result *
 				     .flags = flags,
 				     .hook = 0xffffffff81234560ULL };
 	inet_pton(AF_INET, "192.0.2.2", sk->laddr);
-	pg = (struct ppw_rec_page){
-		.holder = 0xa1, .netmem = PG(1), .pool = POOL_A, .where = PPW_IN_HEAD, .stack_id = -1
-	};
+	pg = (struct ppw_rec_page){ .holder = 0xa1,
+				    .netmem = PG(1),
+				    .pool = POOL_A,
+				    .where = PPW_IN_HEAD,
+				    .stack_id = -1 };
 	pl = (struct ppw_rec_pool){ .pool = POOL_A, .gen = 1, .hold = 1, .release = 0 };
 	memset(&row, 0, sizeof(row));
 	row.addr = POOL_A;
@@ -134,8 +136,8 @@ static void test_held_by(void)
 		return;
 	CHECK_STR(sock_held_by_name(h->held_by), "kernel");
 	CHECK_STR(h->desc, "tcp 192.0.2.2:5001 ino 77 (kernel socket, read by xs_data_ready)");
-	CHECK(strstr(h->remedy, "a kernel socket (no process") && strstr(h->remedy, "xs_data_ready") &&
-		      !strstr(h->remedy, "accept"),
+	CHECK(strstr(h->remedy, "a kernel socket (no process") &&
+		      strstr(h->remedy, "xs_data_ready") && !strstr(h->remedy, "accept"),
 	      "%s", h->remedy);
 	attrib_free(&rep);
 

@@ -80,10 +80,11 @@ fi
 # (not busybox's applet)
 tc() { /sbin/tc "$@"; }
 KINDS="reset orphan scm frags tbf htb"
-# io_uring: a syscall the kernel has or not (kallsyms names it either way)
+# io_uring: a syscall the kernel has or not (without it, kallsyms names
+# only the weak stub COND_SYSCALL leaves: type W)
 if lacks io-uring; then
-	check "lacks=io-uring: no io_uring_setup syscall in /proc/kallsyms" \
-		"$(grep -c 'sys_io_uring_setup$' /proc/kallsyms)" -eq 0
+	check "lacks=io-uring: io_uring_setup only the weak stub in /proc/kallsyms" \
+		"$(awk '$3 == "__x64_sys_io_uring_setup" && $2 != "W"' /proc/kallsyms | wc -l)" -eq 0
 else
 	KINDS="$KINDS uring"
 fi
@@ -334,11 +335,14 @@ kind_check uring "a socket only an io_uring's registered files hold" '.kind == "
 esac
 case " $KINDS " in *" kern "*)
 kind_check kern "a kernel socket (an L2TP tunnel's)" '.kind == "socket" and .local == "192.0.2.2:5101"' 1 450 && {
-	# the kernel: /proc/net/udp lists it with no file (inode 0), kallsyms
-	# names the tunnel's receive hook
+	# the kernel: /proc/net/udp lists it (its socket inode, sock_i_ino),
+	# no process has it open (a kernel socket has no file); kallsyms names
+	# the tunnel's receive hook; its receive buffer drops what does not fit
 	# shellcheck disable=SC2046 # its three fields, one word each
 	set -- $(proc_sock hk-kern-b udp 5101)
-	check "the kernel socket: in /proc/net/udp of hk-kern-b with no file (inode $2)" "$2" -eq 0
+	check "the kernel socket: ppwatch's inode = /proc/net/udp's (inode $2)" "$(H kern .inode)" -eq "$2"
+	check "the kernel socket: no open file of any process is it (/proc/*/fd)" "$(fds_of "$2")" -eq 0
+	log "kern: Udp RcvbufErrors $(snmp hk-kern-b Udp RcvbufErrors) (the kernel socket's default receive buffer)"
 	check "the kernel socket: held by the kernel, read by l2tp_udp_encap_recv, no owner" \
 		"$(H kern '"\(.held_by) \(.kernel_reader) \(.owners | length)"')" = "kernel l2tp_udp_encap_recv 0"
 	check "the kernel socket: the remedy says to delete the tunnel, not to accept it" \
