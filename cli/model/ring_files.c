@@ -12,8 +12,7 @@ static const char *next_line(const char *p)
 	return p ? p + 1 : NULL;
 }
 
-int ring_fdinfo_parse(const char *text, struct ring_slot *out, size_t max, size_t *n,
-		      __u32 *files)
+int ring_fdinfo_parse(const char *text, struct ring_slot *out, size_t max, size_t *n, __u32 *files)
 {
 	const char *p = text, *q;
 	unsigned long v;

@@ -18,8 +18,8 @@
 
 struct ring_slot {
 	__u32 slot;
-	__u32 ino;	/* "socket:[ino]"; 0: the kernel did not name the file */
-	char name[16];	/* the dentry's name where there is no path ("UDP"), else "" */
+	__u32 ino;     /* "socket:[ino]"; 0: the kernel did not name the file */
+	char name[16]; /* the dentry's name where there is no path ("UDP"), else "" */
 };
 
 /*
@@ -28,7 +28,6 @@ struct ring_slot {
  * is no path is kept: it may be a socket's); *files: the ring's
  * UserFiles count. 0, or -EINVAL when the text is no io_uring fdinfo.
  */
-int ring_fdinfo_parse(const char *text, struct ring_slot *out, size_t max, size_t *n,
-		      __u32 *files);
+int ring_fdinfo_parse(const char *text, struct ring_slot *out, size_t max, size_t *n, __u32 *files);
 
 #endif /* __PPWATCH_MODEL_RING_FILES_H */
