@@ -106,6 +106,20 @@ _at_exit_run() {
 	for c in "${AT_EXIT[@]}"; do eval "$c"; done
 }
 
+# no_skb_defer: net.core.skb_defer_max 0 for this case (restored at its
+# exit): an skb freed on another CPU than the one that made it waits in
+# that CPU's defer list until its next NET_RX softirq, which an idle CPU
+# may not run for long, and the holder scan cannot read the lists on
+# every kernel (scan.defer_lists_readable): a page there would count as
+# unattributed. A global sysctl: cases run one at a time (the lab lock).
+no_skb_defer() {
+	local f=/proc/sys/net/core/skb_defer_max old
+	[ -w "$f" ] || return 0
+	old=$(cat "$f")
+	at_exit "echo $old >$f"
+	echo 0 >"$f"
+}
+
 # ppwatch processes ppwatch_bg started, killed by lab_end
 BG_PIDS=()
 

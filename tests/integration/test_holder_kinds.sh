@@ -65,6 +65,7 @@ right_holder() {	# doc select min
 tcp_reset_socket() {
 	require_kernel
 	lab_begin
+	no_skb_defer
 	local pid ino port h doc
 	read -r pid ino port < <(lab_kind tcp-reset 5101 --bytes 400000) || fail "tcp-reset"
 	doc=$(settled_holders)
@@ -88,6 +89,7 @@ tcp_reset_socket() {
 tcp_orphan() {
 	require_kernel
 	lab_begin
+	no_skb_defer
 	local h doc
 	lab_kind tcp-orphan 5102 --segments 40 --dev vb >/dev/null || fail "tcp-orphan"
 	doc=$(settled_holders)
@@ -109,6 +111,7 @@ tcp_orphan() {
 scm_rights_in_flight() {
 	require_kernel
 	lab_begin
+	no_skb_defer
 	local pid ino port carrier h doc
 	read -r pid ino port carrier < <(lab_kind scm 5103 --count 150 --size 3000) || fail "scm"
 	doc=$(settled_holders)
@@ -134,6 +137,7 @@ udp_gone() {	# port
 io_uring_registered_file() {
 	require_kernel
 	lab_begin
+	no_skb_defer
 	local pid ino port ring h doc
 	read -r pid ino port ring < <(lab_kind uring 5104 --count 150 --size 3000) || fail "uring"
 	doc=$(settled_holders)
@@ -175,6 +179,7 @@ forward_through() {	# n size port
 qdisc_tbf() {
 	require_kernel
 	lab_begin
+	no_skb_defer
 	lab_forward_up || fail "forward"
 	local h doc
 	tc -n "$LAB_B" qdisc add dev bq root handle 8004: tbf rate 8kbit burst 1600 limit 2mb ||
@@ -197,6 +202,7 @@ qdisc_tbf() {
 qdisc_pfifo_under_tbf() {
 	require_kernel
 	lab_begin
+	no_skb_defer
 	lab_forward_up || fail "forward"
 	local h doc
 	if ! tc -n "$LAB_B" qdisc add dev bq root handle 1: tbf rate 8kbit burst 1600 limit 2mb ||
@@ -217,6 +223,7 @@ qdisc_pfifo_under_tbf() {
 qdisc_pfifo_fast_under_tbf() {
 	require_kernel
 	lab_begin
+	no_skb_defer
 	lab_forward_up || fail "forward"
 	local h doc
 	if ! tc -n "$LAB_B" qdisc add dev bq root handle 1: tbf rate 8kbit burst 1600 limit 2mb ||
@@ -235,6 +242,7 @@ qdisc_pfifo_fast_under_tbf() {
 qdisc_htb_classes() {
 	require_kernel
 	lab_begin
+	no_skb_defer
 	lab_forward_up || fail "forward"
 	local doc pool a b
 	{
@@ -267,6 +275,7 @@ qdisc_htb_classes() {
 qdisc_htb_thousands_of_classes() {
 	require_kernel
 	lab_begin
+	no_skb_defer
 	lab_forward_up || fail "forward"
 	local doc h batch=$LAB_DIR/htb.batch i
 	{
@@ -291,6 +300,7 @@ qdisc_htb_thousands_of_classes() {
 fragment_queue() {
 	require_kernel
 	lab_begin
+	no_skb_defer
 	local h doc
 	"$PPKINDS" frags --from "$LAB_A" --to "$LAB_IP_B" --count 20 --size 1400 --id 4242 \
 		>/dev/null || fail "frags"

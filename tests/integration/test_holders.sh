@@ -199,7 +199,7 @@ stacks_name_the_last_releases() {
 	"$PPWATCH" -v -j stacks -e 8 >"$out" 2>"$out.err" &
 	local spid=$!
 	at_exit "kill $spid 2>/dev/null"
-	"$PPWATCH" -v -j watch -e freed vb >"$out.w" 2>"$out.w.err" &
+	"$PPWATCH" -v -j watch -e destroy,freed vb >"$out.w" 2>"$out.w.err" &
 	local wpid=$!
 	at_exit "kill $wpid 2>/dev/null; rm -f $out.w $out.w.err"
 	wait_attached "$out.err" $spid
@@ -213,9 +213,15 @@ stacks_name_the_last_releases() {
 	# before lab_release returns
 	sleep 0.3
 	lab_release
-	# both the lab's pools freed: the one of the set-up, and the one of the held pages
+	# both the lab's pools freed: the one of the set-up, and the one of the
+	# held pages, by id: the two this run saw destroyed in the lab's
+	# namespace (a namespace inode is reused: an earlier case's namespace,
+	# deleted, may have had it, and its pools' frees come late)
 	_both_freed() {
-		[ "$(jq -c --arg ns "$(lab_netns_ino)" 'select(.event == "freed" and (.netns|tostring) == $ns)' "$out.w" 2>/dev/null | wc -l)" -ge 2 ]
+		jq -es --arg ns "$(lab_netns_ino)" '[.[] | select((.netns|tostring) == $ns)] as $e |
+			([$e[] | select(.event == "destroy") | .pool] | unique) as $d |
+			($d | length) >= 2 and ([$e[] | select(.event == "freed") | .pool] | unique | contains($d))' \
+			"$out.w" >/dev/null 2>&1
 	}
 	wait_until 120 "the kernel to free the lab's two pools" _both_freed
 	kill -TERM $spid
