@@ -9,7 +9,9 @@
 #   - fails only the line whose series does not apply, naming its patch,
 #     with a run record the Results table shows (verdict=fail, reason=);
 # and a tarball of another stable series (6.13.2) is refused, naming the
-# series. No root, no kernel build, no network: git, tar and make only.
+# series. 'sets --check' fails a set that leaves a boundary uncrossed,
+# and passes it when a set=matrix line (make test's cold budget) crosses
+# it, saying so. No root, no kernel build, no network: git, tar and make only.
 set -u
 cd "$(dirname "$0")/.." || exit
 for c in git tar xz make; do
@@ -94,4 +96,21 @@ fake_tarball "$T/src13" 6.13.2
 out=$(rig "$T/src13" 2>&1)
 rc=$?
 verdict other-series-refused "exit $rc: $out" said 'is 6.13.2, not of the 6.12.y series'
+
+# the set's boundaries: legacy on a pool mapping DMA crossed by 'old' only
+sets() {
+	printf '%s\n' "new  package  sid/linux-image-amd64  regime=dma_mapped-xarray set=test" \
+		"old  package  bookworm/linux-image-amd64  regime=legacy $1" >"$T/matrix"
+	KERNEL_MATRIX=$T/matrix KERNEL_WORK=$T/work kernel/rig.sh sets --check 2>&1
+}
+out=$(sets "")
+rc=$?
+ok=0
+[ $rc -ne 0 ] && said 'regime=legacy (a pool mapping DMA) *NONE$' && ok=1
+verdict sets-fail-uncrossed "exit $rc: $out" [ $ok = 1 ]
+out=$(sets set=matrix)
+rc=$?
+ok=0
+[ $rc -eq 0 ] && said 'only in make test-matrix: old (set=matrix)' && ok=1
+verdict sets-matrix-crosses "exit $rc: $out" [ $ok = 1 ]
 exit $fail
