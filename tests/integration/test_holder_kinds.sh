@@ -27,6 +27,15 @@ ALL_TESTS="
 . "$(dirname "$0")/lib.sh"
 
 # The live vb pool of the lab in a holders -j document.
+# kinds_begin: every case's start: a kernel with the page_pool tracepoints,
+# its own lab, and no skb waiting in another CPU's defer list (lib.sh
+# no_skb_defer), where the holder scan may not see its pages
+kinds_begin() {
+	require_kernel
+	lab_begin
+	no_skb_defer
+}
+
 lab_pool() {	# doc
 	jq -ec --arg ns "$(lab_netns_ino)" '[.pools[] | select(.device == "vb" and
 		(.netns|tostring) == $ns and .state == "live")] | first' <<<"$1"
@@ -63,9 +72,7 @@ right_holder() {	# doc select min
 }
 
 tcp_reset_socket() {
-	require_kernel
-	lab_begin
-	no_skb_defer
+	kinds_begin
 	local pid ino port h doc
 	read -r pid ino port < <(lab_kind tcp-reset 5101 --bytes 400000) || fail "tcp-reset"
 	doc=$(settled_holders)
@@ -87,9 +94,7 @@ tcp_reset_socket() {
 }
 
 tcp_orphan() {
-	require_kernel
-	lab_begin
-	no_skb_defer
+	kinds_begin
 	local h doc
 	lab_kind tcp-orphan 5102 --segments 40 --dev vb >/dev/null || fail "tcp-orphan"
 	doc=$(settled_holders)
@@ -109,9 +114,7 @@ tcp_orphan() {
 }
 
 scm_rights_in_flight() {
-	require_kernel
-	lab_begin
-	no_skb_defer
+	kinds_begin
 	local pid ino port carrier h doc
 	read -r pid ino port carrier < <(lab_kind scm 5103 --count 150 --size 3000) || fail "scm"
 	doc=$(settled_holders)
@@ -135,9 +138,7 @@ udp_gone() {	# port
 }
 
 io_uring_registered_file() {
-	require_kernel
-	lab_begin
-	no_skb_defer
+	kinds_begin
 	local pid ino port ring h doc
 	read -r pid ino port ring < <(lab_kind uring 5104 --count 150 --size 3000) || fail "uring"
 	doc=$(settled_holders)
@@ -177,9 +178,7 @@ forward_through() {	# n size port
 }
 
 qdisc_tbf() {
-	require_kernel
-	lab_begin
-	no_skb_defer
+	kinds_begin
 	lab_forward_up || fail "forward"
 	local h doc
 	tc -n "$LAB_B" qdisc add dev bq root handle 8004: tbf rate 8kbit burst 1600 limit 2mb ||
@@ -200,9 +199,7 @@ qdisc_tbf() {
 }
 
 qdisc_pfifo_under_tbf() {
-	require_kernel
-	lab_begin
-	no_skb_defer
+	kinds_begin
 	lab_forward_up || fail "forward"
 	local h doc
 	if ! tc -n "$LAB_B" qdisc add dev bq root handle 1: tbf rate 8kbit burst 1600 limit 2mb ||
@@ -221,9 +218,7 @@ qdisc_pfifo_under_tbf() {
 # pfifo_fast keeps its packets in three ptr_rings of its own, not in q->q:
 # the walk goes through each band's slots
 qdisc_pfifo_fast_under_tbf() {
-	require_kernel
-	lab_begin
-	no_skb_defer
+	kinds_begin
 	lab_forward_up || fail "forward"
 	local h doc
 	if ! tc -n "$LAB_B" qdisc add dev bq root handle 1: tbf rate 8kbit burst 1600 limit 2mb ||
@@ -240,9 +235,7 @@ qdisc_pfifo_fast_under_tbf() {
 }
 
 qdisc_htb_classes() {
-	require_kernel
-	lab_begin
-	no_skb_defer
+	kinds_begin
 	lab_forward_up || fail "forward"
 	local doc pool a b
 	{
@@ -273,9 +266,7 @@ qdisc_htb_classes() {
 # hash; the first class's leaf, which holds the packets, is the last of the
 # chain. Every one is listed and walked, and no walk stops at a bound.
 qdisc_htb_thousands_of_classes() {
-	require_kernel
-	lab_begin
-	no_skb_defer
+	kinds_begin
 	lab_forward_up || fail "forward"
 	local doc h batch=$LAB_DIR/htb.batch i
 	{
@@ -298,9 +289,7 @@ qdisc_htb_thousands_of_classes() {
 }
 
 fragment_queue() {
-	require_kernel
-	lab_begin
-	no_skb_defer
+	kinds_begin
 	local h doc
 	"$PPKINDS" frags --from "$LAB_A" --to "$LAB_IP_B" --count 20 --size 1400 --id 4242 \
 		>/dev/null || fail "frags"
