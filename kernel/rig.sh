@@ -901,7 +901,7 @@ boot_one() {
 		-netdev hubport,id=h2,hubid=1 -device virtio-net-pci,netdev=h2 \
 		-netdev hubport,id=h3,hubid=0 -device virtio-net-pci,netdev=h3 \
 		-kernel "$img" -initrd "$IRD/initrd-$flavor.cpio.gz" \
-		-append "console=ttyS0 panic=-1 no_hash_pointers ppvm.flavor=$flavor ${VM_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 no_hash_pointers ppvm.flavor=$flavor $(opt "$flavor" cmdline | tr , ' ') ${VM_APPEND:-}" \
 		</dev/null >"$log" 2>&1 &
 	local qpid=$! size=-1 quiet=0 n
 	# a hung guest says nothing: the serial log stops growing
