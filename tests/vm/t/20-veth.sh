@@ -67,7 +67,8 @@ case "$LISTED" in
 	;;
 esac
 if [ "$FLAVOR" = patched ]; then
-	check "veth pool $ID napi-id (series patch 'veth: let page pools recycle directly')" "$(field "$LINE" napi-id)" -gt 0
+	# (.napi is the xarray series' patch 1 since the fourth round)
+	absent "patched kernel: veth pool $ID has no napi-id (only .netdev is set)" "$(field "$LINE" napi-id)"
 	MEMP=$(field "$LINE" item-mem-prealloc)
 	MEMD=$(field "$LINE" item-mem-dyn)
 	DALLOC=$(field "$SLINE" item-blocks-dyn-alloc)
@@ -128,7 +129,7 @@ if [ "$FLAVOR" = patched ]; then
 		fi
 	fi
 elif [ "$FLAVOR" = xarray ]; then
-	absent "xarray kernel: veth pool $ID has no napi-id (only .netdev is set)" "$(field "$LINE" napi-id)"
+	check "veth pool $ID napi-id (xarray patch 1 'veth: let page pools recycle directly')" "$(field "$LINE" napi-id)" -gt 0
 	absent "xarray kernel: no item memory" "$(field "$LINE" item-mem-prealloc)"
 	check "veth pool $ID alloc-dma-index-failed (veth does not DMA-map)" "$(field "$SLINE" alloc-dma-index-failed)" -eq 0
 	check "veth pool $ID alloc-dma-map-failed (veth does not DMA-map)" "$(field "$SLINE" alloc-dma-map-failed)" -eq 0

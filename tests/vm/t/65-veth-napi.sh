@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
-# veth page pools with and without their NAPI instance (.napi, the item
-# series' patch "veth: let page pools recycle directly in their NAPI
-# context"): XDP_PASS on vb, a flood of datagrams to a port nobody listens
+# veth page pools with and without their NAPI instance (.napi, the xarray
+# series' patch 1 "veth: let page pools recycle directly in their NAPI
+# context"; the patched line has no .napi): XDP_PASS on vb, a flood of datagrams to a port nobody listens
 # on, each of the largest size that is not IP-fragmented (1472 bytes of
 # payload: skb_pp_cow_data() copies such a packet into a page of its own,
 # smaller ones share pages through the page_pool frag API, which reuses a
