@@ -176,19 +176,32 @@ static const struct ppw_rec_qdisc *qdisc_parent(const struct holders_report *rep
 	return NULL;
 }
 
+/*
+ * The fds of socket sk whose inode is ino: the fd walk runs after the
+ * protocol walks, so an address may be another socket's by then (one
+ * closed, another made at the same address: another inode). A socket with
+ * no file when it was walked (ino 0: it waited in an accept queue) has no
+ * owner: an fd found at its address later may be its own, accepted
+ * meanwhile, or another socket's, and nothing here tells them apart.
+ */
 static void fill_owners(struct holder_owner *out, __u32 *n, __u32 max,
-			const struct holders_report *rep, __u64 sk)
+			const struct holders_report *rep, __u64 sk, __u32 ino)
 {
 	size_t cnt, first = attrib_owners(rep, sk, &cnt), i;
 
-	*n = cnt;
-	for (i = 0; i < cnt && i < max; i++) {
+	*n = 0;
+	for (i = 0; i < cnt; i++) {
 		const struct ppw_rec_owner *o = rep->owner_idx[first + i];
 
-		out[i].pid = o->tgid;
-		out[i].fd = o->fd;
-		memcpy(out[i].comm, o->comm, sizeof(out[i].comm));
-		out[i].comm[sizeof(out[i].comm) - 1] = 0;
+		if (!ino || o->ino != ino)
+			continue;
+		if (*n < max) {
+			out[*n].pid = o->tgid;
+			out[*n].fd = o->fd;
+			memcpy(out[*n].comm, o->comm, sizeof(out[*n].comm));
+			out[*n].comm[sizeof(out[*n].comm) - 1] = 0;
+		}
+		(*n)++;
 	}
 }
 
@@ -280,11 +293,13 @@ static void holder_fill(struct holder *h, const struct holders_report *rep)
 	switch (h->kind) {
 	case HK_SOCKET:
 		h->sock = attrib_sock(rep, h->key);
-		fill_owners(h->owners, &h->nowners, HOLDER_MAX_OWNERS, rep, h->key);
+		fill_owners(h->owners, &h->nowners, HOLDER_MAX_OWNERS, rep, h->key,
+			    h->sock ? h->sock->ino : 0);
 		fl = h->nowners ? NULL : attrib_inflight(rep, h->key);
 		if (fl) {
 			h->carrier = attrib_sock(rep, fl->carrier);
-			fill_owners(&h->carrier_owner, &h->carrier_owners, 1, rep, fl->carrier);
+			fill_owners(&h->carrier_owner, &h->carrier_owners, 1, rep, fl->carrier,
+				    h->carrier ? h->carrier->ino : 0);
 		}
 		socket_held_by(h, rep);
 		break;
@@ -591,6 +606,7 @@ static int add_pool_pages(struct holders_report *rep, const struct scan_result *
 		for (k = 0; k < ph->n; k++)
 			ph->attributed += ph->v[k].pages;
 		ph->unattributed = ph->inflight - ph->attributed;
+		ph->moved = ph->unattributed < 0 ? -ph->unattributed : 0;
 		if (ph->unattributed > 0 &&
 		    add_pool_holder(ph, HK_UNATTRIBUTED, ph->unattributed, pbytes))
 			return -ENOMEM;

@@ -143,7 +143,14 @@ struct pool_holders {
 	__s64 inflight;		    /* at scan time */
 	__u64 page_bytes;	    /* PAGE_SIZE << order */
 	__s64 attributed;
-	__s64 unattributed;
+	__s64 unattributed; /* inflight - attributed when positive (the JSON's; negative: moved) */
+	/*
+	 * attributed - inflight when positive: pages the walk saw in two places,
+	 * because the pool took them back and lent them again while the walk
+	 * ran (its counts are read at the end); attributed - moved +
+	 * unattributed = inflight
+	 */
+	__s64 moved;
 	struct holder *v;
 	size_t n, cap;
 };

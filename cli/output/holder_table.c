@@ -280,9 +280,15 @@ static void pool_title(FILE *f, const struct pool_holders *ph)
 		row_state_name(r->state));
 	if (r->netns_ino)
 		fprintf(f, ", netns %u", r->netns_ino);
-	fprintf(f, "): %lld pages inflight, %s\n", (long long)ph->inflight,
+	fprintf(f, "): %lld pages inflight, %s", (long long)ph->inflight,
 		fmt_bytes(b, sizeof(b),
 			  (double)(ph->inflight > 0 ? ph->inflight : 0) * ph->page_bytes));
+	if (ph->moved)
+		fprintf(f,
+			"; %lld of the pages below seen twice (the pool lent them again "
+			"while the walk ran)",
+			(long long)ph->moved);
+	fputc('\n', f);
 }
 
 void render_holders_text(FILE *f, const struct holders_report *rep, bool wide)
@@ -362,6 +368,7 @@ void render_holders_json(struct json *j, const struct holders_report *rep)
 		json_kv_s64(j, "inflight", ph->inflight);
 		json_kv_s64(j, "attributed", ph->attributed);
 		json_kv_s64(j, "unattributed", ph->unattributed > 0 ? ph->unattributed : 0);
+		json_kv_s64(j, "moved", ph->moved);
 		json_key(j, "holders");
 		out_json_rows(j, &ov, ph->v, ph->n, sizeof(*ph->v));
 		json_obj_close(j);

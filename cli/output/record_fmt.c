@@ -637,6 +637,7 @@ static const struct rfield holders_pool_fields[] = {
 	F("inflight", RF_S64, struct pool_holders, inflight, W_ALWAYS),
 	F("attributed", RF_S64, struct pool_holders, attributed, W_ALWAYS),
 	FN("unattributed", ph_unattributed, NULL),
+	F("moved", RF_S64, struct pool_holders, moved, W_ALWAYS),
 };
 
 void rfmt_holders_pool_members(struct json *j, const struct pool_holders *ph)

@@ -191,6 +191,43 @@ static void test_frag_page_of_pool(void)
 	attrib_free(&rep);
 }
 
+/*
+ * The walk is not an instant: the fds are walked after the sockets, the
+ * pool's counts last. An fd of another socket made at a walked socket's
+ * address (another inode) does not own it; nor does any fd own a socket
+ * walked in an accept queue (no file: inode 0), whose address may be
+ * another socket's by the fd walk; pages the walk found beyond the pool's
+ * inflight were seen twice (moved).
+ */
+static void test_walk_is_not_an_instant(void)
+{
+	struct attrib_params p = { .now_ns = NOW, .page_size = 4096 };
+	struct holders_report rep;
+	const struct holder *h;
+
+	setup();
+	owners[1].ino = 101; /* SK1's address, another socket by the fd walk's time */
+	socks[1].ino = 0;    /* SK2 waited in an accept queue */
+	socks[1].flags = 0;
+	owners[2].ino = 300; /* an fd at its address by the fd walk's time */
+	pools[0].hold = 96;  /* the pool took pages back and lent them again: 8 out */
+	CHECK_INT(attrib_build(&rep, &scan, &snap, &p), 0);
+	h = find(&rep.pools[0], HK_SOCKET);
+	CHECK(h && h->key == SK1, "biggest socket first");
+	CHECK_INT(h->nowners, 1);
+	CHECK_INT(h->owners[0].pid, 42);
+	CHECK_STR(h->desc, "udp 192.0.2.2:5001 ino 100 pid 42 ppgen fd 3");
+	for (h = rep.pools[0].v; h < rep.pools[0].v + rep.pools[0].n && h->key != SK2; h++)
+		;
+	CHECK(h < rep.pools[0].v + rep.pools[0].n, "SK2 holds pages");
+	CHECK_INT(h->nowners, 0);
+	CHECK_INT(rep.pools[0].inflight, 8);
+	CHECK_INT(rep.pools[0].attributed, 10);
+	CHECK_INT(rep.pools[0].moved, 2);
+	CHECK(find(&rep.pools[0], HK_UNATTRIBUTED) == NULL, "nothing unattributed");
+	attrib_free(&rep);
+}
+
 static void test_golden(void)
 {
 	struct attrib_params p = { .now_ns = NOW, .page_size = 4096 };
@@ -484,6 +521,7 @@ int main(void)
 	TEST(test_sums);
 	TEST(test_every_kind);
 	TEST(test_frag_page_of_pool);
+	TEST(test_walk_is_not_an_instant);
 	TEST(test_golden);
 	TEST(test_qdisc_parents);
 	return unit_done();

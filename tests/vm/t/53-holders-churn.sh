@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
+# 'ppwatch holders' while what holds the pages changes under the walk
+# (issue 37, item 8): a veth pair with XDP on vb (hc-b), and for 30 s
+#   - TCP churn: ppkinds tcp-churn connects from hc-a to a listener in
+#     hc-b as fast as it can, sends 3000 bytes and closes; hc-b accepts,
+#     never reads, and closes each socket 50 ms later (64 open at most),
+#     journaling every accept and close (inode, fd, CLOCK_BOOTTIME);
+#   - qdisc churn: datagrams forwarded out of bq (to 198.51.100.2 in hc-c)
+#     into a tbf that holds them, the tbf deleted and added again every
+#     0.3 s, with its handle changed each time (tc's exit and the uptime
+#     of each step journaled);
+# and 'ppwatch holders -j' again and again meanwhile. Each walk against
+# the journals, over the walk's own time (from before ppwatch started to
+# after it ended, CLOCK_BOOTTIME via /proc/uptime):
+#   - every socket named as a holder of vb's pool with an owner is a
+#     socket hc-b's ppkinds had open then: its pid, and an (inode, fd)
+#     the journal has open during the walk; one without an owner is in
+#     the listener's accept queue (its local port) or an orphan;
+#   - every qdisc named is bq's tbf (or the bfifo tbf keeps its packets
+#     in) with a handle the journal had on bq during the walk;
+#   - the pool's pages are the holders' plus the unattributed less the
+#     pages the walk saw twice (moved: the pool lent them again while it
+#     ran), which is the pool's inflight; the unattributed are counted in
+#     a row of their own, not dropped;
+#   - a socket without an owner is an orphan, in the accept queue, or
+#     one ppkinds closed during the walk (its file without an fd).
+# Nothing is timed: the churn's rates are printed (PPVM-VALUES), not
+# asserted. Kernels whose veth has no page_pool (lacks=veth-pp) skip.
+PPKINDS=/vm/bin/ppkinds
+lacks veth-pp && { skip lacks=veth-pp "no veth page pools on $FLAVOR (lacks=veth-pp): no pool page reaches a socket or a qdisc in this guest"; return 0; }
+lacks bpf-loop && { skip lacks=bpf-loop "no holder walk on $FLAVOR (lacks=bpf-loop)"; return 0; }
+[ -x $PPKINDS ] || { fail "ppkinds is not in the initramfs"; return 0; }
+[ -x /sbin/tc ] || { fail "tc (iproute2) is not in the initramfs"; return 0; }
+tc() { /sbin/tc "$@"; }
+# uptime: CLOCK_BOOTTIME in ns, to 10 ms
+uptime_ns() { awk '{ split($1, a, "."); printf "%d%02d0000000\n", a[1], a[2] }' /proc/uptime; }
+hc_down() {
+	[ -n "$HC_QPID" ] && kill "$HC_QPID" 2>/dev/null
+	[ -n "$HC_KPID" ] && kill "$HC_KPID" 2>/dev/null
+	[ -n "$HC_FPID" ] && kill "$HC_FPID" 2>/dev/null
+	ip netns del hc-a 2>/dev/null; ip netns del hc-b 2>/dev/null; ip netns del hc-c 2>/dev/null
+	return 0
+}
+HC_QPID= HC_KPID= HC_FPID=
+veth_pair hc-a va hc-b vb || { fail "cannot create the veth pair"; return 0; }
+ip -n hc-a link set lo up; ip -n hc-b link set lo up
+ip netns exec hc-b "$TOOL" xdp-attach vb || { fail "XDP attach on vb"; hc_down; return 0; }
+if ! { ip netns add hc-c &&
+       ip link add bq netns hc-b type veth peer name cq netns hc-c &&
+       ip -n hc-b addr add 198.51.100.1/24 dev bq && ip -n hc-c addr add 198.51.100.2/24 dev cq &&
+       ip -n hc-b link set bq up && ip -n hc-c link set cq up &&
+       ip netns exec hc-b sh -c 'echo 1 >/proc/sys/net/ipv4/ip_forward' &&
+       ip -n hc-a route add 198.51.100.0/24 via 192.0.2.2 &&
+       ip -n hc-c route add 192.0.2.0/24 via 198.51.100.1 &&
+       ip -n hc-b neigh replace 198.51.100.2 dev bq nud permanent \
+		lladdr "$(ip netns exec hc-c cat /sys/class/net/cq/address)"; }; then
+	fail "cannot set up forwarding to hc-c"; hc_down; return 0
+fi
+SECS=30
+# the qdisc churn: a tbf that holds what it gets (12.5 bytes a second),
+# a new handle each time; its journal: "add|del HANDLE RC UPTIME_NS"
+(
+	h=100 end=$(( $(cut -d. -f1 /proc/uptime) + SECS ))
+	while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
+		h=$((h + 1))
+		ip netns exec hc-b /sbin/tc qdisc add dev bq root handle "$h:" tbf rate 100bit burst 1600 limit 2mb
+		echo "add $h: $? $(uptime_ns)"
+		sleep 0.3
+		echo "del $h: - $(uptime_ns)"
+		ip netns exec hc-b /sbin/tc qdisc del dev bq root
+		echo "deleted $h: $? $(uptime_ns)"
+	done
+) >/tmp/hc.qdisc 2>/tmp/hc.qdisc.err &
+HC_QPID=$!
+# the datagrams the tbf holds: to hc-c, as long as the churn
+(
+	end=$(( $(cut -d. -f1 /proc/uptime) + SECS ))
+	while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
+		ip netns exec hc-a "$TOOL" flood 198.51.100.2 9 200 1400 >/dev/null
+	done
+) 2>/dev/null &
+HC_FPID=$!
+rm -f /tmp/hc.ready /tmp/hc.journal
+$PPKINDS tcp-churn --netns hc-b --from hc-a --bind 192.0.2.2:5201 --bytes 3000 --hold-ms 50 \
+	--journal /tmp/hc.journal --lifetime "$SECS" --ready /tmp/hc.ready </dev/null >/dev/null 2>/tmp/hck.err &
+HC_KPID=$!
+wait_for 20 test -s /tmp/hc.journal || { fail "ppkinds tcp-churn did not start: $(head -c 300 /tmp/hck.err)"; hc_down; return 0; }
+
+# walk_check N: one 'holders -j' and its checks against the journals
+WALKS=0 SOCKS=0 QDS=0 UNATT=0 MOVED=0
+walk_check() {
+	local t0 t1 p bad
+	t0=$(uptime_ns)
+	ppw hc holders -j
+	t1=$(uptime_ns)
+	[ "$PPW_RC" -eq 0 ] || { fail "walk $1: holders -j exit $PPW_RC: $(head -c 300 /tmp/hc.err)"; return 1; }
+	p=$(jq -c --arg ns "$(stat -L -c %i /run/netns/hc-b)" '[.pools[] | select((.netns | tostring) == $ns and .device == "vb")] | max_by(.inflight) // empty' /tmp/hc.out)
+	[ -n "$p" ] || { fail "walk $1: no pool of vb in hc-b"; return 1; }
+	WALKS=$((WALKS + 1))
+	log "walk $1 [$t0, $t1]: $(echo "$p" | jq -c '{inflight, attributed, unattributed, moved, kinds: ([.holders[] | .kind] | group_by(.) | map({(.[0]): length}) | add)}')"
+	check "walk $1: the pool's pages = its holders' - the moved + the unattributed" \
+		"$(echo "$p" | jq '([.holders[] | select(.kind != "unattributed") | .pages] | add // 0) - .moved + .unattributed')" \
+		-eq "$(echo "$p" | jq .inflight)"
+	check "walk $1: attributed = the holders' pages" \
+		"$(echo "$p" | jq '[.holders[] | select(.kind != "unattributed") | .pages] | add // 0')" -eq "$(echo "$p" | jq .attributed)"
+	MOVED=$((MOVED + $(echo "$p" | jq .moved)))
+	check "walk $1: the unattributed row has the pool's unattributed pages" \
+		"$(echo "$p" | jq '[.holders[] | select(.kind == "unattributed") | .pages] | add // 0')" -eq "$(echo "$p" | jq .unattributed)"
+	check "walk $1: the unattributed are counted (>= 0)" "$(echo "$p" | jq .unattributed)" -ge 0
+	UNATT=$((UNATT + $(echo "$p" | jq .unattributed)))
+	# sockets with an owner: ppkinds' pid, an (inode, fd) the journal had open during the walk
+	bad=$(echo "$p" | jq -r '.holders[] | select(.kind == "socket" and (.owners | length) > 0) |
+		"\(.inode) \(.owners[0].pid) \(.owners[0].fd) \(.local)"' |
+		awk -v t0="$t0" -v t1="$t1" -v pid="$HC_KPID" -v j=/tmp/hc.journal '
+		BEGIN { while ((getline l < j) > 0) { split(l, f, " "); k = f[2] " " f[3]
+			if (f[1] == "open") { n[k]++; o[k, n[k]] = f[4] } else c[k, n[k]] = f[4] } }
+		{ ok = 0; k = $1 " " $3
+		  if ($2 == pid) for (i = 1; i <= n[k]; i++)
+			if (o[k, i] <= t1 + 10000000 && (!((k, i) in c) || c[k, i] >= t0 - 10000000)) ok = 1
+		  if (!ok) print }')
+	SOCKS=$((SOCKS + $(echo "$p" | jq '[.holders[] | select(.kind == "socket")] | length')))
+	absent "walk $1: every socket owner named is one ppkinds had open during the walk (inode pid fd local)" "$bad"
+	# one without: an orphan, one in the listener's accept queue, or one
+	# with a file and no fd that ppkinds closed during the walk (the fd
+	# walk runs after the protocol walks); never one still open at its end
+	bad=$(echo "$p" | jq -r '.holders[] | select(.kind == "socket" and (.owners | length) == 0 and .orphan != true and .held_by != "accept_queue") |
+		"\(.inode) \(.held_by) \(.local) \(.state)"' |
+		awk -v t0="$t0" -v t1="$t1" -v j=/tmp/hc.journal '
+		BEGIN { while ((getline l < j) > 0) { split(l, f, " ")
+			if (f[1] == "close") c[f[2]] = f[4]; else if (f[1] == "open") o[f[2]] = f[4] } }
+		{ ok = ($2 == "no_fd" && ($1 in o) && ($1 in c) && c[$1] >= t0 - 10000000 && c[$1] <= t1 + 10000000)
+		  if (!ok) print }')
+	absent "walk $1: a socket without an owner is an orphan, in the accept queue, or was closed during the walk" "$bad"
+	# qdiscs: bq's tbf, or the bfifo inside it (tbf's own child: handle 0,
+	# parent TBF:1), by a tbf handle the journal had during the walk
+	bad=$(echo "$p" | jq -r '.holders[] | select(.kind == "qdisc") | .qdisc |
+		if .kind == "bfifo" and (.under // "" | startswith("tbf ")) and .parent == ((.under | ltrimstr("tbf ")) + "1")
+		then "\(.dev) tbf \(.under | ltrimstr("tbf "))" else "\(.dev) \(.kind) \(.handle)" end' |
+		awk -v t0="$t0" -v t1="$t1" -v j=/tmp/hc.qdisc '
+		BEGIN { while ((getline l < j) > 0) { split(l, f, " ")
+			if (f[1] == "add" && f[3] == 0) a[f[2]] = f[4]; else if (f[1] == "deleted") d[f[2]] = f[4] } }
+		{ ok = ($1 == "bq" && $2 == "tbf" && ($3 in a) && a[$3] <= t1 + 10000000 &&
+		       (!($3 in d) || d[$3] >= t0 - 10000000)); if (!ok) print }')
+	QDS=$((QDS + $(echo "$p" | jq '[.holders[] | select(.kind == "qdisc")] | length')))
+	absent "walk $1: every qdisc named is bq's tbf (or its bfifo) with a handle it had during the walk" "$bad"
+}
+i=0
+while [ $i -lt 6 ] && kill -0 "$HC_KPID" 2>/dev/null; do
+	i=$((i + 1))
+	walk_check $i
+done
+wait "$HC_KPID"
+wait "$HC_QPID" 2>/dev/null
+HC_KPID= HC_QPID=
+read -r _ _ _ CONNS </tmp/hc.ready 2>/dev/null
+ADDS=$(grep -c '^add .* 0 ' /tmp/hc.qdisc)
+echo "PPVM-VALUES: holders-churn walks=$WALKS seconds=$SECS connections=${CONNS:-?} qdisc-adds=$ADDS sockets-named=$SOCKS qdiscs-named=$QDS unattributed-sum=$UNATT moved-sum=$MOVED"
+check "the walks ran during the churn (at least 3)" "$WALKS" -ge 3
+check "TCP connections churned (accepted by hc-b)" "${CONNS:-0}" -gt 100
+check "qdiscs churned (tbf added)" "$ADDS" -ge 10
+check "the walks named churning sockets" "$SOCKS" -gt 0
+hc_down
