@@ -41,7 +41,7 @@
 #   KERNEL_BUILD_NAME    build dir name under trees/FLAVOR (default build)
 #   PPWATCH_BIN   ppwatch binary copied into the initramfs
 #                 (default .output/ppwatch)
-#   PPKINDS_BIN   the lab's holder maker (t/52-holder-kinds)
+#   PPKINDS_BIN   the lab's holder maker (t/52-holder-kinds, t/53-holders-churn)
 #                 (default .output/lab/ppkinds)
 set -euo pipefail
 
@@ -812,7 +812,7 @@ cmd_initramfs() {
 	if [ -x "$PPKINDS_BIN" ]; then
 		copy_dyn "$PPKINDS_BIN" "$STAGE/vm/bin/ppkinds"
 	else
-		say "WARNING: $PPKINDS_BIN missing: t/52-holder-kinds will FAIL"
+		say "WARNING: $PPKINDS_BIN missing: t/52-holder-kinds and t/53-holders-churn will FAIL"
 	fi
 	if [ -x "$PPWATCH_BIN" ]; then
 		copy_dyn "$PPWATCH_BIN" "$STAGE/vm/bin/ppwatch"

@@ -46,6 +46,17 @@
  * daemon to read, so with none they wait in the kernel socket's receive
  * queue until the tunnel is deleted.
  *
+ * tcp-churn: for --lifetime seconds (or until SIGTERM), A connects to a
+ * listener in B, sends --bytes and closes, as fast as it can (eight
+ * clients), while B accepts each connection, never reads it, and keeps the
+ * 256 newest open, closing the oldest as each new one comes: TCP sockets
+ * whose pages come and go while a walk looks at them, and always some
+ * there (a client whose SYN the full accept queue dropped waits a second).
+ * B writes a journal to --journal: "open INODE FD NS" when it accepts,
+ * "close INODE FD NS" when it closes (CLOCK_BOOTTIME ns), the truth a
+ * walk's socket owners are checked against; the ready file gets "pid
+ * inode port connections" at the end.
+ *
  * The holders write "pid inode port" to FILE when they are set up (scm
  * adds the inode of the unix socket that carries the message, uring the
  * ring's fd), then wait
@@ -62,11 +73,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -102,7 +115,9 @@ static void usage(void)
 		"                          --ready FILE\n"
 		"       ppkinds frags      --from A --to ADDR [--count N] [--size BYTES] [--id ID]\n"
 		"       ppkinds l2tp-ctl   --from A --bind ADDR:PORT --to ADDR:PORT [--count N]\n"
-		"                          [--size BYTES]\n");
+		"                          [--size BYTES]\n"
+		"       ppkinds tcp-churn  --netns B --from A --bind ADDR:PORT [--bytes N]\n"
+		"                          --journal FILE --lifetime SECONDS --ready FILE\n");
 	exit(2);
 }
 
@@ -138,7 +153,7 @@ static int listener_in(const char *ns, const struct sockaddr_in *at, int rcvbuf)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (rcvbuf && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
 		die("SO_RCVBUFFORCE");
-	if (bind(fd, (const struct sockaddr *)at, sizeof(*at)) || listen(fd, 4))
+	if (bind(fd, (const struct sockaddr *)at, sizeof(*at)) || listen(fd, 1024))
 		die("bind/listen");
 	if (setns(here, CLONE_NEWNET))
 		die("setns");
@@ -243,6 +258,102 @@ static int cmd_tcp_reset(const char *ns, const char *from, const struct sockaddr
 	ready_line(ready, afd, ntohs(at->sin_port), 0);
 	wait_for_stop(lifetime);
 	close(afd);
+	return 0;
+}
+
+#define CHURN_OPEN    256
+#define CHURN_CLIENTS 8
+
+static unsigned long long boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
+
+/* A's side of tcp-churn: connect, send, close, until the deadline; exits */
+static void churn_client(int lfd, FILE *j, const struct sockaddr_in *at, const char *from,
+			 long bytes, double deadline)
+{
+	int fd;
+
+	/* the listener and the journal are B's: a walk names B as their owner */
+	close(lfd);
+	fclose(j);
+	enter_netns(from);
+	while (!stop && now_s() < deadline) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			die("socket");
+		if (connect(fd, (const struct sockaddr *)at, sizeof(*at))) {
+			close(fd); /* the listener's queue is full: again */
+			usleep(1000);
+			continue;
+		}
+		send_all(fd, bytes);
+		close(fd);
+	}
+	_exit(0);
+}
+
+static int cmd_tcp_churn(const char *ns, const char *from, const struct sockaddr_in *at, long bytes,
+			 const char *journal, const char *ready, long lifetime)
+{
+	int open_fd[CHURN_OPEN];
+	unsigned long open_ino[CHURN_OPEN];
+	double deadline = now_s() + lifetime;
+	long accepted = 0;
+	int lfd, n = 0, i, status;
+	pid_t kids[CHURN_CLIENTS];
+	FILE *j;
+
+	j = fopen(journal, "w");
+	if (!j)
+		die(journal);
+	setvbuf(j, NULL, _IOLBF, 0);
+	lfd = listener_in(ns, at, 0);
+	/* several clients: one whose SYN the full accept queue dropped waits a second */
+	for (i = 0; i < CHURN_CLIENTS; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0)
+			die("fork");
+		if (!kids[i])
+			churn_client(lfd, j, at, from, bytes, deadline);
+	}
+	while (!stop && now_s() < deadline) {
+		struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+
+		/* room for the next: the oldest goes */
+		if (n == CHURN_OPEN) {
+			fprintf(j, "close %lu %d %llu\n", open_ino[0], open_fd[0], boot_ns());
+			close(open_fd[0]);
+			n--;
+			memmove(open_fd, open_fd + 1, n * sizeof(open_fd[0]));
+			memmove(open_ino, open_ino + 1, n * sizeof(open_ino[0]));
+		}
+		if (poll(&pfd, 1, 5) <= 0)
+			continue;
+		open_fd[n] = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (open_fd[n] < 0)
+			continue;
+		open_ino[n] = ino_of(open_fd[n]);
+		fprintf(j, "open %lu %d %llu\n", open_ino[n], open_fd[n], boot_ns());
+		n++;
+		accepted++;
+	}
+	stop = 1;
+	for (i = 0; i < CHURN_CLIENTS; i++) {
+		kill(kids[i], SIGKILL); /* it may be in a connect() the full queue holds */
+		waitpid(kids[i], &status, 0);
+	}
+	for (i = 0; i < n; i++) {
+		fprintf(j, "close %lu %d %llu\n", open_ino[i], open_fd[i], boot_ns());
+		close(open_fd[i]);
+	}
+	fclose(j);
+	ready_line(ready, lfd, ntohs(at->sin_port), (unsigned long)accepted);
+	close(lfd);
 	return 0;
 }
 
@@ -556,10 +667,11 @@ int main(int argc, char **argv)
 		{ "id", required_argument, NULL, 'i' },
 		{ "ready", required_argument, NULL, 'R' },
 		{ "lifetime", required_argument, NULL, 'L' },
+		{ "journal", required_argument, NULL, 'J' },
 		{ 0 },
 	};
 	const char *ns = NULL, *from = NULL, *bind_to = NULL, *to = NULL, *ready = NULL;
-	const char *dev = NULL, *cmd;
+	const char *dev = NULL, *journal = NULL, *cmd;
 	long bytes = 400000, segments = 20, count = 20, size = 1000, id = 4242, lifetime = 600;
 	struct sockaddr_in at = { 0 };
 	int o;
@@ -607,6 +719,9 @@ int main(int argc, char **argv)
 		case 'L':
 			lifetime = parse_num(optarg, "lifetime");
 			break;
+		case 'J':
+			journal = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -631,6 +746,8 @@ int main(int argc, char **argv)
 		return cmd_scm(ns, from, &at, count, size, ready, lifetime);
 	if (!strcmp(cmd, "uring"))
 		return cmd_uring(ns, from, &at, count, size, ready, lifetime);
+	if (!strcmp(cmd, "tcp-churn") && journal)
+		return cmd_tcp_churn(ns, from, &at, bytes, journal, ready, lifetime);
 	usage();
 	return 2;
 }
