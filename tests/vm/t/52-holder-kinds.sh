@@ -161,7 +161,7 @@ st_name() {
 fds_of() {
 	for f in /proc/[0-9]*/fd/*; do readlink "$f" 2>/dev/null; done | grep -cx "socket:\[$1\]"
 }
-hk_down() { hk_clean; trace_stop; }
+hk_down() { hk_clean; trace_stop; [ -n "$HK_DEFER" ] && echo "$HK_DEFER" >/proc/sys/net/core/skb_defer_max; return 0; }
 hk_clean() {
 	for k in $KINDS; do
 		ip netns del "hk-$k-a" 2>/dev/null; ip netns del "hk-$k-b" 2>/dev/null; ip netns del "hk-$k-c" 2>/dev/null
@@ -172,6 +172,14 @@ hk_clean() {
 }
 
 trace_start page_pool_state_hold page_pool_state_release page_pool_release || return 0
+# every page a pool lent outside itself must be its holder's: a page an
+# skb freed on another CPU waits in that CPU's defer list
+# (skb_attempt_defer_free, TCP 5.19, UDP 6.18) until its next softirq, and
+# is then neither the pool's nor the holder's (7.3: the orphan's pool, 2
+# pages lent, 1 held). 0 frees each skb where it is read. Restored by hk_down.
+HK_DEFER=$(cat /proc/sys/net/core/skb_defer_max 2>/dev/null)
+[ -n "$HK_DEFER" ] && echo 0 >/proc/sys/net/core/skb_defer_max
+log "net.core.skb_defer_max: ${HK_DEFER:-absent (no skb defer lists)} -> ${HK_DEFER:+0}"
 for k in $KINDS; do kind_lab "$k" || { hk_down; return 0; }; done
 if ! kind_forward tbf || ! kind_forward htb; then hk_down; return 0; fi
 # (the fragments wait in their queue for net.ipv4.ipfrag_time: longer
