@@ -6,6 +6,7 @@
 #include "lib/util.h"
 #include "model/contract.h"
 #include "output/record_build.h"
+#include "output/record_holder.h"
 
 static void start(struct json *j, const char *type, double time, uint64_t seq)
 {

@@ -64,6 +64,15 @@ struct rfield {
 /* the members of table f about obj, those known */
 void rfmt_fields(struct json *j, const struct rfield *f, size_t n, const void *obj);
 #define RFMT_FIELDS(j, table, obj) rfmt_fields(j, table, sizeof(table) / sizeof((table)[0]), obj)
+#define PUT_FIELDS(j, table, obj)  RFMT_FIELDS(j, table, obj)
+/* the condition of members: a function of the object a table is about */
+#define COND(name, type, expr)          \
+	static bool name(const void *o) \
+	{                               \
+		const type *x = o;      \
+                                        \
+		return expr;            \
+	}
 /* "key": { the members }, or (key NULL) the object alone */
 void rfmt_object(struct json *j, const char *key, const struct rfield *f, size_t n,
 		 const void *obj);
@@ -74,12 +83,6 @@ void rfmt_pool(struct json *j, const struct pool_row *r);
 void rfmt_pool_ref_members(struct json *j, const struct pool_row *r);
 /* an event record's "event": one object */
 void rfmt_event(struct json *j, const struct event_row *er);
-/* a holders record's pool entry, but its "holders" array: members */
-void rfmt_holders_pool_members(struct json *j, const struct pool_holders *ph);
-/* one holder: one object */
-void rfmt_holder(struct json *j, const struct holder *h);
-/* a holder scan's own numbers: one object */
-void rfmt_scan(struct json *j, const struct holders_report *rep);
 /* one page: one object */
 void rfmt_page(struct json *j, const struct page_row *p);
 /* one sampled stack: one object */
