@@ -25,6 +25,8 @@ CODE_PATHS=(bpf cli tests/vm tests/lab kernel/rig.sh kernel/rig-base.sh kernel/r
 	kernel/rig-record.sh kernel/config vmlinux Makefile)
 
 # code_hash: the hash of CODE_PATHS at HEAD (empty outside a git checkout)
+# (write_record also wants it to be the hash the run began with: a commit
+# made while the VMs ran would otherwise name code they never had)
 code_hash() {
 	local specs=("${CODE_PATHS[@]/#/HEAD:}")
 	{ git -C "$ROOT" rev-parse "${specs[@]}" 2>/dev/null || true; } | sha256sum | cut -c1-16
@@ -55,6 +57,11 @@ write_record() {
 	local name=$1 inputs=$2 verdict=$3 log=$4 runenv=$5 summary l
 	if ! code_clean; then
 		say "$name: no result record (kernel/results): the tree differs from its commit in $(git -C "$ROOT" status --porcelain -- "${CODE_PATHS[@]}" kernel/matrix | awk '{ print $2 }' | head -n3 | tr '\n' ' ')"
+		return 0
+	fi
+	# (RECORD_CODE: kernel/rig.sh cmd_test, when the run began)
+	if [ "${RECORD_CODE:-$(code_hash)}" != "$(code_hash)" ]; then
+		say "$name: no result record (kernel/results): the code the run began with ($RECORD_CODE: 'dirty' is uncommitted changes) is not HEAD's now ($(code_hash)): a commit landed during the run"
 		return 0
 	fi
 	mkdir -p "$RESULTS"

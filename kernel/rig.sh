@@ -1086,6 +1086,10 @@ cmd_test() {
 	local t0 fl todo=() left=() up=() fails key
 	t0=$(date +%s)
 	RECORDS=1
+	# the code the VMs are given (the initramfs is built from the tree now):
+	# a record names it, not whatever HEAD is when the run ends
+	RECORD_CODE=dirty
+	if code_clean; then RECORD_CODE=$(code_hash); fi
 	rm -f "$LOGS/matrix.done"
 	cmd_prepare
 	for fl in $KERNEL_FLAVORS; do
