@@ -33,8 +33,12 @@
 #include "scan.bpf.h"
 #include "skbwalk.bpf.h"
 
+#define PPW_TCP_CLOSE	     7
+#define PPW_TCP_LISTEN	     10
 #define PPW_TCP_TIME_WAIT    6
 #define PPW_TCP_NEW_SYN_RECV 12
+/* children walked from one listener's accept queue (more: truncated) */
+#define PPW_MAX_ACCEPTQ 1024
 
 /* user space resets it before each scan: one self-check record per scan */
 __u32 check_done;
@@ -155,7 +159,8 @@ static __noinline int emit_sock(struct seq_file *seq, struct sock *sk, __u32 fla
 	r->sock.skbs = w->skbs;
 	r->sock.nonpp_pages = w->nonpp;
 	r->sock.unread = w->bytes;
-	if (flags & PPW_SF_IN_FLIGHT) /* scan_inflight walks many in one element */
+	/* scan_inflight and an accept queue walk many in one element */
+	if (flags & (PPW_SF_IN_FLIGHT | PPW_SF_ACCEPTQ))
 		emit_rec(r);
 	else
 		bpf_seq_write(seq, r, sizeof(*r));
@@ -163,7 +168,7 @@ static __noinline int emit_sock(struct seq_file *seq, struct sock *sk, __u32 fla
 }
 
 /* one socket's queues: receive queue, UDP reader queue, TCP out-of-order tree */
-static __noinline int walk_sock(struct seq_file *seq, struct sock *sk, __u32 flags)
+static __always_inline int walk_sock_body(struct seq_file *seq, struct sock *sk, __u32 flags)
 {
 	struct pp_walk *w = walk_begin((__u64)sk);
 	__u16 proto;
@@ -189,6 +194,11 @@ static __noinline int walk_sock(struct seq_file *seq, struct sock *sk, __u32 fla
 	return emit_sock(seq, sk, flags, w);
 }
 
+static __noinline int walk_sock(struct seq_file *seq, struct sock *sk, __u32 flags)
+{
+	return walk_sock_body(seq, sk, flags);
+}
+
 static __always_inline bool sock_skip(struct sock *sk)
 {
 	__u8 state = BPF_CORE_READ(sk, __sk_common.skc_state);
@@ -197,6 +207,43 @@ static __always_inline bool sock_skip(struct sock *sk)
 	/* request and timewait minisocks have no queues */
 	return (family == PPW_AF_INET || family == PPW_AF_INET6) &&
 	       (state == PPW_TCP_TIME_WAIT || state == PPW_TCP_NEW_SYN_RECV);
+}
+
+/* a listener's accept queue, walked by acceptq_cb */
+struct ppw_acceptq {
+	struct seq_file *seq;
+	__u64 req; /* the next struct request_sock; 0 at the end */
+	__u32 flags;
+};
+
+/*
+ * One child of a listener's accept queue: the connections no accept() took
+ * yet. One still open is in the established table and iter/tcp walks it
+ * under its own lock; one its peer reset first is CLOSE, in no table, and
+ * only its listener leads to it (its pages wait there until accept() or
+ * the listener's close). The iterator holds the listener's lock
+ * (PPW_ITER_LOCKED), so no accept() takes a child meanwhile, and a child
+ * in CLOSE gets no more packets; softirq only appends at the tail. The
+ * walk is inlined here (walk_sock_body): the chain stays five frames.
+ */
+static long acceptq_cb(__u64 i, void *data)
+{
+	struct ppw_acceptq *a = data;
+	struct request_sock *req = (void *)a->req;
+	struct sock *child;
+
+	if (!req)
+		return 1;
+	if (scan_ring_busy()) { /* the rest of the queue is not walked */
+		cnt_inc(PPW_CNT_SCAN_TRUNC);
+		return 1;
+	}
+	a->req = (__u64)BPF_CORE_READ(req, dl_next);
+	child = BPF_CORE_READ(req, sk);
+	if (child && BPF_CORE_READ(child, __sk_common.skc_state) == PPW_TCP_CLOSE &&
+	    first_walk(child))
+		walk_sock_body(a->seq, child, a->flags);
+	return 0;
 }
 
 /*
@@ -210,10 +257,21 @@ SEC("iter/tcp")
 int scan_tcp(struct bpf_iter__tcp *ctx)
 {
 	struct sock *sk = (struct sock *)ctx->sk_common;
+	__u32 flags = PPW_ITER_LOCKED(bpf_tcp_iter_state___ppw);
+	struct ppw_acceptq a;
 
 	if (!sk || sock_skip(sk) || !first_walk(sk))
 		return 0;
-	return walk_sock(ctx->meta->seq, sk, PPW_ITER_LOCKED(bpf_tcp_iter_state___ppw));
+	walk_sock(ctx->meta->seq, sk, flags);
+	if (BPF_CORE_READ(sk, __sk_common.skc_state) != PPW_TCP_LISTEN)
+		return 0;
+	a.seq = ctx->meta->seq;
+	a.flags = PPW_SF_ACCEPTQ; /* the child's own lock is not held */
+	a.req = (__u64)BPF_CORE_READ((struct inet_connection_sock *)sk,
+				     icsk_accept_queue.rskq_accept_head);
+	if (a.req && bpf_loop(PPW_MAX_ACCEPTQ, acceptq_cb, &a, 0) == PPW_MAX_ACCEPTQ && a.req)
+		cnt_inc(PPW_CNT_SCAN_TRUNC); /* a longer queue */
+	return 0;
 }
 
 SEC("iter/udp")

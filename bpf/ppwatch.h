@@ -302,6 +302,8 @@ enum ppw_sock_flags {
 	PPW_SF_KERNEL = 1U << 5,    /* sk_kern_sock: made in the kernel (sock_create_kern) */
 	PPW_SF_NO_SOCKET = 1U << 6, /* no struct socket: a child not accepted yet, or an orphan */
 	PPW_SF_NO_FILE = 1U << 7,   /* a struct socket without a file: made in the kernel */
+	PPW_SF_ACCEPTQ =
+		1U << 8, /* reached through its listener's accept queue (CLOSE: in no table) */
 };
 
 struct ppw_rec_sock {

@@ -13,7 +13,8 @@
 
 /* ---- indexes ----------------------------------------------------------------- */
 
-#define CMP(a, b) ((a) < (b) ? -1 : (a) > (b))
+#define CMP(a, b)	 ((a) < (b) ? -1 : (a) > (b))
+#define TCP_LISTEN_STATE 10 /* include/net/tcp_states.h */
 
 static int page_cmp(const void *a, const void *b)
 {
@@ -70,6 +71,21 @@ static int qdisc_dev_cmp(const void *a, const void *b)
 	int c = qdisc_dev_key_cmp(x, y->netns_ino, y->ifindex, y->handle >> 16);
 
 	return c ? c : CMP((uintptr_t)x, (uintptr_t)y);
+}
+
+/* a TCP listener's namespace and port: where its accept queue's children are */
+static int listen_key_cmp(const struct ppw_rec_sock *x, __u32 netns, __u16 port)
+{
+	return x->netns_ino != netns ? CMP(x->netns_ino, netns) : CMP(x->lport, port);
+}
+
+static int listen_cmp(const void *a, const void *b)
+{
+	const struct ppw_rec_sock *x = *(const struct ppw_rec_sock **)a;
+	const struct ppw_rec_sock *y = *(const struct ppw_rec_sock **)b;
+	int c = listen_key_cmp(x, y->netns_ino, y->lport);
+
+	return c ? c : CMP(x->sk, y->sk);
 }
 
 static int fragq_cmp(const void *a, const void *b)
@@ -205,6 +221,46 @@ static void fill_owners(struct holder_owner *out, __u32 *n, __u32 max,
 	}
 }
 
+static bool addr_any(const struct ppw_rec_sock *s)
+{
+	static const __u8 zero[16];
+
+	return !memcmp(s->laddr, zero, s->family == 10 ? 16 : 4);
+}
+
+/*
+ * The listener a child not accepted yet waits for: a TCP listener of its
+ * namespace on its port, on its address or on any (one search in
+ * listen_idx; SO_REUSEPORT can give several: they are counted, the first
+ * named), and who holds that listener.
+ */
+static void accept_queue_listener(struct holder *h, const struct holders_report *rep)
+{
+	const struct ppw_rec_sock *s = h->sock, *l;
+	size_t lo = 0, hi = rep->nlisten_idx, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (listen_key_cmp(rep->listen_idx[mid], s->netns_ino, s->lport) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (;
+	     lo < rep->nlisten_idx && !listen_key_cmp(rep->listen_idx[lo], s->netns_ino, s->lport);
+	     lo++) {
+		l = rep->listen_idx[lo];
+		if (l->family != s->family ||
+		    (!addr_any(l) && memcmp(l->laddr, s->laddr, sizeof(l->laddr))))
+			continue;
+		if (!h->listeners++)
+			h->listener = l;
+	}
+	if (h->listener)
+		fill_owners(&h->listener_owner, &h->listener_owners, 1, rep, h->listener->sk,
+			    h->listener->ino);
+}
+
 /* a ring's owner as a holder's */
 static void ring_owner(struct holder_owner *o, const struct scan_ring_file *f)
 {
@@ -263,6 +319,8 @@ static void socket_held_by(struct holder *h, const struct holders_report *rep)
 	}
 	if (s->flags & PPW_SF_NO_SOCKET) {
 		h->held_by = s->protocol == IPPROTO_TCP ? SH_ACCEPT_QUEUE : SH_UNKNOWN;
+		if (h->held_by == SH_ACCEPT_QUEUE)
+			accept_queue_listener(h, rep);
 		return;
 	}
 	/* an open file without an fd: a ring that names it, else the rings that may hold it */
@@ -422,6 +480,8 @@ static int add_pool_holder(struct pool_holders *ph, enum holder_kind kind, __s64
 /* the scan's records, sorted for lookups */
 static int index_scan(struct holders_report *rep, const struct scan_result *scan)
 {
+	size_t i;
+
 	if (INDEX(rep, page_idx, scan->pages, scan->npages, page_cmp) ||
 	    INDEX(rep, sock_idx, scan->socks, scan->nsocks, sock_cmp) ||
 	    INDEX(rep, owner_idx, scan->owners, scan->nowners, owner_cmp) ||
@@ -431,6 +491,15 @@ static int index_scan(struct holders_report *rep, const struct scan_result *scan
 	    INDEX(rep, fragq_idx, scan->fragqs, scan->nfragqs, fragq_cmp))
 		return -ENOMEM;
 	rep->npage_idx = scan->npages;
+	/* the TCP listeners alone: a busy port has many children beside its listener */
+	rep->listen_idx = calloc(scan->nsocks ? scan->nsocks : 1, sizeof(*rep->listen_idx));
+	if (!rep->listen_idx)
+		return -ENOMEM;
+	for (i = 0; i < scan->nsocks; i++)
+		if (scan->socks[i].protocol == IPPROTO_TCP &&
+		    scan->socks[i].state == TCP_LISTEN_STATE)
+			rep->listen_idx[rep->nlisten_idx++] = &scan->socks[i];
+	qsort(rep->listen_idx, rep->nlisten_idx, sizeof(*rep->listen_idx), listen_cmp);
 	return 0;
 }
 
@@ -693,6 +762,7 @@ void attrib_free(struct holders_report *rep)
 	free(rep->pools);
 	free(rep->page_idx);
 	free(rep->sock_idx);
+	free(rep->listen_idx);
 	free(rep->owner_idx);
 	free(rep->inflight_idx);
 	free(rep->qdisc_idx);

@@ -126,6 +126,11 @@ struct holder {
 	__u32 ring_candidates;			  /* SH_NO_FD: unnamed ring slots of its protocol */
 	struct holder_owner ring_candidate;	  /* SH_NO_FD: the first of them */
 	char hook[48];				  /* SH_KERNEL: the function that reads it, or "" */
+	/* SH_ACCEPT_QUEUE: the TCP listener on its address (the first of 'listeners') */
+	const struct ppw_rec_sock *listener;
+	__u32 listeners;		    /* more than one: SO_REUSEPORT */
+	struct holder_owner listener_owner; /* who holds the listener (listener_owners > 0) */
+	__u32 listener_owners;
 	struct holder_owner owners[HOLDER_MAX_OWNERS];
 	__u32 nowners; /* may exceed HOLDER_MAX_OWNERS */
 	__s64 pages;
@@ -167,6 +172,8 @@ struct holders_report {
 	const struct ppw_rec_qdisc **qdisc_idx;	      /* by qdisc */
 	const struct ppw_rec_qdisc **qdisc_dev_idx;   /* by device, handle major */
 	const struct ppw_rec_fragq **fragq_idx;	      /* by queue */
+	const struct ppw_rec_sock **listen_idx;	      /* TCP listeners by netns, port */
+	size_t nlisten_idx;
 	const struct scan_result *scan;
 	__u64 sockets, skbs, truncated_sockets, nonpp_pages, pages_seen;
 	__u64 inflight_sockets, orphans, qdisc_packets, frag_queues;

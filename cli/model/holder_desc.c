@@ -241,10 +241,23 @@ static size_t remedy_unowned(struct holder *h, const char *la)
 	case SH_ORPHAN:
 		return remedy_orphan(h, la);
 	case SH_ACCEPT_QUEUE:
+		ADD(h->remedy, n, "not accepted yet%s: it waits in the accept queue of ",
+		    is_tcp(s) && s->state == TCP_CLOSE_ ? ", and reset by its peer" : "");
+		if (!h->listener)
+			ADD(h->remedy, n, "a listener on port %u (not found in the scan)",
+			    s->lport);
+		else if (h->listener_owners)
+			ADD(h->remedy, n, "the listener on port %u, ino %u of pid %u (%s) fd %u",
+			    s->lport, h->listener->ino, h->listener_owner.pid,
+			    h->listener_owner.comm, h->listener_owner.fd);
+		else
+			ADD(h->remedy, n, "the listener on port %u, ino %u (no process has its fd)",
+			    s->lport, h->listener->ino);
+		if (h->listeners > 1)
+			ADD(h->remedy, n, ", one of %u (SO_REUSEPORT)", h->listeners);
 		ADD(h->remedy, n,
-		    "not accepted yet: it waits in the accept queue of the listener on port %u "
-		    "for the server to accept() it; closing the listener frees it",
-		    s->lport);
+		    ": the server's accept() takes it (then read or close it); closing the "
+		    "listener frees it");
 		break;
 	case SH_KERNEL:
 		ADD(h->remedy, n,

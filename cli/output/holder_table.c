@@ -177,6 +177,20 @@ static void holder_extra(struct json *j, const void *p, void *ctx)
 			json_kv_u64(j, "slot", h->ring_slot);
 			json_obj_close(j);
 		}
+		json_key(j, "listener");
+		if (!h->listener) {
+			json_put_null(j);
+		} else {
+			json_obj_open(j);
+			json_kv_u64(j, "inode", h->listener->ino);
+			json_key(j, "pid");
+			h->listener_owners ? json_u64(j, h->listener_owner.pid) : json_put_null(j);
+			json_kv_str(j, "comm", h->listener_owners ? h->listener_owner.comm : "");
+			json_key(j, "fd");
+			h->listener_owners ? json_u64(j, h->listener_owner.fd) : json_put_null(j);
+			json_kv_u64(j, "listeners", h->listeners);
+			json_obj_close(j);
+		}
 		json_key(j, "in_flight_on");
 		if (!h->carrier) {
 			json_put_null(j);

@@ -65,6 +65,15 @@ static void h_sock(struct json *j, const char *key, const void *o)
 		json_kv_u64(j, "slot", h->ring_slot);
 		json_obj_close(j);
 	}
+	if (h->listener) {
+		json_key(j, "listener");
+		json_obj_open(j);
+		json_kv_u64(j, "inode", h->listener->ino);
+		if (h->listener_owners)
+			PUT_FIELDS(j, owner_fields, &h->listener_owner);
+		json_kv_u64(j, "listeners", h->listeners);
+		json_obj_close(j);
+	}
 	if (!h->carrier)
 		return;
 	json_key(j, "in_flight_on");

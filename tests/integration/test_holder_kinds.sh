@@ -3,7 +3,8 @@
 #
 # One lab case per kind of holder a non-reading UDP socket is not: a TCP
 # socket reset by its peer with its fd still open (CLOSE), an orphan in
-# FIN-WAIT-1, a socket whose only reference is an SCM_RIGHTS message, one
+# FIN-WAIT-1, a connection no accept() took (open, and reset by its peer:
+# CLOSE, in no hash table), a socket whose only reference is an SCM_RIGHTS message, one
 # only an io_uring's registered files hold (its remedy applied), packets
 # in a tbf, in a pfifo under tbf, in htb classes, and an IPv4 fragment queue.
 # Each case asserts that the right holder has at least 99% of the pages the
@@ -13,6 +14,8 @@
 ALL_TESTS="
 	tcp_reset_socket
 	tcp_orphan
+	tcp_not_accepted
+	tcp_not_accepted_reset
 	scm_rights_in_flight
 	io_uring_registered_file
 	qdisc_tbf
@@ -111,6 +114,70 @@ tcp_orphan() {
 	check "walked by iter/tcp, under the socket's lock" jget "$h" '.walk_locked == true' \
 		>/dev/null
 	check "doc counts it" jget "$doc" '.scan.orphans >= 1' >/dev/null
+}
+
+# B's TCP sockets on PORT (local), as the kernel lists them (/proc/net/tcp:
+# the hashed ones; a CLOSE socket is in no table)
+tcp_sockets_on() {	# port
+	ip netns exec "$LAB_B" awk -v p="$(printf ':%04X' "$1")" \
+		'NR > 1 && substr($2, length($2) - 4) == p' /proc/net/tcp | wc -l
+}
+
+# A connection the listener in B never accepts: ppkinds tcp-pending or
+# tcp-pending-reset (KIND) on PORT, STATE its child's; the listener's
+# process, inode and fd named; the holder goes to NA (the caller applies
+# the remedy: close the listener)
+not_accepted() {	# kind port state
+	kinds_begin
+	local pid ino port h doc lfd
+	read -r pid ino port < <(lab_kind "$1" "$2" --bytes 400000) || fail "$1"
+	doc=$(settled_holders)
+	right_holder "$doc" ".kind == \"socket\" and .local == \"192.0.2.2:$2\" and .state == \"$3\"" 100
+	h=$RH
+	log "$(jq -c '{state, holder, held_by, listener, walk_locked, remedy}' <<<"$h")"
+	lfd=$(find "/proc/$pid/fd" -lname "socket:\[$ino\]" -printf '%f\n' | head -1)
+	check "no fd, no struct socket: in the accept queue" jget "$h" \
+		'.held_by == "accept_queue" and (.owners | length) == 0 and .inode == 0' >/dev/null
+	check "its listener: ppkinds' fd $lfd (inode $ino)" jget "$h" \
+		".listener.inode == $ino and .listener.pid == $pid and .listener.fd == $lfd and .listener.comm == \"ppkinds\" and .listener.listeners == 1" >/dev/null
+	check "the remedy names the listener and its close" jget "$h" \
+		".remedy | test(\"listener on port $2, ino $ino of pid $pid \\\\(ppkinds\\\\) fd $lfd.*closing the listener frees it\")" >/dev/null
+	# the listener object as docs/schema has it (python3-jsonschema: deps/debian.txt)
+	echo "$doc" >"$LAB_DIR/holders.json"
+	check "holders -j with a listener matches its schema" \
+		python3 "$TOP/tests/contract/validate.py" holders "$LAB_DIR/holders.json" >/dev/null
+	NA=$h
+}
+
+tcp_not_accepted() {
+	local h
+	not_accepted tcp-pending 5105 ESTAB
+	h=$NA
+	# hashed: iter/tcp walks it under its own lock
+	check "walked by iter/tcp, under its lock" jget "$h" '.walk_locked == true' >/dev/null
+	check "B's kernel lists it and its listener" num "$(tcp_sockets_on 5105) == 2"
+	kill -USR1 "$(cut -d' ' -f1 "$LAB_DIR/holder.5105")"
+	wait_until 30 "the listener and its child to leave B's /proc/net/tcp" tcp_gone 5105
+	check "closing the listener returns them" jget "$(lab_pool "$("$PPWATCH" -j holders)")" \
+		'[.holders[] | select(.kind == "socket")] | length == 0' >/dev/null
+}
+
+tcp_gone() {	# port
+	[ "$(tcp_sockets_on "$1")" -eq 0 ]
+}
+
+tcp_not_accepted_reset() {
+	local h
+	not_accepted tcp-pending-reset 5106 CLOSE
+	h=$NA
+	# in no table: reached through its listener's queue, without its own lock
+	check "walked from the accept queue, unlocked" jget "$h" '.walk_locked == false' >/dev/null
+	check "B's kernel lists only the listener (the child is CLOSE, unhashed)" \
+		num "$(tcp_sockets_on 5106) == 1"
+	kill -USR1 "$(cut -d' ' -f1 "$LAB_DIR/holder.5106")"
+	wait_until 30 "the listener to leave B's /proc/net/tcp" tcp_gone 5106
+	check "closing the listener returns them" jget "$(lab_pool "$("$PPWATCH" -j holders)")" \
+		'[.holders[] | select(.kind == "socket")] | length == 0' >/dev/null
 }
 
 scm_rights_in_flight() {

@@ -3,6 +3,8 @@
  * ppkinds: the lab's holders that a non-reading UDP socket (ppgen) is not.
  *
  *   ppkinds tcp-reset  --netns B --from A --bind ADDR:PORT [--bytes N] --ready FILE
+ *   ppkinds tcp-pending | tcp-pending-reset
+ *                      --netns B --from A --bind ADDR:PORT [--bytes N] --ready FILE
  *   ppkinds tcp-orphan --netns B --from A --bind ADDR:PORT [--segments N] --dev DEV
  *                      --ready FILE
  *   ppkinds scm        --netns B --from A --bind ADDR:PORT [--count N] [--size BYTES]
@@ -16,6 +18,14 @@
  * A sends N bytes, then closes with SO_LINGER 0, so a RST ends the
  * connection: the accepted socket is CLOSE, in no hash table, with its
  * unread data, and its fd stays open (the production report's case).
+ *
+ * tcp-pending: the same connection, but the listener never accept()s it:
+ * the child waits in the listener's accept queue with A's N bytes, with
+ * no fd and no struct socket. tcp-pending-reset: then A's RST makes it
+ * CLOSE, in no hash table, still in the accept queue (accept() would hand
+ * it out, data and all). SIGUSR1 closes the listener (what ppwatch's
+ * remedy says), which frees the child; the ready line's inode is the
+ * listener's.
  *
  * tcp-orphan: A sends one segment, then one more that a gate in B drops
  * with each of its retransmissions (gate.bpf.c, XDP on DEV in place of
@@ -66,10 +76,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <linux/io_uring.h>
+#include <linux/sockios.h>
 #include <linux/tcp.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +119,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ppkinds tcp-reset  --netns B --from A --bind ADDR:PORT [--bytes N] --ready FILE\n"
+		"       ppkinds tcp-pending | tcp-pending-reset\n"
+		"                          --netns B --from A --bind ADDR:PORT [--bytes N] --ready FILE\n"
 		"       ppkinds tcp-orphan --netns B --from A --bind ADDR:PORT [--segments N] --dev DEV\n"
 		"                          --ready FILE\n"
 		"       ppkinds scm        --netns B --from A --bind ADDR:PORT [--count N] [--size BYTES]\n"
@@ -230,34 +244,67 @@ static void wait_state(int fd, int want, const char *what)
 	}
 }
 
-static int cmd_tcp_reset(const char *ns, const char *from, const struct sockaddr_in *at, long bytes,
-			 const char *ready, long lifetime)
+static long snmp_counter(const char *proto, const char *field);
+
+/* A's RST, and B's TCP has taken it (B's Tcp EstabResets went up; 5 s: a hang) */
+static void reset_from_a(int cfd, const char *ns)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-	int lfd, cfd, afd, i;
+	int here = self_netns(), i;
+	long base;
 
-	lfd = listener_in(ns, at, 16 << 20);
-	cfd = connect_from(from, at);
-	afd = accept(lfd, NULL, NULL);
-	if (afd < 0)
-		die("accept");
-	send_all(cfd, bytes);
-	/* everything arrived before the reset: the receiver's queue has it all */
-	for (i = 0; i < 500; i++) {
-		int queued = 0;
-
-		if (!ioctl(afd, FIONREAD, &queued) && queued >= bytes)
-			break;
-		usleep(10000);
-	}
+	enter_netns(ns);
+	base = snmp_counter("Tcp", "EstabResets");
 	if (setsockopt(cfd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)))
 		die("SO_LINGER");
 	close(cfd); /* RST */
-	wait_state(afd, TCP_CLOSE_STATE, "reset socket");
-	close(lfd);
-	ready_line(ready, afd, ntohs(at->sin_port), 0);
+	for (i = 0; i < 500 && snmp_counter("Tcp", "EstabResets") <= base; i++)
+		usleep(10000);
+	if (snmp_counter("Tcp", "EstabResets") <= base) {
+		fprintf(stderr, "ppkinds: %s took no reset in 5 s\n", ns);
+		exit(1);
+	}
+	if (setns(here, CLONE_NEWNET))
+		die("setns");
+	close(here);
+}
+
+/* tcp-reset (accepted), tcp-pending and tcp-pending-reset (never accepted) */
+static int cmd_tcp_conn(const char *ns, const char *from, const struct sockaddr_in *at, long bytes,
+			bool accepted, bool reset, const char *ready, long lifetime)
+{
+	int lfd, cfd, afd = -1, i, left = -1;
+
+	lfd = listener_in(ns, at, 16 << 20);
+	cfd = connect_from(from, at);
+	if (accepted && (afd = accept(lfd, NULL, NULL)) < 0)
+		die("accept");
+	send_all(cfd, bytes);
+	/* everything acknowledged, so in the receiver's queue, before a reset */
+	for (i = 0; i < 500 && (ioctl(cfd, SIOCOUTQ, &left) || left > 0); i++)
+		usleep(10000);
+	if (left) {
+		fprintf(stderr, "ppkinds: %d bytes not acknowledged in 5 s\n", left);
+		exit(1);
+	}
+	if (reset)
+		reset_from_a(cfd, ns);
+	if (accepted) {
+		wait_state(afd, TCP_CLOSE_STATE, "reset socket");
+		close(lfd);
+		ready_line(ready, afd, ntohs(at->sin_port), 0);
+		wait_for_stop(lifetime);
+		close(afd);
+		return 0;
+	}
+	signal(SIGUSR1, on_usr1);
+	ready_line(ready, lfd, ntohs(at->sin_port), 0);
+	for (i = 0; i < lifetime * 50 && !stop && !usr1; i++)
+		usleep(20000);
+	close(lfd); /* SIGUSR1: the remedy; frees the child */
 	wait_for_stop(lifetime);
-	close(afd);
+	if (!reset)
+		close(cfd);
 	return 0;
 }
 
@@ -739,7 +786,10 @@ int main(int argc, char **argv)
 		usage();
 	parse_addr(bind_to, &at);
 	if (!strcmp(cmd, "tcp-reset"))
-		return cmd_tcp_reset(ns, from, &at, bytes, ready, lifetime);
+		return cmd_tcp_conn(ns, from, &at, bytes, true, true, ready, lifetime);
+	if (!strcmp(cmd, "tcp-pending") || !strcmp(cmd, "tcp-pending-reset"))
+		return cmd_tcp_conn(ns, from, &at, bytes, false, !strcmp(cmd, "tcp-pending-reset"),
+				    ready, lifetime);
 	if (!strcmp(cmd, "tcp-orphan"))
 		return cmd_tcp_orphan(ns, from, &at, segments, dev, ready, lifetime);
 	if (!strcmp(cmd, "scm"))

@@ -151,8 +151,9 @@ static void test_held_by(void)
 	/* no struct socket: a TCP child not accepted yet (ESTABLISHED, not an orphan) */
 	h = one(&rep, &scan, &sk, PPW_SF_NO_SOCKET, IPPROTO_TCP, 1);
 	CHECK_STR(sock_held_by_name(h->held_by), "accept_queue");
-	CHECK(strstr(h->remedy, "accept queue of the listener on port 5001") != NULL, "%s",
-	      h->remedy);
+	CHECK(strstr(h->remedy,
+		     "accept queue of a listener on port 5001 (not found in the scan)") != NULL,
+	      "%s", h->remedy);
 	attrib_free(&rep);
 
 	/* orphans, by their TCP state */
@@ -197,9 +198,98 @@ static void test_held_by(void)
 	attrib_free(&rep);
 }
 
+/*
+ * A child in an accept queue names its listener: a TCP listener of its
+ * namespace on its port, on its address or on any, and who holds it; not
+ * one in another namespace, on another address, or a child of the same
+ * port; SO_REUSEPORT's several are counted.
+ */
+static void test_accept_queue_listener(void)
+{
+	struct ppw_rec_sock socks[6] = {
+		/* the child: reset before accept() (CLOSE), reached through the queue */
+		{ .sk = 0xa1,
+		  .protocol = IPPROTO_TCP,
+		  .state = 7,
+		  .lport = 5001,
+		  .flags = PPW_SF_NO_SOCKET | PPW_SF_ACCEPTQ },
+		{ .sk = 0xb1, .ino = 61, .protocol = IPPROTO_TCP, .state = 10, .lport = 5001 },
+		{ .sk = 0xb2, .ino = 62, .protocol = IPPROTO_TCP, .state = 10, .lport = 5001 },
+		{ .sk = 0xb3, .ino = 63, .protocol = IPPROTO_TCP, .state = 10, .lport = 5002 },
+		{ .sk = 0xb4, .ino = 64, .protocol = IPPROTO_TCP, .state = 1, .lport = 5001 },
+		{ .sk = 0xb5, .ino = 65, .protocol = IPPROTO_TCP, .state = 10, .lport = 5001 },
+	};
+	struct ppw_rec_owner own = {
+		.sk = 0xb2, .ino = 62, .pid = 301, .tgid = 300, .fd = 3, .comm = "server"
+	};
+	struct ppw_rec_page pg = { .holder = 0xa1,
+				   .netmem = PG(1),
+				   .pool = POOL_A,
+				   .where = PPW_IN_HEAD,
+				   .stack_id = -1 };
+	struct ppw_rec_pool pl = { .pool = POOL_A, .gen = 1, .hold = 1 };
+	struct attrib_params p = { .now_ns = NOW, .page_size = 4096 };
+	struct pool_row row = { .addr = POOL_A, .gen = 1, .id = 7 };
+	struct snapshot snap = { .rows = &row, .n = 1, .ts_ns = NOW };
+	struct holders_report rep;
+	struct scan_result scan;
+	const struct holder *h = NULL;
+	size_t i;
+
+	for (i = 0; i < 6; i++) {
+		socks[i].family = 2;
+		socks[i].type = 1;
+		socks[i].netns_ino = i == 5 ? 4026532999u : 4026531840u; /* 0xb5: another netns */
+		inet_pton(AF_INET, "192.0.2.2", socks[i].laddr);
+	}
+	memset(socks[2].laddr, 0, 4);			 /* 0xb2 on any address */
+	inet_pton(AF_INET, "192.0.2.9", socks[1].laddr); /* 0xb1 on another */
+	memset(&scan, 0, sizeof(scan));
+	scan.socks = socks;
+	scan.nsocks = 6;
+	scan.owners = &own;
+	scan.nowners = 1;
+	scan.pages = &pg;
+	scan.npages = 1;
+	scan.pools = &pl;
+	scan.npools = 1;
+	CHECK_INT(attrib_build(&rep, &scan, &snap, &p), 0);
+	for (i = 0; i < rep.pools[0].n; i++)
+		if (rep.pools[0].v[i].kind == HK_SOCKET)
+			h = &rep.pools[0].v[i];
+	CHECK(h != NULL, "no socket holder");
+	if (!h)
+		return;
+	CHECK_STR(sock_held_by_name(h->held_by), "accept_queue");
+	CHECK(h->listener == &socks[2], "listener %p", (const void *)h->listener);
+	CHECK_INT(h->listeners, 1);
+	CHECK_INT(h->listener_owners, 1);
+	CHECK_INT(h->listener_owner.pid, 300);
+	CHECK(strstr(h->remedy,
+		     "not accepted yet, and reset by its peer: it waits in the accept "
+		     "queue of the listener on port 5001, ino 62 of pid 300 (server) fd 3") &&
+		      strstr(h->remedy, "closing the listener frees it"),
+	      "%s", h->remedy);
+	attrib_free(&rep);
+
+	/* SO_REUSEPORT: two listeners on the child's address and port */
+	socks[1].sk = 0xb0; /* first in address order */
+	inet_pton(AF_INET, "192.0.2.2", socks[1].laddr);
+	CHECK_INT(attrib_build(&rep, &scan, &snap, &p), 0);
+	for (i = 0; i < rep.pools[0].n; i++)
+		if (rep.pools[0].v[i].kind == HK_SOCKET)
+			h = &rep.pools[0].v[i];
+	CHECK_INT(h->listeners, 2);
+	CHECK(h->listener == &socks[1], "listener %p", (const void *)h->listener);
+	CHECK(strstr(h->remedy, "ino 61 (no process has its fd), one of 2 (SO_REUSEPORT)") != NULL,
+	      "%s", h->remedy);
+	attrib_free(&rep);
+}
+
 int main(void)
 {
 	TEST(test_ring_fdinfo);
 	TEST(test_held_by);
+	TEST(test_accept_queue_listener);
 	return unit_done();
 }

@@ -7,6 +7,10 @@
 #   reset   a TCP socket reset by its peer, CLOSE, its fd still open
 #   orphan  an orphan in FIN-WAIT-1 with its out-of-order queue (the gate
 #           on vb drops one segment and, later, every packet)
+#   pending a TCP connection the listener never accept()s: ESTABLISHED in
+#           its accept queue, no fd, no struct socket
+#   pendrst the same, reset by its peer: CLOSE, in no hash table, still in
+#           the accept queue (only the listener leads to it)
 #   scm     a UDP socket whose only reference is an SCM_RIGHTS message
 #   uring   a UDP socket only an io_uring's registered files hold (slot 0;
 #           its fd closed), where the kernel has io_uring (lacks=io-uring:
@@ -40,6 +44,7 @@
 #           received (Tcp InSegs of its namespace)
 #   orphan  40 segments of 1000 bytes (1066-byte frames) behind the hole:
 #           at most 40 pages
+#   pending, pendrst  as reset: at most one page a segment received
 #   scm     150 datagrams of 3000 bytes, three IPv4 fragments each at MTU
 #           1500: two full-size frames (a page each) and one of 82 bytes
 #           (sharing): at most 450 pages
@@ -61,7 +66,8 @@
 # in flight (page_pool_release), and freed once its holder goes: the
 # sockets closed, the qdiscs deleted, the fragment queue with its
 # namespace, the ring's socket when ppkinds does what ppwatch's remedy
-# says (IORING_UNREGISTER_FILES; the ring stays open), the kernel socket
+# says (IORING_UNREGISTER_FILES; the ring stays open), the connections no
+# accept() took when ppkinds closes their listener (the remedy), the kernel socket
 # when its tunnel is deleted (what ppwatch's remedy says), the orphan when its
 # peer's next retransmission reaches it
 # again (the gate was the XDP program: its next one or the orphan's own,
@@ -79,7 +85,7 @@ fi
 [ -x /sbin/tc ] || { fail "tc (iproute2) is not in the initramfs"; return 0; }
 # (not busybox's applet)
 tc() { /sbin/tc "$@"; }
-KINDS="reset orphan scm frags tbf htb"
+KINDS="reset orphan pending pendrst scm frags tbf htb"
 # io_uring: a syscall the kernel has or not (without it, kallsyms names
 # only the weak stub COND_SYSCALL leaves: type W)
 if lacks io-uring; then
@@ -157,6 +163,10 @@ st_name() {
 	*) echo "st=$2" ;;
 	esac
 }
+# proc_sock_count NS PORT: the sockets of /proc/net/tcp in NS on local PORT
+proc_sock_count() {
+	ip netns exec "$1" cat /proc/net/tcp | awk -v p="$(printf ':%04X' "$2")" 'NR > 1 && substr($2, length($2) - 4) == p' | wc -l
+}
 # fds_of INODE: how many open files of any process are socket INODE
 fds_of() {
 	for f in /proc/[0-9]*/fd/*; do readlink "$f" 2>/dev/null; done | grep -cx "socket:\[$1\]"
@@ -201,6 +211,12 @@ fi
 SEGS0=$(snmp hk-reset-b Tcp InSegs)
 kind_start reset tcp-reset --bytes 400000 || { hk_down; return 0; }
 SEGS=$(( $(snmp hk-reset-b Tcp InSegs) - SEGS0 ))
+SEGS0=$(snmp hk-pending-b Tcp InSegs)
+kind_start pending tcp-pending --bytes 400000 || { hk_down; return 0; }
+SEGS_P=$(( $(snmp hk-pending-b Tcp InSegs) - SEGS0 ))
+SEGS0=$(snmp hk-pendrst-b Tcp InSegs)
+kind_start pendrst tcp-pending-reset --bytes 400000 || { hk_down; return 0; }
+SEGS_PR=$(( $(snmp hk-pendrst-b Tcp InSegs) - SEGS0 ))
 kind_start scm scm --count 150 --size 3000 || { hk_down; return 0; }
 case " $KINDS " in *" uring "*)
 	kind_start uring uring --count 150 --size 3000 || { hk_down; return 0; }
@@ -225,6 +241,8 @@ $PPKINDS frags --from hk-frags-a --to 192.0.2.2 --count 20 --size 1400 --id 4242
 # last: its gate ends up dropping everything that comes to vb
 kind_start orphan tcp-orphan --segments 40 --dev vb || { hk_down; return 0; }
 read -r R_PID R_INO _ </tmp/hk.reset.ready
+read -r P_PID P_INO _ </tmp/hk.pending.ready
+read -r PR_PID PR_INO _ </tmp/hk.pendrst.ready
 read -r S_PID S_INO _ S_CARRIER </tmp/hk.scm.ready
 read -r _ _ _ OOO </tmp/hk.orphan.ready
 
@@ -288,7 +306,7 @@ kind_check() {
 }
 H() { jq -r "$2" "/tmp/hk.$1.h"; }
 
-log "traffic: reset $SEGS segments in (Tcp InSegs), orphan $OOO out of order (tcpi_rcv_ooopack)"
+log "traffic: reset $SEGS segments in (Tcp InSegs), pending $SEGS_P, pendrst $SEGS_PR, orphan $OOO out of order (tcpi_rcv_ooopack)"
 kind_check reset "a TCP socket reset in CLOSE" '.kind == "socket" and .local == "192.0.2.2:5101"' 1 "$SEGS" && {
 	check "the reset socket: tcp, CLOSE, ppkinds' fd (pid $R_PID, inode $R_INO)" \
 		"$(H reset '"\(.proto) \(.state) \(.inode) \(.owners[0].pid) \(.owners[0].comm)"')" = "tcp CLOSE $R_INO $R_PID ppkinds"
@@ -308,6 +326,44 @@ kind_check orphan "an orphan in FIN-WAIT-1" '.kind == "socket" and .local == "19
 	# the kernel's count of out-of-order packets: 40, or fewer where it coalesced them
 	check "the orphan: the kernel's out-of-order packets (tcpi_rcv_ooopack $OOO): 1 to the 40 sent" \
 		"$( [ "$OOO" -ge 1 ] && [ "$OOO" -le 40 ] && echo 1 || echo 0)" -eq 1
+}
+# fd_of PID INODE: PID's fd that is socket INODE
+fd_of() {
+	for f in /proc/"$1"/fd/*; do [ "$(readlink "$f")" = "socket:[$2]" ] && basename "$f"; done | head -n1
+}
+# pending_check K WHAT STATE PID INODE SEGS: a child in the accept queue
+# of ppkinds' listener (PID, INODE): no fd, the listener and its process
+# named, the remedy its close
+pending_check() {
+	kind_check "$1" "$2" '.kind == "socket" and .local == "192.0.2.2:5101"' 1 "$6" || return 1
+	local lfd
+	lfd=$(fd_of "$4" "$5")
+	check "$2: $3, not accepted (no struct socket: inode 0), no owner" \
+		"$(H "$1" '"\(.state) \(.held_by) \(.inode) \(.owners | length)"')" = "$3 accept_queue 0 0"
+	check "$2: its listener: inode $5 of pid $4 (ppkinds) fd $lfd (/proc/$4/fd)" \
+		"$(H "$1" '"\(.listener.inode) \(.listener.pid) \(.listener.comm) \(.listener.fd) \(.listener.listeners)"')" = "$5 $4 ppkinds $lfd 1"
+	check "$2: the remedy names the listener and says to close it" \
+		"$(H "$1" '.remedy | test("listener on port 5101, ino '"$5"' of pid '"$4"'") and test("closing the listener frees it")')" = true
+	# the kernel: the listener in /proc/net/tcp (st 0A) with its inode
+	check "$2: hk-$1-b's /proc/net/tcp lists the listener, inode $5" \
+		"$(ip netns exec "hk-$1-b" cat /proc/net/tcp | awk -v i="$5" 'NR > 1 && $4 == "0A" && $10 == i' | wc -l)" -eq 1
+}
+pending_check pending "a connection no accept() took" ESTAB "$P_PID" "$P_INO" "$SEGS_P" && {
+	# the kernel: the child hashed, ESTABLISHED (01), no file (inode 0); so
+	# iter/tcp walks it, under its lock
+	check "a connection no accept() took: in /proc/net/tcp of hk-pending-b, 01 with inode 0" \
+		"$(ip netns exec hk-pending-b cat /proc/net/tcp | awk 'NR > 1 && $4 == "01" && $10 == 0' | wc -l)" -eq 1
+	check "a connection no accept() took: walked under its lock (iter/tcp)" "$(H pending .walk_locked)" = true
+}
+pending_check pendrst "a connection reset before accept()" CLOSE "$PR_PID" "$PR_INO" "$SEGS_PR" && {
+	# the kernel: the reset counted (Tcp EstabResets), the child in no
+	# table (/proc/net/tcp has the listener alone on 5101); walked from the
+	# listener's accept queue, without its own lock
+	check "a connection reset before accept(): hk-pendrst-b's Tcp EstabResets counted it" \
+		"$(snmp hk-pendrst-b Tcp EstabResets)" -ge 1
+	check "a connection reset before accept(): /proc/net/tcp has the listener alone (CLOSE: unhashed)" \
+		"$(proc_sock_count hk-pendrst-b 5101)" -eq 1
+	check "a connection reset before accept(): walked from the accept queue, unlocked" "$(H pendrst .walk_locked)" = false
 }
 kind_check scm "a socket in flight in an SCM_RIGHTS message" '.kind == "socket" and .local == "192.0.2.2:5101"' 1 450 && {
 	check "the socket in flight: its inode on the carrier (inode $S_CARRIER) of pid $S_PID" \
@@ -424,6 +480,8 @@ log "orphan: its next retransmission in $ORPHAN_S s, its peer's in $PEER_S s"
 # the holders go: the sockets' files closed, the qdiscs deleted, the
 # fragment queue with its namespace
 eval "kill \$HK_PID_reset \$HK_PID_scm" 2>/dev/null
+# the connections no accept() took: what the remedy says, their listener closed
+kill -USR1 "$P_PID" "$PR_PID"
 # the ring's: what ppwatch's remedy says, the process unregisters its files
 case " $KINDS " in *" uring "*) kill -USR1 "$U_PID" ;; esac
 # the kernel socket's: what its remedy says, the tunnel deleted
