@@ -807,6 +807,8 @@ cmd_initramfs() {
 	# ethtool (-S: t/70's page-pool statistics of veth) from the host, with libs
 	copy_dyn "$(command -v ip)" "$STAGE/sbin/ip"
 	copy_dyn "$(command -v tc)" "$STAGE/sbin/tc"
+	# ss: the orphans' remedy (ss -K), applied by t/52
+	copy_dyn "$(command -v ss)" "$STAGE/sbin/ss"
 	copy_dyn "$(command -v jq)" "$STAGE/usr/bin/jq"
 	copy_dyn "$(command -v ethtool)" "$STAGE/sbin/ethtool"
 	if [ -x "$PPKINDS_BIN" ]; then

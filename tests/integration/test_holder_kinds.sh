@@ -3,7 +3,7 @@
 #
 # One lab case per kind of holder a non-reading UDP socket is not: a TCP
 # socket reset by its peer with its fd still open (CLOSE), an orphan in
-# FIN-WAIT-1, a connection no accept() took (open, and reset by its peer:
+# FIN-WAIT-1 and one in FIN-WAIT-2 (its remedy, ss -K, applied), a connection no accept() took (open, and reset by its peer:
 # CLOSE, in no hash table), a socket whose only reference is an SCM_RIGHTS message, one
 # only an io_uring's registered files hold (its remedy applied), packets
 # in a tbf, in a pfifo under tbf, in htb classes, and an IPv4 fragment queue.
@@ -14,6 +14,7 @@
 ALL_TESTS="
 	tcp_reset_socket
 	tcp_orphan
+	tcp_orphan_fin_wait2
 	tcp_not_accepted
 	tcp_not_accepted_reset
 	scm_rights_in_flight
@@ -114,6 +115,31 @@ tcp_orphan() {
 	check "walked by iter/tcp, under the socket's lock" jget "$h" '.walk_locked == true' \
 		>/dev/null
 	check "doc counts it" jget "$doc" '.scan.orphans >= 1' >/dev/null
+}
+
+# An orphan whose FIN its peer acknowledged, its out-of-order queue kept:
+# FIN-WAIT-2 while net.ipv4.tcp_fin_timeout (600 in B) lasts; what the
+# remedy says (ss -K) applied
+tcp_orphan_fin_wait2() {
+	kinds_begin
+	local h doc
+	lab_kind tcp-orphan-fw2 5107 --segments 40 --dev vb >/dev/null || fail "tcp-orphan-fw2"
+	doc=$(settled_holders)
+	right_holder "$doc" '.kind == "socket" and .local == "192.0.2.2:5107"' 1
+	h=$RH
+	log "$(jq -c '{state, holder, orphan, remedy}' <<<"$h")"
+	check "an orphan in FIN-WAIT-2" jget "$h" \
+		'.orphan and .state == "FIN-WAIT-2" and (.owners | length) == 0' >/dev/null
+	check "B's kernel has it in FIN-WAIT-2 (/proc/net/tcp st 05)" \
+		num "$(ip netns exec "$LAB_B" awk 'NR > 1 && $4 == "05"' /proc/net/tcp | wc -l) == 1"
+	check "the remedy: tcp_fin_timeout, or ss -K now" jget "$h" \
+		'.remedy | test("tcp_fin_timeout; ss -K src 192.0.2.2:5107 ends it now")' >/dev/null
+	# the remedy, as printed
+	ip netns exec "$LAB_B" ss -K src 192.0.2.2:5107 >"$LAB_DIR/ss.out" 2>&1 ||
+		fail "ss -K src 192.0.2.2:5107 (CONFIG_INET_DIAG_DESTROY): $(cat "$LAB_DIR/ss.out")"
+	wait_until 30 "the orphan to leave B's /proc/net/tcp" tcp_gone 5107
+	check "ss -K returns them" jget "$(lab_pool "$("$PPWATCH" -j holders)")" \
+		'[.holders[] | select(.kind == "socket")] | length == 0' >/dev/null
 }
 
 # B's TCP sockets on PORT (local), as the kernel lists them (/proc/net/tcp:

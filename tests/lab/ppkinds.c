@@ -5,7 +5,8 @@
  *   ppkinds tcp-reset  --netns B --from A --bind ADDR:PORT [--bytes N] --ready FILE
  *   ppkinds tcp-pending | tcp-pending-reset
  *                      --netns B --from A --bind ADDR:PORT [--bytes N] --ready FILE
- *   ppkinds tcp-orphan --netns B --from A --bind ADDR:PORT [--segments N] --dev DEV
+ *   ppkinds tcp-orphan | tcp-orphan-fw2
+ *                      --netns B --from A --bind ADDR:PORT [--segments N] --dev DEV
  *                      --ready FILE
  *   ppkinds scm        --netns B --from A --bind ADDR:PORT [--count N] [--size BYTES]
  *                      --ready FILE
@@ -35,6 +36,10 @@
  * reads what is in order and closes: its socket is an orphan in FIN-WAIT-1
  * whose out-of-order queue keeps the pages until TCP gives up on it
  * (tcp_orphan_retries). The gate stays on DEV (lab down removes it).
+ * tcp-orphan-fw2: the same, but the gate lets A acknowledge B's FIN, and
+ * B's namespace has net.ipv4.tcp_fin_timeout 600: an orphan in
+ * FIN-WAIT-2 with its out-of-order queue, for 540 s (then a timewait
+ * minisock, which has no queue).
  *
  * scm: a UDP socket in B receives N datagrams it never reads; its fd is
  * sent over a unix socketpair (SCM_RIGHTS) that nobody receives from, and
@@ -121,7 +126,8 @@ static void usage(void)
 		"usage: ppkinds tcp-reset  --netns B --from A --bind ADDR:PORT [--bytes N] --ready FILE\n"
 		"       ppkinds tcp-pending | tcp-pending-reset\n"
 		"                          --netns B --from A --bind ADDR:PORT [--bytes N] --ready FILE\n"
-		"       ppkinds tcp-orphan --netns B --from A --bind ADDR:PORT [--segments N] --dev DEV\n"
+		"       ppkinds tcp-orphan | tcp-orphan-fw2\n"
+		"                          --netns B --from A --bind ADDR:PORT [--segments N] --dev DEV\n"
 		"                          --ready FILE\n"
 		"       ppkinds scm        --netns B --from A --bind ADDR:PORT [--count N] [--size BYTES]\n"
 		"                          --ready FILE\n"
@@ -426,18 +432,64 @@ static struct gate_bpf *gate_on(const char *ns, const char *dev)
 	return g;
 }
 
+/* the TCP state (include/net/tcp_states.h) of ns's socket on local port, not its listener; -1 */
+static int tcp_state_in(const char *ns, unsigned int port)
+{
+	int here = self_netns(), st = -1;
+	unsigned int lport, s;
+	char line[512];
+	FILE *f;
+
+	enter_netns(ns);
+	f = fopen("/proc/net/tcp", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, " %*d: %*x:%x %*x:%*x %x", &lport, &s) == 2 && lport == port &&
+		    s != 10 /* LISTEN */) {
+			st = (int)s;
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (setns(here, CLONE_NEWNET))
+		die("setns");
+	close(here);
+	return st;
+}
+
+/* net.ipv4.tcp_fin_timeout of namespace ns (per namespace) */
+static void fin_timeout_in(const char *ns, int seconds)
+{
+	int here = self_netns();
+	FILE *f;
+
+	enter_netns(ns);
+	f = fopen("/proc/sys/net/ipv4/tcp_fin_timeout", "w");
+	if (!f || fprintf(f, "%d\n", seconds) < 0 || fclose(f))
+		die("net.ipv4.tcp_fin_timeout");
+	if (setns(here, CLONE_NEWNET))
+		die("setns");
+	close(here);
+}
+
 static int cmd_tcp_orphan(const char *ns, const char *from, const struct sockaddr_in *at,
-			  long segments, const char *dev, const char *ready, long lifetime)
+			  long segments, const char *dev, bool fw2, const char *ready,
+			  long lifetime)
 {
 	struct gate_bpf *g;
 	int lfd, cfd, afd, i;
 	struct tcp_info ti;
-	char buf[2048];
+	unsigned long ino;
+	char buf[2048], line[96];
 	socklen_t len;
 
 	if (!dev)
 		usage();
 	g = gate_on(ns, dev);
+	/* an orphan whose FIN was acknowledged stays a full socket in FIN-WAIT-2
+	 * only while its fin timeout is over TCP_TIMEWAIT_LEN (60 s), else it
+	 * becomes a timewait minisock at once (tcp_rcv_state_process) */
+	if (fw2)
+		fin_timeout_in(ns, 600);
 	lfd = listener_in(ns, at, 16 << 20);
 	cfd = connect_from(from, at);
 	afd = accept(lfd, NULL, NULL);
@@ -453,16 +505,27 @@ static int cmd_tcp_orphan(const char *ns, const char *from, const struct sockadd
 		usleep(2000);
 	}
 	usleep(200000);
-	g->bss->closed = 1; /* no ACK of B's FIN: B stays in FIN-WAIT-1, a full socket */
+	if (!fw2)
+		g->bss->closed = 1; /* no ACK of B's FIN: B stays in FIN-WAIT-1, a full socket */
 	while (recv(afd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
 		;
 	len = sizeof(ti);
 	memset(&ti, 0, sizeof(ti));
 	if (getsockopt(afd, IPPROTO_TCP, TCP_INFO, &ti, &len))
 		die("TCP_INFO");
-	ready_line(ready, afd, ntohs(at->sin_port), ti.tcpi_rcv_ooopack);
+	ino = ino_of(afd);
 	close(lfd);
 	close(afd); /* an orphan in FIN-WAIT-1 with its out-of-order queue */
+	/* fw2: A acknowledges the FIN (the gate drops only the hole): FIN-WAIT-2 */
+	for (i = 0; fw2 && i < 500 && tcp_state_in(ns, ntohs(at->sin_port)) != 5; i++)
+		usleep(10000);
+	if (fw2 && (i = tcp_state_in(ns, ntohs(at->sin_port))) != 5) {
+		fprintf(stderr, "ppkinds: the orphan's TCP state is %d, not FIN-WAIT-2 (5)\n", i);
+		exit(1);
+	}
+	snprintf(line, sizeof(line), "%d %lu %u %u\n", getpid(), ino, ntohs(at->sin_port),
+		 ti.tcpi_rcv_ooopack);
+	write_ready(ready, line);
 	wait_for_stop(lifetime);
 	close(cfd);
 	gate_bpf__destroy(g);
@@ -790,8 +853,9 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "tcp-pending") || !strcmp(cmd, "tcp-pending-reset"))
 		return cmd_tcp_conn(ns, from, &at, bytes, false, !strcmp(cmd, "tcp-pending-reset"),
 				    ready, lifetime);
-	if (!strcmp(cmd, "tcp-orphan"))
-		return cmd_tcp_orphan(ns, from, &at, segments, dev, ready, lifetime);
+	if (!strcmp(cmd, "tcp-orphan") || !strcmp(cmd, "tcp-orphan-fw2"))
+		return cmd_tcp_orphan(ns, from, &at, segments, dev, !strcmp(cmd, "tcp-orphan-fw2"),
+				      ready, lifetime);
 	if (!strcmp(cmd, "scm"))
 		return cmd_scm(ns, from, &at, count, size, ready, lifetime);
 	if (!strcmp(cmd, "uring"))

@@ -7,6 +7,10 @@
 #   reset   a TCP socket reset by its peer, CLOSE, its fd still open
 #   orphan  an orphan in FIN-WAIT-1 with its out-of-order queue (the gate
 #           on vb drops one segment and, later, every packet)
+#   orphan2 an orphan in FIN-WAIT-2 with its out-of-order queue: the same,
+#           but its FIN acknowledged (the gate drops only the hole) and
+#           net.ipv4.tcp_fin_timeout 600 in its namespace (over 60 s an
+#           orphan stays a full socket in FIN-WAIT-2)
 #   pending a TCP connection the listener never accept()s: ESTABLISHED in
 #           its accept queue, no fd, no struct socket
 #   pendrst the same, reset by its peer: CLOSE, in no hash table, still in
@@ -44,6 +48,7 @@
 #           received (Tcp InSegs of its namespace)
 #   orphan  40 segments of 1000 bytes (1066-byte frames) behind the hole:
 #           at most 40 pages
+#   orphan2 as orphan: at most 40 pages
 #   pending, pendrst  as reset: at most one page a segment received
 #   scm     150 datagrams of 3000 bytes, three IPv4 fragments each at MTU
 #           1500: two full-size frames (a page each) and one of 82 bytes
@@ -67,7 +72,8 @@
 # sockets closed, the qdiscs deleted, the fragment queue with its
 # namespace, the ring's socket when ppkinds does what ppwatch's remedy
 # says (IORING_UNREGISTER_FILES; the ring stays open), the connections no
-# accept() took when ppkinds closes their listener (the remedy), the kernel socket
+# accept() took when ppkinds closes their listener (the remedy), the
+# orphan in FIN-WAIT-2 when 'ss -K' ends it (the remedy, as printed), the kernel socket
 # when its tunnel is deleted (what ppwatch's remedy says), the orphan when its
 # peer's next retransmission reaches it
 # again (the gate was the XDP program: its next one or the orphan's own,
@@ -83,9 +89,10 @@ if [ "${PPVM_DEPTH:-matrix}" = test ] && [ "$PPVM_KINDS" != test ]; then
 fi
 [ -x $PPKINDS ] || { fail "ppkinds is not in the initramfs"; return 0; }
 [ -x /sbin/tc ] || { fail "tc (iproute2) is not in the initramfs"; return 0; }
+[ -x /sbin/ss ] || { fail "ss (iproute2) is not in the initramfs"; return 0; }
 # (not busybox's applet)
 tc() { /sbin/tc "$@"; }
-KINDS="reset orphan pending pendrst scm frags tbf htb"
+KINDS="reset orphan orphan2 pending pendrst scm frags tbf htb"
 # io_uring: a syscall the kernel has or not (without it, kallsyms names
 # only the weak stub COND_SYSCALL leaves: type W)
 if lacks io-uring; then
@@ -240,11 +247,13 @@ $PPKINDS frags --from hk-frags-a --to 192.0.2.2 --count 20 --size 1400 --id 4242
 	{ fail "ppkinds frags: $(cat /tmp/hk.frags.err)"; hk_down; return 0; }
 # last: its gate ends up dropping everything that comes to vb
 kind_start orphan tcp-orphan --segments 40 --dev vb || { hk_down; return 0; }
+kind_start orphan2 tcp-orphan-fw2 --segments 40 --dev vb || { hk_down; return 0; }
 read -r R_PID R_INO _ </tmp/hk.reset.ready
 read -r P_PID P_INO _ </tmp/hk.pending.ready
 read -r PR_PID PR_INO _ </tmp/hk.pendrst.ready
 read -r S_PID S_INO _ S_CARRIER </tmp/hk.scm.ready
 read -r _ _ _ OOO </tmp/hk.orphan.ready
+read -r _ _ _ OOO2 </tmp/hk.orphan2.ready
 
 # one holder scan for all the pools; the kernel's inflight of each from
 # the trace just before and just after it (a qdisc may let a packet go:
@@ -365,6 +374,17 @@ pending_check pendrst "a connection reset before accept()" CLOSE "$PR_PID" "$PR_
 		"$(proc_sock_count hk-pendrst-b 5101)" -eq 1
 	check "a connection reset before accept(): walked from the accept queue, unlocked" "$(H pendrst .walk_locked)" = false
 }
+kind_check orphan2 "an orphan in FIN-WAIT-2" '.kind == "socket" and .local == "192.0.2.2:5101"' 1 40 && {
+	check "the FIN-WAIT-2 orphan: no owner" "$(H orphan2 '"\(.orphan) \(.state) \(.owners | length)"')" = "true FIN-WAIT-2 0"
+	# shellcheck disable=SC2046 # its three fields, one word each
+	set -- $(proc_sock hk-orphan2-b tcp 5101)
+	check "the FIN-WAIT-2 orphan: ppwatch's state and file = /proc/net/tcp's (st $1, inode $2)" \
+		"$(H orphan2 '"\(.state) \(.inode // 0)"')" = "$(st_name tcp "$1") $2"
+	check "the FIN-WAIT-2 orphan: the kernel's out-of-order packets (tcpi_rcv_ooopack $OOO2): 1 to the 40 sent" \
+		"$( [ "$OOO2" -ge 1 ] && [ "$OOO2" -le 40 ] && echo 1 || echo 0)" -eq 1
+	check "the FIN-WAIT-2 orphan: the remedy says ss -K ends it" \
+		"$(H orphan2 '.remedy | test("tcp_fin_timeout; ss -K src 192.0.2.2:5101 ends it now")')" = true
+}
 kind_check scm "a socket in flight in an SCM_RIGHTS message" '.kind == "socket" and .local == "192.0.2.2:5101"' 1 450 && {
 	check "the socket in flight: its inode on the carrier (inode $S_CARRIER) of pid $S_PID" \
 		"$(H scm '"\(.inode) \(.in_flight_on.inode) \(.in_flight_on.pid)"')" = "$S_INO $S_CARRIER $S_PID"
@@ -482,6 +502,11 @@ log "orphan: its next retransmission in $ORPHAN_S s, its peer's in $PEER_S s"
 eval "kill \$HK_PID_reset \$HK_PID_scm" 2>/dev/null
 # the connections no accept() took: what the remedy says, their listener closed
 kill -USR1 "$P_PID" "$PR_PID"
+# the FIN-WAIT-2 orphan: the remedy as printed (ss -K: sock_diag's SOCK_DESTROY)
+if [ -n "$(ptr_of orphan2)" ]; then
+	ip netns exec hk-orphan2-b ss -K src 192.0.2.2:5101 >/tmp/hk.ss 2>&1 || log "ss -K: $(cat /tmp/hk.ss)"
+	check "the FIN-WAIT-2 orphan: gone from /proc/net/tcp after ss -K" "$(proc_sock_count hk-orphan2-b 5101)" -eq 0
+fi
 # the ring's: what ppwatch's remedy says, the process unregisters its files
 case " $KINDS " in *" uring "*) kill -USR1 "$U_PID" ;; esac
 # the kernel socket's: what its remedy says, the tunnel deleted
