@@ -97,18 +97,24 @@ tcp_reset_socket() {
 		'[.holders[] | select(.kind == "socket")] | length == 0' >/dev/null
 }
 
-tcp_orphan() {
+# ppkinds KIND on PORT: an orphan in STATE with its out-of-order queue,
+# no owner, its remedy naming ss -K; the scan's document into DOC
+orphan_holder() {	# kind port state
 	kinds_begin
+	lab_kind "$1" "$2" --segments 40 --dev vb >/dev/null || fail "$1"
+	DOC=$(settled_holders)
+	right_holder "$DOC" ".kind == \"socket\" and .local == \"192.0.2.2:$2\"" 1
+	log "$(jq -c '{state, holder, orphan, remedy}' <<<"$RH")"
+	check "an orphan in $3" jget "$RH" \
+		".orphan and .state == \"$3\" and (.owners | length) == 0" >/dev/null
+	check "the remedy names ss -K for it" jget "$RH" \
+		".remedy | test(\"ss -K src 192.0.2.2:$2\")" >/dev/null
+}
+
+tcp_orphan() {
 	local h doc
-	lab_kind tcp-orphan 5102 --segments 40 --dev vb >/dev/null || fail "tcp-orphan"
-	doc=$(settled_holders)
-	right_holder "$doc" '.kind == "socket" and .local == "192.0.2.2:5102"' 1
-	h=$RH
-	log "$(jq -c '{state, holder, orphan, remedy}' <<<"$h")"
-	check "an orphan in FIN-WAIT-1" jget "$h" \
-		'.orphan and .state == "FIN-WAIT-1" and (.owners | length) == 0' >/dev/null
-	check "the remedy names ss -K for it" jget "$h" \
-		'.remedy | test("ss -K src 192.0.2.2:5102")' >/dev/null
+	orphan_holder tcp-orphan 5102 FIN-WAIT-1
+	h=$RH doc=$DOC
 	# iter/tcp takes each socket's lock on every kernel the scan runs on
 	# (batching, 5.15; the scan needs bpf_loop, 5.17): its out-of-order
 	# tree is walked while softirq cannot rebalance it
@@ -121,15 +127,9 @@ tcp_orphan() {
 # FIN-WAIT-2 while net.ipv4.tcp_fin_timeout (600 in B) lasts; what the
 # remedy says (ss -K) applied
 tcp_orphan_fin_wait2() {
-	kinds_begin
-	local h doc
-	lab_kind tcp-orphan-fw2 5107 --segments 40 --dev vb >/dev/null || fail "tcp-orphan-fw2"
-	doc=$(settled_holders)
-	right_holder "$doc" '.kind == "socket" and .local == "192.0.2.2:5107"' 1
+	local h
+	orphan_holder tcp-orphan-fw2 5107 FIN-WAIT-2
 	h=$RH
-	log "$(jq -c '{state, holder, orphan, remedy}' <<<"$h")"
-	check "an orphan in FIN-WAIT-2" jget "$h" \
-		'.orphan and .state == "FIN-WAIT-2" and (.owners | length) == 0' >/dev/null
 	check "B's kernel has it in FIN-WAIT-2 (/proc/net/tcp st 05)" \
 		num "$(ip netns exec "$LAB_B" awk 'NR > 1 && $4 == "05"' /proc/net/tcp | wc -l) == 1"
 	check "the remedy: tcp_fin_timeout, or ss -K now" jget "$h" \

@@ -325,17 +325,21 @@ kind_check reset "a TCP socket reset in CLOSE" '.kind == "socket" and .local == 
 	check "the reset socket: not in /proc/net/tcp of hk-reset-b (CLOSE: unhashed)" \
 		"$(ip netns exec hk-reset-b cat /proc/net/tcp | awk -v i="$R_INO" 'NR > 1 && $10 == i' | wc -l)" -eq 0
 }
-kind_check orphan "an orphan in FIN-WAIT-1" '.kind == "socket" and .local == "192.0.2.2:5101"' 1 40 && {
-	check "the orphan: FIN-WAIT-1, no owner" "$(H orphan '"\(.orphan) \(.state) \(.owners | length)"')" = "true FIN-WAIT-1 0"
+# orphan_check K WHAT STATE OOO: an orphan in STATE with its out-of-order
+# queue, against /proc/net/tcp and the kernel's tcpi_rcv_ooopack OOO
+orphan_check() {
+	kind_check "$1" "$2" '.kind == "socket" and .local == "192.0.2.2:5101"' 1 40 || return 1
+	check "$2: no owner" "$(H "$1" '"\(.orphan) \(.state) \(.owners | length)"')" = "true $3 0"
 	# /proc/net/tcp: its state, inode 0 (no file: an orphan)
 	# shellcheck disable=SC2046 # its three fields, one word each
-	set -- $(proc_sock hk-orphan-b tcp 5101)
-	check "the orphan: ppwatch's state and file = /proc/net/tcp's (st $1, inode $2)" \
-		"$(H orphan '"\(.state) \(.inode // 0)"')" = "$(st_name tcp "$1") $2"
+	set -- "$1" "$2" $(proc_sock "hk-$1-b" tcp 5101) "$4"
+	check "$2: ppwatch's state and file = /proc/net/tcp's (st $3, inode $4)" \
+		"$(H "$1" '"\(.state) \(.inode // 0)"')" = "$(st_name tcp "$3") $4"
 	# the kernel's count of out-of-order packets: 40, or fewer where it coalesced them
-	check "the orphan: the kernel's out-of-order packets (tcpi_rcv_ooopack $OOO): 1 to the 40 sent" \
-		"$( [ "$OOO" -ge 1 ] && [ "$OOO" -le 40 ] && echo 1 || echo 0)" -eq 1
+	check "$2: the kernel's out-of-order packets (tcpi_rcv_ooopack $6): 1 to the 40 sent" \
+		"$( [ "$6" -ge 1 ] && [ "$6" -le 40 ] && echo 1 || echo 0)" -eq 1
 }
+orphan_check orphan "an orphan in FIN-WAIT-1" FIN-WAIT-1 "$OOO"
 # fd_of PID INODE: PID's fd that is socket INODE
 fd_of() {
 	for f in /proc/"$1"/fd/*; do [ "$(readlink "$f")" = "socket:[$2]" ] && basename "$f"; done | head -n1
@@ -374,14 +378,7 @@ pending_check pendrst "a connection reset before accept()" CLOSE "$PR_PID" "$PR_
 		"$(proc_sock_count hk-pendrst-b 5101)" -eq 1
 	check "a connection reset before accept(): walked from the accept queue, unlocked" "$(H pendrst .walk_locked)" = false
 }
-kind_check orphan2 "an orphan in FIN-WAIT-2" '.kind == "socket" and .local == "192.0.2.2:5101"' 1 40 && {
-	check "the FIN-WAIT-2 orphan: no owner" "$(H orphan2 '"\(.orphan) \(.state) \(.owners | length)"')" = "true FIN-WAIT-2 0"
-	# shellcheck disable=SC2046 # its three fields, one word each
-	set -- $(proc_sock hk-orphan2-b tcp 5101)
-	check "the FIN-WAIT-2 orphan: ppwatch's state and file = /proc/net/tcp's (st $1, inode $2)" \
-		"$(H orphan2 '"\(.state) \(.inode // 0)"')" = "$(st_name tcp "$1") $2"
-	check "the FIN-WAIT-2 orphan: the kernel's out-of-order packets (tcpi_rcv_ooopack $OOO2): 1 to the 40 sent" \
-		"$( [ "$OOO2" -ge 1 ] && [ "$OOO2" -le 40 ] && echo 1 || echo 0)" -eq 1
+orphan_check orphan2 "an orphan in FIN-WAIT-2" FIN-WAIT-2 "$OOO2" && {
 	check "the FIN-WAIT-2 orphan: the remedy says ss -K ends it" \
 		"$(H orphan2 '.remedy | test("tcp_fin_timeout; ss -K src 192.0.2.2:5101 ends it now")')" = true
 }
