@@ -114,7 +114,7 @@ static __always_inline void pp_self_check(struct seq_file *seq, struct sock *sk)
 	__u64 want = (__u64)BPF_CORE_READ(sk, __sk_common.skc_prot, slab), pg, cache;
 	struct ppw_scan_rec *r;
 
-	if (check_done || !want)
+	if (!seq || check_done || !want) /* (the accept queue's walk: its listener did it) */
 		return;
 	check_done = 1;
 	r = scan_rec(PPW_REC_CHECK);
@@ -159,8 +159,8 @@ static __noinline int emit_sock(struct seq_file *seq, struct sock *sk, __u32 fla
 	r->sock.skbs = w->skbs;
 	r->sock.nonpp_pages = w->nonpp;
 	r->sock.unread = w->bytes;
-	/* scan_inflight and an accept queue walk many in one element */
-	if (flags & (PPW_SF_IN_FLIGHT | PPW_SF_ACCEPTQ))
+	/* scan_inflight and an accept queue (no seq) walk many in one element */
+	if (!seq || (flags & PPW_SF_IN_FLIGHT))
 		emit_rec(r);
 	else
 		bpf_seq_write(seq, r, sizeof(*r));
@@ -199,22 +199,17 @@ static __noinline int walk_sock(struct seq_file *seq, struct sock *sk, __u32 fla
 	return walk_sock_body(seq, sk, flags);
 }
 
-static __always_inline bool sock_skip(struct sock *sk)
+/* request and timewait minisocks (TCP's: those of an IP family) have no queues */
+static __always_inline bool sock_skip(struct sock *sk, __u8 state)
 {
-	__u8 state = BPF_CORE_READ(sk, __sk_common.skc_state);
 	__u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
 
-	/* request and timewait minisocks have no queues */
 	return (family == PPW_AF_INET || family == PPW_AF_INET6) &&
 	       (state == PPW_TCP_TIME_WAIT || state == PPW_TCP_NEW_SYN_RECV);
 }
 
-/* a listener's accept queue, walked by acceptq_cb */
-struct ppw_acceptq {
-	struct seq_file *seq;
-	__u64 req; /* the next struct request_sock; 0 at the end */
-	__u32 flags;
-};
+/* the accept queue acceptq_cb walks: its next struct request_sock, 0 at the end */
+__u64 acceptq_next;
 
 /*
  * One child of a listener's accept queue: the connections no accept() took
@@ -224,12 +219,13 @@ struct ppw_acceptq {
  * the listener's close). The iterator holds the listener's lock
  * (PPW_ITER_LOCKED), so no accept() takes a child meanwhile, and a child
  * in CLOSE gets no more packets; softirq only appends at the tail. The
- * walk is inlined here (walk_sock_body): the chain stays five frames.
+ * walk is inlined here (walk_sock_body) and its records go through the
+ * ring (no seq_file): the chain stays five frames, as deep as the fd
+ * walk's.
  */
 static long acceptq_cb(__u64 i, void *data)
 {
-	struct ppw_acceptq *a = data;
-	struct request_sock *req = (void *)a->req;
+	struct request_sock *req = (void *)acceptq_next;
 	struct sock *child;
 
 	if (!req)
@@ -238,11 +234,14 @@ static long acceptq_cb(__u64 i, void *data)
 		cnt_inc(PPW_CNT_SCAN_TRUNC);
 		return 1;
 	}
-	a->req = (__u64)BPF_CORE_READ(req, dl_next);
+	acceptq_next = (__u64)BPF_CORE_READ(req, dl_next);
+	if (acceptq_next && i == PPW_MAX_ACCEPTQ - 1) /* a longer queue */
+		cnt_inc(PPW_CNT_SCAN_TRUNC);
 	child = BPF_CORE_READ(req, sk);
+	/* the child's own lock is not held: not PPW_SF_LOCKED */
 	if (child && BPF_CORE_READ(child, __sk_common.skc_state) == PPW_TCP_CLOSE &&
 	    first_walk(child))
-		walk_sock_body(a->seq, child, a->flags);
+		walk_sock_body(NULL, child, PPW_SF_ACCEPTQ);
 	return 0;
 }
 
@@ -257,20 +256,23 @@ SEC("iter/tcp")
 int scan_tcp(struct bpf_iter__tcp *ctx)
 {
 	struct sock *sk = (struct sock *)ctx->sk_common;
-	__u32 flags = PPW_ITER_LOCKED(bpf_tcp_iter_state___ppw);
-	struct ppw_acceptq a;
+	__u8 state;
 
-	if (!sk || sock_skip(sk) || !first_walk(sk))
+	if (!sk)
 		return 0;
-	walk_sock(ctx->meta->seq, sk, flags);
-	if (BPF_CORE_READ(sk, __sk_common.skc_state) != PPW_TCP_LISTEN)
+	/* (read once: each read is a slot of this frame, on the walk's deepest chain) */
+	state = BPF_CORE_READ(sk, __sk_common.skc_state);
+	if (sock_skip(sk, state) || !first_walk(sk))
 		return 0;
-	a.seq = ctx->meta->seq;
-	a.flags = PPW_SF_ACCEPTQ; /* the child's own lock is not held */
-	a.req = (__u64)BPF_CORE_READ((struct inet_connection_sock *)sk,
-				     icsk_accept_queue.rskq_accept_head);
-	if (a.req && bpf_loop(PPW_MAX_ACCEPTQ, acceptq_cb, &a, 0) == PPW_MAX_ACCEPTQ && a.req)
-		cnt_inc(PPW_CNT_SCAN_TRUNC); /* a longer queue */
+	walk_sock(ctx->meta->seq, sk, PPW_ITER_LOCKED(bpf_tcp_iter_state___ppw));
+	if (state != PPW_TCP_LISTEN)
+		return 0;
+	/* into the global, not a slot of this frame, which the bpf_loop the
+	 * verifier inlines already grows by 24 bytes (after its stack check) */
+	BPF_CORE_READ_INTO(&acceptq_next, (struct inet_connection_sock *)sk,
+			   icsk_accept_queue.rskq_accept_head);
+	if (acceptq_next)
+		bpf_loop(PPW_MAX_ACCEPTQ, acceptq_cb, NULL, 0);
 	return 0;
 }
 
