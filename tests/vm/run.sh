@@ -54,13 +54,17 @@ verdict() {
 }
 
 # run_test NAME FILE: the test in a session of its own with its time limit
-# (the watchdog ends the whole session: whatever the test started), then
+# (PPVM_TEST_TIMEOUT, else the test's own '# ppvm-limit: SECONDS' line,
+# else 240 s: a hang guard, never a measure; the watchdog ends the whole
+# session: whatever the test started), then
 # whatever it left running is stopped (a holder, a sink or a ppwatch left
 # by an early return would hold the log's pipe, and the run, open); its
 # budget (PPVM-TIME) and its verdict (PPVM-TEST) from its output, the
 # lines of /tmp/results.log between its markers
 run_test() {
-	local name=$1 t=$2 t0 pid dog rc limit=${PPVM_TEST_TIMEOUT:-240}
+	local name=$1 t=$2 t0 pid dog rc limit
+	limit=$(sed -n 's/^# ppvm-limit: \([0-9][0-9]*\)$/\1/p' "$t" | head -n1)
+	limit=${PPVM_TEST_TIMEOUT:-${limit:-240}}
 	echo "PPVM-TEST-BEGIN: $name"
 	: >$ACCT
 	now; t0=$NOW

@@ -29,6 +29,12 @@
 #     one ppkinds closed during the walk (its file without an fd).
 # Nothing is timed: the churn's rates are printed (PPVM-VALUES), not
 # asserted. Kernels whose veth has no page_pool (lacks=veth-pp) skip.
+# Its hang guard is longer than run.sh's 240 s: on a 2-core TCG host of
+# 2026-12-06 its three walks took 42-74 s each under the churn (the
+# timewait sockets the clients leave are walked too) and the checks
+# after (busybox awk over a journal of ~300,000 lines, once a walk)
+# about as long again; 240 s cut deb13-bpo's run short twice.
+# ppvm-limit: 480
 PPKINDS=/vm/bin/ppkinds
 lacks veth-pp && { skip lacks=veth-pp "no veth page pools on $FLAVOR (lacks=veth-pp): no pool page reaches a socket or a qdisc in this guest"; return 0; }
 lacks bpf-loop && { skip lacks=bpf-loop "no holder walk on $FLAVOR (lacks=bpf-loop)"; return 0; }
