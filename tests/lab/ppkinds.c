@@ -35,7 +35,8 @@
  * B's FIN (an acknowledged orphan would become a timewait minisock). B
  * reads what is in order and closes: its socket is an orphan in FIN-WAIT-1
  * whose out-of-order queue keeps the pages until TCP gives up on it
- * (tcp_orphan_retries). The gate stays on DEV (lab down removes it).
+ * (B's namespace gets net.ipv4.tcp_orphan_retries 15: minutes, not the
+ * default's ~100 s). The gate stays on DEV (lab down removes it).
  * tcp-orphan-fw2: the same, but the gate lets A acknowledge B's FIN, and
  * B's namespace has net.ipv4.tcp_fin_timeout 600: an orphan in
  * FIN-WAIT-2 with its out-of-order queue, for 540 s (then a timewait
@@ -456,16 +457,18 @@ static int tcp_state_in(const char *ns, unsigned int port)
 	return st;
 }
 
-/* net.ipv4.tcp_fin_timeout of namespace ns (per namespace) */
-static void fin_timeout_in(const char *ns, int seconds)
+/* net.ipv4.NAME of namespace ns (TCP's are per namespace) */
+static void ipv4_sysctl_in(const char *ns, const char *name, int value)
 {
 	int here = self_netns();
+	char path[96];
 	FILE *f;
 
 	enter_netns(ns);
-	f = fopen("/proc/sys/net/ipv4/tcp_fin_timeout", "w");
-	if (!f || fprintf(f, "%d\n", seconds) < 0 || fclose(f))
-		die("net.ipv4.tcp_fin_timeout");
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/%s", name);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%d\n", value) < 0 || fclose(f))
+		die(path);
 	if (setns(here, CLONE_NEWNET))
 		die("setns");
 	close(here);
@@ -489,7 +492,11 @@ static int cmd_tcp_orphan(const char *ns, const char *from, const struct sockadd
 	 * only while its fin timeout is over TCP_TIMEWAIT_LEN (60 s), else it
 	 * becomes a timewait minisock at once (tcp_rcv_state_process) */
 	if (fw2)
-		fin_timeout_in(ns, 600);
+		ipv4_sysctl_in(ns, "tcp_fin_timeout", 600);
+	/* one in FIN-WAIT-1 resends its FIN tcp_orphan_retries times (0: 8,
+	 * about 100 s with the backoff), then goes: 15 keeps it for minutes */
+	else
+		ipv4_sysctl_in(ns, "tcp_orphan_retries", 15);
 	lfd = listener_in(ns, at, 16 << 20);
 	cfd = connect_from(from, at);
 	afd = accept(lfd, NULL, NULL);
