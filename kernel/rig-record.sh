@@ -76,7 +76,7 @@ write_record() {
 		echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 		echo "commit=$(git -C "$ROOT" rev-parse --short=12 HEAD)"
 		echo "verdict=$verdict"
-		grep -E '^(reason|qemu_rc|vm_s|base|series|undeclared_skips)=' "$runenv" 2>/dev/null || true
+		grep -E '^(reason|qemu_rc|boots|vm_s|base|series|undeclared_skips)=' "$runenv" 2>/dev/null || true
 		echo "build_s=${RECORD_BUILD_S:-}"
 		echo "summary=${summary#PPVM-SUMMARY: }"
 	} >"$RESULTS/$name.env.tmp"
