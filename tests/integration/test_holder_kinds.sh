@@ -75,6 +75,14 @@ right_holder() {	# doc select min
 	RH=$(jq -ec "[.holders[] | select($2)] | first" <<<"$pool") || fail "no holder"
 }
 
+# sockets_released WHAT: a new scan finds no socket holding the lab's pool's pages
+sockets_released() {
+	local doc
+	doc=$("$PPWATCH" -j holders) || fail "ppwatch holders failed"
+	check "$1" jget "$(lab_pool "$doc")" \
+		'[.holders[] | select(.kind == "socket")] | length == 0' >/dev/null
+}
+
 tcp_reset_socket() {
 	kinds_begin
 	local pid ino port h doc
@@ -92,9 +100,7 @@ tcp_reset_socket() {
 	# in no hash table: only its fd leads to it, and that walk takes no lock
 	check "walked from its fd, unlocked" jget "$h" '.walk_locked == false' >/dev/null
 	lab_release 5101
-	doc=$("$PPWATCH" -j holders) || fail "ppwatch holders failed"
-	check "closing it returns them" jget "$(lab_pool "$doc")" \
-		'[.holders[] | select(.kind == "socket")] | length == 0' >/dev/null
+	sockets_released "closing it returns them"
 }
 
 # ppkinds KIND on PORT: an orphan in STATE with its out-of-order queue,
@@ -133,8 +139,7 @@ orphan_remedy() {	# port
 	ip netns exec "$LAB_B" ss -K src "192.0.2.2:$1" >"$LAB_DIR/ss.out" 2>&1 ||
 		fail "ss -K src 192.0.2.2:$1 (CONFIG_INET_DIAG_DESTROY): $(cat "$LAB_DIR/ss.out")"
 	wait_until 30 "the orphan to leave B's /proc/net/tcp" tcp_gone "$1"
-	check "ss -K returns them" jget "$(lab_pool "$("$PPWATCH" -j holders)")" \
-		'[.holders[] | select(.kind == "socket")] | length == 0' >/dev/null
+	sockets_released "ss -K returns them"
 }
 
 # An orphan whose FIN its peer acknowledged, its out-of-order queue kept:
@@ -194,8 +199,7 @@ tcp_not_accepted() {
 	check "B's kernel lists it and its listener" num "$(tcp_sockets_on 5105) == 2"
 	kill -USR1 "$(cut -d' ' -f1 "$LAB_DIR/holder.5105")"
 	wait_until 30 "the listener and its child to leave B's /proc/net/tcp" tcp_gone 5105
-	check "closing the listener returns them" jget "$(lab_pool "$("$PPWATCH" -j holders)")" \
-		'[.holders[] | select(.kind == "socket")] | length == 0' >/dev/null
+	sockets_released "closing the listener returns them"
 }
 
 tcp_gone() {	# port
@@ -212,8 +216,7 @@ tcp_not_accepted_reset() {
 		num "$(tcp_sockets_on 5106) == 1"
 	kill -USR1 "$(cut -d' ' -f1 "$LAB_DIR/holder.5106")"
 	wait_until 30 "the listener to leave B's /proc/net/tcp" tcp_gone 5106
-	check "closing the listener returns them" jget "$(lab_pool "$("$PPWATCH" -j holders)")" \
-		'[.holders[] | select(.kind == "socket")] | length == 0' >/dev/null
+	sockets_released "closing the listener returns them"
 }
 
 scm_rights_in_flight() {
@@ -267,9 +270,7 @@ io_uring_registered_file() {
 	check "B's kernel lists the socket" num "$(udp_sockets_on 5104) == 1"
 	kill -USR1 "$pid"
 	wait_until 30 "the socket to leave B's /proc/net/udp" udp_gone 5104
-	doc=$("$PPWATCH" -j holders) || fail "ppwatch holders failed"
-	check "unregistering it returns them" jget "$(lab_pool "$doc")" \
-		'[.holders[] | select(.kind == "socket")] | length == 0' >/dev/null
+	sockets_released "unregistering it returns them"
 	check "the ring is still open" num "$(ls "/proc/$pid/fdinfo/$ring" >/dev/null && echo 1 || echo 0) == 1"
 }
 
