@@ -35,6 +35,7 @@ for t in "$dir"/test_*; do
 	else
 		grep -v '^ok' <<<"$out"
 		echo "FAIL $name/$(basename "$t")${why:+: $why}"
+		[ -z "${PPWATCH_TALLY:-}" ] || echo "F $name/$(basename "$t")${why:+: $why}" >>"$PPWATCH_TALLY"
 	fi
 done
 if [ "$bins" -eq 0 ]; then

@@ -121,6 +121,11 @@ kernel_tally() {	# log rc
 		split(substr($0, RSTART, RLENGTH), w, /[ =]/)
 		fl = w[4]; pass[fl] = w[6]; fails[fl] = w[8]; skip[fl] = w[10]
 	}
+	match($0, /\[[^]]*\] PPVM: FAIL .*/) {
+		s = substr($0, RSTART, RLENGTH); fl = substr(s, 2, index(s, "]") - 2)
+		sub(/^[^]]*\] PPVM: FAIL /, "", s)
+		print "F kernel/" fl "/" substr(s, 1, 300)
+	}
 	match($0, /\[[^]]*\] PPVM: SKIP .*/) {
 		s = substr($0, RSTART, RLENGTH); fl = substr(s, 2, index(s, "]") - 2)
 		sub(/^[^]]*\] PPVM: SKIP /, "", s)
@@ -211,6 +216,12 @@ printf '  %s\n' "${results[@]}"
 if grep -q '^S ' "$PPWATCH_TALLY"; then
 	echo "  skipped:"
 	sed -n 's/^S /    /p' "$PPWATCH_TALLY"
+fi
+# the failures last: a log cut to its head and tail still names them
+if [ "$fail" -ne 0 ]; then
+	echo "  failed:"
+	for r in "${results[@]}"; do [[ $r != FAIL* ]] || echo "    ${r#FAIL }"; done
+	sed -n 's/^F /      /p' "$PPWATCH_TALLY"
 fi
 [ "$unselected" -eq 0 ] || echo "  ($unselected test files have no case TESTS names: not run)"
 awk '$1 == "T" { p += $3; f += $4; s += $5 }

@@ -317,7 +317,10 @@ run_tests() {
 		case $rc in
 		0) echo "  PASS $t"; pass=$((pass + 1)) ;;
 		"$KSFT_SKIP") echo "  SKIP $t"; skipped=$((skipped + 1)) ;;
-		*) echo "  FAIL $t"; failed=$((failed + 1)) ;;
+		*)
+			echo "  FAIL $t"; failed=$((failed + 1))
+			[ -z "${PPWATCH_TALLY:-}" ] || echo "F integration/$name/$t" >>"$PPWATCH_TALLY"
+			;;
 		esac
 		# every skip of the case: its own (exit 4, counted above) and its skip_notes
 		n=$(grep -c . "$_CASE_SKIPS")
