@@ -200,8 +200,10 @@ log "net.core.skb_defer_max: ${HK_DEFER:-absent (no skb defer lists)} -> ${HK_DE
 for k in $KINDS; do kind_lab "$k" || { hk_down; return 0; }; done
 if ! kind_forward tbf || ! kind_forward htb; then hk_down; return 0; fi
 # (the fragments wait in their queue for net.ipv4.ipfrag_time: longer
-# than this test)
-ip netns exec hk-frags-b sh -c 'echo 120 >/proc/sys/net/ipv4/ipfrag_time'
+# than this test, whose end deletes the namespace; at 120 s they expired
+# before their pool's destroy in CI's deb13-bpo run of 2026-12-06, where
+# the test took 202 s)
+ip netns exec hk-frags-b sh -c 'echo 900 >/proc/sys/net/ipv4/ipfrag_time'
 # rates of 12.5 bytes a second: after the first packet the next leaves
 # 112 s later (past this test), the backlog holds still (a lower rate
 # would make the burst's time overflow: tc clamps it below a packet)
