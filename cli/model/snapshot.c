@@ -171,6 +171,12 @@ static void fill_identity(struct pool_row *w, const struct pool_obs *o, const st
 		snprintf(w->device, sizeof(w->device), "%s", w->devname);
 }
 
+/* the later of two readings of a counter that only goes up (u32, wrapping) */
+static __u32 later(__u32 a, __u32 b)
+{
+	return (__s32)(b - a) > 0 ? b : a;
+}
+
 static void fill_counts(struct pool_row *w, const struct reading *rd, const struct pool_obs *o,
 			const struct pool_row *p, double dt)
 {
@@ -190,7 +196,19 @@ static void fill_counts(struct pool_row *w, const struct reading *rd, const stru
 	w->has_record = true;
 	w->hold_cnt = r->hold_cnt;
 	w->release_cnt = r->release_cnt;
-	w->inflight = (__s32)(r->hold_cnt - r->release_cnt);
+	/*
+	 * The kernel's counters never go back, but a reading can be older than
+	 * the last one: the fold takes the newest any CPU's slot saw, and a
+	 * slot can be gone by the next refresh while the record it gave back
+	 * to is a few events behind. The row keeps the newest ever read, so a
+	 * rate is never negative (it wrapped to 2^32 a second in CI's t/55 of
+	 * 2026-12-06) and the rates of all intervals add up to the counts.
+	 */
+	if (p && p->has_record) {
+		w->hold_cnt = later(w->hold_cnt, p->hold_cnt);
+		w->release_cnt = later(w->release_cnt, p->release_cnt);
+	}
+	w->inflight = (__s32)(w->hold_cnt - w->release_cnt);
 	if (w->state == ROW_FREED)
 		w->inflight = 0;
 	w->inflight_bytes =
@@ -221,7 +239,7 @@ static void fill_counts(struct pool_row *w, const struct reading *rd, const stru
 	if (base < 0 || w->state == ROW_FREED)
 		base = 0;
 	/* each release since first sight could have been one of them */
-	w->before_start_min = base - (__s64)(__u32)(r->release_cnt - r->base_release);
+	w->before_start_min = base - (__s64)(__u32)(w->release_cnt - r->base_release);
 	if (w->before_start_min < 0)
 		w->before_start_min = 0;
 	w->ledger_pages = w->before_start = w->before_start_max = w->untracked = w->phantoms = -1;
@@ -253,8 +271,8 @@ static void fill_counts(struct pool_row *w, const struct reading *rd, const stru
 	w->retries = r->destroy_cnt > 1 ? r->destroy_cnt - 1 : 0;
 	w->last_inflight = r->last_inflight;
 	if (p && p->has_record && dt > 0) {
-		w->hold_per_s = (__u32)(r->hold_cnt - p->hold_cnt) / dt;
-		w->release_per_s = (__u32)(r->release_cnt - p->release_cnt) / dt;
+		w->hold_per_s = (__u32)(w->hold_cnt - p->hold_cnt) / dt;
+		w->release_per_s = (__u32)(w->release_cnt - p->release_cnt) / dt;
 	}
 }
 

@@ -282,6 +282,7 @@ static void test_rates(void)
 	const struct pool_row *r;
 
 	make_reading(true);
+	obs[5].rec.hold_cnt = 0xffffffe0U; /* near the u32 wrap */
 	CHECK_INT(snapshot_build(&a, &rd, NULL), 0);
 	rd.now_ns += 2 * SEC;
 	obs[0].rec.hold_cnt += 500;
@@ -293,12 +294,38 @@ static void test_rates(void)
 	r = row(&b, 7);
 	CHECK_NEAR(r->hold_per_s, 250, 1e-9);
 	CHECK_NEAR(r->release_per_s, 150, 1e-9);
+	CHECK_NEAR(row(&b, 13)->hold_per_s, 8, 1e-9);
 	snapshot_free(&a);
 	a = b;
 	rd.now_ns += SEC;
 	obs[5].rec.hold_cnt = 0x10; /* wrapped: 0x20 holds */
 	CHECK_INT(snapshot_build(&b, &rd, &a), 0);
 	CHECK_NEAR(row(&b, 13)->hold_per_s, 32, 1e-9);
+	/*
+	 * a reading older than the last (a CPU slot gone, its record a few
+	 * events behind): the row keeps the newest, the rate is 0, not 2^32 a
+	 * second, and the next interval's rate counts from the newest, so the
+	 * rates of all intervals add up to the counts
+	 */
+	snapshot_free(&a);
+	a = b;
+	rd.now_ns += SEC;
+	obs[0].rec.hold_cnt -= 40;
+	obs[0].rec.release_cnt -= 20;
+	CHECK_INT(snapshot_build(&b, &rd, &a), 0);
+	r = row(&b, 7);
+	CHECK_NEAR(r->hold_per_s, 0, 1e-9);
+	CHECK_NEAR(r->release_per_s, 0, 1e-9);
+	CHECK_INT(r->hold_cnt, row(&a, 7)->hold_cnt);
+	CHECK_INT(r->inflight, row(&a, 7)->inflight);
+	snapshot_free(&a);
+	a = b;
+	rd.now_ns += SEC;
+	obs[0].rec.hold_cnt += 100; /* 60 more than the newest before */
+	obs[0].rec.release_cnt += 50;
+	CHECK_INT(snapshot_build(&b, &rd, &a), 0);
+	CHECK_NEAR(row(&b, 7)->hold_per_s, 60, 1e-9);
+	CHECK_NEAR(row(&b, 7)->release_per_s, 30, 1e-9);
 	snapshot_free(&a);
 	snapshot_free(&b);
 }
