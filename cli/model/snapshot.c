@@ -197,12 +197,9 @@ static void fill_counts(struct pool_row *w, const struct reading *rd, const stru
 	w->hold_cnt = r->hold_cnt;
 	w->release_cnt = r->release_cnt;
 	/*
-	 * The kernel's counters never go back, but a reading can be older than
-	 * the last one: the fold takes the newest any CPU's slot saw, and a
-	 * slot can be gone by the next refresh while the record it gave back
-	 * to is a few events behind. The row keeps the newest ever read, so a
-	 * rate is never negative (it wrapped to 2^32 a second in CI's t/55 of
-	 * 2026-12-06) and the rates of all intervals add up to the counts.
+	 * A reading can be older than the last (a CPU slot given back after
+	 * its pool's record was read): the row keeps the newest, so no rate
+	 * wraps to 2^32 a second (CI's t/55, 2026-12-06) and rates add up.
 	 */
 	if (p && p->has_record) {
 		w->hold_cnt = later(w->hold_cnt, p->hold_cnt);
