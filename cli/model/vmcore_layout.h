@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Where the members a crash-dump walk reads are, in the dumped kernel:
+ * filled from the dump's own BTF by sources/vmcore_btf.c (by name, as
+ * CO-RE does: no offset is compiled in), read by model/vmcore_walk.c. A
+ * member the kernel does not have is absent (bit_off < 0), and what
+ * needs it is reported unknown.
+ */
+#ifndef __PPWATCH_MODEL_VMCORE_LAYOUT_H
+#define __PPWATCH_MODEL_VMCORE_LAYOUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/kernel.h"
+
+struct vm_field {
+	int64_t bit_off;   /* from the start of its outermost struct; < 0: absent */
+	uint32_t size;	   /* bytes of its type */
+	uint32_t bit_size; /* a bitfield's width; 0: not one */
+};
+
+#define VM_ABSENT ((struct vm_field){ .bit_off = -1 })
+
+static inline bool vm_has(struct vm_field f)
+{
+	return f.bit_off >= 0;
+}
+
+/* the byte offset of a member that is not a bitfield */
+static inline uint64_t vm_off(struct vm_field f)
+{
+	return (uint64_t)f.bit_off / 8;
+}
+
+struct vmcore_layout {
+	/* struct xarray, struct xa_node */
+	struct vm_field xa_head, xn_shift, xn_slots;
+	uint32_t xa_chunk; /* slots a node has (XA_CHUNK_SIZE) */
+	/* struct page_pool */
+	uint32_t pool_size; /* sizeof(struct page_pool) */
+	struct vm_field order, pool_size_param, nid, dev, napi, hold, release, dma_map, dma_sync,
+		destroy_cnt, netdev, id, detach_time, dma_mapped_head, xdp_mem_id, mp_priv,
+		p_flags; /* before the dma_map bitfield: PP_FLAG_DMA_MAP (bit 0), _SYNC (bit 1) */
+	bool detach_time_is_ns;
+	enum unmap_regime unmap;
+	/* struct net_device, struct net, struct napi_struct */
+	struct vm_field nd_name, nd_ifindex, nd_net, nd_dev, net_inum, net_cookie, napi_id;
+	/* struct device, struct device_driver, struct class */
+	struct vm_field dev_name, dev_driver, dev_class, drv_name, class_name;
+	/* the timekeeper: within tk_core (struct tk_data), or the symbol shadow_timekeeper */
+	struct vm_field tk_in_core, tk_mono_base, tk_offs_boot, tk_xtime_sec;
+	/* struct uts_namespace: name.nodename, name.release */
+	struct vm_field uts_nodename, uts_release;
+};
+
+#endif /* __PPWATCH_MODEL_VMCORE_LAYOUT_H */

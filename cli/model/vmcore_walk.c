@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/vec.h"
+#include "model/reading.h"
+#include "model/vmcore_walk.h"
+
+#define XA_MAX_DEPTH  12	  /* 64-bit indices, 6 bits a level: 11 levels at most */
+#define STRUCT_MAX    (64 * 1024) /* the largest struct read whole */
+#define LOOPBACK_IDX  1
+#define MAX_ORDER     20			     /* far above any kernel's MAX_PAGE_ORDER */
+#define KERNEL_PTR(p) ((p) >= 0xffff800000000000ULL) /* x86_64's and arm64's kernel half */
+
+struct walk {
+	struct kmem *m;
+	const struct vmcore_layout *l;
+	struct vmcore_walk *w;
+	uint8_t *pool; /* the struct page_pool being read */
+	int err;       /* -ENOMEM only: the rest is counted */
+};
+
+static void note(struct vmcore_walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct vmcore_walk *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->first_error[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(w->first_error, sizeof(w->first_error), fmt, ap);
+	va_end(ap);
+}
+
+/* a member of a struct read into buf (len bytes): 0, or -ENOENT (absent) / -ERANGE */
+static int field(const uint8_t *buf, size_t len, struct vm_field f, uint64_t *v)
+{
+	uint64_t x = 0, byte;
+	unsigned size, i;
+
+	if (!vm_has(f))
+		return -ENOENT;
+	if (f.bit_size) {
+		byte = (uint64_t)f.bit_off / 8;
+		size = ((unsigned)(f.bit_off % 8) + f.bit_size + 7) / 8;
+		if (f.bit_size > 57 || byte + size > len)
+			return -ERANGE;
+		for (i = size; i-- > 0;)
+			x = x << 8 | buf[byte + i];
+		*v = (x >> (f.bit_off % 8)) & ((1ULL << f.bit_size) - 1);
+		return 0;
+	}
+	byte = vm_off(f);
+	if (f.size == 0 || f.size > 8 || byte + f.size > len)
+		return -ERANGE;
+	for (i = f.size; i-- > 0;)
+		x = x << 8 | buf[byte + i];
+	*v = x;
+	return 0;
+}
+
+/* a member of the struct at addr, read alone */
+static int read_field(struct kmem *m, uint64_t addr, struct vm_field f, uint64_t *v)
+{
+	if (!vm_has(f) || f.bit_size)
+		return -ENOENT;
+	return kmem_uint(m, addr + vm_off(f), f.size, v);
+}
+
+/* a char * member's string */
+static int read_str_ptr(struct kmem *m, uint64_t addr, struct vm_field f, char *buf, size_t len)
+{
+	uint64_t p;
+
+	buf[0] = 0;
+	if (read_field(m, addr, f, &p) || !KERNEL_PTR(p))
+		return -ENOENT;
+	return kmem_str(m, p, buf, len);
+}
+
+/* ifname, ifindex, namespace of a net_device: true if it reads as one */
+static bool netdev_fill(struct walk *k, struct ppw_pool *r, uint64_t nd)
+{
+	const struct vmcore_layout *l = k->l;
+	uint64_t ifindex, net, v;
+
+	if (!KERNEL_PTR(nd) || read_field(k->m, nd, l->nd_ifindex, &ifindex) ||
+	    (int32_t)ifindex <= 0)
+		return false;
+	r->ifindex = (int32_t)ifindex;
+	if (vm_has(l->nd_name))
+		kmem_str(k->m, nd + vm_off(l->nd_name), r->ifname, sizeof(r->ifname));
+	if (!read_field(k->m, nd, l->nd_net, &net) && KERNEL_PTR(net)) {
+		if (!read_field(k->m, net, l->net_inum, &v))
+			r->netns_ino = (uint32_t)v;
+		if (!read_field(k->m, net, l->net_cookie, &v))
+			r->netns_cookie = v;
+	}
+	return true;
+}
+
+/* p.dev: its name, driver, and the net_device it is the device of */
+static void device_fill(struct walk *k, struct ppw_pool *r, uint64_t dev)
+{
+	const struct vmcore_layout *l = k->l;
+	uint64_t drv, cls;
+	char cname[4];
+
+	if (!KERNEL_PTR(dev))
+		return;
+	read_str_ptr(k->m, dev, l->dev_name, r->devname, sizeof(r->devname));
+	if (!read_field(k->m, dev, l->dev_driver, &drv) && KERNEL_PTR(drv))
+		read_str_ptr(k->m, drv, l->drv_name, r->driver, sizeof(r->driver));
+	if (r->flags & PPW_PF_HAS_NETDEV || !vm_has(l->nd_dev))
+		return;
+	/* veth and others: no slow.netdev, but p.dev is a net_device's own device */
+	if (read_field(k->m, dev, l->dev_class, &cls) || !KERNEL_PTR(cls) ||
+	    read_str_ptr(k->m, cls, l->class_name, cname, sizeof(cname)) || strcmp(cname, "net"))
+		return;
+	if (netdev_fill(k, r, dev - vm_off(l->nd_dev)))
+		r->flags |= PPW_PF_DEV_NETDEV;
+}
+
+/* one pool, as the BPF side's pool_get() fills a record */
+static void pool_one(struct walk *k, uint64_t addr)
+{
+	const struct vmcore_layout *l = k->l;
+	struct vmcore_walk *w = k->w;
+	size_t len = l->pool_size;
+	struct pool_obs *o;
+	struct ppw_pool *r;
+	uint64_t v;
+	int err;
+
+	w->entries++;
+	if (!KERNEL_PTR(addr) || (err = kmem_read(k->m, addr, k->pool, len))) {
+		w->unreadable++;
+		note(w, "the page_pool at %#llx is not in the dump", (unsigned long long)addr);
+		return;
+	}
+	if (w->rd.n >= VW_MAX_POOLS) {
+		w->not_listed++;
+		return;
+	}
+	o = VEC_PUSH(w->rd.pools, w->rd.n, w->rd.cap);
+	if (!o) {
+		k->err = -ENOMEM;
+		return;
+	}
+	memset(o, 0, sizeof(*o));
+	r = &o->rec;
+	r->addr = addr;
+	r->gen = 1;
+#define GET(f, dst)                                 \
+	do {                                        \
+		if (!field(k->pool, len, l->f, &v)) \
+			dst = v;                    \
+	} while (0)
+	GET(id, r->id);
+	if (vm_has(l->id))
+		r->flags |= PPW_PF_HAS_ID;
+	GET(order, r->order);
+	GET(pool_size_param, r->pool_size);
+	GET(nid, r->nid);
+	GET(hold, r->hold_cnt);
+	GET(release, r->release_cnt);
+	GET(destroy_cnt, r->destroy_cnt);
+	GET(xdp_mem_id, r->xdp_mem_id);
+	if (r->order > MAX_ORDER) {
+		/* no kernel allocates such pages: not a pool (a damaged pointer or dump) */
+		note(w, "the page_pool at %#llx has order %u: not a pool", (unsigned long long)addr,
+		     r->order);
+		w->unreadable++;
+		w->rd.n--;
+		return;
+	}
+	r->base_hold = r->hold_cnt;
+	r->base_release = r->release_cnt;
+	r->last_inflight = (int32_t)(r->hold_cnt - r->release_cnt);
+	if (vm_has(l->dma_map)) {
+		if (!field(k->pool, len, l->dma_map, &v) && v)
+			r->flags |= PPW_PF_DMA_MAP;
+		if (!field(k->pool, len, l->dma_sync, &v) && v)
+			r->flags |= PPW_PF_DMA_SYNC;
+	} else if (!field(k->pool, len, l->p_flags, &v)) {
+		/* PP_FLAG_DMA_MAP, PP_FLAG_DMA_SYNC_DEV (include/net/page_pool/types.h) */
+		r->flags |= (v & 1 ? PPW_PF_DMA_MAP : 0) | (v & 2 ? PPW_PF_DMA_SYNC : 0);
+	}
+	if (!field(k->pool, len, l->mp_priv, &v) && v)
+		r->flags |= PPW_PF_MEM_PROVIDER;
+	if (r->destroy_cnt) {
+		/* destroyed: a zombie, since it is still listed (page_pool_unlist() frees) */
+		r->state = PPW_POOL_DETACHED;
+		GET(detach_time, r->kernel_detach_time);
+		if (!field(k->pool, len, l->dma_mapped_head, &v))
+			r->dma_mapped_left = v != 0;
+	}
+	if (!field(k->pool, len, l->napi, &v) && KERNEL_PTR(v)) {
+		uint64_t id;
+
+		r->flags |= PPW_PF_HAS_NAPI;
+		if (!read_field(k->m, v, l->napi_id, &id))
+			r->napi_id = (uint32_t)id;
+	}
+	/* slow.netdev: NULL, NET_PTR_POISON (its namespace went away) or a net_device */
+	if (!field(k->pool, len, l->netdev, &v) && netdev_fill(k, r, v)) {
+		r->flags |= PPW_PF_HAS_NETDEV;
+		if (r->ifindex == LOOPBACK_IDX)
+			r->flags |= PPW_PF_ORPHANED;
+	}
+	if (!field(k->pool, len, l->dev, &v))
+		device_fill(k, r, v);
+#undef GET
+}
+
+/* an xarray entry: a node to go down, a pool, or nothing (value, sibling, retry, zero) */
+static void xa_entry(struct walk *k, uint64_t e, int depth)
+{
+	const struct vmcore_layout *l = k->l;
+	uint64_t node, shift, *slots;
+	uint32_t i;
+
+	if (!e || k->err)
+		return;
+	if ((e & 3) != 2) {
+		if (!(e & 1))
+			pool_one(k, e);
+		return;
+	}
+	if (e <= 4096)
+		return; /* an internal entry that is no node: sibling, retry, zero */
+	node = e - 2;
+	if (depth >= XA_MAX_DEPTH || ++k->w->xa_nodes > VW_MAX_NODES) {
+		note(k->w, "the page_pools xarray is deeper or larger than a kernel makes it");
+		k->w->unreadable++;
+		return;
+	}
+	slots = malloc(l->xa_chunk * sizeof(*slots));
+	if (!slots) {
+		k->err = -ENOMEM;
+		return;
+	}
+	if (read_field(k->m, node, l->xn_shift, &shift) ||
+	    kmem_read(k->m, node + vm_off(l->xn_slots), slots, l->xa_chunk * sizeof(*slots))) {
+		note(k->w, "an xa_node of page_pools at %#llx is not in the dump",
+		     (unsigned long long)node);
+		k->w->unreadable++;
+		free(slots);
+		return;
+	}
+	for (i = 0; i < l->xa_chunk && !k->err; i++)
+		xa_entry(k, slots[i], depth + 1);
+	free(slots);
+}
+
+/* the dump's CLOCK_BOOTTIME and wall clock: the timekeeper at its last update */
+static void clock_of(struct walk *k, const struct vmcore_addrs *a)
+{
+	const struct vmcore_layout *l = k->l;
+	struct vmcore_walk *w = k->w;
+	uint64_t tk = 0, base, boot, sec;
+
+	if (a->tk_core && vm_has(l->tk_in_core))
+		tk = a->tk_core + vm_off(l->tk_in_core);
+	else if (a->shadow_tk)
+		tk = a->shadow_tk;
+	if (!tk || read_field(k->m, tk, l->tk_mono_base, &base) ||
+	    read_field(k->m, tk, l->tk_offs_boot, &boot) ||
+	    read_field(k->m, tk, l->tk_xtime_sec, &sec) || (int64_t)(base + boot) <= 0) {
+		note(w, "the timekeeper is not in the dump: no ages");
+		return;
+	}
+	w->clock = true;
+	w->rd.now_ns = base + boot;
+	w->real_s = (double)(int64_t)sec;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct pool_obs *x = a, *y = b;
+
+	return x->rec.addr < y->rec.addr ? -1 : x->rec.addr > y->rec.addr;
+}
+
+/* by address, each pool once (the order snapshot_build() expects) */
+static void dedup(struct vmcore_walk *w)
+{
+	size_t i, n = 0;
+
+	qsort(w->rd.pools, w->rd.n, sizeof(*w->rd.pools), by_addr);
+	for (i = 0; i < w->rd.n; i++) {
+		if (n && w->rd.pools[n - 1].rec.addr == w->rd.pools[i].rec.addr) {
+			w->duplicates++;
+			continue;
+		}
+		w->rd.pools[n++] = w->rd.pools[i];
+	}
+	w->rd.n = n;
+	if (w->duplicates)
+		note(w, "the page_pools xarray lists a pool more than once (a damaged xarray)");
+}
+
+int vmcore_walk(struct kmem *m, const struct vmcore_layout *l, const struct vmcore_addrs *a,
+		struct vmcore_walk *w)
+{
+	struct walk k = { .m = m, .l = l, .w = w };
+	uint64_t head;
+
+	memset(w, 0, sizeof(*w));
+	w->real_s = NAN;
+	/* a page size the dump says, if it is one a kernel has */
+	w->rd.page_size = a->page_size >= 4096 && a->page_size <= (1 << 20) &&
+					  !(a->page_size & (a->page_size - 1)) ?
+				  (uint32_t)a->page_size :
+				  4096;
+	w->rd.detach_time_is_ns = l->detach_time_is_ns;
+	w->rd.level = PPW_LEVEL_COUNTERS;
+	w->rd.regime = l->unmap;
+	if (a->init_uts_ns) {
+		if (vm_has(l->uts_nodename))
+			kmem_str(m, a->init_uts_ns + vm_off(l->uts_nodename), w->hostname,
+				 sizeof(w->hostname));
+		if (vm_has(l->uts_release))
+			kmem_str(m, a->init_uts_ns + vm_off(l->uts_release), w->release,
+				 sizeof(w->release));
+	}
+	clock_of(&k, a);
+	if (!a->page_pools || !vm_has(l->xa_head) || !vm_has(l->xn_slots) || !l->xa_chunk ||
+	    l->xa_chunk > 1024 || !l->pool_size || l->pool_size > STRUCT_MAX)
+		return -ENOENT;
+	if (read_field(m, a->page_pools, l->xa_head, &head)) {
+		note(w, "the page_pools xarray at %#llx is not in the dump",
+		     (unsigned long long)a->page_pools);
+		return -EFAULT;
+	}
+	k.pool = malloc(l->pool_size);
+	if (!k.pool)
+		return -ENOMEM;
+	xa_entry(&k, head, 0);
+	free(k.pool);
+	if (w->rd.n)
+		dedup(w);
+	return k.err;
+}
+
+void vmcore_walk_free(struct vmcore_walk *w)
+{
+	reading_free(&w->rd);
+}

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A crash dump's readers without a dump: VMCOREINFO's lines, the kernel's
+ * kallsyms tables (each way a kernel keeps its addresses) and a
+ * System.map, and the walk of the page_pools xarray, each on a memory
+ * made by hand (regions at kernel addresses), against what was put there.
+ */
+#include <errno.h>
+#include <math.h>
+
+#include "lib/util.h"
+#include "model/snapshot.h"
+#include "model/vmcore_syms.h"
+#include "model/vmcore_walk.h"
+#include "unit.h"
+
+/* a kernel's memory: regions at addresses */
+struct region {
+	uint64_t addr;
+	uint8_t *buf;
+	size_t len;
+};
+
+struct fake {
+	struct region r[16];
+	size_t n;
+};
+
+static int fake_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	struct fake *f = ctx;
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (addr >= f->r[i].addr && addr + n <= f->r[i].addr + f->r[i].len) {
+			memcpy(buf, f->r[i].buf + (addr - f->r[i].addr), n);
+			return 0;
+		}
+	return -EFAULT;
+}
+
+static uint8_t *region(struct fake *f, uint64_t addr, size_t len)
+{
+	struct region *r = &f->r[f->n++];
+
+	r->addr = addr;
+	r->len = len;
+	r->buf = calloc(1, len);
+	return r->buf;
+}
+
+static void fake_free(struct fake *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		free(f->r[i].buf);
+	f->n = 0;
+}
+
+static void test_vmcoreinfo(void)
+{
+	static const char text[] = "OSRELEASE=7.3.4+deb13-amd64\nPAGESIZE=4096\n"
+				   "SYMBOL(init_uts_ns)=ffffffff83a1c3e0\nKERNELOFFSET=1e00000\n"
+				   "NUMBER(PG_head_mask)=-64\nno equals here\n=novalue\n"
+				   "OSRELEASE=twice\nOFFSET(page.flags)=0\n\0JUNK=after the NUL\n";
+	struct vmcoreinfo vi;
+	uint64_t x;
+	int64_t d;
+
+	CHECK_INT(vmcoreinfo_parse(&vi, text, sizeof(text) - 1), 0);
+	CHECK_STR(vmcoreinfo_get(&vi, "OSRELEASE"), "7.3.4+deb13-amd64"); /* the first kept */
+	CHECK_INT(vmcoreinfo_symbol(&vi, "init_uts_ns", &x), 0);
+	CHECK_INT(x, 0xffffffff83a1c3e0ULL);
+	CHECK_INT(vmcoreinfo_hex(&vi, "KERNELOFFSET", &x), 0);
+	CHECK_INT(x, 0x1e00000);
+	CHECK_INT(vmcoreinfo_dec(&vi, "NUMBER(PG_head_mask)", &d), 0);
+	CHECK_INT(d, -64);
+	CHECK_INT(vmcoreinfo_dec(&vi, "OSRELEASE", &d), -EINVAL);
+	CHECK_INT(vmcoreinfo_hex(&vi, "SYMBOL(nothing)", &x), -ENOENT);
+	CHECK(vmcoreinfo_get(&vi, "JUNK") == NULL, "read past the note's NUL");
+	CHECK_INT(vi.skipped, 2);
+	vmcoreinfo_free(&vi);
+	CHECK_INT(vmcoreinfo_parse(&vi, "nothing\n", 8), -ENODATA);
+	vmcoreinfo_free(&vi);
+}
+
+/*
+ * kallsyms tables of three symbols, "dpage_pools", "D__start_BTF",
+ * "tshort", with tokens: each byte of a name a token but "page_" (token
+ * 200) and "__" (token 201)
+ */
+#define NAMES  0xffffffff82000000ULL
+#define NUMS   0xffffffff82100000ULL
+#define TTABLE 0xffffffff82200000ULL
+#define TINDEX 0xffffffff82300000ULL
+#define OFFS   0xffffffff82400000ULL
+#define RBASE  0xffffffff82500000ULL
+#define TEXT   0xffffffff81000000ULL
+
+static void put_tables(struct fake *f, const int32_t offs[3])
+{
+	uint8_t *names = region(f, NAMES, 4096), *tt = region(f, TTABLE, 4096);
+	uint16_t *ti = (uint16_t *)region(f, TINDEX, 512);
+	uint32_t *num = (uint32_t *)region(f, NUMS, 4);
+	int32_t *o = (int32_t *)region(f, OFFS, 12);
+	const char *syms[] = { "d\xc8pools", "D\xc9start_BTF", "tshort" };
+	size_t at = 0, i, k, tl = 0;
+
+	for (i = 0; i < 256; i++) {
+		ti[i] = (uint16_t)tl;
+		if (i == 200) {
+			memcpy(tt + tl, "page_", 6);
+			tl += 6;
+		} else if (i == 201) {
+			memcpy(tt + tl, "__", 3);
+			tl += 3;
+		} else {
+			tt[tl++] = (uint8_t)i;
+			tt[tl++] = 0;
+		}
+	}
+	for (i = 0; i < 3; i++) {
+		names[at++] = (uint8_t)strlen(syms[i]);
+		for (k = 0; syms[i][k]; k++)
+			names[at++] = (uint8_t)syms[i][k];
+		o[i] = offs[i];
+	}
+	*num = 3;
+}
+
+static const char *vmcoreinfo_of_tables(bool base)
+{
+	static char buf[1024];
+
+	snprintf(buf, sizeof(buf),
+		 "SYMBOL(kallsyms_names)=%llx\nSYMBOL(kallsyms_num_syms)=%llx\n"
+		 "SYMBOL(kallsyms_token_table)=%llx\nSYMBOL(kallsyms_token_index)=%llx\n"
+		 "SYMBOL(kallsyms_offsets)=%llx\n%s%llx\n",
+		 (unsigned long long)NAMES, (unsigned long long)NUMS, (unsigned long long)TTABLE,
+		 (unsigned long long)TINDEX, (unsigned long long)OFFS,
+		 base ? "SYMBOL(kallsyms_relative_base)=" : "KERNELOFFSET=",
+		 (unsigned long long)(base ? RBASE : 0));
+	return buf;
+}
+
+static void one_scheme(bool base, const int32_t offs[3], uint64_t want_pp, uint64_t want_btf)
+{
+	struct fake f = { 0 };
+	struct kmem m = { .read = fake_read, .ctx = &f };
+	struct vs_want w[] = { { .name = "page_pools" }, { .name = "__start_BTF" },
+			       { .name = "absent" } };
+	struct vmcoreinfo vi;
+	struct vs_result r;
+	const char *t = vmcoreinfo_of_tables(base);
+
+	put_tables(&f, offs);
+	if (base)
+		*(uint64_t *)region(&f, RBASE, 8) = TEXT;
+	CHECK_INT(vmcoreinfo_parse(&vi, t, strlen(t)), 0);
+	CHECK(vs_have_kallsyms(&vi), "the tables named");
+	CHECK_INT(vs_kallsyms(&m, &vi, w, 3, &r), 0);
+	CHECK_INT(r.syms, 3);
+	CHECK_INT(w[0].seen, 1);
+	CHECK_INT(w[0].addr, want_pp);
+	CHECK_INT(w[1].addr, want_btf);
+	CHECK_INT(w[2].seen, 0);
+	/* the names cut short: said, never a wrong address */
+	f.r[0].len = 5;
+	CHECK_INT(vs_kallsyms(&m, &vi, w, 3, &r), -EFAULT);
+	CHECK(strstr(r.why, "cut") != NULL, "%s", r.why);
+	vmcoreinfo_free(&vi);
+	fake_free(&f);
+}
+
+static void test_kallsyms(void)
+{
+	/* place-relative (6.15 on): &offsets[i] + offsets[i] */
+	int32_t rel[3] = { 0x1000, -0x100, 0 };
+	/* relative to kallsyms_relative_base, unsigned */
+	int32_t base[3] = { 0x2000, 0x3000, 0x10 };
+	/* absolute per-CPU: negative offsets below the base - 1, positive ones absolute */
+	int32_t pcpu[3] = { -0x2001, 0x1234, -1 };
+
+	one_scheme(false, rel, OFFS + 0x1000, OFFS + 4 - 0x100);
+	one_scheme(true, base, TEXT + 0x2000, TEXT + 0x3000);
+	one_scheme(true, pcpu, TEXT - 1 + 0x2001, 0x1234);
+}
+
+static void test_system_map(void)
+{
+	static const char vci[] = "SYMBOL(init_uts_ns)=ffffffff83a1c3e0\nKERNELOFFSET=2000000\n";
+	static const char map[] = "ffffffff81000000 T _text\nffffffff81a1c3e0 D init_uts_ns\n"
+				  "garbage line\nffffffff81b00000 d page_pools\n";
+	static const char other[] = "ffffffff81a1c3f0 D init_uts_ns\n";
+	struct vs_want w[] = { { .name = "page_pools" } };
+	struct vmcoreinfo vi;
+	struct vs_result r;
+
+	CHECK_INT(vmcoreinfo_parse(&vi, vci, sizeof(vci) - 1), 0);
+	CHECK_INT(vs_system_map(map, sizeof(map) - 1, &vi, w, 1, &r), 0);
+	CHECK_INT(w[0].addr, 0xffffffff83b00000ULL);
+	CHECK_INT(vs_system_map(other, sizeof(other) - 1, &vi, w, 1, &r), -ESTALE);
+	CHECK(strstr(r.why, "another kernel") != NULL, "%s", r.why);
+	CHECK_INT(vs_system_map("x\n", 2, &vi, w, 1, &r), -EINVAL);
+	vmcoreinfo_free(&vi);
+}
+
+/* a layout of small structs of our own: what the walk reads is where the layout says */
+static struct vmcore_layout small_layout(void)
+{
+	struct vmcore_layout l = { 0 };
+
+#define AT(f, off, sz) l.f = (struct vm_field){ (off) * 8, sz, 0 }
+	AT(xa_head, 8, 8);
+	AT(xn_shift, 0, 1);
+	AT(xn_slots, 16, 8);
+	l.xa_chunk = 4;
+	l.pool_size = 128;
+	AT(order, 0, 4);
+	AT(pool_size_param, 4, 4);
+	AT(nid, 8, 4);
+	AT(dev, 16, 8);
+	AT(napi, 24, 8);
+	AT(hold, 32, 4);
+	AT(release, 36, 4);
+	l.dma_map = (struct vm_field){ 40 * 8 + 1, 1, 1 };
+	l.dma_sync = (struct vm_field){ 40 * 8 + 2, 1, 1 };
+	AT(destroy_cnt, 48, 8);
+	AT(netdev, 56, 8);
+	AT(id, 64, 4);
+	AT(detach_time, 72, 8);
+	AT(dma_mapped_head, 80, 8);
+	AT(xdp_mem_id, 88, 4);
+	l.mp_priv = VM_ABSENT;
+	l.p_flags = VM_ABSENT;
+	l.detach_time_is_ns = true;
+	l.unmap = UNMAP_XARRAY;
+	AT(nd_name, 0, 16);
+	AT(nd_ifindex, 16, 4);
+	l.nd_net = VM_ABSENT;
+	l.nd_dev = VM_ABSENT;
+	l.net_inum = l.net_cookie = l.napi_id = VM_ABSENT;
+	l.dev_name = l.dev_driver = l.dev_class = l.drv_name = l.class_name = VM_ABSENT;
+	AT(tk_in_core, 8, 8);
+	AT(tk_mono_base, 0, 8);
+	AT(tk_offs_boot, 8, 8);
+	AT(tk_xtime_sec, 16, 8);
+	l.uts_nodename = l.uts_release = VM_ABSENT;
+#undef AT
+	return l;
+}
+
+#define XA    0xffff888000001000ULL
+#define NODE  0xffff888000002000ULL
+#define POOL1 0xffff888000003000ULL
+#define POOL2 0xffff888000004000ULL
+#define NETD  0xffff888000005000ULL
+#define TKC   0xffffffff83000000ULL
+
+static void put_pool(struct fake *f, uint64_t at, uint32_t id, uint32_t hold, uint32_t rel,
+		     uint64_t destroy, uint64_t detach_ns, uint64_t netdev, bool dma)
+{
+	uint8_t *p = region(f, at, 128);
+
+	memcpy(p + 32, &hold, 4);
+	memcpy(p + 36, &rel, 4);
+	p[40] = dma ? 2 : 0;
+	memcpy(p + 48, &destroy, 8);
+	memcpy(p + 56, &netdev, 8);
+	memcpy(p + 64, &id, 4);
+	memcpy(p + 72, &detach_ns, 8);
+}
+
+static void test_walk(void)
+{
+	struct vmcore_layout l = small_layout();
+	struct fake f = { 0 };
+	struct kmem m = { .read = fake_read, .ctx = &f };
+	struct vmcore_addrs a = { .page_pools = XA, .tk_core = TKC, .page_size = 4096 };
+	struct vmcore_walk w;
+	struct snapshot s;
+	uint64_t head = NODE | 2, slots[4] = { 0, POOL1, 0x16 /* a value? no: sibling */, POOL2 };
+	uint64_t mono = 100ULL * NSEC_PER_SEC, boot = 5ULL * NSEC_PER_SEC, sec = 1700000000;
+	uint8_t *tk;
+	size_t i;
+
+	slots[2] = (1 << 2) | 2; /* a sibling entry: no pool */
+	memcpy(region(&f, XA, 16) + 8, &head, 8);
+	memcpy(region(&f, NODE, 16 + sizeof(slots)) + 16, slots, sizeof(slots));
+	/* a live pool on netdev vb (ifindex 7), and a destroyed one with 300 pages out */
+	put_pool(&f, POOL1, 12, 1000, 900, 0, 0, NETD, true);
+	put_pool(&f, POOL2, 13, 700, 400, 3, 95ULL * NSEC_PER_SEC, 0, false);
+	memcpy(region(&f, NETD, 32), "vb\0", 3);
+	f.r[f.n - 1].buf[16] = 7;
+	tk = region(&f, TKC + 8, 24);
+	memcpy(tk, &mono, 8);
+	memcpy(tk + 8, &boot, 8);
+	memcpy(tk + 16, &sec, 8);
+	CHECK_INT(vmcore_walk(&m, &l, &a, &w), 0);
+	CHECK_INT(w.entries, 2);
+	CHECK_INT(w.unreadable, 0);
+	CHECK(w.clock, "the timekeeper read");
+	CHECK_INT(w.rd.now_ns, 105ULL * NSEC_PER_SEC);
+	CHECK_NEAR(w.real_s, 1700000000, 0);
+	CHECK_INT(snapshot_build(&s, &w.rd, NULL), 0);
+	CHECK_INT(s.n, 2);
+	for (i = 0; i < s.n; i++) {
+		const struct pool_row *r = &s.rows[i];
+
+		if (r->id == 12) {
+			CHECK_INT(r->state, ROW_LIVE);
+			CHECK_INT(r->inflight, 100);
+			CHECK_STR(r->device, "vb");
+			CHECK_INT(r->dma, DMA_MAPPED);
+		} else {
+			CHECK_INT(r->id, 13);
+			CHECK_INT(r->state, ROW_ZOMBIE);
+			CHECK_INT(r->inflight, 300);
+			CHECK_INT(r->inflight_bytes, 300 * 4096);
+			CHECK_NEAR(r->detach_age_s, 10, 1e-9);
+			CHECK_INT(r->retries, 2);
+			CHECK_INT(r->dma, DMA_NOT_MAPPED);
+		}
+	}
+	snapshot_free(&s);
+	vmcore_walk_free(&w);
+	/* a pool the dump lacks: counted and said, the others read */
+	f.r[3].addr = 0x1000;
+	CHECK_INT(vmcore_walk(&m, &l, &a, &w), 0);
+	CHECK_INT(w.entries, 2);
+	CHECK_INT(w.unreadable, 1);
+	CHECK_INT(w.rd.n, 1);
+	CHECK(strstr(w.first_error, "not in the dump") != NULL, "%s", w.first_error);
+	vmcore_walk_free(&w);
+	/* a node that points at itself: bounded by the depth */
+	slots[0] = NODE | 2;
+	memcpy(f.r[1].buf + 16, slots, sizeof(slots));
+	CHECK_INT(vmcore_walk(&m, &l, &a, &w), 0);
+	CHECK(w.xa_nodes <= 64, "%llu nodes", (unsigned long long)w.xa_nodes);
+	CHECK_INT(w.rd.n, 1); /* each pool once */
+	CHECK(w.duplicates > 0, "the loop said");
+	vmcore_walk_free(&w);
+	fake_free(&f);
+}
+
+int main(void)
+{
+	TEST(test_vmcoreinfo);
+	TEST(test_kallsyms);
+	TEST(test_system_map);
+	TEST(test_walk);
+	return unit_done();
+}
