@@ -59,7 +59,7 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 ALL_CPPFLAGS = -I$(OUTPUT) -Ibpf -Icli $(YNL_CPPFLAGS) $(CPPFLAGS)
 # The libraries, by pkg-config name: the dynamic link takes their --libs,
 # 'make static' their --static --libs (what each .a needs in turn).
-LIB_PKGS := libbpf libelf zlib yaml-0.1 jansson libmicrohttpd gnutls libcrypt libseccomp
+LIB_PKGS := libbpf libelf zlib yaml-0.1 jansson libmicrohttpd gnutls libcrypt libseccomp libkdumpfile
 ALL_LDLIBS = $(call pkg_libs,) -lm $(LDLIBS)
 pkg_libs = $(shell $(PKG_CONFIG) $(1) --libs $(LIB_PKGS))
 PKG_CONFIG ?= pkg-config
@@ -246,8 +246,13 @@ STRIP ?= strip
 # static link drops GnuTLS and its libraries for stand-ins (cli/static/no_tls.c)
 STATIC_TLS_LIBS := -lgnutls -lp11-kit -lidn2 -lunistring -ltasn1 -lnettle -lhogweed -lgmp
 STATIC_EXTRA_OBJS := $(if $(filter libmicrohttpd,$(LIB_PKGS)),$(OUTPUT)/static/no_tls.o)
-STATIC_LDLIBS = $(filter-out $(if $(STATIC_EXTRA_OBJS),$(STATIC_TLS_LIBS)),$(call pkg_libs,--static)) \
-	-lm $(LDLIBS)
+# Debian ships libkdumpfile as a shared library only (no libkdumpfile.a,
+# libaddrxlat.a): the static binary has cli/static/no_dump.c for
+# sources/dump.c, and 'postmortem --vmcore' refuses in one line
+STATIC_DUMP_LIBS := -lkdumpfile -laddrxlat -llzo2 -lsnappy -lzstd
+STATIC_OBJS = $(filter-out $(OUTPUT)/cli/sources/dump.o,$(CLI_OBJS)) $(OUTPUT)/static/no_dump.o
+STATIC_LDLIBS = $(filter-out $(if $(STATIC_EXTRA_OBJS),$(STATIC_TLS_LIBS)) $(STATIC_DUMP_LIBS),\
+	$(call pkg_libs,--static)) -lm $(LDLIBS)
 
 .PHONY: static
 static: $(STATIC_BIN)
@@ -259,7 +264,11 @@ $(OUTPUT)/static/no_tls.o: cli/static/no_tls.c | $(OUTPUT)/static
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(STATIC_BIN): $(CLI_OBJS) $(YNL_OBJS) $(STATIC_EXTRA_OBJS) | $(OUTPUT)/static
+$(OUTPUT)/static/no_dump.o: cli/static/no_dump.c | $(OUTPUT)/static
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(STATIC_BIN): $(STATIC_OBJS) $(YNL_OBJS) $(STATIC_EXTRA_OBJS) | $(OUTPUT)/static
 	$(call msg,STATIC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -static $^ $(STATIC_LDLIBS) -o $@
 	$(Q)$(STRIP) --strip-debug $@
@@ -336,6 +345,18 @@ unit-san: $(SAN_UNIT_BINS)
 $(FUZZ_OUT)/cli/%.o: cli/%.c | $(addprefix $(FUZZ_OUT)/cli/,$(PURE_DIRS))
 	$(call msg,CC-FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+# the dump's BTF: libbpf parses it, sources/vmcore_btf.c finds the layout in it
+$(FUZZ_OUT)/cli/sources/vmcore_btf.o: cli/sources/vmcore_btf.c
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_OUT)/fuzz_vmcore_btf: tests/fuzz/fuzz_vmcore_btf.c tests/fuzz/fuzz.h $(FUZZ_PURE_OBJS) \
+		$(FUZZ_OUT)/cli/sources/vmcore_btf.o
+	$(call msg,FUZZ,$@)
+	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+		$< $(FUZZ_PURE_OBJS) $(FUZZ_OUT)/cli/sources/vmcore_btf.o $(PURE_LDLIBS) -lbpf -lelf -lz -o $@
 
 $(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/fuzz/fuzz_report.h tests/unit/fixtures.h $(FUZZ_PURE_OBJS)
 	$(call msg,FUZZ,$@)

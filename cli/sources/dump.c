@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libkdumpfile/kdumpfile.h>
+
+#include "sources/dump.h"
+
+struct dump {
+	kdump_ctx_t *ctx;
+	int fd;
+	char *vmcoreinfo;
+	size_t vmcoreinfo_len;
+};
+
+static int status_errno(kdump_status s)
+{
+	switch (s) {
+	case KDUMP_OK:
+		return 0;
+	case KDUMP_ERR_SYSTEM:
+		return errno ? -errno : -EIO;
+	case KDUMP_ERR_NOTIMPL:
+		return -ENOTSUP;
+	case KDUMP_ERR_NODATA:
+	case KDUMP_ERR_ADDRXLAT:
+		return -EFAULT;
+	case KDUMP_ERR_EOF:
+	case KDUMP_ERR_CORRUPT:
+		return -EIO;
+	case KDUMP_ERR_NOKEY:
+		return -ENOENT;
+	default:
+		return -EINVAL;
+	}
+}
+
+static void str_attr(kdump_ctx_t *ctx, const char *key, char *buf, size_t len)
+{
+	const char *s = NULL;
+
+	if (kdump_get_string_attr(ctx, key, &s) != KDUMP_OK || !s)
+		s = "";
+	snprintf(buf, len, "%s", s);
+}
+
+int dump_open(const char *path, struct dump **out, struct dump_info *info, char *why, size_t whylen)
+{
+	struct dump *d = calloc(1, sizeof(*d));
+	kdump_num_t num = 0;
+	kdump_status st;
+	struct stat sb;
+	char *raw = NULL;
+	int err;
+
+	*out = NULL;
+	memset(info, 0, sizeof(*info));
+	if (!d)
+		return -ENOMEM;
+	d->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d->fd < 0) {
+		err = -errno;
+		snprintf(why, whylen, "cannot open it");
+		free(d);
+		return err;
+	}
+	if (!fstat(d->fd, &sb))
+		info->bytes = (uint64_t)sb.st_size;
+	d->ctx = kdump_new();
+	if (!d->ctx) {
+		dump_close(d);
+		return -ENOMEM;
+	}
+	st = kdump_open_fd(d->ctx, d->fd);
+	if (st != KDUMP_OK) {
+		err = status_errno(st);
+		snprintf(why, whylen, "not a dump libkdumpfile reads (ELF, kdump-compressed): %s",
+			 kdump_get_err(d->ctx));
+		dump_close(d);
+		return err == -ENOTSUP || err == -EFAULT ? -EINVAL : err;
+	}
+	str_attr(d->ctx, KDUMP_ATTR_FILE_FORMAT, info->format, sizeof(info->format));
+	str_attr(d->ctx, KDUMP_ATTR_ARCH_NAME, info->arch, sizeof(info->arch));
+	if (kdump_get_number_attr(d->ctx, KDUMP_ATTR_PAGE_SIZE, &num) == KDUMP_OK)
+		info->page_size = num;
+	if (kdump_get_number_attr(d->ctx, KDUMP_ATTR_PTR_SIZE, &num) != KDUMP_OK || num != 8 ||
+	    kdump_get_number_attr(d->ctx, KDUMP_ATTR_BYTE_ORDER, &num) != KDUMP_OK ||
+	    num != KDUMP_LITTLE_ENDIAN) {
+		snprintf(
+			why, whylen,
+			"a dump of %s, not of a 64-bit little-endian kernel: ppwatch reads those only",
+			info->arch[0] ? info->arch : "an unknown architecture");
+		dump_close(d);
+		return -ENOTSUP;
+	}
+	if (kdump_vmcoreinfo_raw(d->ctx, &raw) == KDUMP_OK && raw) {
+		d->vmcoreinfo = raw;
+		d->vmcoreinfo_len = strlen(raw);
+	}
+	/* the kernel's page tables translate addresses: Linux's, as VMCOREINFO describes them */
+	kdump_set_string_attr(d->ctx, KDUMP_ATTR_OSTYPE, "linux");
+	kdump_clear_err(d->ctx);
+	*out = d;
+	return 0;
+}
+
+const char *dump_vmcoreinfo(struct dump *d, size_t *len)
+{
+	*len = d->vmcoreinfo_len;
+	return d->vmcoreinfo;
+}
+
+int dump_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	struct dump *d = ctx;
+	size_t got = n;
+	kdump_status st;
+
+	errno = 0;
+	st = kdump_read(d->ctx, KDUMP_KVADDR, addr, buf, &got);
+	if (st == KDUMP_OK && got == n)
+		return 0;
+	kdump_clear_err(d->ctx);
+	return st == KDUMP_OK ? -EFAULT : status_errno(st);
+}
+
+void dump_close(struct dump *d)
+{
+	if (!d)
+		return;
+	if (d->ctx)
+		kdump_free(d->ctx);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d->vmcoreinfo);
+	free(d);
+}

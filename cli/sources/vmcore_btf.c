@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/btf.h>
+
+#include "sources/vmcore_btf.h"
+
+#define ANON_DEPTH 8 /* anonymous structs within anonymous structs */
+
+int vmcore_btf_parse(const void *data, size_t len, struct btf **out)
+{
+	struct btf *btf;
+
+	*out = NULL;
+	if (len < sizeof(struct btf_header) || len > VB_MAX_BYTES)
+		return -EINVAL;
+	btf = btf__new(data, (__u32)len);
+	if (!btf)
+		return errno ? -errno : -EINVAL;
+	*out = btf;
+	return 0;
+}
+
+int vmcore_btf_read(struct kmem *m, uint64_t start, uint64_t stop, struct btf **out, char *why,
+		    size_t whylen)
+{
+	uint64_t len = stop - start;
+	void *buf;
+	int err;
+
+	*out = NULL;
+	if (!start || stop <= start || len > VB_MAX_BYTES) {
+		snprintf(
+			why, whylen,
+			"__start_BTF %#llx, __stop_BTF %#llx: no BTF of at most %u MiB between them",
+			(unsigned long long)start, (unsigned long long)stop, VB_MAX_BYTES >> 20);
+		return -EINVAL;
+	}
+	buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	err = kmem_read(m, start, buf, len);
+	if (err) {
+		snprintf(why, whylen, "the kernel's BTF (%llu bytes at %#llx) is not in the dump",
+			 (unsigned long long)len, (unsigned long long)start);
+		free(buf);
+		return err;
+	}
+	err = vmcore_btf_parse(buf, len, out);
+	if (err)
+		snprintf(why, whylen, "the kernel's BTF (%llu bytes at %#llx) does not parse: %s",
+			 (unsigned long long)len, (unsigned long long)start, strerror(-err));
+	free(buf);
+	return err;
+}
+
+/* a type with its typedefs and qualifiers taken off */
+static const struct btf_type *resolved(const struct btf *btf, __u32 id, __u32 *rid)
+{
+	int r = btf__resolve_type(btf, id);
+
+	if (r < 0)
+		return NULL;
+	if (rid)
+		*rid = (__u32)r;
+	return btf__type_by_id(btf, (__u32)r);
+}
+
+/* member NAME of the struct or union ID, looking into anonymous ones */
+static bool member(const struct btf *btf, __u32 id, const char *name, int depth, int64_t *bit_off,
+		   __u32 *type, __u32 *bit_size)
+{
+	const struct btf_type *t = resolved(btf, id, NULL);
+	const struct btf_member *m;
+	__u32 i, n;
+
+	if (!t || !(btf_is_struct(t) || btf_is_union(t)) || depth > ANON_DEPTH)
+		return false;
+	m = btf_members(t);
+	n = btf_vlen(t);
+	for (i = 0; i < n; i++, m++) {
+		const char *mn = btf__name_by_offset(btf, m->name_off);
+		int64_t off = btf_member_bit_offset(t, i);
+
+		if (mn && *mn) {
+			if (strcmp(mn, name))
+				continue;
+			*bit_off = off;
+			*type = m->type;
+			*bit_size = btf_member_bitfield_size(t, i);
+			return true;
+		}
+		if (member(btf, m->type, name, depth + 1, bit_off, type, bit_size)) {
+			*bit_off += off;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "a.b.c" of struct SNAME: where it is, or VM_ABSENT; *type its type */
+static struct vm_field path_of(const struct btf *btf, const char *sname, const char *path,
+			       __u32 *type)
+{
+	int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+	struct vm_field f = { 0 };
+	char part[64];
+	const char *p = path, *dot;
+	__s64 size;
+	__u32 t, bsz = 0;
+	int64_t off;
+
+	if (id <= 0)
+		return VM_ABSENT;
+	t = (__u32)id;
+	for (;;) {
+		dot = strchr(p, '.');
+		snprintf(part, sizeof(part), "%.*s", dot ? (int)(dot - p) : (int)strlen(p), p);
+		if (!member(btf, t, part, 0, &off, &t, &bsz))
+			return VM_ABSENT;
+		f.bit_off += off;
+		if (!dot)
+			break;
+		if (bsz)
+			return VM_ABSENT;
+		p = dot + 1;
+	}
+	size = btf__resolve_size(btf, t);
+	if (size < 0 || size > 1 << 20)
+		return VM_ABSENT;
+	f.size = (uint32_t)size;
+	f.bit_size = bsz;
+	if (type)
+		*type = t;
+	return f;
+}
+
+static struct vm_field at(const struct btf *btf, const char *sname, const char *path)
+{
+	return path_of(btf, sname, path, NULL);
+}
+
+/* the type's name after its typedefs? no: the name of the member's own (first) type */
+static bool type_named(const struct btf *btf, __u32 id, const char *name)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const char *n = t ? btf__name_by_offset(btf, t->name_off) : NULL;
+
+	return n && !strcmp(n, name);
+}
+
+int vmcore_layout_of(const struct btf *btf, struct vmcore_layout *l, char *why, size_t whylen)
+{
+	const struct btf_type *t;
+	__u32 type = 0;
+	int id;
+	__s64 size;
+
+	memset(l, 0, sizeof(*l));
+	id = btf__find_by_name_kind(btf, "page_pool", BTF_KIND_STRUCT);
+	size = id > 0 ? btf__resolve_size(btf, (__u32)id) : -1;
+	if (size <= 0 || size > 64 * 1024) {
+		snprintf(why, whylen,
+			 "the kernel's BTF has no struct page_pool: a kernel without "
+			 "page pools (CONFIG_PAGE_POOL)");
+		return -ENOENT;
+	}
+	l->pool_size = (uint32_t)size;
+	l->xa_head = at(btf, "xarray", "xa_head");
+	l->xn_shift = at(btf, "xa_node", "shift");
+	l->xn_slots = path_of(btf, "xa_node", "slots", &type);
+	t = btf__type_by_id(btf, type);
+	if (t && btf_is_array(t))
+		l->xa_chunk = btf_array(t)->nelems;
+	l->order = at(btf, "page_pool", "p.order");
+	l->pool_size_param = at(btf, "page_pool", "p.pool_size");
+	l->nid = at(btf, "page_pool", "p.nid");
+	l->dev = at(btf, "page_pool", "p.dev");
+	l->napi = at(btf, "page_pool", "p.napi");
+	l->p_flags = at(btf, "page_pool", "p.flags");
+	l->hold = at(btf, "page_pool", "pages_state_hold_cnt");
+	l->release = at(btf, "page_pool", "pages_state_release_cnt.counter");
+	l->dma_map = at(btf, "page_pool", "dma_map");
+	l->dma_sync = at(btf, "page_pool", "dma_sync");
+	l->destroy_cnt = at(btf, "page_pool", "destroy_cnt");
+	l->netdev = at(btf, "page_pool", "slow.netdev");
+	l->id = at(btf, "page_pool", "user.id");
+	l->detach_time = path_of(btf, "page_pool", "user.detach_time", &type);
+	l->detach_time_is_ns = vm_has(l->detach_time) && type_named(btf, type, "ktime_t");
+	l->dma_mapped_head = at(btf, "page_pool", "dma_mapped.xa_head");
+	l->xdp_mem_id = at(btf, "page_pool", "xdp_mem_id");
+	l->mp_priv = at(btf, "page_pool", "mp_priv");
+	if (btf__find_by_name_kind(btf, "page_pool_item", BTF_KIND_STRUCT) > 0)
+		l->unmap = UNMAP_ITEM_BLOCKS;
+	else if (vm_has(l->dma_mapped_head))
+		l->unmap = UNMAP_XARRAY;
+	else
+		l->unmap = UNMAP_ON_RETURN;
+	l->nd_name = at(btf, "net_device", "name");
+	l->nd_ifindex = at(btf, "net_device", "ifindex");
+	l->nd_net = at(btf, "net_device", "nd_net.net");
+	l->nd_dev = at(btf, "net_device", "dev");
+	l->net_inum = at(btf, "net", "ns.inum");
+	l->net_cookie = at(btf, "net", "net_cookie");
+	l->napi_id = at(btf, "napi_struct", "napi_id");
+	l->dev_name = at(btf, "device", "kobj.name");
+	l->dev_driver = at(btf, "device", "driver");
+	l->dev_class = at(btf, "device", "class");
+	l->drv_name = at(btf, "device_driver", "name");
+	l->class_name = at(btf, "class", "name");
+	l->tk_in_core = at(btf, "tk_data", "timekeeper");
+	l->tk_mono_base = at(btf, "timekeeper", "tkr_mono.base");
+	l->tk_offs_boot = at(btf, "timekeeper", "offs_boot");
+	l->tk_xtime_sec = at(btf, "timekeeper", "xtime_sec");
+	l->uts_nodename = at(btf, "uts_namespace", "name.nodename");
+	l->uts_release = at(btf, "uts_namespace", "name.release");
+	if (!vm_has(l->id) || !vm_has(l->xa_head) || !vm_has(l->xn_slots) || !l->xa_chunk) {
+		snprintf(why, whylen,
+			 "the kernel's struct page_pool has no user.id: a kernel before 6.8, whose "
+			 "pools are in no list ppwatch reads from a dump yet");
+		return -ENOENT;
+	}
+	return 0;
+}
