@@ -11,6 +11,8 @@
  * report's pools (model/pm_klog.c): live, /dev/kmsg's (sources/kmsg.c);
  * with --dmesg, a saved log's, alone or with FILE. Each pool then gets its
  * verdict (model/pm_verdict.c) and the words for it (output/pm_verdict_fmt.c).
+ * With --vmcore, a crash dump's pools are written as a recording's records
+ * (sources/vmcore.c) and read back the same way.
  */
 #include <errno.h>
 #include <math.h>
@@ -37,22 +39,26 @@
 #include "output/postmortem_fmt.h"
 #include "sources/kmsg.h"
 #include "sources/recorder.h"
+#include "sources/vmcore.h"
 
 static struct {
 	struct recorder_opts rec;
 	double window;
 	const char *dmesg;
+	const char *vmcore, *system_map;
 	bool yaml, no_kernel_log;
 } opts = {
 	.rec = { .snapshot_every = 5, .scan_every = 30, .stall_after = 60, .oldest_pages = 10 },
 	.window = 1.5,
 };
 
-enum { OPT_STALL = 0x500, OPT_WINDOW, OPT_YAML, OPT_DMESG, OPT_NO_KLOG };
+enum { OPT_STALL = 0x500, OPT_WINDOW, OPT_YAML, OPT_DMESG, OPT_NO_KLOG, OPT_VMCORE, OPT_SYSMAP };
 
 static const struct option pm_lopts[] = {
 	{ "yaml", no_argument, NULL, OPT_YAML },
 	{ "dmesg", required_argument, NULL, OPT_DMESG },
+	{ "vmcore", required_argument, NULL, OPT_VMCORE },
+	{ "system-map", required_argument, NULL, OPT_SYSMAP },
 	{ "no-kernel-log", no_argument, NULL, OPT_NO_KLOG },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "stall-after", required_argument, NULL, OPT_STALL },
@@ -76,6 +82,12 @@ static int pm_opt(int o, const char *arg)
 	case OPT_NO_KLOG:
 		opts.no_kernel_log = true;
 		return 0;
+	case OPT_VMCORE:
+		opts.vmcore = arg;
+		return 0;
+	case OPT_SYSMAP:
+		opts.system_map = arg;
+		return 0;
 	case 'S':
 		return args_stack_every(arg, &opts.rec.stack_every);
 	}
@@ -91,6 +103,10 @@ static void pm_help(void)
 	       "  --dmesg LOG          a saved kernel log (dmesg, dmesg -T, journalctl -k,\n"
 	       "                       syslog; - for stdin): its 'stalled pool shutdown'\n"
 	       "                       lines, alone or linked to FILE's pools\n"
+	       "  --vmcore DUMP        a kernel crash dump (ELF, kdump-compressed): its page\n"
+	       "                       pools from its own BTF and VMCOREINFO, no debug info\n"
+	       "  --system-map FILE    with --vmcore: the dumped kernel's System.map, for a\n"
+	       "                       dump whose VMCOREINFO names no kallsyms tables\n"
 	       "  --no-kernel-log      live: do not read /dev/kmsg\n"
 	       "  --yaml               YAML instead of text (-j for JSON)\n"
 	       "  --window DUR         live: observe this long (default 1.5s: one retry)\n"
@@ -353,7 +369,7 @@ static int pm_run(int argc, char **argv)
 {
 	const char *name = argc ? argv[0] : NULL;
 	struct recording r = { 0 };
-	json_t *rep = NULL, *input = NULL;
+	json_t *rep = NULL, *input = NULL, *vmcore = NULL;
 	struct pm *a = NULL;
 	FILE *f = NULL;
 	int err = 0;
@@ -366,7 +382,26 @@ static int pm_run(int argc, char **argv)
 		usage_error("--dmesg - and FILE -: standard input is one of them");
 		return EXIT_ERROR;
 	}
-	if (opts.dmesg && !name) {
+	if (opts.vmcore && name) {
+		usage_error("--vmcore DUMP or FILE: one of them");
+		return EXIT_ERROR;
+	}
+	if (opts.system_map && !opts.vmcore) {
+		usage_error("--system-map is for --vmcore DUMP");
+		return EXIT_ERROR;
+	}
+	if (opts.vmcore) {
+		struct vmcore_opts vo = { .path = opts.vmcore,
+					  .system_map = opts.system_map,
+					  .stall_after = opts.rec.stall_after };
+
+		err = vmcore_records(&vo, &f, &vmcore); /* reports its failure */
+		if (!err) {
+			err = recording_open_stream(&r, f, "(vmcore)");
+			if (err)
+				p_err("postmortem: %s", strerror(-err));
+		}
+	} else if (opts.dmesg && !name) {
 		/* a log alone: no recording, nothing live */
 	} else if (name && strcmp(name, "-")) {
 		err = recording_open(&r, name);
@@ -388,18 +423,31 @@ static int pm_run(int argc, char **argv)
 	}
 	if (a)
 		context(a);
-	if (!err && !(opts.dmesg && !name))
-		err = read_all(&r, a, name ? name : "the live record");
+	if (a)
+		pm_report_live(a, opts.vmcore != NULL);
+	if (!err && !(opts.dmesg && !name && !opts.vmcore))
+		err = read_all(&r, a,
+			       name	   ? name :
+			       opts.vmcore ? "the dump's records" :
+					     "the live record");
 	if (!err) {
 		input = name ? recording_summary(&r) : NULL;
-		rep = pm_report(a, name ? name : opts.dmesg ? opts.dmesg : "live", input);
+		rep = pm_report(a,
+				name	    ? name :
+				opts.vmcore ? "vmcore" :
+				opts.dmesg  ? opts.dmesg :
+					      "live",
+				input);
+		if (rep && vmcore && json_object_set(rep, "vmcore", vmcore))
+			json_decref(rep), rep = NULL;
 		if (!rep || (name && !input)) {
 			p_err("postmortem: building the report: %s", strerror(ENOMEM));
 			err = -ENOMEM;
 		}
 	}
-	if (!err && (opts.dmesg || (!name && !opts.no_kernel_log)))
-		err = add_kernel_log(rep, !name); /* !name with --dmesg: the log alone */
+	if (!err && (opts.dmesg || (!name && !opts.vmcore && !opts.no_kernel_log)))
+		err = add_kernel_log(rep,
+				     !name && !opts.vmcore); /* !name with --dmesg: the log alone */
 	if (!err && (pm_add_verdicts(rep) || postmortem_prose(rep))) {
 		p_err("postmortem: the verdicts: %s", strerror(ENOMEM));
 		err = -ENOMEM;
@@ -414,12 +462,13 @@ static int pm_run(int argc, char **argv)
 			postmortem_text(stdout, rep);
 		}
 	}
-	if (!(opts.dmesg && !name))
+	if (!(opts.dmesg && !name && !opts.vmcore))
 		recording_close(&r);
 	if (f)
 		fclose(f);
 	pm_free(a);
 	json_decref(input);
+	json_decref(vmcore);
 	if (!err && any_stalled(rep))
 		err = 1;
 	json_decref(rep);
@@ -429,7 +478,9 @@ static int pm_run(int argc, char **argv)
 const struct command cmd_postmortem = {
 	.name = "postmortem",
 	.level = PPW_LEVEL_ALL,
-	.synopsis = "[FILE] [--dmesg LOG] [--yaml] [--window DUR] [--stall-after DUR] [-S[N]]",
+	.synopsis =
+		"[FILE | --vmcore DUMP [--system-map FILE]] [--dmesg LOG] [--yaml] [--window DUR] "
+		"[--stall-after DUR] [-S[N]]",
 	.summary = "report on stalled, destroyed and recently freed pools, live, recorded or "
 		   "from the kernel log",
 	.lopts = pm_lopts,

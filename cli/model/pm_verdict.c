@@ -181,9 +181,11 @@ static void one(struct out *o, const json_t *rep, json_t *pool, bool gone)
 	pool_verdict_decide(&in, &v);
 
 	if (!log_only)
-		json_array_append_new(basis, json_string(!strcmp(jstr(rep, "source", ""), "live") ?
-								 "live" :
-								 "recording"));
+		json_array_append_new(
+			basis,
+			json_string(!strcmp(jstr(rep, "source", ""), "live")   ? "live" :
+				    !strcmp(jstr(rep, "source", ""), "vmcore") ? "vmcore" :
+										 "recording"));
 	if (json_is_object(kl))
 		json_array_append_new(basis, json_string("kernel_log"));
 	if (in.scanned)
@@ -226,7 +228,13 @@ int pm_add_verdicts(json_t *rep)
 	struct out o = { 0 };
 	size_t i;
 
-	json_array_foreach(json_object_get(rep, "pools"), i, pool) one(&o, rep, pool, false);
+	json_array_foreach(json_object_get(rep, "pools"), i, pool)
+	{
+		/* a live pool with pages out (a dump's report has them): its ring, no verdict */
+		if (!strcmp(jstr(pool, "state", ""), "live"))
+			continue;
+		one(&o, rep, pool, false);
+	}
 	json_array_foreach(json_object_get(json_object_get(rep, "kernel_log"), "gone"), i, pool)
 		one(&o, rep, pool, true);
 	return o.nomem ? -ENOMEM : 0;

@@ -72,6 +72,7 @@ struct pm {
 	char boot_id[48];
 	char host[72];
 	bool (*alive)(int pid); /* is pid a ppwatch here? */
+	bool live;		/* live pools with pages out are reported too */
 	bool nomem;
 };
 
@@ -676,6 +677,11 @@ void pm_free(struct pm *a)
 	free(a);
 }
 
+void pm_report_live(struct pm *a, bool on)
+{
+	a->live = on;
+}
+
 void pm_context(struct pm *a, double now, const char *boot_id, const char *host,
 		bool (*alive)(int pid))
 {
@@ -761,7 +767,8 @@ json_t *pm_report(struct pm *a, const char *source, json_t *input)
 		if (!p->row)
 			continue;
 		/* what a post-mortem is about: destroyed and out, or freed meanwhile */
-		if (strcmp(jstr(p->row, "state", ""), "zombie") && !p->freed && !p->stalled)
+		if (strcmp(jstr(p->row, "state", ""), "zombie") && !p->freed && !p->stalled &&
+		    !(a->live && jnum(p->row, "inflight", 0) > 0))
 			continue;
 		pool = json_object();
 		if (!pool || json_array_append_new(pools, pool)) {

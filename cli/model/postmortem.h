@@ -60,6 +60,11 @@ void pm_context(struct pm *a, double now, const char *boot_id, const char *host,
  * the file name; input: what the reader says it read (recording_summary(), borrowed), or NULL.
  */
 json_t *pm_report(struct pm *a, const char *source, json_t *input);
+/*
+ * Report live pools with pages out too, not only destroyed, stalled and
+ * freed ones (a crash dump's report: every pool with pages out)
+ */
+void pm_report_live(struct pm *a, bool on);
 void pm_free(struct pm *a);
 
 #endif /* __PPWATCH_MODEL_POSTMORTEM_H */

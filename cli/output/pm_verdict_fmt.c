@@ -83,6 +83,7 @@ static json_t *next_steps(const json_t *rep, const json_t *pool, enum pv_code c)
 {
 	const json_t *v = json_object_get(pool, "verdict");
 	bool live = !strcmp(jstr(rep, "source", ""), "live");
+	bool vmcore = !strcmp(jstr(rep, "source", ""), "vmcore");
 	bool log_only = !strcmp(jstr(pool, "from", ""), "kernel_log");
 	json_t *next = json_array();
 	char id[24];
@@ -156,7 +157,15 @@ static json_t *next_steps(const json_t *rep, const json_t *pool, enum pv_code c)
 		break;
 	case PV_STUCK:
 	case PV_UNKNOWN:
-		next_cmd(next, live ? "ppwatch holders%s" : "on the host: ppwatch holders%s", id);
+		if (vmcore)
+			next_cmd(
+				next,
+				"after the reboot, keep ppwatch record running%s: its holder scans "
+				"name who holds a pool's pages before the next crash",
+				"");
+		else
+			next_cmd(next,
+				 live ? "ppwatch holders%s" : "on the host: ppwatch holders%s", id);
 		break;
 	case PV_FREED:
 		break;
@@ -173,6 +182,8 @@ static int prose_one(const json_t *rep, json_t *pool)
 	if (!json_is_object(v))
 		return 0;
 	facts(pool, v, &f);
+	if (f.code == PV_UNKNOWN && !strcmp(jstr(rep, "source", ""), "vmcore"))
+		f.unknown_why = "ppwatch does not read a dump's holders yet";
 	pool_verdict_say(buf, sizeof(buf), &f);
 	next = next_steps(rep, pool, f.code);
 	if (json_object_set_new(v, "summary", json_string(buf)) || !next ||

@@ -236,8 +236,8 @@ static void text_runs(FILE *f, const json_t *rep)
 	const char *end;
 	size_t i;
 
-	if (!strcmp(jstr(rep, "source", ""), "live"))
-		return; /* this window, ended now */
+	if (!strcmp(jstr(rep, "source", ""), "live") || json_object_get(rep, "vmcore"))
+		return; /* this window, ended now; a dump: one instant */
 	json_array_foreach(runs, i, r)
 	{
 		end = jstr(r, "end", "");
@@ -263,6 +263,42 @@ static void text_runs(FILE *f, const json_t *rep)
 			fputs(": the recorder ended on an error (its stderr said which)", f);
 		fputc('\n', f);
 	}
+}
+
+/* a crash dump: what was read of it, and what ppwatch does not read from one yet */
+static void text_vmcore(FILE *f, const json_t *v)
+{
+	const json_t *x;
+	char a[32], b[32];
+	size_t i;
+
+	if (!json_is_object(v))
+		return;
+	fputs("crash dump ", f);
+	put_str(f, v, "file", "?");
+	fprintf(f, " (%s, %s, ", jstr(v, "format", "?"),
+		fmt_bytes(a, sizeof(a), jnum(v, "bytes", NAN)));
+	put_str(f, v, "arch", "?");
+	fputs("): kernel ", f);
+	put_str(f, v, "osrelease", "?");
+	fprintf(f, ", symbols from %s, BTF %s from its memory, clock %s\n", jstr(v, "symbols", "?"),
+		fmt_bytes(b, sizeof(b), jnum(v, "btf_bytes", NAN)),
+		json_is_string(json_object_get(v, "clock")) ?
+			"the timekeeper's (at its last update)" :
+			"unknown: no ages");
+	fprintf(f, "%s pools in the kernel's %s", count_str(a, sizeof(a), jnum(v, "pools", 0)),
+		jstr(v, "list", "?"));
+	if (jnum(v, "unreadable", 0) > 0) {
+		fprintf(f, ", %s not in the dump (",
+			count_str(b, sizeof(b), jnum(v, "unreadable", 0)));
+		put_str(f, v, "first_error", "?");
+		fputc(')', f);
+	}
+	fputs("; the pools with pages out, live ones too\n", f);
+	fputs("not read from a dump yet:", f);
+	json_array_foreach(json_object_get(v, "not_read"), i, x)
+		fprintf(f, "%s %s", i ? "," : "", json_string_value(x) ?: "?");
+	fputs(" (ppwatch-postmortem(8) CRASH DUMPS)\n", f);
 }
 
 /* what the recorder could not take: one line a gap */
@@ -313,6 +349,7 @@ void postmortem_text(FILE *f, const json_t *rep)
 			n == 1 ? "" : "s");
 	}
 	text_input(f, json_object_get(rep, "input"));
+	text_vmcore(f, json_object_get(rep, "vmcore"));
 	if (jnum(rep, "lost_records", 0) > 0) {
 		fprintf(f, "the recorder could not write %s record%s (",
 			count_str(a, sizeof(a), jnum(rep, "lost_records", 0)),
@@ -323,7 +360,9 @@ void postmortem_text(FILE *f, const json_t *rep)
 	text_runs(f, rep);
 	text_gaps(f, rep);
 	pm_text_log_summary(f, rep);
-	if (!n && json_object_get(rep, "input"))
+	if (!n && json_object_get(rep, "vmcore"))
+		fprintf(f, "no pool with pages out\n");
+	else if (!n && json_object_get(rep, "input"))
 		fprintf(f, "no destroyed pool with pages out, none freed in the recording\n");
 	else if (!n && !json_object_get(rep, "kernel_log"))
 		fprintf(f, "no destroyed pool with pages out\n");

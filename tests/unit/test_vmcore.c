@@ -9,9 +9,12 @@
 #include <math.h>
 
 #include "lib/util.h"
+#include "model/pm_verdict.h"
+#include "model/postmortem.h"
 #include "model/snapshot.h"
 #include "model/vmcore_syms.h"
 #include "model/vmcore_walk.h"
+#include "output/vmcore_records.h"
 #include "unit.h"
 
 /* a kernel's memory: regions at addresses */
@@ -148,7 +151,8 @@ static void one_scheme(bool base, const int32_t offs[3], uint64_t want_pp, uint6
 {
 	struct fake f = { 0 };
 	struct kmem m = { .read = fake_read, .ctx = &f };
-	struct vs_want w[] = { { .name = "page_pools" }, { .name = "__start_BTF" },
+	struct vs_want w[] = { { .name = "page_pools" },
+			       { .name = "__start_BTF" },
 			       { .name = "absent" } };
 	struct vmcoreinfo vi;
 	struct vs_result r;
@@ -211,7 +215,7 @@ static struct vmcore_layout small_layout(void)
 {
 	struct vmcore_layout l = { 0 };
 
-#define AT(f, off, sz) l.f = (struct vm_field){ (off) * 8, sz, 0 }
+#define AT(f, off, sz) l.f = (struct vm_field){ (off)*8, sz, 0 }
 	AT(xa_head, 8, 8);
 	AT(xn_shift, 0, 1);
 	AT(xn_slots, 16, 8);
@@ -270,6 +274,93 @@ static void put_pool(struct fake *f, uint64_t at, uint32_t id, uint32_t hold, ui
 	memcpy(p + 56, &netdev, 8);
 	memcpy(p + 64, &id, 4);
 	memcpy(p + 72, &detach_ns, 8);
+}
+
+/* the memory of test_walk: an xarray of a live pool on vb and a destroyed one */
+static void put_two_pools(struct fake *f, uint64_t *slots)
+{
+	uint64_t head = NODE | 2, mono = 100ULL * NSEC_PER_SEC, boot = 5ULL * NSEC_PER_SEC;
+	uint64_t sec = 1700000000;
+	uint8_t *tk;
+
+	memcpy(region(f, XA, 16) + 8, &head, 8);
+	memcpy(region(f, NODE, 16 + 4 * 8) + 16, slots, 4 * 8);
+	put_pool(f, POOL1, 12, 1000, 900, 0, 0, NETD, true);
+	put_pool(f, POOL2, 13, 700, 400, 3, 95ULL * NSEC_PER_SEC, 0, false);
+	memcpy(region(f, NETD, 32), "vb\0", 3);
+	f->r[f->n - 1].buf[16] = 7;
+	tk = region(f, TKC + 8, 24);
+	memcpy(tk, &mono, 8);
+	memcpy(tk + 8, &boot, 8);
+	memcpy(tk + 16, &sec, 8);
+}
+
+/* the dump's records read back as a recording: the report and its verdicts */
+static void test_report(void)
+{
+	struct vmcore_layout l = small_layout();
+	struct fake f = { 0 };
+	struct kmem m = { .read = fake_read, .ctx = &f };
+	struct vmcore_addrs a = { .page_pools = XA, .tk_core = TKC, .page_size = 4096 };
+	uint64_t slots[4] = { 0, POOL1, 0, POOL2 };
+	struct recording r = { 0 };
+	struct vmcore_walk w;
+	struct snapshot s;
+	struct pm *pm = pm_new();
+	json_t *rep, *p, *zombie = NULL, *live = NULL;
+	char *buf = NULL;
+	size_t len, i;
+	FILE *out, *in;
+
+	put_two_pools(&f, slots);
+	CHECK_INT(vmcore_walk(&m, &l, &a, &w), 0);
+	CHECK_INT(snapshot_build(&s, &w.rd, NULL), 0);
+	out = open_memstream(&buf, &len);
+	CHECK_INT(vmcore_records_write(out, &w, &s, "7.3.4+deb13-amd64", 60), 0);
+	fclose(out);
+	in = fmemopen(buf, len, "r");
+	CHECK_INT(recording_open_stream(&r, in, "(vmcore)"), 0);
+	pm_report_live(pm, true);
+	CHECK_INT(pm_read(pm, &r), 0);
+	rep = pm_report(pm, "vmcore", NULL);
+	CHECK(rep != NULL, "a report");
+	CHECK_INT(pm_add_verdicts(rep), 0);
+	CHECK_NEAR(json_number_value(json_object_get(rep, "time")), 1700000000, 0);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(rep, "kernel"), "release")),
+		  "7.3.4+deb13-amd64");
+	CHECK_INT(json_array_size(json_object_get(rep, "pools")), 2);
+	json_array_foreach(json_object_get(rep, "pools"), i, p)
+	{
+		if (json_integer_value(json_object_get(p, "id")) == 13)
+			zombie = p;
+		else
+			live = p;
+	}
+	CHECK(zombie && live, "both pools");
+	if (zombie && live) {
+		CHECK_STR(json_string_value(json_object_get(zombie, "state")), "zombie");
+		CHECK_INT(json_integer_value(json_object_get(zombie, "inflight")), 300);
+		CHECK_NEAR(json_number_value(json_object_get(zombie, "detach_age_s")), 10, 1e-9);
+		CHECK_STR(json_string_value(
+				  json_object_get(json_object_get(zombie, "verdict"), "verdict")),
+			  "unknown");
+		CHECK_STR(json_string_value(json_array_get(
+				  json_object_get(json_object_get(zombie, "verdict"), "basis"), 0)),
+			  "vmcore");
+		CHECK(!json_is_true(json_object_get(zombie, "stalled")), "10 s < 60 s");
+		CHECK_STR(json_string_value(json_object_get(live, "state")), "live");
+		CHECK_INT(json_integer_value(json_object_get(live, "inflight")), 100);
+		CHECK_STR(json_string_value(json_object_get(live, "device")), "vb");
+		CHECK(json_object_get(live, "verdict") == NULL, "a live pool: no verdict");
+	}
+	json_decref(rep);
+	recording_close(&r);
+	fclose(in);
+	free(buf);
+	pm_free(pm);
+	snapshot_free(&s);
+	vmcore_walk_free(&w);
+	fake_free(&f);
 }
 
 static void test_walk(void)
@@ -350,5 +441,6 @@ int main(void)
 	TEST(test_kallsyms);
 	TEST(test_system_map);
 	TEST(test_walk);
+	TEST(test_report);
 	return unit_done();
 }

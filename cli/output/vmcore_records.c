@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "model/contract.h"
+#include "output/record_build.h"
+#include "output/vmcore_records.h"
+
+static int put(void *arg, const char *buf, size_t len)
+{
+	return fwrite(buf, 1, len, arg) == len ? 0 : -EIO;
+}
+
+int vmcore_records_write(FILE *f, const struct vmcore_walk *w, const struct snapshot *s,
+			 const char *release, double stall_after)
+{
+	double t = isnan(w->real_s) ? 0 : w->real_s;
+	struct rbuild_header h = {
+		.run = "vmcore",
+		.hostname = w->hostname,
+		.release = release ? release : w->release,
+		.attach = "vmcore",
+		.unmap = w->rd.regime,
+		.page_size = w->rd.page_size,
+		.boot_to_real = w->clock ? w->real_s - (double)w->rd.now_ns / 1e9 : NAN,
+		.stall_after = stall_after,
+		.max_record = RECORDING_MAX_RECORD,
+	};
+	uint64_t dropped = 0;
+	unsigned parts = 0;
+	struct rparts p;
+	char *text, *prefix;
+	size_t len;
+	int err;
+
+	text = rbuild_header(&h, t, 1, &len);
+	if (!text)
+		return -ENOMEM;
+	err = put(f, text, len);
+	free(text);
+	rbuild_snapshot(&p, s);
+	prefix = p.nomem ? NULL : rbuild_prefix("snapshot", t, 2);
+	if (!err)
+		err = prefix ? rparts_emit(&p, prefix, RECORDING_MAX_RECORD, put, f, &parts,
+					   &dropped) :
+			       -ENOMEM;
+	free(prefix);
+	rparts_free(&p);
+	return err;
+}

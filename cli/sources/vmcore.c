@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+
+#include "lib/escape.h"
+#include "lib/log.h"
+#include "lib/util.h"
+#include "model/vmcore_syms.h"
+#include "model/vmcore_walk.h"
+#include "output/vmcore_records.h"
+#include "sources/dump.h"
+#include "sources/vmcore.h"
+#include "sources/vmcore_btf.h"
+
+/* the symbols a dump is read by */
+enum { S_START_BTF, S_STOP_BTF, S_PAGE_POOLS, S_TK_CORE, S_SHADOW_TK, S_N };
+
+static const char *const sym_names[S_N] = {
+	[S_START_BTF] = "__start_BTF",	     [S_STOP_BTF] = "__stop_BTF",
+	[S_PAGE_POOLS] = "page_pools",	     [S_TK_CORE] = "tk_core",
+	[S_SHADOW_TK] = "shadow_timekeeper",
+};
+
+/* what a dump does not give yet: the report's vmcore.not_read */
+static const char *const not_read[] = {
+	"holders",	    /* sockets, queues, qdiscs, defer lists: not walked in a dump yet */
+	"page_ages",	    /* no ledger in a dump: the page scan is to come */
+	"stacks",	    /* sampled by a recorder only */
+	"item_blocks",	    /* ppwatch's item-block series' counters */
+	"pools_before_6.8", /* no page_pools xarray: the page scan is to come */
+};
+
+static int fail(int err, const char *path, const char *what, const char *todo)
+{
+	char name[256];
+
+	esc_buf(name, sizeof(name), path, strlen(path));
+	p_err("postmortem: %s: %s (%s)%s%s", name, what, strerror(-err), todo ? ": " : "",
+	      todo ? todo : "");
+	return err;
+}
+
+/* the symbols: the dump's kallsyms, or --system-map */
+static int find_syms(struct kmem *m, const struct vmcore_opts *o, const struct vmcoreinfo *vi,
+		     struct vs_want *want, struct vs_result *r)
+{
+	char *map = NULL;
+	size_t len = 0;
+	int err;
+
+	if (o->system_map) {
+		err = read_file(o->system_map, VS_MAP_MAX, &map, &len);
+		if (err)
+			return fail(err, o->system_map, "cannot read the System.map",
+				    "give the dumped kernel's (Debian: /boot/System.map-RELEASE)");
+		err = vs_system_map(map, len, vi, want, S_N, r);
+		free(map);
+		if (err)
+			return fail(err, o->system_map, r->why,
+				    "give the System.map of the kernel the dump is of");
+		return 0;
+	}
+	if (!vs_have_kallsyms(vi))
+		return fail(-ENOENT, o->path, "VMCOREINFO names no kallsyms tables",
+			    "give --system-map FILE, the dumped kernel's System.map (Debian: "
+			    "/boot/System.map-RELEASE of its linux-image package)");
+	err = vs_kallsyms(m, vi, want, S_N, r);
+	if (err)
+		return fail(err, o->path, r->why,
+			    "give --system-map FILE to read the symbols from");
+	return 0;
+}
+
+static json_t *about_of(const struct vmcore_opts *o, const struct dump_info *di,
+			const struct vmcoreinfo *vi, const struct vs_result *sr, size_t btf_bytes,
+			const struct vmcore_walk *w, const struct kmem *m)
+{
+	json_t *nr = json_array(), *a;
+	size_t i;
+
+	for (i = 0; nr && i < ARRAY_SIZE(not_read); i++)
+		json_array_append_new(nr, json_string(not_read[i]));
+	a = json_pack("{s:s,s:s,s:I,s:s,s:o,s:s,s:I,s:I,s:o,s:o,s:I,s:I,s:I,s:I,s:o,s:o}", "file",
+		      o->path, "format", di->format, "bytes", (json_int_t)di->bytes, "arch",
+		      di->arch, "osrelease",
+		      vmcoreinfo_get(vi, "OSRELEASE") ?
+			      json_string(vmcoreinfo_get(vi, "OSRELEASE")) :
+			      json_null(),
+		      "symbols", sr->how, "symbols_read", (json_int_t)sr->decoded, "btf_bytes",
+		      (json_int_t)btf_bytes, "clock",
+		      w->clock ? json_string("timekeeper") : json_null(), "list",
+		      json_string("page_pools xarray"), "pools", (json_int_t)w->entries,
+		      "unreadable", (json_int_t)w->unreadable, "not_listed",
+		      (json_int_t)w->not_listed, "reads", (json_int_t)m->reads, "first_error",
+		      w->first_error[0] ? json_string(w->first_error) : json_null(), "not_read",
+		      nr ?: json_null());
+	return a;
+}
+
+/* what no dump tells: ages of pages, when ppwatch first saw a pool */
+static void dump_rows(struct snapshot *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		s->rows[i].seen_age_s = NAN;
+		s->rows[i].oldest_age_s = NAN;
+		s->rows[i].oldest_at_least = false;
+	}
+}
+
+int vmcore_records(const struct vmcore_opts *o, FILE **f, json_t **about)
+{
+	struct vs_want want[S_N];
+	struct vmcore_addrs addrs = { 0 };
+	struct vmcore_layout lay;
+	struct vmcoreinfo vi = { 0 };
+	struct vmcore_walk w = { 0 };
+	struct snapshot snap = { 0 };
+	struct dump_info di;
+	struct vs_result sr;
+	struct dump *d = NULL;
+	struct btf *btf = NULL;
+	FILE *out = NULL;
+	struct kmem m = { .read = dump_read };
+	const char *text, *release;
+	char why[256];
+	size_t len, i;
+	uint32_t btf_bytes = 0;
+	int err, fd;
+
+	*f = NULL;
+	*about = NULL;
+	err = dump_open(o->path, &d, &di, why, sizeof(why));
+	if (err)
+		return fail(err, o->path, why, err == -ENOTSUP ? NULL : "give a kernel crash dump");
+	m.ctx = d;
+	text = dump_vmcoreinfo(d, &len);
+	if (!text || vmcoreinfo_parse(&vi, text, len)) {
+		err = fail(-ENODATA, o->path, "the dump has no VMCOREINFO",
+			   "ppwatch finds the kernel's symbols and BTF through it: kdump's dumps "
+			   "have it; a QEMU dump-guest-memory has it with -device vmcoreinfo and "
+			   "the guest's qemu_fw_cfg module loaded");
+		goto out;
+	}
+	for (i = 0; i < S_N; i++)
+		want[i] = (struct vs_want){ .name = sym_names[i] };
+	err = find_syms(&m, o, &vi, want, &sr);
+	if (err)
+		goto out;
+	err = vmcore_btf_read(&m, want[S_START_BTF].addr, want[S_STOP_BTF].addr, &btf, why,
+			      sizeof(why));
+	if (err) {
+		fail(err, o->path, why, "a kernel without CONFIG_DEBUG_INFO_BTF cannot be read");
+		goto out;
+	}
+	btf__raw_data(btf, &btf_bytes);
+	err = vmcore_layout_of(btf, &lay, why, sizeof(why));
+	if (err) {
+		fail(err, o->path, why, NULL);
+		goto out;
+	}
+	if (want[S_PAGE_POOLS].seen > 1) {
+		err = fail(-ENOTUNIQ, o->path, "the symbol page_pools is defined more than once",
+			   "give --system-map FILE");
+		goto out;
+	}
+	addrs.page_pools = want[S_PAGE_POOLS].addr;
+	addrs.tk_core = want[S_TK_CORE].addr;
+	addrs.shadow_tk = want[S_SHADOW_TK].addr;
+	vmcoreinfo_symbol(&vi, "init_uts_ns", &addrs.init_uts_ns);
+	addrs.page_size = di.page_size;
+	err = vmcore_walk(&m, &lay, &addrs, &w);
+	if (err == -ENOENT) {
+		fail(err, o->path, "no page_pools xarray (CONFIG_PAGE_POOL, Linux 6.8 or later)",
+		     NULL);
+		goto out;
+	}
+	if (err) {
+		fail(err, o->path, w.first_error[0] ? w.first_error : "walking the page pools",
+		     NULL);
+		goto out;
+	}
+	err = snapshot_build(&snap, &w.rd, NULL);
+	if (err) {
+		p_err("postmortem: %s", strerror(-err));
+		goto out;
+	}
+	dump_rows(&snap);
+	release = vmcoreinfo_get(&vi, "OSRELEASE");
+	fd = memfd_create("ppwatch-vmcore", MFD_CLOEXEC);
+	out = fd >= 0 ? fdopen(fd, "w+") : NULL;
+	err = out ? vmcore_records_write(out, &w, &snap, release, o->stall_after) : -errno;
+	if (!err && (fflush(out) || fseek(out, 0, SEEK_SET)))
+		err = -errno;
+	if (err) {
+		p_err("postmortem: the dump's records: %s", strerror(-err));
+		if (out)
+			fclose(out);
+		else if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	*f = out;
+	*about = about_of(o, &di, &vi, &sr, btf_bytes, &w, &m);
+	if (!*about) {
+		fclose(*f);
+		*f = NULL;
+		err = -ENOMEM;
+		p_err("postmortem: %s", strerror(ENOMEM));
+	}
+out:
+	snapshot_free(&snap);
+	vmcore_walk_free(&w);
+	btf__free(btf);
+	vmcoreinfo_free(&vi);
+	dump_close(d);
+	return err;
+}
