@@ -1,0 +1,207 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=bash # sourced by kernel/rig.sh
+#
+# The crash-dump test of a matrix line: 'ppwatch postmortem --vmcore' on a
+# real dump of the line's kernel, against what that kernel said before
+# the dump (issue 40).
+#
+#   kernel/rig.sh vmcore NAME
+#
+# A line with vmcore=matrix is dumped in 'make test-matrix' (KERNEL_SET=
+# matrix), one with vmcore=test in 'make test' too; its verdict is part
+# of the line's (boot_one). Package lines only: the guest needs the
+# kernel's qemu_fw_cfg module, which writes VMCOREINFO where QEMU's
+# -device vmcoreinfo puts it into the dump (the rig's own builds have no
+# fw_cfg driver).
+#
+# The boot: the line's machine (vm_qemu_args) with -device vmcoreinfo and
+# a QMP socket, the line's initrd and one more cpio: tests/vm/vmcore/
+# 70-vmcore.sh as /vm/t/70-vmcore.sh (ppvm.only=70: the only test run) and
+# qemu_fw_cfg.ko, taken from the line's packages, appended to its
+# modules.load. The guest makes a destroyed pool that holds pages and
+# prints its id and inflight (PPVM-VMCORE-TRUTH), every pool the live
+# ppwatch lists (PPVM-VMCORE-POOL), then PPVM-VMCORE-READY and idles.
+# The host then dumps it twice through QMP's dump-guest-memory (ELF, then
+# kdump-zlib: the VM is stopped while each is written), quits QEMU, and
+# runs the host's ppwatch on each dump as nobody (a dump is untrusted
+# input, read with no privilege): 'postmortem --vmcore DUMP -j' must say
+# "source": "vmcore", list the destroyed pool by the guest's id with its
+# address and exact inflight (page_pool_release's), state zombie and a
+# detach age from the dump's clock, and every pool the guest listed with
+# pages out with its inflight and state; the text report must name it and
+# the JSON be a postmortem.json document. The dumps live under
+# $KERNEL_WORK/vmcore/NAME and are deleted after the check; their sizes
+# and times, and ppwatch's time and peak RSS on each, go to
+# $LOGS/vmcore-NAME.result (PPVM-VMCORE-TIME lines; VMC_KEEP=1 keeps the
+# dumps, for working on the reader).
+
+VMC_FORMATS=${VMC_FORMATS:-"elf kdump-zlib"}
+
+# does 'make test' (test) or 'make test-matrix' (matrix) dump line NAME?
+vmcore_wanted() {
+	case "$(opt "$1" vmcore)" in
+	test) return 0 ;;
+	matrix) [ "${KERNEL_SET:-test}" = matrix ] ;;
+	*) return 1 ;;
+	esac
+}
+
+# vmcore_fw_cfg NAME DIR: qemu_fw_cfg.ko from line NAME's packages into
+# DIR (uncompressed, at its guest path, which it prints); nothing printed
+# when the kernel has it built in
+vmcore_fw_cfg() {
+	local name=$1 st=$2 f p
+	for f in "$PKGS/$name"/*.deb; do
+		[ -e "$f" ] || continue
+		p=$(dpkg-deb -c "$f" | awk '{ print $NF }' | grep -E '/qemu_fw_cfg\.ko(\.xz|\.zst|\.gz)?$' | head -n1 || true)
+		[ -n "$p" ] || continue
+		dpkg-deb --fsys-tarfile "$f" | tar -x -C "$st" "$p"
+		p=${p#./}
+		case "$p" in
+		*.xz) xz -d -f "$st/$p"; p=${p%.xz} ;;
+		*.zst) zstd -q -d --rm -f "$st/$p"; p=${p%.zst} ;;
+		*.gz) gzip -d -f "$st/$p"; p=${p%.gz} ;;
+		esac
+		echo "/$p"
+		return 0
+	done
+	grep -rqs 'qemu_fw_cfg\.ko' "$PKGS/$name/root" 2>/dev/null && return 0
+	say "$name: no qemu_fw_cfg module in its packages: taken as built in"
+}
+
+# vmc_val LINE KEY: KEY=VALUE's value in a PPVM-VMCORE line
+vmc_val() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# vmc_check WHAT GOT WANT: one result line, counted
+vmc_check() {
+	if [ "$2" = "$3" ]; then
+		echo "PPVM-VMCORE: PASS $1 ($2)"; VMC_PASS=$((VMC_PASS + 1))
+	else
+		echo "PPVM-VMCORE: FAIL $1: got '$2', want '$3'"; VMC_FAIL=$((VMC_FAIL + 1))
+	fi
+}
+
+# vmc_report FMT DUMP: ppwatch's report of DUMP as nobody, checked against the guest's lines
+vmc_report() {
+	local fmt=$1 dump=$2 out=$W/pm-$1 truth id line pid want rc
+	truth=$(grep '^PPVM-VMCORE-TRUTH:' "$LOG.txt" | head -n1)
+	id=$(vmc_val "$truth" id)
+	rc=0
+	/usr/bin/time -f '%e %M' -o "$out.time" \
+		setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		"$PPWATCH_BIN" postmortem --vmcore "$dump" -j >"$out.json" 2>"$out.err" || rc=$?
+	echo "PPVM-VMCORE-TIME: $fmt ppwatch $(cut -d' ' -f1 "$out.time") s peak-rss $(( $(cut -d' ' -f2 "$out.time") / 1024 )) MiB exit $rc"
+	[ -s "$out.err" ] && sed 's/^/  stderr: /' "$out.err"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		"$PPWATCH_BIN" postmortem --vmcore "$dump" >"$out.txt" 2>&1 || true
+	sed 's/^/  | /' "$out.txt"
+	# exit 1: the report names a stalled pool (the destroyed one, over a minute
+	# old by the dump's clock, or not: its age decides)
+	vmc_check "$fmt: ppwatch postmortem --vmcore ran (0: none stalled, 1: one named)" \
+		"$([ $rc -le 1 ] && echo ok)" ok
+	vmc_check "$fmt: .source" "$(jq -r .source "$out.json")" vmcore
+	vmc_check "$fmt: .vmcore.format is libkdumpfile's" "$(jq -r '.vmcore.format != null and .vmcore.format != ""' "$out.json")" true
+	vmc_check "$fmt: the kernel's release from VMCOREINFO" "$(jq -r .vmcore.osrelease "$out.json")" "$(sed -n 's/^PPVM-BEGIN: .* kernel=//p' "$LOG.txt" | head -n1)"
+	vmc_check "$fmt: symbols from the dump's own kallsyms" "$(jq -r .vmcore.symbols "$out.json")" kallsyms
+	vmc_check "$fmt: the dump's clock read" "$(jq -r .vmcore.clock "$out.json")" timekeeper
+	vmc_check "$fmt: no pool unreadable" "$(jq -r .vmcore.unreadable "$out.json")" 0
+	vmc_check "$fmt: the destroyed pool, by the guest's id: state" \
+		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].state' "$out.json")" zombie
+	vmc_check "$fmt: its address" \
+		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].addr' "$out.json")" "$(vmc_val "$truth" addr)"
+	vmc_check "$fmt: its inflight = page_pool_release's" \
+		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].inflight' "$out.json")" "$(vmc_val "$truth" inflight)"
+	vmc_check "$fmt: its verdict's inflight" \
+		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].verdict.inflight' "$out.json")" "$(vmc_val "$truth" inflight)"
+	vmc_check "$fmt: its detach age is known (the dump's clock)" \
+		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].detach_age_s | type' "$out.json")" number
+	# every pool the guest listed with pages out, with its inflight and state
+	while read -r line; do
+		pid=$(vmc_val "$line" id)
+		want="$(vmc_val "$line" state) $(vmc_val "$line" inflight)"
+		[ "$(vmc_val "$line" inflight)" -gt 0 ] || continue
+		vmc_check "$fmt: pool $pid as the guest listed it (state inflight)" \
+			"$(jq -r --argjson id "$pid" '[.pools[] | select(.id == $id)][0] | "\(.state) \(.inflight)"' "$out.json")" "$want"
+	done < <(grep '^PPVM-VMCORE-POOL:' "$LOG.txt")
+	vmc_check "$fmt: the text report names the pool" \
+		"$(grep -c "pool $id\b\|^ *$id " "$out.txt" | awk '{ print ($1 > 0) ? "yes" : "no" }')" yes
+	[ -z "$(python3 "$ROOT/tests/contract/validate.py" postmortem "$out.json" 2>&1 >/dev/null)" ] &&
+		vmc_check "$fmt: the report is a postmortem.json document" ok ok ||
+		vmc_check "$fmt: the report is a postmortem.json document" "$(python3 "$ROOT/tests/contract/validate.py" postmortem "$out.json" 2>&1 | head -n3 | tr '\n' ' ')" ok
+}
+
+vmcore_one() {
+	local name=$1 img st fw t0 t1 qpid fmt ext dump rc=0 ready=0 i
+	need_flavor "$name"
+	[ "${M_KIND[$name]}" = package ] || die "$name: the vmcore test boots package kernels only (their qemu_fw_cfg module)"
+	img=$(kernel_image "$name")
+	[ -s "$img" ] || die "no $name kernel: rig.sh build $name"
+	[ -x "$PPWATCH_BIN" ] || die "no $PPWATCH_BIN: make"
+	[ -s "$IRD/initramfs.cpio.gz" ] || die "no initramfs: rig.sh initramfs"
+	overlay "$name"
+	W=$KERNEL_WORK/vmcore/$name
+	rm -rf "$W"
+	mkdir -p "$W/st/vm/t" "$LOGS"
+	# the dumps are read as nobody
+	chmod 0755 "$KERNEL_WORK/vmcore" "$W"
+	install -m 0644 "$ROOT/tests/vm/vmcore/70-vmcore.sh" "$W/st/vm/t/70-vmcore.sh"
+	fw=$(vmcore_fw_cfg "$name" "$W/st")
+	cp "$PKGS/$name/modules.load" "$W/st/vm/modules.load"
+	[ -z "$fw" ] || echo "$fw" >>"$W/st/vm/modules.load"
+	(cd "$W/st" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$W/extra.cpio.gz"
+	cat "$IRD/initrd-$name.cpio.gz" "$W/extra.cpio.gz" >"$W/initrd.cpio.gz"
+	LOG=$LOGS/vmcore-$name.log
+	say "vmcore: booting $name (log: $LOG)"
+	t0=$(date +%s)
+	# shellcheck disable=SC2046 # the machine's arguments, one word each
+	timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 $(vm_qemu_args) \
+		-device vmcoreinfo -qmp "unix:$W/qmp.sock,server=on,wait=off" \
+		-kernel "$img" -initrd "$W/initrd.cpio.gz" \
+		-append "console=ttyS0 panic=-1 no_hash_pointers ppvm.flavor=$name ppvm.only=70" \
+		</dev/null >"$LOG" 2>&1 &
+	qpid=$!
+	for ((i = 0; i < 600; i++)); do
+		if grep -q '^PPVM-VMCORE-READY' "$LOG"; then ready=1; break; fi
+		kill -0 $qpid 2>/dev/null || break
+		grep -q '^PPVM-END' "$LOG" && break
+		sleep 1
+	done
+	tr -d '\r' <"$LOG" >"$LOG.txt"
+	VMC_PASS=0 VMC_FAIL=0
+	{
+		echo "PPVM-VMCORE-TIME: boot to ready $(( $(date +%s) - t0 )) s"
+		if [ $ready -eq 0 ]; then
+			echo "PPVM-VMCORE: FAIL the guest never said PPVM-VMCORE-READY"
+			grep -E '^PPVM: (FAIL|SKIP)|^  \[70' "$LOG.txt" | tail -n 20
+			VMC_FAIL=1
+		fi
+		# the same state in every dump: the VM stays stopped from here
+		[ $ready -eq 0 ] || python3 "$ROOT/kernel/qmp.py" "$W/qmp.sock" stop >/dev/null
+		for fmt in $VMC_FORMATS; do
+			[ $ready -eq 1 ] || break
+			case $fmt in elf) ext=elf ;; *) ext=$fmt ;; esac
+			dump=$W/vmcore.$ext
+			t1=$(date +%s.%N)
+			if ! python3 "$ROOT/kernel/qmp.py" "$W/qmp.sock" dump-guest-memory \
+				"{\"paging\": false, \"protocol\": \"file:$dump\", \"format\": \"$fmt\"}" >/dev/null; then
+				echo "PPVM-VMCORE: FAIL dump-guest-memory -f $fmt"; VMC_FAIL=$((VMC_FAIL + 1))
+				continue
+			fi
+			chmod 0644 "$dump"
+			echo "PPVM-VMCORE-TIME: $fmt dump $(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s $(( $(stat -c %s "$dump") / 1048576 )) MiB"
+			vmc_report "$fmt" "$dump"
+			[ -n "${VMC_KEEP:-}" ] || rm -f "$dump"
+		done
+		python3 "$ROOT/kernel/qmp.py" "$W/qmp.sock" quit >/dev/null 2>&1 || kill $qpid 2>/dev/null
+		wait $qpid 2>/dev/null || true
+		tr -d '\r' <"$LOG" >"$LOG.txt"
+		if grep -E 'Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN|UBSAN' "$LOG.txt"; then
+			echo "PPVM-VMCORE: FAIL a kernel splat in the guest's log"; VMC_FAIL=$((VMC_FAIL + 1))
+		fi
+		echo "PPVM-VMCORE-SUMMARY: $name pass=$VMC_PASS fail=$VMC_FAIL ($(( $(date +%s) - t0 )) s)"
+	} 2>&1 | tee "$LOGS/vmcore-$name.result" >&2
+	if [ -n "${VMC_KEEP:-}" ]; then say "VMC_KEEP: the dumps are kept in $W"; else rm -rf "$W"; fi
+	grep -q "^PPVM-VMCORE-SUMMARY: $name pass=[1-9][0-9]* fail=0 " "$LOGS/vmcore-$name.result" ||
+		die "$name: the vmcore test failed ($LOGS/vmcore-$name.result, guest log $LOG)"
+	say "$name: the vmcore test passed"
+}

@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
+# The guest half of the crash-dump test (kernel/rig-vmcore.sh): only in the
+# initrd of 'kernel/rig.sh vmcore NAME' (ppvm.only=70), never in a normal
+# VM run. It makes a destroyed pool that holds pages (t/50-live-zombie's
+# way: a live-frames run whose XDP_PASS skbs a UDP socket never reads),
+# prints what the kernel says of it and of every other pool, then waits:
+# the host stops the VM, dumps its memory (QEMU dump-guest-memory, ELF and
+# kdump-zlib) and compares 'ppwatch postmortem --vmcore' with these lines:
+#
+#   PPVM-VMCORE-TRUTH: id=ID addr=ADDR inflight=N hold=H release=R
+#       the destroyed pool: inflight, hold and release from the kernel's
+#       page_pool_release tracepoint, its id from the live ppwatch
+#       (pool->user.id: a pool with no netdev is in no netlink dump)
+#   PPVM-VMCORE-POOL: id=ID state=STATE inflight=N
+#       every pool the live ppwatch lists (the guest is idle: none moves)
+#   PPVM-VMCORE-READY
+#       the state holds from here until the host quits the VM
+N=${PPVM_VMCORE_FRAMES:-300}; PORT=5070; NS=vc
+if ! ip netns add "$NS" || ! ip -n "$NS" link set lo up; then fail "netns $NS"; return 0; fi
+if [ ! -e /sys/firmware/qemu_fw_cfg/by_name/etc/vmcoreinfo ]; then
+	log "no /sys/firmware/qemu_fw_cfg/by_name/etc/vmcoreinfo: the dump will have no VMCOREINFO"
+fi
+trace_start page_pool_release
+/sbin/ip netns exec $NS "$TOOL" live $PORT $N 900 >/tmp/live.log 2>&1 &
+wait_for 60 grep -q 'frames run' /tmp/live.log ||
+	{ fail "ppvm-tool live: no live-frames run: $(cat /tmp/live.log)"; return 0; }
+destroyed() { trace_snap /tmp/vc.trace; [ -n "$(trace_release_ptr_min /tmp/vc.trace $N)" ]; }
+wait_for 10 destroyed
+PTR=$(trace_release_ptr_min /tmp/vc.trace $N)
+check "page_pool_release: the live-frames pool destroyed with $N pages in flight" "${PTR:+1}" = 1 ||
+	return 0
+RINFL=$(trace_release_inflight /tmp/vc.trace "$PTR")
+HOLDK=$(trace_release_field /tmp/vc.trace "$PTR" hold)
+RELK=$(trace_release_field /tmp/vc.trace "$PTR" release)
+ZADDR=$(ppw_addr "$PTR")
+ppw pools pools -j
+ppw_ok pools "ppwatch pools -j" || return 0
+ID=$(jpool /tmp/pools.out "$ZADDR" id)
+check "ppwatch pools: the destroyed pool has the kernel's id" "${ID:-0}" -gt 0 || return 0
+check "ppwatch pools: its inflight is page_pool_release's" "$(jpool /tmp/pools.out "$ZADDR" inflight)" -eq "$RINFL"
+echo "PPVM-VMCORE-TRUTH: id=$ID addr=$ZADDR inflight=$RINFL hold=$HOLDK release=$RELK"
+jq -r '.pools[] | select(.id != null) | "PPVM-VMCORE-POOL: id=\(.id) state=\(.state) inflight=\(.inflight)"' /tmp/pools.out
+echo "PPVM-VMCORE-READY"
+# the host dumps and quits; a host that never does ends the test at run.sh's limit
+command sleep 900
