@@ -14,6 +14,8 @@
 #   kernel/rig.sh initramfs               build the test initramfs
 #   kernel/rig.sh boot    NAME            boot, run tests/vm, check the log
 #   kernel/rig.sh test                    all of it for $KERNEL_FLAVORS
+#   kernel/rig.sh vmcore  NAME            dump NAME's VM mid-stall, check
+#                                         'postmortem --vmcore' (rig-vmcore.sh)
 #
 # Kernels (kernel/matrix): stock (6.12.y as is: dma_mapped xarray), prefix
 # (prerequisite patches 1-3 only: neither fix, the legacy regime where DMA
@@ -60,6 +62,9 @@ PPKINDS_BIN=${PPKINDS_BIN:-$(dirname "$PPWATCH_BIN")/lab/ppkinds}
 TREES=$KERNEL_WORK/trees
 LOGS=$KERNEL_WORK/logs
 
+# the crash-dump test (vmcore_one, vmcore_wanted): kernel/rig-vmcore.sh
+# shellcheck source=kernel/rig-vmcore.sh
+. "$ROOT/kernel/rig-vmcore.sh"
 # the source bases (B_*), ensure_tarball, ensure_repo: kernel/rig-base.sh
 # shellcheck source=kernel/rig-base.sh
 . "$ROOT/kernel/rig-base.sh"
@@ -880,6 +885,18 @@ overlay() {
 # without virtio_net ignore both. no_hash_pointers: the tracepoints print a
 # pool's address as ppwatch does (.addr), so a test names the pool its
 # trace shows. Run the tests and check the serial log.
+# the machine: everything on qemu's command line but the kernel, its
+# initrd and command line (boot_one's, vmcore_one's)
+vm_qemu_args() {
+	echo "-M q35 -accel tcg,thread=multi -cpu max -smp 2 -m 1024" \
+		"-nographic -no-reboot -nodefaults -serial stdio" \
+		"-device intel-iommu" \
+		"-netdev hubport,id=h0,hubid=0 -device vmxnet3,netdev=h0" \
+		"-netdev hubport,id=h1,hubid=0 -device vmxnet3,netdev=h1" \
+		"-netdev hubport,id=h2,hubid=1 -device virtio-net-pci,netdev=h2" \
+		"-netdev hubport,id=h3,hubid=0 -device virtio-net-pci,netdev=h3"
+}
+
 boot_one() {
 	local flavor=$1 img log rc t0
 	need_flavor "$flavor"
@@ -897,14 +914,8 @@ boot_one() {
 	while :; do
 		boots=$((boots + 1))
 		set +e
-		timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
-			-M q35 -accel tcg,thread=multi -cpu max -smp 2 -m 1024 \
-			-nographic -no-reboot -nodefaults -serial stdio \
-			-device intel-iommu \
-			-netdev hubport,id=h0,hubid=0 -device vmxnet3,netdev=h0 \
-			-netdev hubport,id=h1,hubid=0 -device vmxnet3,netdev=h1 \
-			-netdev hubport,id=h2,hubid=1 -device virtio-net-pci,netdev=h2 \
-			-netdev hubport,id=h3,hubid=0 -device virtio-net-pci,netdev=h3 \
+		# shellcheck disable=SC2046 # the machine's arguments, one word each
+		timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 $(vm_qemu_args) \
 			-kernel "$img" -initrd "$IRD/initrd-$flavor.cpio.gz" \
 			-append "console=ttyS0 panic=-1 no_hash_pointers ppvm.flavor=$flavor $(opt "$flavor" cmdline | tr , ' ') ${VM_APPEND:-}" \
 			</dev/null >"$log" 2>&1 &
@@ -957,8 +968,12 @@ boot_one() {
 	local verdict=fail
 	if (check_log "$flavor" "$log" "$rc"); then
 		verdict=pass
-		sed -i 's/^verdict=fail$/verdict=pass/' "$LOGS/run-$flavor.env"
 	fi
+	# the line's crash-dump test (vmcore=): part of its verdict
+	if [ $verdict = pass ] && vmcore_wanted "$flavor" && ! (vmcore_one "$flavor"); then
+		verdict=fail
+	fi
+	[ $verdict = fail ] || sed -i 's/^verdict=fail$/verdict=pass/' "$LOGS/run-$flavor.env"
 	if [ -n "${RECORDS:-}" ]; then
 		RECORD_BUILD_S=$(cat "$LOGS/build-$flavor.time" 2>/dev/null) \
 			write_record "$flavor" "$(inputs_of "$flavor")" "$verdict" "$log.txt" "$LOGS/run-$flavor.env"
@@ -1185,6 +1200,7 @@ build) cmd_build "${2:-}" ;;  # no NAME: every selected kernel
 helpers) cmd_helpers ;;
 initramfs) cmd_initramfs ;;
 boot) cmd_boot "${2:-}" ;;
+vmcore) vmcore_one "${2:-}" ;;
 test) cmd_test ;;
-*) die "usage: $0 list | sets [--check] | workdir | prepare | build [NAME] | initramfs | boot [NAME] | test" ;;
+*) die "usage: $0 list | sets [--check] | workdir | prepare | build [NAME] | initramfs | boot [NAME] | vmcore NAME | test" ;;
 esac
