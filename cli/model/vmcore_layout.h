@@ -48,8 +48,13 @@ struct vmcore_layout {
 	struct vm_field nd_name, nd_ifindex, nd_net, nd_dev, net_inum, net_cookie, napi_id;
 	/* struct device, struct device_driver, struct class */
 	struct vm_field dev_name, dev_driver, dev_class, drv_name, class_name;
-	/* the timekeeper: within tk_core (struct tk_data), or the symbol shadow_timekeeper */
+	/*
+	 * the timekeeper: within tk_core (struct tk_data), or the core one of
+	 * timekeeper_data[] (tk_core_off: TIMEKEEPER_CORE's element), or the
+	 * symbol shadow_timekeeper
+	 */
 	struct vm_field tk_in_core, tk_mono_base, tk_offs_boot, tk_xtime_sec;
+	uint64_t tk_core_off;
 	/* struct uts_namespace: name.nodename, name.release */
 	struct vm_field uts_nodename, uts_release;
 };

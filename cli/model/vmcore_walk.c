@@ -10,11 +10,17 @@
 #include "model/reading.h"
 #include "model/vmcore_walk.h"
 
-#define XA_MAX_DEPTH  12	  /* 64-bit indices, 6 bits a level: 11 levels at most */
-#define STRUCT_MAX    (64 * 1024) /* the largest struct read whole */
-#define LOOPBACK_IDX  1
-#define MAX_ORDER     20			     /* far above any kernel's MAX_PAGE_ORDER */
-#define KERNEL_PTR(p) ((p) >= 0xffff800000000000ULL) /* x86_64's and arm64's kernel half */
+#define XA_MAX_DEPTH 12		 /* 64-bit indices, 6 bits a level: 11 levels at most */
+#define STRUCT_MAX   (64 * 1024) /* the largest struct read whole */
+#define LOOPBACK_IDX 1
+#define MAX_ORDER    20 /* far above any kernel's MAX_PAGE_ORDER */
+/*
+ * the kernel half of x86_64 (4-level paging: from 0xffff800000000000;
+ * 5-level, as "-cpu max" and Ice Lake and later boot: from
+ * 0xff00000000000000) and arm64: the lowest of them; a non-canonical
+ * address in between fails its read
+ */
+#define KERNEL_PTR(p) ((p) >= 0xff00000000000000ULL)
 
 struct walk {
 	struct kmem *m;
@@ -344,6 +350,13 @@ int vmcore_walk(struct kmem *m, const struct vmcore_layout *l, const struct vmco
 	free(k.pool);
 	if (w->rd.n)
 		dedup(w);
+	/*
+	 * a detach time is a CLOCK_BOOTTIME instant: without the dump's own
+	 * "now" it says nothing of how long ago, so it is not passed on (the
+	 * report then says the age is not known, not 0)
+	 */
+	for (size_t i = 0; !w->clock && i < w->rd.n; i++)
+		w->rd.pools[i].rec.kernel_detach_time = 0;
 	return k.err;
 }
 

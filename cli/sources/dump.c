@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,20 @@ static int status_errno(kdump_status s)
 	}
 }
 
+/*
+ * makedumpfile's flattened stream (makedumpfile -F, and QEMU's
+ * dump-guest-memory -z before QEMU 8.2's kdump-raw-* formats): a header
+ * "makedumpfile" and then (offset, size, data) records. libkdumpfile
+ * 0.5.1 reads the file they reassemble into, not the stream.
+ */
+static bool is_flattened(int fd)
+{
+	char sig[16];
+
+	return pread(fd, sig, sizeof(sig), 0) == (ssize_t)sizeof(sig) &&
+	       !memcmp(sig, "makedumpfile\0\0\0\0", sizeof(sig));
+}
+
 static void str_attr(kdump_ctx_t *ctx, const char *key, char *buf, size_t len)
 {
 	const char *s = NULL;
@@ -76,6 +91,14 @@ int dump_open(const char *path, struct dump **out, struct dump_info *info, char 
 		dump_close(d);
 		return -ENOMEM;
 	}
+	if (is_flattened(d->fd)) {
+		snprintf(why, whylen,
+			 "a flattened makedumpfile stream (makedumpfile -F; QEMU's "
+			 "dump-guest-memory -z before 8.2), not the dump file it carries: "
+			 "reassemble it with 'makedumpfile -R NEWFILE < DUMP' and give NEWFILE");
+		dump_close(d);
+		return -ENOTSUP;
+	}
 	st = kdump_open_fd(d->ctx, d->fd);
 	if (st != KDUMP_OK) {
 		err = status_errno(st);
@@ -98,12 +121,35 @@ int dump_open(const char *path, struct dump **out, struct dump_info *info, char 
 		dump_close(d);
 		return -ENOTSUP;
 	}
+	/*
+	 * the kernel's page tables translate addresses: Linux's, as VMCOREINFO
+	 * describes them; libkdumpfile (0.5.1) gives VMCOREINFO only once the
+	 * OS type is set
+	 */
+	kdump_set_string_attr(d->ctx, KDUMP_ATTR_OSTYPE, "linux");
 	if (kdump_vmcoreinfo_raw(d->ctx, &raw) == KDUMP_OK && raw) {
 		d->vmcoreinfo = raw;
 		d->vmcoreinfo_len = strlen(raw);
 	}
-	/* the kernel's page tables translate addresses: Linux's, as VMCOREINFO describes them */
-	kdump_set_string_attr(d->ctx, KDUMP_ATTR_OSTYPE, "linux");
+	/*
+	 * a kdump-compressed file whose header names no machine (QEMU 7.2's
+	 * dump-guest-memory -z leaves its utsname empty): libkdumpfile then has
+	 * no address translation at all. VMCOREINFO's own keys say which
+	 * kernel wrote it: the x86_64 page-table root (init_top_pgt, or
+	 * init_level4_pgt before 4.13), arm64's kimage_voffset.
+	 */
+	if (!info->arch[0] && raw) {
+		const char *a = strstr(raw, "SYMBOL(init_top_pgt)=") ||
+						strstr(raw, "SYMBOL(init_level4_pgt)=") ?
+					"x86_64" :
+				strstr(raw, "NUMBER(kimage_voffset)=") ? "aarch64" :
+									 NULL;
+
+		if (a && kdump_set_string_attr(d->ctx, KDUMP_ATTR_ARCH_NAME, a) == KDUMP_OK) {
+			snprintf(info->arch, sizeof(info->arch), "%s", a);
+			info->arch_from_vmcoreinfo = true;
+		}
+	}
 	kdump_clear_err(d->ctx);
 	*out = d;
 	return 0;

@@ -16,6 +16,7 @@
 #ifndef __PPWATCH_SOURCES_DUMP_H
 #define __PPWATCH_SOURCES_DUMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,8 @@ struct dump;
 struct dump_info {
 	char format[32]; /* libkdumpfile's name: "elf", "diskdump", ... */
 	char arch[32];
+	/* arch from the dump's header, or (QEMU 7.2's kdump files name none) from VMCOREINFO */
+	bool arch_from_vmcoreinfo;
 	uint64_t page_size;
 	uint64_t bytes; /* the file's size */
 };

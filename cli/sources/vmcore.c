@@ -20,12 +20,12 @@
 #include "sources/vmcore_btf.h"
 
 /* the symbols a dump is read by */
-enum { S_START_BTF, S_STOP_BTF, S_PAGE_POOLS, S_TK_CORE, S_SHADOW_TK, S_N };
+enum { S_START_BTF, S_STOP_BTF, S_PAGE_POOLS, S_TK_CORE, S_TK_DATA, S_SHADOW_TK, S_N };
 
 static const char *const sym_names[S_N] = {
-	[S_START_BTF] = "__start_BTF",	     [S_STOP_BTF] = "__stop_BTF",
-	[S_PAGE_POOLS] = "page_pools",	     [S_TK_CORE] = "tk_core",
-	[S_SHADOW_TK] = "shadow_timekeeper",
+	[S_START_BTF] = "__start_BTF",	 [S_STOP_BTF] = "__stop_BTF",
+	[S_PAGE_POOLS] = "page_pools",	 [S_TK_CORE] = "tk_core",
+	[S_TK_DATA] = "timekeeper_data", [S_SHADOW_TK] = "shadow_timekeeper",
 };
 
 /* what a dump does not give yet: the report's vmcore.not_read */
@@ -87,20 +87,19 @@ static json_t *about_of(const struct vmcore_opts *o, const struct dump_info *di,
 
 	for (i = 0; nr && i < ARRAY_SIZE(not_read); i++)
 		json_array_append_new(nr, json_string(not_read[i]));
-	a = json_pack("{s:s,s:s,s:I,s:s,s:o,s:s,s:I,s:I,s:o,s:o,s:I,s:I,s:I,s:I,s:o,s:o}", "file",
-		      o->path, "format", di->format, "bytes", (json_int_t)di->bytes, "arch",
-		      di->arch, "osrelease",
-		      vmcoreinfo_get(vi, "OSRELEASE") ?
-			      json_string(vmcoreinfo_get(vi, "OSRELEASE")) :
-			      json_null(),
-		      "symbols", sr->how, "symbols_read", (json_int_t)sr->decoded, "btf_bytes",
-		      (json_int_t)btf_bytes, "clock",
-		      w->clock ? json_string("timekeeper") : json_null(), "list",
-		      json_string("page_pools xarray"), "pools", (json_int_t)w->entries,
-		      "unreadable", (json_int_t)w->unreadable, "not_listed",
-		      (json_int_t)w->not_listed, "reads", (json_int_t)m->reads, "first_error",
-		      w->first_error[0] ? json_string(w->first_error) : json_null(), "not_read",
-		      nr ?: json_null());
+	a = json_pack(
+		"{s:s,s:s,s:I,s:s,s:s,s:o,s:s,s:I,s:I,s:o,s:o,s:I,s:I,s:I,s:I,s:o,s:o}", "file",
+		o->path, "format", di->format, "bytes", (json_int_t)di->bytes, "arch", di->arch,
+		"arch_from", di->arch_from_vmcoreinfo ? "vmcoreinfo" : "header", "osrelease",
+		vmcoreinfo_get(vi, "OSRELEASE") ? json_string(vmcoreinfo_get(vi, "OSRELEASE")) :
+						  json_null(),
+		"symbols", sr->how, "symbols_read", (json_int_t)sr->decoded, "btf_bytes",
+		(json_int_t)btf_bytes, "clock", w->clock ? json_string("timekeeper") : json_null(),
+		"list", json_string("page_pools xarray"), "pools", (json_int_t)w->entries,
+		"unreadable", (json_int_t)w->unreadable, "not_listed", (json_int_t)w->not_listed,
+		"reads", (json_int_t)m->reads, "first_error",
+		w->first_error[0] ? json_string(w->first_error) : json_null(), "not_read",
+		nr ?: json_null());
 	return a;
 }
 
@@ -173,7 +172,10 @@ int vmcore_records(const struct vmcore_opts *o, FILE **f, json_t **about)
 		goto out;
 	}
 	addrs.page_pools = want[S_PAGE_POOLS].addr;
+	/* tk_core: a variable of its own, or an element of timekeeper_data[] */
 	addrs.tk_core = want[S_TK_CORE].addr;
+	if (!addrs.tk_core && want[S_TK_DATA].addr)
+		addrs.tk_core = want[S_TK_DATA].addr + lay.tk_core_off;
 	addrs.shadow_tk = want[S_SHADOW_TK].addr;
 	vmcoreinfo_symbol(&vi, "init_uts_ns", &addrs.init_uts_ns);
 	addrs.page_size = di.page_size;

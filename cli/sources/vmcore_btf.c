@@ -152,6 +152,34 @@ static bool type_named(const struct btf *btf, __u32 id, const char *name)
 	return n && !strcmp(n, name);
 }
 
+/*
+ * kernels with POSIX auxiliary clocks (Debian's 7.3 among them) keep their
+ * timekeepers in an array, timekeeper_data[], tk_core being a macro for its
+ * element TIMEKEEPER_CORE (enum timekeeper_ids): that element's offset, from
+ * BTF (0 where the kernel has no such enum)
+ */
+static uint64_t core_timekeeper_off(const struct btf *btf)
+{
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	int id = btf__find_by_name_kind(btf, "timekeeper_ids", BTF_KIND_ENUM);
+	int tk = btf__find_by_name_kind(btf, "tk_data", BTF_KIND_STRUCT);
+	__s64 size = tk > 0 ? btf__resolve_size(btf, (__u32)tk) : -1;
+	unsigned i;
+
+	t = id > 0 ? btf__type_by_id(btf, (__u32)id) : NULL;
+	if (!t || size <= 0)
+		return 0;
+	e = btf_enum(t);
+	for (i = 0; i < btf_vlen(t); i++, e++) {
+		const char *n = btf__name_by_offset(btf, e->name_off);
+
+		if (n && !strcmp(n, "TIMEKEEPER_CORE") && e->val >= 0 && e->val < 64)
+			return (uint64_t)e->val * (uint64_t)size;
+	}
+	return 0;
+}
+
 int vmcore_layout_of(const struct btf *btf, struct vmcore_layout *l, char *why, size_t whylen)
 {
 	const struct btf_type *t;
@@ -212,6 +240,7 @@ int vmcore_layout_of(const struct btf *btf, struct vmcore_layout *l, char *why, 
 	l->drv_name = at(btf, "device_driver", "name");
 	l->class_name = at(btf, "class", "name");
 	l->tk_in_core = at(btf, "tk_data", "timekeeper");
+	l->tk_core_off = core_timekeeper_off(btf);
 	l->tk_mono_base = at(btf, "timekeeper", "tkr_mono.base");
 	l->tk_offs_boot = at(btf, "timekeeper", "offs_boot");
 	l->tk_xtime_sec = at(btf, "timekeeper", "xtime_sec");
