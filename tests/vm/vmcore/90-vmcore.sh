@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # shellcheck shell=dash # busybox ash; run.sh sources it after lib.sh
 # The guest half of the crash-dump test (kernel/rig-vmcore.sh): only in the
-# initrd of 'kernel/rig.sh vmcore NAME' (ppvm.only=70), never in a normal
+# initrd of 'kernel/rig.sh vmcore NAME' (ppvm.only=90), never in a normal
 # VM run. It makes a destroyed pool that holds pages (t/50-live-zombie's
 # way: a live-frames run whose XDP_PASS skbs a UDP socket never reads),
 # prints what the kernel says of it and of every other pool, then waits:
