@@ -83,7 +83,7 @@ vmc_check() {
 
 # vmc_report FMT DUMP: ppwatch's report of DUMP as nobody, checked against the guest's lines
 vmc_report() {
-	local fmt=$1 dump=$2 out=$W/pm-$1 truth id line pid want rc secs kib
+	local fmt=$1 dump=$2 out=$W/pm-$1 truth holder id line pid want rc secs kib
 	truth=$(grep '^PPVM-VMCORE-TRUTH:' "$LOG.txt" | head -n1)
 	id=$(vmc_val "$truth" id)
 	rc=0
@@ -115,6 +115,14 @@ vmc_report() {
 		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].inflight' "$out.json")" "$(vmc_val "$truth" inflight)"
 	vmc_check "$fmt: its verdict's inflight" \
 		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].verdict.inflight' "$out.json")" "$(vmc_val "$truth" inflight)"
+	holder=$(grep '^PPVM-VMCORE-HOLDER:' "$LOG.txt" | head -n1)
+	vmc_check "$fmt: its holder: the process /proc named" \
+		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].holders.holders[0].owners[0].pid' "$out.json")" "$(vmc_val "$holder" pid)"
+	vmc_check "$fmt: its holder's socket: /proc/net/udp's inode" \
+		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].holders.holders[0].inode' "$out.json")" "$(vmc_val "$holder" ino)"
+	vmc_check "$fmt: every page of it attributed (that socket holds them all)" \
+		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].holders | "\(.holders[0].pages) \(.unattributed)"' "$out.json")" "$(vmc_val "$truth" inflight) 0"
+	vmc_check "$fmt: the dump's processes walked" "$(jq -r .vmcore.holders.walked "$out.json")" true
 	vmc_check "$fmt: its detach age is known (the dump's clock)" \
 		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].detach_age_s | type' "$out.json")" number
 	# every pool the guest listed with pages out, with its inflight and state

@@ -57,6 +57,25 @@ struct vmcore_layout {
 	uint64_t tk_core_off;
 	/* struct uts_namespace: name.nodename, name.release */
 	struct vm_field uts_nodename, uts_release;
+	/* the holder walk (model/vmcore_holders.c) */
+	struct {
+		/* struct task_struct, files_struct, fdtable, file, inode, socket */
+		struct vm_field tasks, pid, tgid, comm, files, fdt, max_fds, fd, f_op, private_data,
+			f_inode, i_ino, sock_sk;
+		/* struct sock (its __sk_common) */
+		struct vm_field family, state, num, dport, rcv_saddr, daddr, v6_rcv_saddr, v6_daddr,
+			net, type, protocol, rcvq, rmem, reader_q;
+		/* struct sk_buff, skb_shared_info, the frag's page */
+		struct vm_field skb_next, skb_head, skb_end, skb_len, head_frag, nr_frags, frags,
+			frag_list, frag_page;
+		uint32_t frag_size; /* sizeof(skb_frag_t) */
+		/* struct page_pool's own pages: alloc cache, ptr_ring (or its count), frag page */
+		struct vm_field alloc_count, ring_prod, ring_cons, ring_size, ring_queue,
+			ring_count, frag_pg;
+		/* struct page */
+		struct vm_field compound_head, pp;
+		uint32_t page_size; /* sizeof(struct page) */
+	} h;
 };
 
 #endif /* __PPWATCH_MODEL_VMCORE_LAYOUT_H */

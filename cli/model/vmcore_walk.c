@@ -8,19 +8,13 @@
 
 #include "lib/vec.h"
 #include "model/reading.h"
+#include "model/vmcore_read.h"
 #include "model/vmcore_walk.h"
 
 #define XA_MAX_DEPTH 12		 /* 64-bit indices, 6 bits a level: 11 levels at most */
 #define STRUCT_MAX   (64 * 1024) /* the largest struct read whole */
 #define LOOPBACK_IDX 1
 #define MAX_ORDER    20 /* far above any kernel's MAX_PAGE_ORDER */
-/*
- * the kernel half of x86_64 (4-level paging: from 0xffff800000000000;
- * 5-level, as "-cpu max" and Ice Lake and later boot: from
- * 0xff00000000000000) and arm64: the lowest of them; a non-canonical
- * address in between fails its read
- */
-#define KERNEL_PTR(p) ((p) >= 0xff00000000000000ULL)
 
 struct walk {
 	struct kmem *m;
@@ -42,48 +36,13 @@ static void note(struct vmcore_walk *w, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* a member of a struct read into buf (len bytes): 0, or -ENOENT (absent) / -ERANGE */
-static int field(const uint8_t *buf, size_t len, struct vm_field f, uint64_t *v)
-{
-	uint64_t x = 0, byte;
-	unsigned size, i;
-
-	if (!vm_has(f))
-		return -ENOENT;
-	if (f.bit_size) {
-		byte = (uint64_t)f.bit_off / 8;
-		size = ((unsigned)(f.bit_off % 8) + f.bit_size + 7) / 8;
-		if (f.bit_size > 57 || byte + size > len)
-			return -ERANGE;
-		for (i = size; i-- > 0;)
-			x = x << 8 | buf[byte + i];
-		*v = (x >> (f.bit_off % 8)) & ((1ULL << f.bit_size) - 1);
-		return 0;
-	}
-	byte = vm_off(f);
-	if (f.size == 0 || f.size > 8 || byte + f.size > len)
-		return -ERANGE;
-	for (i = f.size; i-- > 0;)
-		x = x << 8 | buf[byte + i];
-	*v = x;
-	return 0;
-}
-
-/* a member of the struct at addr, read alone */
-static int read_field(struct kmem *m, uint64_t addr, struct vm_field f, uint64_t *v)
-{
-	if (!vm_has(f) || f.bit_size)
-		return -ENOENT;
-	return kmem_uint(m, addr + vm_off(f), f.size, v);
-}
-
 /* a char * member's string */
 static int read_str_ptr(struct kmem *m, uint64_t addr, struct vm_field f, char *buf, size_t len)
 {
 	uint64_t p;
 
 	buf[0] = 0;
-	if (read_field(m, addr, f, &p) || !KERNEL_PTR(p))
+	if (vm_read_field(m, addr, f, &p) || !KERNEL_PTR(p))
 		return -ENOENT;
 	return kmem_str(m, p, buf, len);
 }
@@ -94,16 +53,16 @@ static bool netdev_fill(struct walk *k, struct ppw_pool *r, uint64_t nd)
 	const struct vmcore_layout *l = k->l;
 	uint64_t ifindex, net, v;
 
-	if (!KERNEL_PTR(nd) || read_field(k->m, nd, l->nd_ifindex, &ifindex) ||
+	if (!KERNEL_PTR(nd) || vm_read_field(k->m, nd, l->nd_ifindex, &ifindex) ||
 	    (int32_t)ifindex <= 0)
 		return false;
 	r->ifindex = (int32_t)ifindex;
 	if (vm_has(l->nd_name))
 		kmem_str(k->m, nd + vm_off(l->nd_name), r->ifname, sizeof(r->ifname));
-	if (!read_field(k->m, nd, l->nd_net, &net) && KERNEL_PTR(net)) {
-		if (!read_field(k->m, net, l->net_inum, &v))
+	if (!vm_read_field(k->m, nd, l->nd_net, &net) && KERNEL_PTR(net)) {
+		if (!vm_read_field(k->m, net, l->net_inum, &v))
 			r->netns_ino = (uint32_t)v;
-		if (!read_field(k->m, net, l->net_cookie, &v))
+		if (!vm_read_field(k->m, net, l->net_cookie, &v))
 			r->netns_cookie = v;
 	}
 	return true;
@@ -119,12 +78,12 @@ static void device_fill(struct walk *k, struct ppw_pool *r, uint64_t dev)
 	if (!KERNEL_PTR(dev))
 		return;
 	read_str_ptr(k->m, dev, l->dev_name, r->devname, sizeof(r->devname));
-	if (!read_field(k->m, dev, l->dev_driver, &drv) && KERNEL_PTR(drv))
+	if (!vm_read_field(k->m, dev, l->dev_driver, &drv) && KERNEL_PTR(drv))
 		read_str_ptr(k->m, drv, l->drv_name, r->driver, sizeof(r->driver));
 	if (r->flags & PPW_PF_HAS_NETDEV || !vm_has(l->nd_dev))
 		return;
 	/* veth and others: no slow.netdev, but p.dev is a net_device's own device */
-	if (read_field(k->m, dev, l->dev_class, &cls) || !KERNEL_PTR(cls) ||
+	if (vm_read_field(k->m, dev, l->dev_class, &cls) || !KERNEL_PTR(cls) ||
 	    read_str_ptr(k->m, cls, l->class_name, cname, sizeof(cname)) || strcmp(cname, "net"))
 		return;
 	if (netdev_fill(k, r, dev - vm_off(l->nd_dev)))
@@ -161,10 +120,10 @@ static void pool_one(struct walk *k, uint64_t addr)
 	r = &o->rec;
 	r->addr = addr;
 	r->gen = 1;
-#define GET(f, dst)                                 \
-	do {                                        \
-		if (!field(k->pool, len, l->f, &v)) \
-			dst = v;                    \
+#define GET(f, dst)                                       \
+	do {                                              \
+		if (!vm_field_of(k->pool, len, l->f, &v)) \
+			dst = v;                          \
 	} while (0)
 	GET(id, r->id);
 	if (vm_has(l->id))
@@ -188,37 +147,37 @@ static void pool_one(struct walk *k, uint64_t addr)
 	r->base_release = r->release_cnt;
 	r->last_inflight = (int32_t)(r->hold_cnt - r->release_cnt);
 	if (vm_has(l->dma_map)) {
-		if (!field(k->pool, len, l->dma_map, &v) && v)
+		if (!vm_field_of(k->pool, len, l->dma_map, &v) && v)
 			r->flags |= PPW_PF_DMA_MAP;
-		if (!field(k->pool, len, l->dma_sync, &v) && v)
+		if (!vm_field_of(k->pool, len, l->dma_sync, &v) && v)
 			r->flags |= PPW_PF_DMA_SYNC;
-	} else if (!field(k->pool, len, l->p_flags, &v)) {
+	} else if (!vm_field_of(k->pool, len, l->p_flags, &v)) {
 		/* PP_FLAG_DMA_MAP, PP_FLAG_DMA_SYNC_DEV (include/net/page_pool/types.h) */
 		r->flags |= (v & 1 ? PPW_PF_DMA_MAP : 0) | (v & 2 ? PPW_PF_DMA_SYNC : 0);
 	}
-	if (!field(k->pool, len, l->mp_priv, &v) && v)
+	if (!vm_field_of(k->pool, len, l->mp_priv, &v) && v)
 		r->flags |= PPW_PF_MEM_PROVIDER;
 	if (r->destroy_cnt) {
 		/* destroyed: a zombie, since it is still listed (page_pool_unlist() frees) */
 		r->state = PPW_POOL_DETACHED;
 		GET(detach_time, r->kernel_detach_time);
-		if (!field(k->pool, len, l->dma_mapped_head, &v))
+		if (!vm_field_of(k->pool, len, l->dma_mapped_head, &v))
 			r->dma_mapped_left = v != 0;
 	}
-	if (!field(k->pool, len, l->napi, &v) && KERNEL_PTR(v)) {
+	if (!vm_field_of(k->pool, len, l->napi, &v) && KERNEL_PTR(v)) {
 		uint64_t id;
 
 		r->flags |= PPW_PF_HAS_NAPI;
-		if (!read_field(k->m, v, l->napi_id, &id))
+		if (!vm_read_field(k->m, v, l->napi_id, &id))
 			r->napi_id = (uint32_t)id;
 	}
 	/* slow.netdev: NULL, NET_PTR_POISON (its namespace went away) or a net_device */
-	if (!field(k->pool, len, l->netdev, &v) && netdev_fill(k, r, v)) {
+	if (!vm_field_of(k->pool, len, l->netdev, &v) && netdev_fill(k, r, v)) {
 		r->flags |= PPW_PF_HAS_NETDEV;
 		if (r->ifindex == LOOPBACK_IDX)
 			r->flags |= PPW_PF_ORPHANED;
 	}
-	if (!field(k->pool, len, l->dev, &v))
+	if (!vm_field_of(k->pool, len, l->dev, &v))
 		device_fill(k, r, v);
 #undef GET
 }
@@ -250,7 +209,7 @@ static void xa_entry(struct walk *k, uint64_t e, int depth)
 		k->err = -ENOMEM;
 		return;
 	}
-	if (read_field(k->m, node, l->xn_shift, &shift) ||
+	if (vm_read_field(k->m, node, l->xn_shift, &shift) ||
 	    kmem_read(k->m, node + vm_off(l->xn_slots), slots, l->xa_chunk * sizeof(*slots))) {
 		note(k->w, "an xa_node of page_pools at %#llx is not in the dump",
 		     (unsigned long long)node);
@@ -274,9 +233,9 @@ static void clock_of(struct walk *k, const struct vmcore_addrs *a)
 		tk = a->tk_core + vm_off(l->tk_in_core);
 	else if (a->shadow_tk)
 		tk = a->shadow_tk;
-	if (!tk || read_field(k->m, tk, l->tk_mono_base, &base) ||
-	    read_field(k->m, tk, l->tk_offs_boot, &boot) ||
-	    read_field(k->m, tk, l->tk_xtime_sec, &sec) || (int64_t)(base + boot) <= 0) {
+	if (!tk || vm_read_field(k->m, tk, l->tk_mono_base, &base) ||
+	    vm_read_field(k->m, tk, l->tk_offs_boot, &boot) ||
+	    vm_read_field(k->m, tk, l->tk_xtime_sec, &sec) || (int64_t)(base + boot) <= 0) {
 		note(w, "the timekeeper is not in the dump: no ages");
 		return;
 	}
@@ -338,7 +297,7 @@ int vmcore_walk(struct kmem *m, const struct vmcore_layout *l, const struct vmco
 	if (!a->page_pools || !vm_has(l->xa_head) || !vm_has(l->xn_slots) || !l->xa_chunk ||
 	    l->xa_chunk > 1024 || !l->pool_size || l->pool_size > STRUCT_MAX)
 		return -ENOENT;
-	if (read_field(m, a->page_pools, l->xa_head, &head)) {
+	if (vm_read_field(m, a->page_pools, l->xa_head, &head)) {
 		note(w, "the page_pools xarray at %#llx is not in the dump",
 		     (unsigned long long)a->page_pools);
 		return -EFAULT;

@@ -128,8 +128,18 @@ static json_t *next_steps(const json_t *rep, const json_t *pool, enum pv_code c)
 	}
 	switch (c) {
 	case PV_HELD:
-		next_cmd(next, "do what each holder's remedy says, then: ppwatch watch -e freed%s",
-			 "");
+		if (vmcore)
+			next_cmd(
+				next,
+				"the host is gone: the holders above are who held the pages when "
+				"the kernel was dumped; after the reboot, find why that process did "
+				"what its remedy names%s",
+				"");
+		else
+			next_cmd(
+				next,
+				"do what each holder's remedy says, then: ppwatch watch -e freed%s",
+				"");
 		break;
 	case PV_LEAKED:
 		next_cmd(next, "ppwatch pages%s (its oldest pages, their ages)", id);
@@ -183,7 +193,8 @@ static int prose_one(const json_t *rep, json_t *pool)
 		return 0;
 	facts(pool, v, &f);
 	if (f.code == PV_UNKNOWN && !strcmp(jstr(rep, "source", ""), "vmcore"))
-		f.unknown_why = "ppwatch does not read a dump's holders yet";
+		f.unknown_why = "the dump's processes hold none of them: they are where ppwatch "
+				"does not read a dump yet (queues, sockets without an fd)";
 	pool_verdict_say(buf, sizeof(buf), &f);
 	next = next_steps(rep, pool, f.code);
 	if (json_object_set_new(v, "summary", json_string(buf)) || !next ||

@@ -13,7 +13,7 @@ static int put(void *arg, const char *buf, size_t len)
 }
 
 int vmcore_records_write(FILE *f, const struct vmcore_walk *w, const struct snapshot *s,
-			 const char *release, double stall_after)
+			 const struct scan_result *scan, const char *release, double stall_after)
 {
 	double t = isnan(w->real_s) ? 0 : w->real_s;
 	struct rbuild_header h = {
@@ -30,6 +30,7 @@ int vmcore_records_write(FILE *f, const struct vmcore_walk *w, const struct snap
 	uint64_t dropped = 0;
 	unsigned parts = 0;
 	struct rparts p;
+	struct holders_report rep = { 0 };
 	char *text, *prefix;
 	size_t len;
 	int err;
@@ -47,5 +48,21 @@ int vmcore_records_write(FILE *f, const struct vmcore_walk *w, const struct snap
 			       -ENOMEM;
 	free(prefix);
 	rparts_free(&p);
+	if (err || !scan)
+		return err;
+	/* who holds the pages, attributed as a recorder's holder scan is */
+	err = attrib_build(&rep, scan, s,
+			   &(struct attrib_params){ .now_ns = w->rd.now_ns,
+						    .page_size = w->rd.page_size });
+	if (!err) {
+		rbuild_holders(&p, &rep);
+		prefix = p.nomem ? NULL : rbuild_prefix("holders", t, 3);
+		err = prefix ? rparts_emit(&p, prefix, RECORDING_MAX_RECORD, put, f, &parts,
+					   &dropped) :
+			       -ENOMEM;
+		free(prefix);
+		rparts_free(&p);
+	}
+	attrib_free(&rep);
 	return err;
 }

@@ -13,6 +13,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 #include "model/vmcore_syms.h"
+#include "model/vmcore_holders.h"
 #include "model/vmcore_walk.h"
 #include "output/vmcore_records.h"
 #include "sources/dump.h"
@@ -20,17 +21,31 @@
 #include "sources/vmcore_btf.h"
 
 /* the symbols a dump is read by */
-enum { S_START_BTF, S_STOP_BTF, S_PAGE_POOLS, S_TK_CORE, S_TK_DATA, S_SHADOW_TK, S_N };
+enum {
+	S_START_BTF,
+	S_STOP_BTF,
+	S_PAGE_POOLS,
+	S_TK_CORE,
+	S_TK_DATA,
+	S_SHADOW_TK,
+	S_INIT_TASK,
+	S_SOCK_FOPS,
+	S_PAGE_OFFSET,
+	S_N
+};
 
 static const char *const sym_names[S_N] = {
-	[S_START_BTF] = "__start_BTF",	 [S_STOP_BTF] = "__stop_BTF",
-	[S_PAGE_POOLS] = "page_pools",	 [S_TK_CORE] = "tk_core",
-	[S_TK_DATA] = "timekeeper_data", [S_SHADOW_TK] = "shadow_timekeeper",
+	[S_START_BTF] = "__start_BTF",	      [S_STOP_BTF] = "__stop_BTF",
+	[S_PAGE_POOLS] = "page_pools",	      [S_TK_CORE] = "tk_core",
+	[S_TK_DATA] = "timekeeper_data",      [S_SHADOW_TK] = "shadow_timekeeper",
+	[S_INIT_TASK] = "init_task",	      [S_SOCK_FOPS] = "socket_file_ops",
+	[S_PAGE_OFFSET] = "page_offset_base",
 };
 
 /* what a dump does not give yet: the report's vmcore.not_read */
 static const char *const not_read[] = {
-	"holders",	    /* sockets, queues, qdiscs, defer lists: not walked in a dump yet */
+	"queue_holders",    /* qdiscs, fragment queues, defer lists, TCP out-of-order queues */
+	"fdless_sockets",   /* orphans, accept queues, kernel sockets, sockets in flight */
 	"page_ages",	    /* no ledger in a dump: the page scan is to come */
 	"stacks",	    /* sampled by a recorder only */
 	"item_blocks",	    /* ppwatch's item-block series' counters */
@@ -80,13 +95,16 @@ static int find_syms(struct kmem *m, const struct vmcore_opts *o, const struct v
 
 static json_t *about_of(const struct vmcore_opts *o, const struct dump_info *di,
 			const struct vmcoreinfo *vi, const struct vs_result *sr, size_t btf_bytes,
-			const struct vmcore_walk *w, const struct kmem *m)
+			const struct vmcore_walk *w, const struct vmcore_hstats *hst,
+			const struct kmem *m)
 {
-	json_t *nr = json_array(), *a;
+	json_t *nr = json_array(), *a, *h;
 	size_t i;
 
 	for (i = 0; nr && i < ARRAY_SIZE(not_read); i++)
 		json_array_append_new(nr, json_string(not_read[i]));
+	if (!hst->walked)
+		json_array_append_new(nr, json_string("fd_sockets"));
 	a = json_pack(
 		"{s:s,s:s,s:I,s:s,s:s,s:o,s:s,s:I,s:I,s:o,s:o,s:I,s:I,s:I,s:I,s:o,s:o}", "file",
 		o->path, "format", di->format, "bytes", (json_int_t)di->bytes, "arch", di->arch,
@@ -100,6 +118,16 @@ static json_t *about_of(const struct vmcore_opts *o, const struct dump_info *di,
 		"reads", (json_int_t)m->reads, "first_error",
 		w->first_error[0] ? json_string(w->first_error) : json_null(), "not_read",
 		nr ?: json_null());
+	h = json_pack("{s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "walked", hst->walked, "processes",
+		      (json_int_t)hst->tasks, "fds", (json_int_t)hst->fds, "sockets",
+		      (json_int_t)hst->sockets, "skbs", (json_int_t)hst->skbs, "pages",
+		      (json_int_t)hst->pages, "not_pool_pages", (json_int_t)hst->nonpp, "cut",
+		      (json_int_t)hst->cut, "why",
+		      hst->why[0] ? json_string(hst->why) : json_null());
+	if (!a || !h || json_object_set_new(a, "holders", h)) {
+		json_decref(a);
+		return NULL;
+	}
 	return a;
 }
 
@@ -123,6 +151,9 @@ int vmcore_records(const struct vmcore_opts *o, FILE **f, json_t **about)
 	struct vmcoreinfo vi = { 0 };
 	struct vmcore_walk w = { 0 };
 	struct snapshot snap = { 0 };
+	struct vmcore_haddrs ha = { 0 };
+	struct vmcore_hstats hst = { 0 };
+	struct scan_result scan = { 0 };
 	struct dump_info di;
 	struct vs_result sr;
 	struct dump *d = NULL;
@@ -195,11 +226,26 @@ int vmcore_records(const struct vmcore_opts *o, FILE **f, json_t **about)
 		p_err("postmortem: %s", strerror(-err));
 		goto out;
 	}
+	/* who holds the pages: the sockets the dump's processes have an fd for */
+	ha.init_task = want[S_INIT_TASK].addr;
+	ha.socket_file_ops = want[S_SOCK_FOPS].addr;
+	if (want[S_PAGE_OFFSET].addr)
+		kmem_u64(&m, want[S_PAGE_OFFSET].addr, &ha.page_offset);
+	vmcoreinfo_symbol(&vi, "vmemmap", &ha.vmemmap);
+	for (ha.page_shift = 12; (1ULL << ha.page_shift) < di.page_size && ha.page_shift < 20;)
+		ha.page_shift++;
+	err = vmcore_holders(&m, &lay, &ha, &w.rd, &scan, &hst);
+	if (err) {
+		p_err("postmortem: walking the dump's processes: %s", strerror(-err));
+		goto out;
+	}
 	dump_rows(&snap);
 	release = vmcoreinfo_get(&vi, "OSRELEASE");
 	fd = memfd_create("ppwatch-vmcore", MFD_CLOEXEC);
 	out = fd >= 0 ? fdopen(fd, "w+") : NULL;
-	err = out ? vmcore_records_write(out, &w, &snap, release, o->stall_after) : -errno;
+	err = out ? vmcore_records_write(out, &w, &snap, hst.walked ? &scan : NULL, release,
+					 o->stall_after) :
+		    -errno;
 	if (!err && (fflush(out) || fseek(out, 0, SEEK_SET)))
 		err = -errno;
 	if (err) {
@@ -211,7 +257,7 @@ int vmcore_records(const struct vmcore_opts *o, FILE **f, json_t **about)
 		goto out;
 	}
 	*f = out;
-	*about = about_of(o, &di, &vi, &sr, btf_bytes, &w, &m);
+	*about = about_of(o, &di, &vi, &sr, btf_bytes, &w, &hst, &m);
 	if (!*about) {
 		fclose(*f);
 		*f = NULL;
@@ -219,6 +265,7 @@ int vmcore_records(const struct vmcore_opts *o, FILE **f, json_t **about)
 		p_err("postmortem: %s", strerror(ENOMEM));
 	}
 out:
+	scan_free(&scan);
 	snapshot_free(&snap);
 	vmcore_walk_free(&w);
 	btf__free(btf);

@@ -180,6 +180,91 @@ static uint64_t core_timekeeper_off(const struct btf *btf)
 	return 0;
 }
 
+/* the struct a typedef names (skb_frag_t: struct bio_vec, or struct skb_frag), and its size */
+static const char *typedef_struct(const struct btf *btf, const char *name, uint32_t *size)
+{
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	const struct btf_type *t;
+	__s64 sz;
+	__u32 rid;
+
+	t = id > 0 ? resolved(btf, (__u32)id, &rid) : NULL;
+	if (!t || !btf_is_struct(t))
+		return NULL;
+	sz = btf__resolve_size(btf, rid);
+	if (sz <= 0 || sz > 256)
+		return NULL;
+	*size = (uint32_t)sz;
+	return btf__name_by_offset(btf, t->name_off);
+}
+
+/* the holder walk's members (model/vmcore_holders.c); an absent one: that walk is not done */
+static void holders_layout(const struct btf *btf, struct vmcore_layout *l)
+{
+	const char *frag;
+	int id;
+	__s64 size;
+
+	l->h.tasks = at(btf, "task_struct", "tasks");
+	l->h.pid = at(btf, "task_struct", "pid");
+	l->h.tgid = at(btf, "task_struct", "tgid");
+	l->h.comm = at(btf, "task_struct", "comm");
+	l->h.files = at(btf, "task_struct", "files");
+	l->h.fdt = at(btf, "files_struct", "fdt");
+	l->h.max_fds = at(btf, "fdtable", "max_fds");
+	l->h.fd = at(btf, "fdtable", "fd");
+	l->h.f_op = at(btf, "file", "f_op");
+	l->h.private_data = at(btf, "file", "private_data");
+	l->h.f_inode = at(btf, "file", "f_inode");
+	l->h.i_ino = at(btf, "inode", "i_ino");
+	l->h.sock_sk = at(btf, "socket", "sk");
+	l->h.family = at(btf, "sock", "__sk_common.skc_family");
+	l->h.state = at(btf, "sock", "__sk_common.skc_state");
+	l->h.num = at(btf, "sock", "__sk_common.skc_num");
+	l->h.dport = at(btf, "sock", "__sk_common.skc_dport");
+	l->h.rcv_saddr = at(btf, "sock", "__sk_common.skc_rcv_saddr");
+	l->h.daddr = at(btf, "sock", "__sk_common.skc_daddr");
+	l->h.v6_rcv_saddr = at(btf, "sock", "__sk_common.skc_v6_rcv_saddr");
+	l->h.v6_daddr = at(btf, "sock", "__sk_common.skc_v6_daddr");
+	l->h.net = at(btf, "sock", "__sk_common.skc_net.net");
+	l->h.type = at(btf, "sock", "sk_type");
+	l->h.protocol = at(btf, "sock", "sk_protocol");
+	l->h.rcvq = at(btf, "sock", "sk_receive_queue");
+	l->h.rmem = at(btf, "sock", "sk_backlog.rmem_alloc.counter");
+	/* struct udp_sock begins with its inet_sock, whose struct sock is first */
+	l->h.reader_q = at(btf, "udp_sock", "reader_queue");
+	l->h.skb_next = at(btf, "sk_buff", "next");
+	l->h.skb_head = at(btf, "sk_buff", "head");
+	l->h.skb_end = at(btf, "sk_buff", "end");
+	l->h.skb_len = at(btf, "sk_buff", "len");
+	l->h.head_frag = at(btf, "sk_buff", "head_frag");
+	l->h.nr_frags = at(btf, "skb_shared_info", "nr_frags");
+	l->h.frags = at(btf, "skb_shared_info", "frags");
+	l->h.frag_list = at(btf, "skb_shared_info", "frag_list");
+	/* skb_frag_t: struct skb_frag with a netmem_ref (6.9 on), struct bio_vec before */
+	frag = typedef_struct(btf, "skb_frag_t", &l->h.frag_size);
+	l->h.frag_page = VM_ABSENT;
+	if (frag && !strcmp(frag, "skb_frag"))
+		l->h.frag_page = at(btf, "skb_frag", "netmem");
+	if (frag && !vm_has(l->h.frag_page))
+		l->h.frag_page = at(btf, frag, "bv_page");
+	l->h.alloc_count = at(btf, "page_pool", "alloc.count");
+	l->h.ring_prod = at(btf, "page_pool", "ring.producer");
+	l->h.ring_cons = at(btf, "page_pool", "ring.consumer_head");
+	l->h.ring_size = at(btf, "page_pool", "ring.size");
+	l->h.ring_queue = at(btf, "page_pool", "ring.queue");
+	l->h.ring_count = at(btf, "page_pool", "ring.count.counter"); /* the item-block series' */
+	l->h.frag_pg = at(btf, "page_pool", "frag_page");
+	/* renamed compound_info for 7.1 (bpf/core_fixes_scan.bpf.h says how it changed) */
+	l->h.compound_head = at(btf, "page", "compound_head");
+	if (!vm_has(l->h.compound_head))
+		l->h.compound_head = at(btf, "page", "compound_info");
+	l->h.pp = at(btf, "page", "pp");
+	id = btf__find_by_name_kind(btf, "page", BTF_KIND_STRUCT);
+	size = id > 0 ? btf__resolve_size(btf, (__u32)id) : -1;
+	l->h.page_size = size > 0 && size <= 256 ? (uint32_t)size : 0;
+}
+
 int vmcore_layout_of(const struct btf *btf, struct vmcore_layout *l, char *why, size_t whylen)
 {
 	const struct btf_type *t;
@@ -246,6 +331,7 @@ int vmcore_layout_of(const struct btf *btf, struct vmcore_layout *l, char *why, 
 	l->tk_xtime_sec = at(btf, "timekeeper", "xtime_sec");
 	l->uts_nodename = at(btf, "uts_namespace", "name.nodename");
 	l->uts_release = at(btf, "uts_namespace", "name.release");
+	holders_layout(btf, l);
 	if (!vm_has(l->id) || !vm_has(l->xa_head) || !vm_has(l->xn_slots) || !l->xa_chunk) {
 		snprintf(why, whylen,
 			 "the kernel's struct page_pool has no user.id: a kernel before 6.8, whose "

@@ -12,6 +12,7 @@
 
 #include "fuzz.h"
 #include "model/snapshot.h"
+#include "model/vmcore_holders.h"
 #include "model/vmcore_syms.h"
 #include "model/vmcore_walk.h"
 
@@ -79,6 +80,54 @@ static struct vmcore_layout layout(void)
 	AT(tk_xtime_sec, 16, 8);
 	AT(uts_nodename, 0, 65);
 	AT(uts_release, 65, 65);
+	/* the holder walk's: small structs, packed in the image at random */
+	AT(h.tasks, 0, 8);
+	AT(h.pid, 16, 4);
+	AT(h.tgid, 20, 4);
+	AT(h.comm, 24, 16);
+	AT(h.files, 40, 8);
+	AT(h.fdt, 0, 8);
+	AT(h.max_fds, 0, 4);
+	AT(h.fd, 8, 8);
+	AT(h.f_op, 0, 8);
+	AT(h.private_data, 8, 8);
+	AT(h.f_inode, 16, 8);
+	AT(h.i_ino, 0, 8);
+	AT(h.sock_sk, 0, 8);
+	AT(h.family, 0, 2);
+	AT(h.state, 2, 1);
+	AT(h.num, 4, 2);
+	AT(h.dport, 6, 2);
+	AT(h.rcv_saddr, 8, 4);
+	AT(h.daddr, 12, 4);
+	AT(h.v6_rcv_saddr, 8, 16);
+	AT(h.v6_daddr, 24, 16);
+	AT(h.net, 40, 8);
+	AT(h.type, 16, 2);
+	AT(h.protocol, 18, 2);
+	AT(h.rmem, 24, 4);
+	AT(h.rcvq, 32, 8);
+	AT(h.reader_q, 48, 8);
+	AT(h.skb_next, 0, 8);
+	AT(h.skb_head, 8, 8);
+	AT(h.skb_end, 16, 4);
+	AT(h.skb_len, 20, 4);
+	l.h.head_frag = (struct vm_field){ 24 * 8 + 1, 1, 1 };
+	AT(h.nr_frags, 0, 1);
+	AT(h.frag_list, 8, 8);
+	AT(h.frags, 16, 8);
+	l.h.frag_size = 16;
+	AT(h.frag_page, 0, 8);
+	AT(h.alloc_count, 96, 4);
+	AT(h.ring_prod, 100, 4);
+	AT(h.ring_cons, 104, 4);
+	AT(h.ring_size, 108, 4);
+	AT(h.ring_queue, 112, 8);
+	l.h.ring_count = none;
+	AT(h.frag_pg, 120, 8);
+	AT(h.compound_head, 8, 8);
+	AT(h.pp, 16, 8);
+	l.h.page_size = 64;
 #undef AT
 	return l;
 }
@@ -97,6 +146,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vmcoreinfo vi;
 	struct vs_result r;
 	struct vmcore_walk w;
+	struct vmcore_haddrs ha = { .page_shift = 12 };
+	struct vmcore_hstats hst;
+	struct scan_result scan;
 	struct snapshot s;
 	size_t i;
 
@@ -113,10 +165,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vmcoreinfo_symbol(&vi, "page_pools", &a.page_pools);
 	vmcoreinfo_symbol(&vi, "tk_core", &a.tk_core);
 	vmcoreinfo_symbol(&vi, "init_uts_ns", &a.init_uts_ns);
+	vmcoreinfo_symbol(&vi, "init_task", &ha.init_task);
+	vmcoreinfo_symbol(&vi, "socket_file_ops", &ha.socket_file_ops);
+	vmcoreinfo_symbol(&vi, "vmemmap", &ha.vmemmap);
+	vmcoreinfo_symbol(&vi, "page_offset_base", &ha.page_offset);
 	if (!vmcore_walk(&m, &l, &a, &w)) {
 		FUZZ_CHECK(w.rd.n + w.duplicates <= w.entries);
 		for (i = 1; i < w.rd.n; i++)
 			FUZZ_CHECK(w.rd.pools[i - 1].rec.addr < w.rd.pools[i].rec.addr);
+		/* the holder walk: every page it counts is one of the walk's pools */
+		if (!vmcore_holders(&m, &l, &ha, &w.rd, &scan, &hst)) {
+			FUZZ_CHECK(scan.nsocks == hst.sockets && scan.npages == hst.pages);
+			FUZZ_CHECK(scan.nsocks <= scan.nowners);
+			for (i = 0; i < scan.npages; i++) {
+				size_t k;
+
+				for (k = 0; k < w.rd.n; k++)
+					if (w.rd.pools[k].rec.addr == scan.pages[i].pool)
+						break;
+				FUZZ_CHECK(k < w.rd.n);
+			}
+			scan_free(&scan);
+		}
 		if (!snapshot_build(&s, &w.rd, NULL)) {
 			FUZZ_CHECK(s.n == w.rd.n);
 			snapshot_free(&s);

@@ -12,6 +12,7 @@
 #include "model/pm_verdict.h"
 #include "model/postmortem.h"
 #include "model/snapshot.h"
+#include "model/vmcore_holders.h"
 #include "model/vmcore_syms.h"
 #include "model/vmcore_walk.h"
 #include "output/vmcore_records.h"
@@ -25,7 +26,7 @@ struct region {
 };
 
 struct fake {
-	struct region r[16];
+	struct region r[48];
 	size_t n;
 };
 
@@ -251,6 +252,46 @@ static struct vmcore_layout small_layout(void)
 	AT(tk_offs_boot, 8, 8);
 	AT(tk_xtime_sec, 16, 8);
 	l.uts_nodename = l.uts_release = VM_ABSENT;
+	/* the holder walk's (test_holders): task, files, socket, sock, skb, page */
+	AT(h.tasks, 0, 8);
+	AT(h.pid, 16, 4);
+	AT(h.tgid, 20, 4);
+	AT(h.comm, 24, 16);
+	AT(h.files, 40, 8);
+	AT(h.fdt, 0, 8);
+	AT(h.max_fds, 0, 4);
+	AT(h.fd, 8, 8);
+	AT(h.f_op, 0, 8);
+	AT(h.private_data, 8, 8);
+	AT(h.f_inode, 16, 8);
+	AT(h.i_ino, 0, 8);
+	AT(h.sock_sk, 0, 8);
+	AT(h.family, 0, 2);
+	AT(h.state, 2, 1);
+	AT(h.num, 4, 2);
+	AT(h.dport, 6, 2);
+	AT(h.rcv_saddr, 8, 4);
+	AT(h.daddr, 12, 4);
+	l.h.v6_rcv_saddr = l.h.v6_daddr = l.h.net = l.h.reader_q = VM_ABSENT;
+	AT(h.type, 16, 2);
+	AT(h.protocol, 18, 2);
+	AT(h.rmem, 24, 4);
+	AT(h.rcvq, 32, 8);
+	AT(h.skb_next, 0, 8);
+	AT(h.skb_head, 8, 8);
+	AT(h.skb_end, 16, 4);
+	AT(h.skb_len, 20, 4);
+	l.h.head_frag = (struct vm_field){ 24 * 8 + 1, 1, 1 };
+	AT(h.nr_frags, 0, 1);
+	AT(h.frag_list, 8, 8);
+	AT(h.frags, 16, 8);
+	l.h.frag_size = 16;
+	AT(h.frag_page, 0, 8);
+	l.h.alloc_count = l.h.ring_prod = l.h.ring_cons = l.h.ring_size = l.h.ring_queue =
+		l.h.ring_count = l.h.frag_pg = VM_ABSENT;
+	AT(h.compound_head, 8, 8);
+	AT(h.pp, 16, 8);
+	l.h.page_size = 64;
 #undef AT
 	return l;
 }
@@ -296,9 +337,12 @@ static void put_two_pools(struct fake *f, uint64_t *slots)
 }
 
 /* the dump's records read back as a recording: its report, with verdicts */
-static json_t *dump_report(struct kmem *m, const struct vmcore_addrs *a)
+static json_t *dump_report(struct kmem *m, const struct vmcore_addrs *a,
+			   const struct vmcore_haddrs *ha)
 {
 	struct vmcore_layout l = small_layout();
+	struct vmcore_hstats st;
+	struct scan_result scan = { 0 };
 	struct recording r = { 0 };
 	struct vmcore_walk w;
 	struct snapshot s;
@@ -310,8 +354,11 @@ static json_t *dump_report(struct kmem *m, const struct vmcore_addrs *a)
 
 	CHECK_INT(vmcore_walk(m, &l, a, &w), 0);
 	CHECK_INT(snapshot_build(&s, &w.rd, NULL), 0);
+	if (ha)
+		CHECK_INT(vmcore_holders(m, &l, ha, &w.rd, &scan, &st), 0);
 	out = open_memstream(&buf, &len);
-	CHECK_INT(vmcore_records_write(out, &w, &s, "7.3.4+deb13-amd64", 60), 0);
+	CHECK_INT(vmcore_records_write(out, &w, &s, ha ? &scan : NULL, "7.3.4+deb13-amd64", 60), 0);
+	scan_free(&scan);
 	fclose(out);
 	in = fmemopen(buf, len, "r");
 	CHECK_INT(recording_open_stream(&r, in, "(vmcore)"), 0);
@@ -352,7 +399,7 @@ static void test_report(void)
 	json_t *rep, *zombie, *live;
 
 	put_two_pools(&f, slots);
-	rep = dump_report(&m, &a);
+	rep = dump_report(&m, &a, NULL);
 	CHECK_NEAR(json_number_value(json_object_get(rep, "time")), 1700000000, 0);
 	CHECK_STR(json_string_value(json_object_get(json_object_get(rep, "kernel"), "release")),
 		  "7.3.4+deb13-amd64");
@@ -379,7 +426,7 @@ static void test_report(void)
 	json_decref(rep);
 	/* no timekeeper (a kernel whose is not found): the destroy's age is not known, not 0 */
 	a.tk_core = 0;
-	rep = dump_report(&m, &a);
+	rep = dump_report(&m, &a, NULL);
 	zombie = pool_by_id(rep, 13);
 	CHECK(zombie != NULL, "the zombie without a clock");
 	if (zombie) {
@@ -391,6 +438,220 @@ static void test_report(void)
 		CHECK(!json_is_true(json_object_get(zombie, "stalled")), "no age: not stalled");
 	}
 	json_decref(rep);
+	fake_free(&f);
+}
+
+#define INIT	    0xffffffff82000000ULL
+#define SOCKFOPS    0xffffffff81000000ULL
+#define TASK	    0xffff888000010000ULL
+#define FILES	    0xffff888000011000ULL
+#define FDT	    0xffff888000012000ULL
+#define FDARR	    0xffff888000013000ULL
+#define FILE_	    0xffff888000014000ULL
+#define SOCKET	    0xffff888000015000ULL
+#define INODE	    0xffff888000016000ULL
+#define SK	    0xffff888000017000ULL
+#define SKB1	    0xffff888000018000ULL
+#define SKB2	    0xffff888000019000ULL
+#define SKB3	    0xffff88800001a000ULL
+#define PAGE_OFF    0xffff888100000000ULL
+#define VMEMMAP	    0xffffea0000000000ULL
+#define PFN_ADDR(n) (PAGE_OFF + (uint64_t)(n)*4096)
+#define PAGE_OF(n)  (VMEMMAP + (uint64_t)(n)*64)
+
+static void put_u64(struct fake *f, uint64_t at, uint64_t v)
+{
+	memcpy(region(f, at, 8), &v, 8);
+}
+
+/* change 8 bytes of memory already there */
+static void poke(struct fake *f, uint64_t at, uint64_t v)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (at >= f->r[i].addr && at + 8 <= f->r[i].addr + f->r[i].len) {
+			memcpy(f->r[i].buf + (at - f->r[i].addr), &v, 8);
+			return;
+		}
+}
+
+/* a struct page of the small layout: compound_head at 8, pp at 16 */
+static void put_page(struct fake *f, unsigned pfn, uint64_t compound, uint64_t pp)
+{
+	uint8_t *p = region(f, PAGE_OF(pfn), 64);
+
+	memcpy(p + 8, &compound, 8);
+	memcpy(p + 16, &pp, 8);
+}
+
+/* an skb at at: head in pfn's page (head_frag), its shinfo's frags and frag_list */
+static void put_skb(struct fake *f, uint64_t at, uint64_t next, unsigned head_pfn, bool head_frag,
+		    const uint64_t *frags, uint8_t nr, uint64_t frag_list)
+{
+	uint8_t *s = region(f, at, 32), *sh;
+	uint64_t head = PFN_ADDR(head_pfn);
+	uint32_t end = 0x100, len = 1000;
+	unsigned i;
+
+	memcpy(s, &next, 8);
+	memcpy(s + 8, &head, 8);
+	memcpy(s + 16, &end, 4);
+	memcpy(s + 20, &len, 4);
+	s[24] = head_frag ? 2 : 0;
+	sh = region(f, head + end, 16 + 16 * 4);
+	sh[0] = nr;
+	memcpy(sh + 8, &frag_list, 8);
+	for (i = 0; i < nr; i++)
+		memcpy(sh + 16 + 16 * i, &frags[i], 8);
+}
+
+/*
+ * One process (pid 42, "holder") with a UDP socket at fds 3 and 5 (a dup):
+ * its receive queue has an skb whose head (pfn 2), one frag (a tail page
+ * of pfn 4) are POOL2's and another frag not a pool's, then an skb with
+ * a frag_list skb whose head (pfn 9) is POOL2's.
+ */
+static void put_process(struct fake *f)
+{
+	uint64_t frags[2] = { PAGE_OF(5), PAGE_OF(7) }, fds[6] = { 0, 0, 0, FILE_, 0, FILE_ };
+	uint8_t *t = region(f, TASK, 48), *sk;
+	uint64_t v;
+	uint32_t pid = 42;
+
+	put_u64(f, INIT, TASK); /* init_task.tasks.next */
+	v = INIT;
+	memcpy(t, &v, 8);
+	memcpy(t + 16, &pid, 4);
+	memcpy(t + 20, &pid, 4);
+	memcpy(t + 24, "holder", 6);
+	v = FILES;
+	memcpy(t + 40, &v, 8);
+	put_u64(f, FILES, FDT);
+	t = region(f, FDT, 16);
+	t[0] = 6;
+	v = FDARR;
+	memcpy(t + 8, &v, 8);
+	memcpy(region(f, FDARR, sizeof(fds)), fds, sizeof(fds));
+	t = region(f, FILE_, 24);
+	v = SOCKFOPS;
+	memcpy(t, &v, 8);
+	v = SOCKET;
+	memcpy(t + 8, &v, 8);
+	v = INODE;
+	memcpy(t + 16, &v, 8);
+	put_u64(f, INODE, 3367);
+	put_u64(f, SOCKET, SK);
+	sk = region(f, SK, 48);
+	sk[0] = 2;				/* AF_INET */
+	sk[2] = 7;				/* TCP_CLOSE: UDP's UNCONN */
+	sk[4] = 5070 & 0xff, sk[5] = 5070 >> 8; /* skc_num, host order */
+	memcpy(sk + 8, "\x7f\0\0\x01", 4);
+	sk[16] = 2;  /* SOCK_DGRAM */
+	sk[18] = 17; /* IPPROTO_UDP */
+	v = SKB1;
+	memcpy(sk + 32, &v, 8);
+	put_skb(f, SKB1, SKB2, 2, true, frags, 2, 0);
+	put_skb(f, SKB2, SK + 32, 3, false, NULL, 0, SKB3);
+	put_skb(f, SKB3, 0, 9, true, NULL, 0, 0);
+	put_page(f, 2, 0, POOL2);
+	put_page(f, 4, 0, POOL2);
+	put_page(f, 5, PAGE_OF(4) + 1, 0); /* a tail page: its head has pp */
+	put_page(f, 7, 0, 0);		   /* not a pool's */
+	put_page(f, 9, 0, POOL2);
+	put_page(f, 3, 0, 0);
+}
+
+/* the sockets of the dump's processes, and their pages, named as holders */
+static void test_holders(void)
+{
+	struct vmcore_layout l = small_layout();
+	struct fake f = { 0 };
+	struct kmem m = { .read = fake_read, .ctx = &f };
+	struct vmcore_addrs a = { .page_pools = XA, .tk_core = TKC, .page_size = 4096 };
+	struct vmcore_haddrs ha = { .init_task = INIT,
+				    .socket_file_ops = SOCKFOPS,
+				    .page_offset = PAGE_OFF,
+				    .vmemmap = VMEMMAP,
+				    .page_shift = 12 };
+	uint64_t slots[4] = { 0, POOL1, 0, POOL2 };
+	struct vmcore_hstats st;
+	struct scan_result scan;
+	struct vmcore_walk w;
+	json_t *rep, *zombie, *h0;
+	size_t i;
+
+	put_two_pools(&f, slots);
+	put_process(&f);
+	CHECK_INT(vmcore_walk(&m, &l, &a, &w), 0);
+	CHECK_INT(vmcore_holders(&m, &l, &ha, &w.rd, &scan, &st), 0);
+	CHECK(st.walked, "%s", st.why);
+	CHECK_INT(st.tasks, 1);
+	CHECK_INT(st.fds, 2);
+	CHECK_INT(st.sockets, 1); /* the dup is the same socket */
+	CHECK_INT(scan.nowners, 2);
+	CHECK_INT(st.skbs, 3);
+	CHECK_INT(st.pages, 3);
+	CHECK_INT(st.nonpp, 1); /* pfn 7's frag (skb 2's head is not a page fragment) */
+	CHECK_INT(scan.nsocks, 1);
+	if (scan.nsocks) {
+		CHECK_INT(scan.socks[0].lport, 5070);
+		CHECK_INT(scan.socks[0].protocol, 17);
+		CHECK_INT(scan.socks[0].skbs, 3);
+	}
+	for (i = 0; i < scan.npages; i++) {
+		CHECK_INT(scan.pages[i].pool, POOL2);
+		CHECK_INT(scan.pages[i].holder, SK);
+	}
+	if (scan.npages == 3) {
+		CHECK_INT(scan.pages[0].netmem, PAGE_OF(2));
+		CHECK_INT(scan.pages[0].where, PPW_IN_HEAD);
+		CHECK_INT(scan.pages[1].netmem, PAGE_OF(4)); /* the tail's head */
+		CHECK_INT(scan.pages[1].where, PPW_IN_FRAG);
+		CHECK_INT(scan.pages[2].netmem, PAGE_OF(9));
+		CHECK_INT(scan.pages[2].where, PPW_IN_FRAGLIST);
+	}
+	scan_free(&scan);
+	vmcore_walk_free(&w);
+	/* through the records: the zombie's holder is pid 42's socket */
+	rep = dump_report(&m, &a, &ha);
+	zombie = pool_by_id(rep, 13);
+	h0 = json_array_get(json_object_get(json_object_get(zombie, "holders"), "holders"), 0);
+	CHECK(h0 != NULL, "a holder");
+	CHECK_STR(json_string_value(json_object_get(h0, "kind")), "socket");
+	CHECK_INT(json_integer_value(json_object_get(h0, "pages")), 3);
+	CHECK_INT(json_integer_value(
+			  json_object_get(json_array_get(json_object_get(h0, "owners"), 0), "pid")),
+		  42);
+	CHECK_INT(json_integer_value(
+			  json_object_get(json_object_get(zombie, "holders"), "unattributed")),
+		  297);
+	json_decref(rep);
+	/* a kernel whose BTF lacks what the walk reads: no walk, and why */
+	l.h.pp = VM_ABSENT;
+	CHECK_INT(vmcore_walk(&m, &l, &a, &w), 0);
+	CHECK_INT(vmcore_holders(&m, &l, &ha, &w.rd, &scan, &st), 0);
+	CHECK(!st.walked && strstr(st.why, "pp") != NULL, "%s", st.why);
+	CHECK_INT(scan.nsocks, 0);
+	vmcore_walk_free(&w);
+	/* a process list that loops (the task points at itself): seen, not walked 2^20 times */
+	l = small_layout();
+	poke(&f, TASK, TASK);
+	CHECK_INT(vmcore_walk(&m, &l, &a, &w), 0);
+	CHECK_INT(vmcore_holders(&m, &l, &ha, &w.rd, &scan, &st), 0);
+	CHECK(st.cut > 0 && strstr(st.why, "loops") != NULL, "%s", st.why);
+	CHECK(st.tasks <= 4, "%llu tasks", (unsigned long long)st.tasks);
+	CHECK_INT(scan.nsocks, 1);
+	scan_free(&scan);
+	vmcore_walk_free(&w);
+	/* a damaged process list (a task the dump lacks): the walk stops and says so */
+	l = small_layout();
+	poke(&f, INIT, 0xffff888000f00000ULL);
+	CHECK_INT(vmcore_walk(&m, &l, &a, &w), 0);
+	CHECK_INT(vmcore_holders(&m, &l, &ha, &w.rd, &scan, &st), 0);
+	CHECK(st.cut > 0 && strstr(st.why, "not in the dump") != NULL, "%s", st.why);
+	scan_free(&scan);
+	vmcore_walk_free(&w);
 	fake_free(&f);
 }
 
@@ -473,5 +734,6 @@ int main(void)
 	TEST(test_system_map);
 	TEST(test_walk);
 	TEST(test_report);
+	TEST(test_holders);
 	return unit_done();
 }

@@ -12,6 +12,10 @@
 #       the destroyed pool: inflight, hold and release from the kernel's
 #       page_pool_release tracepoint, its id from the live ppwatch
 #       (pool->user.id: a pool with no netdev is in no netlink dump)
+#   PPVM-VMCORE-HOLDER: pid=PID ino=INO
+#       who holds its pages, from /proc, not from ppwatch: the UDP socket
+#       on the test's port in its namespace (/proc/net/udp's inode) and the
+#       process with an fd for that inode
 #   PPVM-VMCORE-POOL: id=ID state=STATE inflight=N
 #       every pool the live ppwatch lists (the guest is idle: none moves)
 #   PPVM-VMCORE-READY
@@ -22,12 +26,12 @@ if [ ! -e /sys/firmware/qemu_fw_cfg/by_name/etc/vmcoreinfo ]; then
 	log "no /sys/firmware/qemu_fw_cfg/by_name/etc/vmcoreinfo: the dump will have no VMCOREINFO"
 fi
 trace_start page_pool_release
-/sbin/ip netns exec $NS "$TOOL" live $PORT $N 900 >/tmp/live.log 2>&1 &
+/sbin/ip netns exec $NS "$TOOL" live $PORT "$N" 900 >/tmp/live.log 2>&1 &
 wait_for 60 grep -q 'frames run' /tmp/live.log ||
 	{ fail "ppvm-tool live: no live-frames run: $(cat /tmp/live.log)"; return 0; }
-destroyed() { trace_snap /tmp/vc.trace; [ -n "$(trace_release_ptr_min /tmp/vc.trace $N)" ]; }
+destroyed() { trace_snap /tmp/vc.trace; [ -n "$(trace_release_ptr_min /tmp/vc.trace "$N")" ]; }
 wait_for 10 destroyed
-PTR=$(trace_release_ptr_min /tmp/vc.trace $N)
+PTR=$(trace_release_ptr_min /tmp/vc.trace "$N")
 check "page_pool_release: the live-frames pool destroyed with $N pages in flight" "${PTR:+1}" = 1 ||
 	return 0
 RINFL=$(trace_release_inflight /tmp/vc.trace "$PTR")
@@ -40,6 +44,17 @@ ID=$(jpool /tmp/pools.out "$ZADDR" id)
 check "ppwatch pools: the destroyed pool has the kernel's id" "${ID:-0}" -gt 0 || return 0
 check "ppwatch pools: its inflight is page_pool_release's" "$(jpool /tmp/pools.out "$ZADDR" inflight)" -eq "$RINFL"
 echo "PPVM-VMCORE-TRUTH: id=$ID addr=$ZADDR inflight=$RINFL hold=$HOLDK release=$RELK"
+HEXPORT=$(printf '%04X' $PORT)
+INO=$(/sbin/ip netns exec $NS cat /proc/net/udp | awk -v p=":$HEXPORT" '$2 ~ p"$" { print $10; exit }')
+HPID=
+for f in /proc/[0-9]*/fd/*; do
+	[ "$(readlink "$f" 2>/dev/null)" = "socket:[$INO]" ] || continue
+	HPID=${f#/proc/}
+	HPID=${HPID%%/*}
+	break
+done
+check "/proc: the process with an fd for the UDP socket on port $PORT (inode $INO)" "${HPID:-0}" -gt 0
+echo "PPVM-VMCORE-HOLDER: pid=$HPID ino=$INO"
 jq -r '.pools[] | select(.id != null) | "PPVM-VMCORE-POOL: id=\(.id) state=\(.state) inflight=\(.inflight)"' /tmp/pools.out
 echo "PPVM-VMCORE-READY"
 # the host dumps and quits; a host that never does ends the test at run.sh's limit
