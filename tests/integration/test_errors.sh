@@ -7,12 +7,14 @@
 # failure: a bad option, the classic tracepoints without tracefs, a
 # recording onto a full file system (a flight recorder says it once and
 # goes on: a service that exited would be restarted and rotate its
-# history away).
+# history away). Files that are no crash dump 'postmortem --vmcore' reads:
+# each refused for what it is, read with no privilege.
 
 ALL_TESTS="
 	json_error_object_on_a_usage_error
 	json_error_object_when_loading_fails
 	record_onto_a_full_disk_says_so_once_and_goes_on
+	vmcore_bad_inputs_each_named_for_what_they_are
 "
 
 # shellcheck source=lib.sh
@@ -85,6 +87,56 @@ record_onto_a_full_disk_says_so_once_and_goes_on() {
 		"$WORK/err")" -eq 1 ]
 	check "the losses counted" grep -q 'record: [0-9]* records, [0-9]* rotations, [1-9][0-9]* records lost' "$WORK/err"
 	check "whole records only" jq -e -s 'all(.[]; has("type"))' "$mnt/rec.jsonl" >/dev/null
+}
+
+# 'postmortem --vmcore' on files that are no dump ppwatch reads, as nobody
+# (a dump is untrusted input, read without privilege): each is refused
+# with exit 2, naming the file and saying what it is and what to do. The
+# real dumps are read in the VMs (kernel/rig-vmcore.sh).
+vmcore_bad_inputs_each_named_for_what_they_are() {
+	[ -x "$PPWATCH" ] || fail "$PPWATCH missing: run make"
+	work
+	chmod 0755 "$WORK"
+	: >"$WORK/empty"
+	head -c 5000 /dev/urandom >"$WORK/random"
+	{
+		printf 'makedumpfile\0\0\0\0'
+		head -c 8192 /dev/zero
+	} >"$WORK/flattened"
+	python3 - "$WORK" <<'PY' || fail "python3 could not write the ELF cores"
+import struct, sys
+def core(endian, machine):
+    e = "<" if endian == 1 else ">"
+    note = struct.pack(e + "III", 5, 4, 0x1234) + b"XXXX\0\0\0\0abcd"  # no VMCOREINFO
+    ph = struct.pack(e + "IIQQQQQQ", 4, 0, 176, 0, 0, len(note), len(note), 0) + \
+        struct.pack(e + "IIQQQQQQ", 1, 7, 4096, 0, 0, 4096, 4096, 0)
+    h = b"\x7fELF" + bytes([2, endian, 1, 0]) + bytes(8) + \
+        struct.pack(e + "HHIQQQIHHHHHH", 4, machine, 1, 0, 64, 0, 0, 64, 56, 2, 64, 0, 0)
+    d = h + ph + note
+    return d + bytes(4096 - len(d)) + bytes(4096)
+open(sys.argv[1] + "/s390x", "wb").write(core(2, 22))         # big-endian s390x
+open(sys.argv[1] + "/no-vmcoreinfo", "wb").write(core(1, 62))  # x86_64, no VMCOREINFO
+PY
+	chmod 0644 "$WORK"/*
+	local f want rc
+	while IFS='|' read -r f want; do
+		setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+			"$PPWATCH" postmortem --vmcore "$WORK/$f" >"$WORK/out" 2>"$WORK/err"
+		rc=$?
+		log "$f: exit $rc: $(head -c 300 "$WORK/err")"
+		check "$f: exit 2" [ "$rc" -eq 2 ]
+		check "$f: one error line" [ "$(errors "$WORK/err")" -eq 1 ]
+		check "$f: naming the file" grep -qF "$WORK/$f" "$WORK/err"
+		check "$f: it says $want" grep -qF -- "$want" "$WORK/err"
+		check "$f: nothing on stdout" [ ! -s "$WORK/out" ]
+	done <<-'END'
+		empty|not a dump libkdumpfile reads
+		random|not a dump libkdumpfile reads
+		flattened|makedumpfile -R NEWFILE
+		s390x|a dump of s390x, not of a 64-bit little-endian kernel
+		no-vmcoreinfo|the dump has no VMCOREINFO
+		missing|cannot open it
+	END
 }
 
 run_tests
