@@ -319,7 +319,7 @@ $(OUTPUT)/lab/xdp_pass.bpf.o: tests/lab/xdp_pass.bpf.c | $(OUTPUT)/lab
 
 # --- tests -------------------------------------------------------------------
 # Unit tests link every pure object: no list to keep.
-$(OUTPUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/unit/fixtures.h $(PURE_OBJS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/unit/fixtures.h tests/unit/vmcore_fixture.h $(PURE_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Itests/unit $< $(PURE_OBJS) $(ALL_LDFLAGS) $(PURE_LDLIBS) $(LDLIBS) -o $@
 
@@ -327,7 +327,7 @@ $(SAN_OUT)/cli/%.o: cli/%.c | $(addprefix $(SAN_OUT)/cli/,$(PURE_DIRS))
 	$(call msg,CC-SAN,$@)
 	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
-$(SAN_OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/unit/fixtures.h $(SAN_PURE_OBJS) | $(SAN_OUT)/tests
+$(SAN_OUT)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h tests/unit/fixtures.h tests/unit/vmcore_fixture.h $(SAN_PURE_OBJS) | $(SAN_OUT)/tests
 	$(call msg,CC-SAN,$@)
 	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(SAN_PURE_OBJS) $(ALL_LDFLAGS) $(PURE_LDLIBS) $(LDLIBS) -o $@
 
@@ -358,7 +358,7 @@ $(FUZZ_OUT)/fuzz_vmcore_btf: tests/fuzz/fuzz_vmcore_btf.c tests/fuzz/fuzz.h $(FU
 	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer \
 		$< $(FUZZ_PURE_OBJS) $(FUZZ_OUT)/cli/sources/vmcore_btf.o $(PURE_LDLIBS) -lbpf -lelf -lz -o $@
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/fuzz/fuzz_report.h tests/unit/fixtures.h $(FUZZ_PURE_OBJS)
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/fuzz/fuzz_report.h tests/unit/fixtures.h tests/unit/vmcore_fixture.h $(FUZZ_PURE_OBJS)
 	$(call msg,FUZZ,$@)
 	$(Q)$(FUZZ_CC) $(ALL_CPPFLAGS) -Itests/fuzz -Itests/unit $(FUZZ_CFLAGS) -fsanitize=fuzzer \
 		$< $(FUZZ_PURE_OBJS) $(PURE_LDLIBS) -o $@

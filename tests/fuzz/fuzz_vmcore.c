@@ -11,6 +11,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
+#include "vmcore_fixture.h"
 #include "model/snapshot.h"
 #include "model/vmcore_holders.h"
 #include "model/vmcore_syms.h"
@@ -33,105 +34,6 @@ static int image_read(void *ctx, uint64_t addr, void *buf, size_t n)
 	return 0;
 }
 
-static struct vmcore_layout layout(void)
-{
-	struct vmcore_layout l = { 0 };
-	struct vm_field none = VM_ABSENT;
-
-#define AT(f, off, sz) l.f = (struct vm_field){ (off)*8, sz, 0 }
-	AT(xa_head, 8, 8);
-	AT(xn_shift, 0, 1);
-	AT(xn_slots, 16, 8);
-	l.xa_chunk = 8;
-	l.pool_size = 96;
-	AT(order, 0, 4);
-	AT(pool_size_param, 4, 4);
-	AT(nid, 8, 4);
-	AT(dev, 16, 8);
-	AT(napi, 24, 8);
-	AT(hold, 32, 4);
-	AT(release, 36, 4);
-	l.dma_map = (struct vm_field){ 40 * 8 + 1, 1, 1 };
-	l.dma_sync = (struct vm_field){ 40 * 8 + 2, 1, 1 };
-	AT(destroy_cnt, 48, 8);
-	AT(netdev, 56, 8);
-	AT(id, 64, 4);
-	AT(detach_time, 72, 8);
-	AT(dma_mapped_head, 80, 8);
-	AT(xdp_mem_id, 88, 4);
-	l.mp_priv = l.p_flags = none;
-	l.detach_time_is_ns = true;
-	l.unmap = UNMAP_XARRAY;
-	AT(nd_name, 0, 16);
-	AT(nd_ifindex, 16, 4);
-	AT(nd_net, 24, 8);
-	AT(nd_dev, 32, 8);
-	AT(net_inum, 0, 4);
-	AT(net_cookie, 8, 8);
-	AT(napi_id, 0, 4);
-	AT(dev_name, 0, 8);
-	AT(dev_driver, 8, 8);
-	AT(dev_class, 16, 8);
-	AT(drv_name, 0, 8);
-	AT(class_name, 0, 8);
-	AT(tk_in_core, 8, 8);
-	AT(tk_mono_base, 0, 8);
-	AT(tk_offs_boot, 8, 8);
-	AT(tk_xtime_sec, 16, 8);
-	AT(uts_nodename, 0, 65);
-	AT(uts_release, 65, 65);
-	/* the holder walk's: small structs, packed in the image at random */
-	AT(h.tasks, 0, 8);
-	AT(h.pid, 16, 4);
-	AT(h.tgid, 20, 4);
-	AT(h.comm, 24, 16);
-	AT(h.files, 40, 8);
-	AT(h.fdt, 0, 8);
-	AT(h.max_fds, 0, 4);
-	AT(h.fd, 8, 8);
-	AT(h.f_op, 0, 8);
-	AT(h.private_data, 8, 8);
-	AT(h.f_inode, 16, 8);
-	AT(h.i_ino, 0, 8);
-	AT(h.sock_sk, 0, 8);
-	AT(h.family, 0, 2);
-	AT(h.state, 2, 1);
-	AT(h.num, 4, 2);
-	AT(h.dport, 6, 2);
-	AT(h.rcv_saddr, 8, 4);
-	AT(h.daddr, 12, 4);
-	AT(h.v6_rcv_saddr, 8, 16);
-	AT(h.v6_daddr, 24, 16);
-	AT(h.net, 40, 8);
-	AT(h.type, 16, 2);
-	AT(h.protocol, 18, 2);
-	AT(h.rmem, 24, 4);
-	AT(h.rcvq, 32, 8);
-	AT(h.reader_q, 48, 8);
-	AT(h.skb_next, 0, 8);
-	AT(h.skb_head, 8, 8);
-	AT(h.skb_end, 16, 4);
-	AT(h.skb_len, 20, 4);
-	l.h.head_frag = (struct vm_field){ 24 * 8 + 1, 1, 1 };
-	AT(h.nr_frags, 0, 1);
-	AT(h.frag_list, 8, 8);
-	AT(h.frags, 16, 8);
-	l.h.frag_size = 16;
-	AT(h.frag_page, 0, 8);
-	AT(h.alloc_count, 96, 4);
-	AT(h.ring_prod, 100, 4);
-	AT(h.ring_cons, 104, 4);
-	AT(h.ring_size, 108, 4);
-	AT(h.ring_queue, 112, 8);
-	l.h.ring_count = none;
-	AT(h.frag_pg, 120, 8);
-	AT(h.compound_head, 8, 8);
-	AT(h.pp, 16, 8);
-	l.h.page_size = 64;
-#undef AT
-	return l;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *nul = memchr(data, 0, size);
@@ -141,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vs_want want[] = { { .name = "page_pools" },
 				  { .name = "tk_core" },
 				  { .name = "__start_BTF" } };
-	struct vmcore_layout l = layout();
+	struct vmcore_layout l = vmcore_small_layout(true);
 	struct vmcore_addrs a = { .page_size = 4096 };
 	struct vmcoreinfo vi;
 	struct vs_result r;
