@@ -231,7 +231,8 @@ int pm_add_verdicts(json_t *rep)
 	json_array_foreach(json_object_get(rep, "pools"), i, pool)
 	{
 		/* a live pool with pages out (a dump's report has them): its ring, no verdict */
-		if (!strcmp(jstr(pool, "state", ""), "live"))
+		if (!strcmp(jstr(rep, "source", ""), "vmcore") &&
+		    !strcmp(jstr(pool, "state", ""), "live"))
 			continue;
 		one(&o, rep, pool, false);
 	}
