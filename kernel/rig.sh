@@ -65,6 +65,9 @@ LOGS=$KERNEL_WORK/logs
 # the crash-dump test (vmcore_one, vmcore_wanted): kernel/rig-vmcore.sh
 # shellcheck source=kernel/rig-vmcore.sh
 . "$ROOT/kernel/rig-vmcore.sh"
+# a guest stuck for good that keeps printing (vm_livelocked)
+# shellcheck source=kernel/rig-vmwatch.sh
+. "$ROOT/kernel/rig-vmwatch.sh"
 # the source bases (B_*), ensure_tarball, ensure_repo: kernel/rig-base.sh
 # shellcheck source=kernel/rig-base.sh
 . "$ROOT/kernel/rig-base.sh"
@@ -910,7 +913,7 @@ boot_one() {
 	say "booting $flavor kernel (log: $log, timeout ${VM_TIMEOUT}s, ${VM_SILENCE}s of silence)"
 	if [ "${M_KIND[$flavor]}" = package ]; then say "$flavor is $(cat "$PKGS/$flavor/package")"; fi
 	t0=$(date +%s)
-	local boots=0 first=''
+	local boots=0 first='' stuck
 	while :; do
 		boots=$((boots + 1))
 		set +e
@@ -919,12 +922,22 @@ boot_one() {
 			-kernel "$img" -initrd "$IRD/initrd-$flavor.cpio.gz" \
 			-append "console=ttyS0 panic=-1 no_hash_pointers ppvm.flavor=$flavor $(opt "$flavor" cmdline | tr , ' ') ${VM_APPEND:-}" \
 			</dev/null >"$log" 2>&1 &
-		local qpid=$! size=-1 quiet=0 n
+		local qpid=$! size=-1 quiet=0 n ticks=0
+		stuck=0
 		# a hung guest says nothing: the serial log stops growing
 		while kill -0 $qpid 2>/dev/null; do
 			sleep 5
 			n=$(stat -c %s "$log" 2>/dev/null || echo 0)
 			if [ "$n" != "$size" ]; then size=$n quiet=0; else quiet=$((quiet + 5)); fi
+			# a livelocked one keeps printing RCU's stall reports (every 30 s)
+			ticks=$((ticks + 1))
+			if [ $((ticks % 6)) -eq 0 ] && vm_livelocked "$log"; then
+				say "$flavor: the guest is stuck (RCU reports one grace period stalled $VM_STALL_REPORTS times since its last test line): stopping it"
+				echo "rig: VM livelocked (RCU stall, one grace period), stopped" >>"$log"
+				stuck=1
+				kill $qpid 2>/dev/null
+				break
+			fi
 			if [ $quiet -ge "$VM_SILENCE" ]; then
 				say "$flavor: the VM printed nothing for ${VM_SILENCE}s: stopping it"
 				echo "rig: VM silent for ${VM_SILENCE}s, stopped" >>"$log"
@@ -947,6 +960,14 @@ boot_one() {
 			say "$flavor: the kernel died before the tests began ($first; log: $log.first-boot): booting it once more"
 			continue
 		fi
+		# a guest stuck for good (vm_livelocked: QEMU's TCG, not the tests) is
+		# booted once more too, and the record says so; a second fails the line
+		if [ $boots -eq 1 ] && [ $stuck -eq 1 ]; then
+			first="stuck: $(tr -d '\r' <"$log" | grep -m1 -E 'rcu: INFO: .*stall' | cut -c1-120)"
+			cp "$log" "$log.first-boot"
+			say "$flavor: $first (log: $log.first-boot): booting it once more"
+			continue
+		fi
 		break
 	done
 	say "$flavor VM ran $(( $(date +%s) - t0 )) s (qemu exit $rc)"
@@ -957,7 +978,7 @@ boot_one() {
 		echo "commit=$(git -C "$ROOT" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)"
 		echo "vm_s=$(( $(date +%s) - t0 ))"
 		echo "qemu_rc=$rc"
-		[ -z "$first" ] || echo "boots=$boots (the first died before the tests: $first)"
+		[ -z "$first" ] || echo "boots=$boots (the first died or stuck: $first)"
 		# what it booted: a build's base at the level it had this run
 		if [ "${M_KIND[$flavor]}" = build ]; then
 			echo "base=$(cat "$LOGS/base-$(base_of "$flavor").version" 2>/dev/null || echo unknown)"

@@ -113,4 +113,17 @@ rc=$?
 ok=0
 [ $rc -eq 0 ] && said 'only in make test-matrix: old (set=matrix)' && ok=1
 verdict sets-matrix-crosses "exit $rc: $out" [ $ok = 1 ]
+
+# vm_livelocked (kernel/rig-vmwatch.sh): one grace period's stall reported
+# 4 times after the last test line is a guest stuck for good; a stall whose
+# grace period moves on, or test lines after it, is not
+# shellcheck source=kernel/rig-vmwatch.sh
+. kernel/rig-vmwatch.sh
+stall() { printf '[ %d.0] rcu: INFO: rcu_preempt self-detected stall on CPU\r\n[ %d.0] \t(t=%d jiffies g=%d q=6 ncpus=2)\r\n' "$1" "$1" "$2" "$3"; }
+{ echo "PPVM-TEST-BEGIN: 20-veth"; stall 41 5250 953; stall 104 21003 953; stall 167 36756 953; stall 230 52509 953; } >"$T/stuck.log"
+verdict livelock-seen "4 stalls of g=953 after the last test line not seen" vm_livelocked "$T/stuck.log"
+{ echo "PPVM-TEST-BEGIN: 53"; stall 41 5250 953; stall 104 21003 954; stall 167 36756 955; stall 230 52509 956; } >"$T/moving.log"
+verdict livelock-gp-moves "a stall whose grace period moves on taken for a livelock" eval '! vm_livelocked "$T/moving.log"'
+{ stall 41 5250 953; stall 104 21003 953; echo "PPVM: PASS x: y"; stall 167 36756 953; stall 230 52509 953; } >"$T/progress.log"
+verdict livelock-tests-go-on "stalls with test lines between taken for a livelock" eval '! vm_livelocked "$T/progress.log"'
 exit $fail
