@@ -171,12 +171,6 @@ static void fill_identity(struct pool_row *w, const struct pool_obs *o, const st
 		snprintf(w->device, sizeof(w->device), "%s", w->devname);
 }
 
-/* the later of two readings of a counter that only goes up (u32, wrapping) */
-static __u32 later(__u32 a, __u32 b)
-{
-	return (__s32)(b - a) > 0 ? b : a;
-}
-
 static void fill_counts(struct pool_row *w, const struct reading *rd, const struct pool_obs *o,
 			const struct pool_row *p, double dt)
 {
@@ -202,8 +196,8 @@ static void fill_counts(struct pool_row *w, const struct reading *rd, const stru
 	 * wraps to 2^32 a second (CI's t/55, 2026-12-06) and rates add up.
 	 */
 	if (p && p->has_record) {
-		w->hold_cnt = later(w->hold_cnt, p->hold_cnt);
-		w->release_cnt = later(w->release_cnt, p->release_cnt);
+		w->hold_cnt = u32_newer(w->hold_cnt, p->hold_cnt);
+		w->release_cnt = u32_newer(w->release_cnt, p->release_cnt);
 	}
 	w->inflight = (__s32)(w->hold_cnt - w->release_cnt);
 	if (w->state == ROW_FREED)

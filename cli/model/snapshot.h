@@ -62,6 +62,15 @@ struct pool_obs {
 	struct pp_stats stats; /* the stats walk's (source PPS_NONE: none) */
 };
 
+/*
+ * The newer of two readings of a u32 kernel counter that only goes up
+ * (pages_state_hold_cnt, _release_cnt): they wrap, so compare by distance.
+ */
+static inline __u32 u32_newer(__u32 a, __u32 b)
+{
+	return (__s32)(b - a) > 0 ? b : a;
+}
+
 struct reading {
 	struct pool_obs *pools; /* owned: reading_free() */
 	size_t n, cap;

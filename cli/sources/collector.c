@@ -387,12 +387,6 @@ static struct pool_obs *obs_find(const struct reading *rd, __u64 addr, __u32 gen
 
 /* ---- per-CPU pool slots ------------------------------------------------- */
 
-/* the newer of two u32 counters (they wrap: compare by distance) */
-static __u32 newer(__u32 a, __u32 b)
-{
-	return (__s32)(b - a) > 0 ? b : a;
-}
-
 /*
  * Fold every CPU's slots into the pool records: a pool's counters are the
  * newest any CPU saw, its sums the record's (what evicted slots gave back)
@@ -432,8 +426,8 @@ static int fold_slots(struct collector *c, struct reading *rd)
 			o = obs_find(rd, pc->pool, pc->gen);
 			if (!o)
 				continue;
-			o->rec.hold_cnt = newer(o->rec.hold_cnt, pc->hold);
-			o->rec.release_cnt = newer(o->rec.release_cnt, pc->release);
+			o->rec.hold_cnt = u32_newer(o->rec.hold_cnt, pc->hold);
+			o->rec.release_cnt = u32_newer(o->rec.release_cnt, pc->release);
 			o->rec.lost_releases += pc->rel_lost;
 			o->rec.untracked_holds += pc->untracked;
 		}
