@@ -12,6 +12,21 @@ static int put(void *arg, const char *buf, size_t len)
 	return fwrite(buf, 1, len, arg) == len ? 0 : -EIO;
 }
 
+/* the built parts p as one record of TYPE (seq SEQ) at time t, then freed */
+static int emit(FILE *f, struct rparts *p, const char *type, double t, uint64_t seq)
+{
+	char *prefix = p->nomem ? NULL : rbuild_prefix(type, t, seq);
+	uint64_t dropped = 0;
+	unsigned parts = 0;
+	int err;
+
+	err = prefix ? rparts_emit(p, prefix, RECORDING_MAX_RECORD, put, f, &parts, &dropped) :
+		       -ENOMEM;
+	free(prefix);
+	rparts_free(p);
+	return err;
+}
+
 int vmcore_records_write(FILE *f, const struct vmcore_walk *w, const struct snapshot *s,
 			 const struct scan_result *scan, const char *release, double stall_after)
 {
@@ -27,11 +42,9 @@ int vmcore_records_write(FILE *f, const struct vmcore_walk *w, const struct snap
 		.stall_after = stall_after,
 		.max_record = RECORDING_MAX_RECORD,
 	};
-	uint64_t dropped = 0;
-	unsigned parts = 0;
 	struct rparts p;
 	struct holders_report rep = { 0 };
-	char *text, *prefix;
+	char *text;
 	size_t len;
 	int err;
 
@@ -40,14 +53,10 @@ int vmcore_records_write(FILE *f, const struct vmcore_walk *w, const struct snap
 		return -ENOMEM;
 	err = put(f, text, len);
 	free(text);
+	if (err)
+		return err;
 	rbuild_snapshot(&p, s);
-	prefix = p.nomem ? NULL : rbuild_prefix("snapshot", t, 2);
-	if (!err)
-		err = prefix ? rparts_emit(&p, prefix, RECORDING_MAX_RECORD, put, f, &parts,
-					   &dropped) :
-			       -ENOMEM;
-	free(prefix);
-	rparts_free(&p);
+	err = emit(f, &p, "snapshot", t, 2);
 	if (err || !scan)
 		return err;
 	/* who holds the pages, attributed as a recorder's holder scan is */
@@ -56,12 +65,7 @@ int vmcore_records_write(FILE *f, const struct vmcore_walk *w, const struct snap
 						    .page_size = w->rd.page_size });
 	if (!err) {
 		rbuild_holders(&p, &rep);
-		prefix = p.nomem ? NULL : rbuild_prefix("holders", t, 3);
-		err = prefix ? rparts_emit(&p, prefix, RECORDING_MAX_RECORD, put, f, &parts,
-					   &dropped) :
-			       -ENOMEM;
-		free(prefix);
-		rparts_free(&p);
+		err = emit(f, &p, "holders", t, 3);
 	}
 	attrib_free(&rep);
 	return err;
