@@ -160,7 +160,7 @@ vmc_flattened() {
 }
 
 vmcore_one() {
-	local name=$1 img st fw t0 t1 qpid fmt ext dump rc=0 ready=0 i boot
+	local name=$1 img st fw t0 t1 qpid fmt ext dump rc=0 ready=0 i boot first
 	need_flavor "$name"
 	[ "${M_KIND[$name]}" = package ] || die "$name: the vmcore test boots package kernels only (their qemu_fw_cfg module)"
 	img=$(kernel_image "$name")
@@ -204,10 +204,9 @@ vmcore_one() {
 		# a kernel that died before the tests began is booted once more, as
 		# boot_one does (Debian's 7.3.4 under TCG: an int3 while patching
 		# its text at boot, once in a few boots)
-		if [ $ready -eq 0 ] && [ $boot -eq 1 ] && ! grep -q 'PPVM-BEGIN' "$LOG.txt" &&
-			grep -q 'Kernel panic' "$LOG.txt"; then
+		if [ $ready -eq 0 ] && [ $boot -eq 1 ] && first=$(vm_died_early "$LOG.txt"); then
 			cp "$LOG.txt" "$LOG.first-boot"
-			say "vmcore: $name died before the tests began ($(grep -m1 -E 'Oops|BUG|Kernel panic' "$LOG.txt" | cut -c1-120); log: $LOG.first-boot): booting it once more"
+			say "vmcore: $name died before the tests began ($first; log: $LOG.first-boot): booting it once more"
 			kill $qpid 2>/dev/null
 			wait $qpid 2>/dev/null || true
 			continue

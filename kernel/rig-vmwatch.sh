@@ -12,6 +12,15 @@
 # never fired.
 VM_STALL_REPORTS=${VM_STALL_REPORTS:-4}
 
+# vm_died_early LOG: the kernel panicked before the tests began (no
+# PPVM-BEGIN: the initramfs not even run); it prints the first splat line.
+# Debian's 7.3.4 dies so under TCG once in a few boots (an int3 while
+# patching its text); boot_one and vmcore_one boot such a kernel once more.
+vm_died_early() {
+	! grep -q 'PPVM-BEGIN' "$1" && grep -q 'Kernel panic' "$1" &&
+		grep -m1 -E 'Oops|BUG|Kernel panic' "$1" | tr -d '\r' | cut -c1-160
+}
+
 vm_livelocked() {
 	tr -d '\r' <"$1" | awk -v need="$VM_STALL_REPORTS" '
 		/PPVM/ { n = 0; g = ""; next }

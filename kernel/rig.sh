@@ -954,8 +954,7 @@ boot_one() {
 		# Debian's 7.3.4 died so under TCG once in four boots on 2026-12-06
 		# (an int3 in sched_clock_tick while unpacking the initramfs); ppwatch
 		# had not run. A second death fails the line as before.
-		if [ $boots -eq 1 ] && ! grep -q 'PPVM-BEGIN' "$log" && grep -q 'Kernel panic' "$log"; then
-			first=$(grep -m1 -E 'Oops|BUG|Kernel panic' "$log" | tr -d '\r' | cut -c1-160)
+		if [ $boots -eq 1 ] && first=$(vm_died_early "$log"); then
 			cp "$log" "$log.first-boot"
 			say "$flavor: the kernel died before the tests began ($first; log: $log.first-boot): booting it once more"
 			continue

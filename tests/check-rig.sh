@@ -126,4 +126,10 @@ verdict livelock-seen "4 stalls of g=953 after the last test line not seen" vm_l
 verdict livelock-gp-moves "a stall whose grace period moves on taken for a livelock" eval '! vm_livelocked "$T/moving.log"'
 { stall 41 5250 953; stall 104 21003 953; echo "PPVM: PASS x: y"; stall 167 36756 953; stall 230 52509 953; } >"$T/progress.log"
 verdict livelock-tests-go-on "stalls with test lines between taken for a livelock" eval '! vm_livelocked "$T/progress.log"'
+# vm_died_early: a panic before PPVM-BEGIN, its first splat line said; a panic after it is not
+printf '[ 1.7] Oops: int3: 0000 [#1] SMP NOPTI\r\n[ 1.7] Kernel panic - not syncing: Fatal exception\r\n' >"$T/early.log"
+verdict died-early-seen "a panic before the tests not seen, or its line not said" \
+	eval '[ "$(vm_died_early "$T/early.log")" = "[ 1.7] Oops: int3: 0000 [#1] SMP NOPTI" ]'
+{ echo "PPVM-BEGIN: flavor=x"; cat "$T/early.log"; } >"$T/late.log"
+verdict died-early-not-late "a panic during the tests taken for one before them" eval '! vm_died_early "$T/late.log" >/dev/null'
 exit $fail
