@@ -16,6 +16,12 @@
  * become the "before start" base.
  *
  * It runs as an iter/task program and does its work on the first task only.
+ *
+ * netns_walk, another iter/task program, lists the network namespaces
+ * processes are in, for user space's visits to every namespace (netlink
+ * dumps, the holder scan's socket iterators): one read instead of a
+ * stat() of every /proc/PID/ns/net (9 us each on a 6.18 guest: 90 ms a
+ * refresh on a host of 10,000 processes).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -225,5 +231,24 @@ int discover(struct bpf_iter__task *ctx)
 	if (bpf_loop(PPW_MAX_NETNS, net_cb, &w, 0) == PPW_MAX_NETNS)
 		cnt_inc(PPW_CNT_DISCOVERY_TRUNC);
 	discover_mem_models();
+	return 0;
+}
+
+SEC("iter/task")
+int netns_walk(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct ppw_netns_rec r;
+	struct net *net;
+
+	/* processes, as /proc lists them: a thread's namespace is its leader's */
+	if (!task || BPF_CORE_READ(task, pid) != BPF_CORE_READ(task, tgid))
+		return 0;
+	net = BPF_CORE_READ(task, nsproxy, net_ns);
+	if (!net) /* exiting */
+		return 0;
+	r.inum = BPF_CORE_READ(net, ns.inum);
+	r.pid = BPF_CORE_READ(task, tgid);
+	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
 	return 0;
 }

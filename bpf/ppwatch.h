@@ -246,6 +246,15 @@ struct ppw_pcpu_pool {
 #define PPW_CHECK_PAGES	  128
 #define PPW_CHECK_UNKNOWN 1 /* page_check's answer on a kernel without page->pp_magic */
 
+/*
+ * netns_walk's record: a process and its network namespace (sources/netns.c
+ * opens a namespace it has not seen through /proc/PID/ns/net)
+ */
+struct ppw_netns_rec {
+	__u32 inum; /* the namespace's inode (ns_common.inum) */
+	__u32 pid;  /* a process in it (a thread group leader) */
+};
+
 struct ppw_log_rec {
 	__u64 w;   /* netmem (8-byte aligned, bit 0 set for a net_iov) | flags; written last */
 	__u32 gen; /* ppw_pool.gen of the pool */

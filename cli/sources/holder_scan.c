@@ -248,7 +248,7 @@ int scan_run(struct session *s, struct netns_list *nsl, struct scan_result *out)
 	 * (records say so: PPW_SF_LOCKED); a TCP socket's out-of-order tree is
 	 * rebalanced by softirq otherwise.
 	 */
-	err = netns_scan(nsl);
+	err = session_netns_scan(s, nsl);
 	if (err)
 		goto out;
 	for (i = 0; i < nsl->n; i++) {

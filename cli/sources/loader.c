@@ -16,6 +16,7 @@
 #include "ppwatch.skel.h"
 #include "sources/libbpf_log.h"
 #include "sources/loader.h"
+#include "sources/netns.h"
 #include "sources/privs.h"
 #include "sources/prog_stats.h"
 
@@ -359,12 +360,14 @@ static bool stats_pcpu_readable(void)
 }
 
 /*
- * the iterators: discovery always, the holder scan when asked, the block
- * walk where blocks exist, the stats walk where pools keep stats
+ * the iterators: discovery and the namespace list always, the holder scan
+ * when asked, the block walk where blocks exist, the stats walk where pools
+ * keep stats
  */
 static bool iter_wanted(const struct session *s, const char *name)
 {
-	/* every iterator walks with bpf_loop */
+	/* every iterator walks with bpf_loop (the namespace list, which needs
+	 * none, goes with them: one set of kernels where they load) */
 	if (!s->feat.bpf_loop)
 		return false;
 	if (!strncmp(name, "scan_", 5))
@@ -606,6 +609,52 @@ int session_discover(struct session *s)
 		       strerror(-err));
 	s->discover_warned |= err != 0;
 	return err;
+}
+
+int session_netns_scan(struct session *s, struct netns_list *l)
+{
+	struct bpf_link *link = s->skel ? s->skel->links.netns_walk : NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	ssize_t n;
+	int fd, err = -ENOENT;
+
+	if (link) {
+		fd = bpf_iter_create(bpf_link__fd(link));
+		err = fd < 0 ? -errno : 0;
+		while (!err) {
+			char *nb = len % 4096 ? buf : realloc(buf, len + 4096);
+
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			n = read(fd, buf + len, 4096 - len % 4096);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				err = n < 0 ? -errno : 0;
+				break;
+			}
+			len += (size_t)n;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (!err) {
+			err = netns_scan(l, (const struct ppw_netns_rec *)buf,
+					 len / sizeof(struct ppw_netns_rec));
+			free(buf);
+			return err;
+		}
+		free(buf);
+		if (!s->netns_warned)
+			p_warn("the namespace walk (prog 'netns_walk') failed: %s; listing "
+			       "namespaces through /proc instead",
+			       strerror(-err));
+		s->netns_warned = true;
+	}
+	return netns_scan(l, NULL, 0);
 }
 
 int session_poll(struct session *s, int timeout_ms)

@@ -61,6 +61,7 @@ struct session {
 	struct bpf_diag diag[ATTACH_TRACEPOINT + 1];
 	const char *stage;    /* the step that failed last */
 	bool discover_warned; /* a failed discovery walk was reported */
+	bool netns_warned;    /* a failed namespace walk was reported */
 };
 
 /* Each function reports its own failure (object, errno, what to do) and returns -errno. */
@@ -77,6 +78,12 @@ int session_iter_read(struct bpf_link *link, const char *what, const char *prog,
 		      char **buf, size_t *len);
 /* run the discovery iterator once: pools that exist but make no events (failure: said once) */
 int session_discover(struct session *s);
+/*
+ * netns_scan() with the processes' namespaces from the task walk (prog
+ * 'netns_walk') where it is loaded, else (or if it fails: said once) from /proc
+ */
+struct netns_list;
+int session_netns_scan(struct session *s, struct netns_list *l);
 /* wait up to timeout_ms for lifecycle events; events handled, or a handler's -errno */
 int session_poll(struct session *s, int timeout_ms);
 void session_close(struct session *s);

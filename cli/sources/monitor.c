@@ -126,7 +126,7 @@ int monitor_open(struct monitor *m, const struct monitor_opts *o)
 		return err;
 	if (!o->no_netlink) {
 		nl_client_init(&m->nl, o->subscribe);
-		err = netns_scan(&m->nsl);
+		err = session_netns_scan(&m->s, &m->nsl);
 		err = err ?: nl_client_sync(&m->nl, &m->nsl);
 	}
 	err = err ?: collector_init(&m->col, &m->s, o->keep_freed_s);
@@ -163,7 +163,7 @@ static int ask_netlink(struct monitor *m, struct nl_pool **v, size_t *n)
 	*n = 0;
 	if (m->o.no_netlink || !m->nl.available)
 		return 0;
-	err = netns_scan(&m->nsl);
+	err = session_netns_scan(&m->s, &m->nsl);
 	err = err ?: nl_client_sync(&m->nl, &m->nsl);
 	/* a notification marks its namespace for a new dump */
 	nl_client_drain(&m->nl, on_ntf, m);

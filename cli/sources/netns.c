@@ -12,6 +12,7 @@
 
 #include "lib/log.h"
 #include "lib/vec.h"
+#include "ppwatch.h"
 #include "sources/netns.h"
 
 const struct netns *netns_find(const struct netns_list *l, unsigned long ino)
@@ -64,11 +65,12 @@ static int add(struct netns_list *l, const char *path, const char *name)
  * A namespace that cannot be opened (a process that exited meanwhile) is
  * left out; not reading /proc or our own namespace is an error (reported).
  */
-int netns_scan(struct netns_list *l)
+int netns_scan(struct netns_list *l, const struct ppw_netns_rec *procs, size_t n)
 {
 	char path[300], name[64];
 	struct dirent *de;
 	struct stat st;
+	size_t i;
 	DIR *d;
 
 	if (!l->self_fd) {
@@ -96,6 +98,18 @@ int netns_scan(struct netns_list *l)
 			add(l, path, de->d_name);
 		}
 		closedir(d);
+	}
+	if (procs) {
+		/* the namespaces the task walk saw: a process's only for one not known yet */
+		for (i = 0; i < n; i++) {
+			if ((i && procs[i].inum == procs[i - 1].inum) ||
+			    netns_find(l, procs[i].inum))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%u/ns/net", procs[i].pid);
+			snprintf(name, sizeof(name), "pid:%u", procs[i].pid);
+			add(l, path, name);
+		}
+		return 0;
 	}
 	d = opendir("/proc");
 	if (!d) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Network namespaces on this host: the entries of /run/netns (iproute2), every
- * process's namespace, and our own. Netlink dumps and socket iterators are
+ * process's namespace (listed by a BPF task walk, or by /proc), and our own. Netlink dumps and socket iterators are
  * per-namespace, so ppwatch visits each of them.
  */
 #ifndef __PPWATCH_SOURCES_NETNS_H
@@ -23,8 +23,14 @@ struct netns_list {
 	unsigned long self_ino;
 };
 
-/* add namespaces not seen before; existing entries stay */
-int netns_scan(struct netns_list *l);
+/*
+ * Add namespaces not seen before; existing entries stay. The processes'
+ * namespaces from procs (n of them: the BPF task walk's records, an inode
+ * and a pid each) where the caller has them, else from a stat() of every
+ * /proc/PID/ns/net.
+ */
+struct ppw_netns_rec;
+int netns_scan(struct netns_list *l, const struct ppw_netns_rec *procs, size_t n);
 void netns_free(struct netns_list *l);
 const struct netns *netns_find(const struct netns_list *l, unsigned long ino);
 /* run fn inside the namespace, then come back; fn's return value or -errno */

@@ -16,6 +16,7 @@ ALL_TESTS="
 	stacks_name_the_last_releases
 	scan_10k_skbs
 	stale_netns_file_is_not_a_namespace
+	namespace_only_a_process_is_in
 "
 
 # shellcheck source=lib.sh
@@ -265,6 +266,32 @@ stale_netns_file_is_not_a_namespace() {
 	log "scan: $(jq -c '.scan | {netns, netns_failed}' <<<"$doc")"
 	check "no namespace failed" jget "$doc" '.scan.netns_failed == 0 and .scan.netns >= 3' >/dev/null
 	"$PPWATCH" -j pools >/dev/null || fail "ppwatch pools failed"
+}
+
+# B's name gone (ip netns del): the namespace lives on only through the
+# holder, the one process in it, and its pages are still found and named
+# (the namespace list comes from the BPF task walk where it loads, else
+# from /proc; either way by process, as here)
+namespace_only_a_process_is_in() {
+	require_kernel
+	lab_begin
+	local n=150 doc h pid ino port ns err=/tmp/ppwt$BASHPID.err
+	at_exit "rm -f $err"
+	read -r pid ino port < <(lab_hold $n 3000) || fail "holder"
+	ns=$(lab_netns_ino) || fail "no namespace $LAB_B"
+	ip netns del "$LAB_B" || fail "ip netns del $LAB_B"
+	[ "$(stat -L -c %i "/proc/$pid/ns/net")" = "$ns" ] || fail "holder $pid left namespace $ns"
+	doc=$("$PPWATCH" -j holders 2>"$err") || fail "ppwatch holders failed: $(cat "$err")"
+	! grep -q "namespace walk" "$err" || fail "$(cat "$err")"
+	h=$(jq -ec --arg ns "$ns" --argjson port "$port" '
+		[.pools[] | select(.device == "vb" and (.netns|tostring) == $ns) | .holders[]
+		 | select(.kind == "socket" and .local == ("192.0.2.2:" + ($port|tostring)))]
+		| first' <<<"$doc") || fail "no holder on port $port in namespace $ns: $doc"
+	log "holder: $(jq -c '{pages, inode, owners}' <<<"$h")"
+	check "exactly $n pages" jget "$h" ".pages == $n" >/dev/null
+	check "the holder's inode and process" jget "$h" \
+		".inode == $ino and .owners[0].pid == $pid and .owners[0].fd == 3" >/dev/null
+	check "no namespace failed" jget "$doc" '.scan.netns_failed == 0' >/dev/null
 }
 
 run_tests
