@@ -855,9 +855,11 @@ overlay() {
 		echo "PPVM_MODULES='$(opt "$name" modules | tr , ' ')'"
 		echo "PPVM_SELFTESTS='$(opt "$name" selftests | tr , ' ')'"
 		# the depth: test (make test, the default) or matrix; kinds=test
-		# lines run t/52-holder-kinds in make test too
+		# lines run t/52-holder-kinds in make test too, churn=test lines
+		# t/53-holders-churn
 		echo "PPVM_DEPTH=${KERNEL_SET:-test}"
 		echo "PPVM_KINDS=$(opt "$name" kinds)"
+		echo "PPVM_CHURN=$(opt "$name" churn)"
 		echo "PPVM_SKIPS='$(opt "$name" skips | tr , ' ')'"
 		if [ "${M_KIND[$name]}" = package ]; then package_env "$name"; fi
 	} >"$st/vm/kernel.env"
@@ -1022,6 +1024,7 @@ skip_declared() {
 		regime=*) [ "$(opt "$name" regime)" = "${c#regime=}" ] || return 1 ;;
 		selftests=none) [ -z "$(opt "$name" selftests)" ] || return 1 ;;
 		kinds!=test) [ "$(opt "$name" kinds)" != test ] || return 1 ;;
+		churn!=test) [ "$(opt "$name" churn)" != test ] || return 1 ;;
 		depth=test) [ "${KERNEL_SET:-test}" = test ] || return 1 ;;
 		skips=*)
 			v=${c#skips=}

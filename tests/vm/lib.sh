@@ -36,6 +36,7 @@ fail() { echo "PPVM: FAIL $T: $*"; }
 #   regime=R, regime!=R   the line's regime is (is not) R
 #   selftests=none  the line names no selftests
 #   kinds!=test     the line has no kinds=test (with depth=test: make test)
+#   churn!=test     the line has no churn=test (with depth=test: make test)
 #   depth=test      make test's depth (KERNEL_SET=test), not make test-matrix
 #   skips=NAME      the line's skips= key names this test (NAME = $T)
 #   ppvm.only       a ppvm.only= boot (VM_APPEND; never in make kernel-test)

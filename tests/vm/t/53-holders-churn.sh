@@ -41,6 +41,10 @@
 PPKINDS=/vm/bin/ppkinds
 lacks veth-pp && { skip lacks=veth-pp "no veth page pools on $FLAVOR (lacks=veth-pp): no pool page reaches a socket or a qdisc in this guest"; return 0; }
 lacks bpf-loop && { skip lacks=bpf-loop "no holder walk on $FLAVOR (lacks=bpf-loop)"; return 0; }
+if [ "${PPVM_DEPTH:-matrix}" = test ] && [ "$PPVM_CHURN" != test ]; then
+	skip depth=test,churn!=test "make test runs the churn on its churn=test line (kernel/matrix: the newest kernel), make test-matrix on every line with veth page pools"
+	return 0
+fi
 [ -x $PPKINDS ] || { fail "ppkinds is not in the initramfs"; return 0; }
 [ -x /sbin/tc ] || { fail "tc (iproute2) is not in the initramfs"; return 0; }
 tc() { /sbin/tc "$@"; }
