@@ -183,7 +183,8 @@ vmcore_one() {
 	t0=$(date +%s)
 	for boot in 1 2; do
 		say "vmcore: booting $name (log: $LOG)"
-		rm -f "$W/qmp.sock"
+		# the last run's log has its READY: gone before the wait below can see it
+		rm -f "$W/qmp.sock" "$LOG"
 		# shellcheck disable=SC2046 # the machine's arguments, one word each
 		timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 $(vm_qemu_args) \
 			-device vmcoreinfo -qmp "unix:$W/qmp.sock,server=on,wait=off" \
