@@ -227,6 +227,20 @@ inputs_table() {
 	' "$in"
 }
 
+# vmcore: postmortem --vmcore by guest memory and dump format
+vmcore_table() {
+	jq -rs "$stats"'
+	[.[] | select(.label | startswith("vmcore "))] as $v |
+	if ($v | length) == 0 then empty else
+	"| guest memory | dump format | dump size | wall (median, min–max) | CPU (median) | peak RSS (median) | exit | goal |",
+	"|---|---|---|---|---|---|---|---|",
+	(([$v[].mem_mib] | unique)[] as $m | ["elf", "kdump-zlib"][] as $f |
+	 [$v[] | select(.mem_mib == $m and .label == "vmcore " + $f)] as $r | select($r | length > 0) |
+	 ([$r[].wall_s] | stats) as $w |
+	 "| \($m) MiB | \($f) | \($r[0].dump_bytes / 1048576 | round) MiB | **\($w.med | r2) s** (\($w.min | r2)–\($w.max | r2)) | \([$r[].cpu_s] | stats | .med | r2) s | \([$r[].rss_kib] | stats | .med / 1024 | r1) MiB | \([$r[].rc] | unique | map(tostring) | join(", ")) | \(if $m == 1024 then "≤ 10 s, ≤ 256 MiB" else "" end) |")
+	end' "$in"
+}
+
 has() { jq -se --arg p "$1" 'any(.[]; .label | startswith($p))' "$in" >/dev/null 2>&1; }
 if has "inputs "; then
 	{
@@ -244,6 +258,13 @@ if has "scale "; then
 		echo "![CPU per top refresh and per pools run against the pool count](results/$(basename "$base")-scale.svg)"
 	} >"$md.scale"
 fi
+if has "vmcore "; then
+	{
+		echo "Measured on $machine (\`bench/run.sh vmcore\`, \`$(basename "$in")\`): the dumps of kernel/matrix line $(jq -rs '[.[] | select(.label == "machine")][0].vmcore_line // "?"' "$in"), read as nobody."
+		echo
+		vmcore_table
+	} >"$md.vmcore"
+fi
 # the run's report: the parts it ran
 {
 	if has "cost " || has "pps " || has "alt " || has "fold" || has "contention " || has "memory "; then
@@ -251,6 +272,7 @@ fi
 	fi
 	[ ! -f "$md.scale" ] || { echo; echo "### Scale"; echo; cat "$md.scale"; }
 	[ ! -f "$md.inputs" ] || { echo; echo "### What the tests do not time"; echo; cat "$md.inputs"; }
+	[ ! -f "$md.vmcore" ] || { echo; echo "### Reading a crash dump"; echo; cat "$md.vmcore"; }
 } >"$md"
 
 # the chart: per level, the median BPF ratio and the ppwatch process's CPU
@@ -320,5 +342,6 @@ if has "cost " || has "pps " || has "alt " || has "fold" || has "contention " ||
 fi
 [ ! -f "$md.scale" ] || splice scale "$md.scale"
 [ ! -f "$md.inputs" ] || splice inputs "$md.inputs"
-rm -f "$md.main" "$md.scale" "$md.inputs"
+[ ! -f "$md.vmcore" ] || splice vmcore "$md.vmcore"
+rm -f "$md.main" "$md.scale" "$md.inputs" "$md.vmcore"
 echo "report: $md${svg:+, $svg}, bench/README.md"

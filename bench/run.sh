@@ -28,6 +28,13 @@
 #               terminal and -b), pools, export (series, bytes) and holders with
 #               SCALE_SIZES idle pools (tests/lab/scale.sh), and of
 #               holders with HOLDER_SOCKETS sockets (ppgen crowd)
+#   vmcore      'postmortem --vmcore' against the dump's size: the kernel
+#               rig's crash-dump test (kernel/rig.sh vmcore VMCORE_LINE,
+#               default deb13-bpo) with guests of VMCORE_MEMS MiB (default
+#               1024 2048 4096), its dumps kept, each read ROUNDS times as
+#               nobody: wall time and peak RSS by format and size. Boots
+#               VMs (the rig's lock, ~2 min a size under TCG): not in the
+#               default set
 #   inputs      what the functional tests assert without timing it: hostile
 #               rules files, scrapes among slow clients and password
 #               guessers, a reload, a SIGTERM mid-read, each as a ratio to
@@ -48,6 +55,8 @@ PARTS=${*:-cost pps alt fold contention memory scale inputs}
 BASE_PPW=${BASE_PPW:-}
 FOLD_PAGES=${FOLD_PAGES:-1000 100000 1000000}
 ALTS="log jif ktm arr hash ring"
+VMCORE_LINE=${VMCORE_LINE:-deb13-bpo}
+VMCORE_MEMS=${VMCORE_MEMS:-1024 2048 4096}
 # pools as veth pairs x queues: 10x10, 20x50, 40x250
 SCALE_SIZES=${SCALE_SIZES:-10x10 20x50 40x250}
 HOLDER_SOCKETS=${HOLDER_SOCKETS:-1000 10000 100000}
@@ -321,13 +330,45 @@ scale() {
 	done
 }
 
+# each guest size: the rig's crash-dump test, its dumps kept and read ROUNDS times
+vmcore() {
+	local mb dir dump fmt r t=/tmp/ppwbench.$$.time log=/tmp/ppwbench.$$.vmcore rc
+	dir=$("$here/../kernel/rig.sh" workdir)/vmcore/$VMCORE_LINE
+	# the line's kernel and the initramfs, as make kernel-test has them
+	make --no-print-directory -C "$here/.." kernel-initramfs KERNEL_FLAVORS="$VMCORE_LINE" \
+		>"$log" 2>&1 || { tail -n 20 "$log" >&2; exit 1; }
+	for mb in $VMCORE_MEMS; do
+		echo "-- vmcore: $VMCORE_LINE with $mb MiB"
+		if ! VM_MEM_MB=$mb VMC_KEEP=1 PPWATCH_BIN="$PPW" "$here/../kernel/rig.sh" vmcore \
+			"$VMCORE_LINE" >"$log" 2>&1; then
+			tail -n 20 "$log" >&2
+			echo "bench: the crash-dump test of $VMCORE_LINE ($mb MiB) failed" >&2
+			exit 1
+		fi
+		for dump in "$dir/vmcore.elf" "$dir/vmcore.kdump-zlib.reassembled"; do
+			[ -s "$dump" ] || continue
+			case $dump in *.elf) fmt=elf ;; *) fmt=kdump-zlib ;; esac
+			for r in $(seq "$ROUNDS"); do
+				rc=0
+				/usr/bin/time -o "$t" -f '%e %U %S %M' runuser -u nobody -- \
+					"$PPW" postmortem --vmcore "$dump" -j >/dev/null 2>&1 || rc=$?
+				read -r wall user sys rss <"$t"
+				put "{\"label\":\"vmcore $fmt\",\"mem_mib\":$mb,\"dump_bytes\":$(stat -c %s "$dump"),\"round\":$r,\"wall_s\":$wall,\"cpu_s\":$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }'),\"rss_kib\":$rss,\"rc\":$rc}"
+			done
+			echo "   $fmt: $(( $(stat -c %s "$dump") / 1048576 )) MiB, last read $wall s, $((rss / 1024)) MiB RSS, exit $rc"
+		done
+		rm -rf "$dir"
+	done
+	rm -f "$t" "$log"
+}
+
 echo "kernel $(uname -r), $(nproc) CPUs, ${SECONDS_PER_ROUND}s x $ROUNDS rounds: $PARTS"
-put "{\"label\":\"machine\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"seconds\":$SECONDS_PER_ROUND,\"rounds\":$ROUNDS,\"time\":\"$(date -u +%FT%TZ)\",\"load\":\"$(cut -d' ' -f1-3 /proc/loadavg)\",\"base\":\"$BASE_PPW\"}"
+put "{\"label\":\"machine\",\"kernel\":\"$(uname -r)\",\"cpus\":$(nproc),\"seconds\":$SECONDS_PER_ROUND,\"rounds\":$ROUNDS,\"time\":\"$(date -u +%FT%TZ)\",\"load\":\"$(cut -d' ' -f1-3 /proc/loadavg)\",\"base\":\"$BASE_PPW\",\"vmcore_line\":\"$VMCORE_LINE\"}"
 for part in $PARTS; do
 	case $part in
-	cost|pps|alt|fold|contention|memory|scale) $part ;;
+	cost|pps|alt|fold|contention|memory|scale|vmcore) $part ;;
 	inputs) "$here/inputs.sh" "$out" "$ROUNDS" ;;
-	*) echo "bench: unknown part '$part' (cost pps alt fold contention memory scale inputs)" >&2; exit 2 ;;
+	*) echo "bench: unknown part '$part' (cost pps alt fold contention memory scale inputs vmcore)" >&2; exit 2 ;;
 	esac
 done
 echo "results: $out"

@@ -45,6 +45,8 @@
 #                 (default .output/ppwatch)
 #   PPKINDS_BIN   the lab's holder maker (t/52-holder-kinds, t/53-holders-churn)
 #                 (default .output/lab/ppkinds)
+#   VM_MEM_MB     the guest's memory (default 1024; bench/run.sh vmcore
+#                 boots larger ones for its dumps)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -893,7 +895,7 @@ overlay() {
 # the machine: everything on qemu's command line but the kernel, its
 # initrd and command line (boot_one's, vmcore_one's)
 vm_qemu_args() {
-	echo "-M q35 -accel tcg,thread=multi -cpu max -smp 2 -m 1024" \
+	echo "-M q35 -accel tcg,thread=multi -cpu max -smp 2 -m ${VM_MEM_MB:-1024}" \
 		"-nographic -no-reboot -nodefaults -serial stdio" \
 		"-device intel-iommu" \
 		"-netdev hubport,id=h0,hubid=0 -device vmxnet3,netdev=h0" \
