@@ -543,8 +543,12 @@ bool session_hooks(const struct session *s, const char *tp)
 	return false;
 }
 
-int session_iter_read(struct bpf_link *link, const char *what, const char *prog, size_t cap,
-		      char **buf, size_t *len)
+/*
+ * Run the iterator @link once and read it all into *buf (as
+ * session_iter_read()): 0 or -errno, *stage the step that failed.
+ */
+static int iter_read_all(struct bpf_link *link, size_t cap, char **buf, size_t *len,
+			 const char **stage)
 {
 	char *nb;
 	ssize_t n;
@@ -552,12 +556,11 @@ int session_iter_read(struct bpf_link *link, const char *what, const char *prog,
 
 	*buf = NULL;
 	*len = 0;
+	*stage = "creating";
 	fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0) {
-		err = -errno;
-		p_err("%s: creating the %s iterator: %s", what, prog, strerror(-err));
-		return err;
-	}
+	if (fd < 0)
+		return -errno;
+	*stage = "reading";
 	for (;;) {
 		if (*len == cap || !*buf) {
 			nb = realloc(*buf, *buf ? cap * 2 : cap);
@@ -579,8 +582,17 @@ int session_iter_read(struct bpf_link *link, const char *what, const char *prog,
 		*len += n;
 	}
 	close(fd);
+	return err;
+}
+
+int session_iter_read(struct bpf_link *link, const char *what, const char *prog, size_t cap,
+		      char **buf, size_t *len)
+{
+	const char *stage;
+	int err = iter_read_all(link, cap, buf, len, &stage);
+
 	if (err)
-		p_err("%s: reading the %s iterator: %s", what, prog, strerror(-err));
+		p_err("%s: %s the %s iterator: %s", what, stage, prog, strerror(-err));
 	return err;
 }
 
@@ -614,33 +626,13 @@ int session_discover(struct session *s)
 int session_netns_scan(struct session *s, struct netns_list *l)
 {
 	struct bpf_link *link = s->skel ? s->skel->links.netns_walk : NULL;
+	const char *stage;
 	char *buf = NULL;
-	size_t len = 0;
-	ssize_t n;
-	int fd, err = -ENOENT;
+	size_t len;
+	int err;
 
 	if (link) {
-		fd = bpf_iter_create(bpf_link__fd(link));
-		err = fd < 0 ? -errno : 0;
-		while (!err) {
-			char *nb = len % 4096 ? buf : realloc(buf, len + 4096);
-
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-			n = read(fd, buf + len, 4096 - len % 4096);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				err = n < 0 ? -errno : 0;
-				break;
-			}
-			len += (size_t)n;
-		}
-		if (fd >= 0)
-			close(fd);
+		err = iter_read_all(link, 4096, &buf, &len, &stage);
 		if (!err) {
 			err = netns_scan(l, (const struct ppw_netns_rec *)buf,
 					 len / sizeof(struct ppw_netns_rec));
@@ -649,9 +641,9 @@ int session_netns_scan(struct session *s, struct netns_list *l)
 		}
 		free(buf);
 		if (!s->netns_warned)
-			p_warn("the namespace walk (prog 'netns_walk') failed: %s; listing "
-			       "namespaces through /proc instead",
-			       strerror(-err));
+			p_warn("the namespace walk (prog 'netns_walk') failed %s its iterator: %s; "
+			       "listing namespaces through /proc instead",
+			       stage, strerror(-err));
 		s->netns_warned = true;
 	}
 	return netns_scan(l, NULL, 0);

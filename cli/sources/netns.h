@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Network namespaces on this host: the entries of /run/netns (iproute2), every
- * process's namespace (listed by a BPF task walk, or by /proc), and our own. Netlink dumps and socket iterators are
- * per-namespace, so ppwatch visits each of them.
+ * process's namespace (listed by a BPF task walk, or by /proc), and our own.
+ * Netlink dumps and socket iterators are per-namespace, so ppwatch visits
+ * each of them.
  */
 #ifndef __PPWATCH_SOURCES_NETNS_H
 #define __PPWATCH_SOURCES_NETNS_H
