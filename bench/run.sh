@@ -235,16 +235,24 @@ memory() {
 	done
 }
 
-# timed LABEL POOLS SOCKETS CMD...: CPU, wall and RSS of CMD (its output to /dev/null,
-# stderr to a file), as a JSON line with its exit status
-timed() {
-	local label=$1 pools=$2 socks=$3 t=/tmp/ppwbench.$$.time rc=0
-	shift 3
+# time_json FIELDS CMD...: CPU, wall and RSS of CMD (its output to /dev/null,
+# stderr to a file) as a JSON line of FIELDS (JSON members) and its exit
+# status; WALL and RSS (KiB) are left set for the caller
+time_json() {
+	local fields=$1 t=/tmp/ppwbench.$$.time rc=0 user sys
+	shift
 	/usr/bin/time -o "$t" -f '%e %U %S %M' "$@" >/dev/null 2>/tmp/ppwbench.$$.err || rc=$?
-	read -r wall user sys rss <"$t"
-	put "{\"label\":\"scale $label\",\"pools\":$pools,\"sockets\":$socks,\"wall_s\":$wall,\"cpu_s\":$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }'),\"rss_kib\":$rss,\"rc\":$rc}"
-	[ "$rc" -eq 0 ] || echo "   $label: exit $rc: $(head -c 300 /tmp/ppwbench.$$.err)"
+	read -r WALL user sys RSS <"$t"
+	put "{$fields,\"wall_s\":$WALL,\"cpu_s\":$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }'),\"rss_kib\":$RSS,\"rc\":$rc}"
+	[ "$rc" -eq 0 ] || echo "   $*: exit $rc: $(head -c 300 /tmp/ppwbench.$$.err)"
 	rm -f "$t" /tmp/ppwbench.$$.err
+}
+
+# timed LABEL POOLS SOCKETS CMD...: time_json of CMD for the scale part
+timed() {
+	local label=$1 pools=$2 socks=$3
+	shift 3
+	time_json "\"label\":\"scale $label\",\"pools\":$pools,\"sockets\":$socks" "$@"
 }
 
 # steady LABEL POOLS TTY: CPU of a running 'top 1' from its 3rd to its 13th
@@ -332,7 +340,7 @@ scale() {
 
 # each guest size: the rig's crash-dump test, its dumps kept and read ROUNDS times
 vmcore() {
-	local mb dir dump fmt r t=/tmp/ppwbench.$$.time log=/tmp/ppwbench.$$.vmcore rc
+	local mb dir dump fmt r bytes log=/tmp/ppwbench.$$.vmcore
 	dir=$("$here/../kernel/rig.sh" workdir)/vmcore/$VMCORE_LINE
 	# the line's kernel and the initramfs, as make kernel-test has them
 	make --no-print-directory -C "$here/.." kernel-initramfs KERNEL_FLAVORS="$VMCORE_LINE" \
@@ -348,18 +356,16 @@ vmcore() {
 		for dump in "$dir/vmcore.elf" "$dir/vmcore.kdump-zlib.reassembled"; do
 			[ -s "$dump" ] || continue
 			case $dump in *.elf) fmt=elf ;; *) fmt=kdump-zlib ;; esac
+			bytes=$(stat -c %s "$dump")
 			for r in $(seq "$ROUNDS"); do
-				rc=0
-				/usr/bin/time -o "$t" -f '%e %U %S %M' runuser -u nobody -- \
-					"$PPW" postmortem --vmcore "$dump" -j >/dev/null 2>&1 || rc=$?
-				read -r wall user sys rss <"$t"
-				put "{\"label\":\"vmcore $fmt\",\"mem_mib\":$mb,\"dump_bytes\":$(stat -c %s "$dump"),\"round\":$r,\"wall_s\":$wall,\"cpu_s\":$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }'),\"rss_kib\":$rss,\"rc\":$rc}"
+				time_json "\"label\":\"vmcore $fmt\",\"mem_mib\":$mb,\"dump_bytes\":$bytes,\"round\":$r" \
+					runuser -u nobody -- "$PPW" postmortem --vmcore "$dump" -j
 			done
-			echo "   $fmt: $(( $(stat -c %s "$dump") / 1048576 )) MiB, last read $wall s, $((rss / 1024)) MiB RSS, exit $rc"
+			echo "   $fmt: $((bytes / 1048576)) MiB, last read $WALL s, $((RSS / 1024)) MiB RSS"
 		done
 		rm -rf "$dir"
 	done
-	rm -f "$t" "$log"
+	rm -f "$log"
 }
 
 echo "kernel $(uname -r), $(nproc) CPUs, ${SECONDS_PER_ROUND}s x $ROUNDS rounds: $PARTS"
