@@ -242,7 +242,8 @@ time_json() {
 	local fields=$1 t=/tmp/ppwbench.$$.time rc=0 user sys
 	shift
 	/usr/bin/time -o "$t" -f '%e %U %S %M' "$@" >/dev/null 2>/tmp/ppwbench.$$.err || rc=$?
-	read -r WALL user sys RSS <"$t"
+	# GNU time puts "Command exited with non-zero status N" first then
+	read -r WALL user sys RSS < <(tail -n 1 "$t")
 	put "{$fields,\"wall_s\":$WALL,\"cpu_s\":$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }'),\"rss_kib\":$RSS,\"rc\":$rc}"
 	[ "$rc" -eq 0 ] || echo "   $*: exit $rc: $(head -c 300 /tmp/ppwbench.$$.err)"
 	rm -f "$t" /tmp/ppwbench.$$.err
