@@ -7,16 +7,15 @@
 #include "lib/vec.h"
 #include "model/page_ledger.h"
 
-#define HASH_MUL 0x9e3779b97f4a7c15ULL
+#define HASH_MUL PL_HASH_MUL
 #define MIN_BITS 10
 
 /* the most a count goes either way (only lost events push it past 1 or -1) */
 #define C_MAX 64
 
-/* a netmem's home slot: struct pages are 64-byte, net_iovs 8-byte aligned */
 static size_t home(const struct page_ledger *l, __u64 netmem)
 {
-	return (size_t)(((netmem >> 3) * HASH_MUL) >> (64 - l->bits));
+	return pl_home(l, netmem);
 }
 
 /* the slot of netmem, or the free slot where it would go */
@@ -249,11 +248,6 @@ static bool insert_at(struct page_ledger *l, size_t *i, __u64 netmem)
 	l->v[*i].netmem = netmem;
 	l->used++;
 	return true;
-}
-
-void pl_prefetch(const struct page_ledger *l, __u64 netmem)
-{
-	__builtin_prefetch(&l->v[home(l, netmem)], 1);
 }
 
 int pl_fold(struct page_ledger *l, __u64 netmem, bool release, __u32 gen, __u64 t, __u32 cpu)

@@ -72,6 +72,8 @@ struct pl_gen {
 	__u64 lost;	 /* settled counts only a lost event explains */
 };
 
+#define PL_HASH_MUL 0x9e3779b97f4a7c15ULL
+
 struct page_ledger {
 	struct pl_page *v; /* open addressing, linear probing, 2^bits slots */
 	size_t cap, used;  /* slots, slots taken */
@@ -96,8 +98,20 @@ struct page_ledger {
 int pl_init(struct page_ledger *l, size_t max_pages);
 void pl_free(struct page_ledger *l);
 int pl_fold(struct page_ledger *l, __u64 netmem, bool release, __u32 gen, __u64 t, __u32 cpu);
-/* netmem's slot on its way to the cache: a batch prefetched, then folded, hides the misses */
-void pl_prefetch(const struct page_ledger *l, __u64 netmem);
+/* a netmem's home slot: struct pages are 64-byte, net_iovs 8-byte aligned */
+static inline size_t pl_home(const struct page_ledger *l, __u64 netmem)
+{
+	return (size_t)(((netmem >> 3) * PL_HASH_MUL) >> (64 - l->bits));
+}
+
+/*
+ * netmem's slot on its way to the cache: a batch prefetched, then folded,
+ * hides the misses (inline: a call per record is a fifth of the prefetch)
+ */
+static inline void pl_prefetch(const struct page_ledger *l, __u64 netmem)
+{
+	__builtin_prefetch(&l->v[pl_home(l, netmem)], 1);
+}
 /*
  * A pass over every log ended, each read up to j_safe jiffies at least
  * (the jiffies before those when the pass began, unless a log stopped at
