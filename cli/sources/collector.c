@@ -394,29 +394,23 @@ static struct pool_obs *obs_find(const struct reading *rd, __u64 addr, __u32 gen
  */
 static int fold_slots(struct collector *c, struct reading *rd)
 {
-	int fd = bpf_map__fd(c->s->skel->maps.pcpu_pools), ncpus = c->s->ncpus;
-	struct ppw_pcpu_pool *v;
+	int ncpus = c->s->ncpus, err;
 	__u32 key, cpu;
 
 	if (!c->slots) {
-		c->slots = calloc((size_t)ncpus, sizeof(*c->slots));
+		c->slots = calloc((size_t)PPW_PCPU_SLOTS * ncpus, sizeof(*c->slots));
 		if (!c->slots) {
 			p_err("reading the per-CPU pool slots (map 'pcpu_pools', %d CPUs): %s",
 			      ncpus, strerror(ENOMEM));
 			return -ENOMEM;
 		}
 	}
-	v = c->slots;
+	err = session_percpu_rows(c->s, c->s->skel->maps.pcpu_pools, PPW_PCPU_SLOTS, c->slots);
+	if (err)
+		return err;
 	for (key = 0; key < PPW_PCPU_SLOTS; key++) {
-		if (bpf_map_lookup_elem(fd, &key, v)) {
-			int err = -errno;
-
-			p_err("reading the per-CPU pool slots (map 'pcpu_pools', key %u): %s", key,
-			      strerror(-err));
-			return err;
-		}
 		for (cpu = 0; cpu < (__u32)ncpus; cpu++) {
-			const struct ppw_pcpu_pool *pc = &v[cpu];
+			const struct ppw_pcpu_pool *pc = &c->slots[(size_t)key * ncpus + cpu];
 			struct pool_obs *o;
 
 			if (!pc->pool)

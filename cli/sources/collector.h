@@ -38,7 +38,7 @@ struct collector {
 	size_t capkeys;
 	__u64 seen_seq;		     /* pool_seq when collector_discovered() last looked */
 	__u32 disc_gen;		     /* the newest generation it handed on */
-	struct ppw_pcpu_pool *slots; /* one key of the per-CPU slots, every CPU */
+	struct ppw_pcpu_pool *slots; /* the per-CPU slots: every key, every CPU */
 	struct gen_addr *gens;	     /* the pools by generation, for the ledger's pages */
 	size_t ngens, capgens;
 	bool gens_valid; /* gens has this reading's pools (none came or went) */

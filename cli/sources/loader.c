@@ -658,33 +658,64 @@ int session_poll(struct session *s, int timeout_ms)
 	return n;
 }
 
+/*
+ * Keys 0..n-1 of a per-CPU array, one batch (one syscall) where the kernel
+ * has batch lookups for arrays, else key by key (said in the error).
+ */
+int session_percpu_rows(struct session *s, const struct bpf_map *map, __u32 n, void *vals)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	size_t row = (size_t)((bpf_map__value_size(map) + 7) & ~7U) * s->ncpus;
+	int fd = bpf_map__fd(map), err = 0;
+	__u32 *keys = NULL, out = 0, count = n, key;
+
+	if (!s->no_array_batch) {
+		keys = calloc(n ?: 1, sizeof(*keys));
+		if (!keys)
+			err = -ENOMEM;
+		else if (bpf_map_lookup_batch(fd, NULL, &out, keys, vals, &count, &opts))
+			err = -errno;
+		free(keys);
+		/* the end of the array: every key read */
+		if ((!err || err == -ENOENT) && count == n)
+			return 0;
+		if (err != -EINVAL && err != -ENOTSUP && err != -EOPNOTSUPP && err != -ENOENT) {
+			p_err("reading map '%s' (%u keys in one batch, %d CPUs): %s",
+			      bpf_map__name(map), n, s->ncpus, strerror(-err));
+			return err;
+		}
+		s->no_array_batch = true;
+	}
+	for (key = 0; key < n; key++) {
+		if (bpf_map_lookup_elem(fd, &key, (char *)vals + key * row)) {
+			err = -errno;
+			p_err("reading map '%s' (key %u of %u, %d CPUs): %s", bpf_map__name(map),
+			      key, n, s->ncpus, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 int session_counters(struct session *s, __u64 *out, int n)
 {
 	__u64 *vals;
-	int fd = bpf_map__fd(s->skel->maps.counters), c;
-	__u32 key;
+	int c, k, err;
 
-	vals = calloc(s->ncpus, sizeof(*vals));
+	vals = calloc((size_t)n * s->ncpus, sizeof(*vals));
 	if (!vals) {
 		p_err("reading the counters (map 'counters', %d CPUs): %s", s->ncpus,
 		      strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	for (key = 0; (int)key < n; key++) {
-		out[key] = 0;
-		if (bpf_map_lookup_elem(fd, &key, vals)) {
-			int err = -errno;
-
-			p_err("reading the counters (map 'counters', key %u): %s", key,
-			      strerror(-err));
-			free(vals);
-			return err;
-		}
-		for (c = 0; c < s->ncpus; c++)
-			out[key] += vals[c];
+	err = session_percpu_rows(s, s->skel->maps.counters, (__u32)n, vals);
+	for (k = 0; k < n; k++) {
+		out[k] = 0;
+		for (c = 0; !err && c < s->ncpus; c++)
+			out[k] += vals[(size_t)k * s->ncpus + c];
 	}
 	free(vals);
-	return 0;
+	return err;
 }
 
 uint64_t session_map_bytes(const struct session *s, const struct bpf_map *map)

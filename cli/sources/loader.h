@@ -62,6 +62,7 @@ struct session {
 	const char *stage;    /* the step that failed last */
 	bool discover_warned; /* a failed discovery walk was reported */
 	bool netns_warned;    /* a failed namespace walk was reported */
+	bool no_array_batch;  /* the kernel has no batch lookups of arrays: key by key */
 };
 
 /* Each function reports its own failure (object, errno, what to do) and returns -errno. */
@@ -87,6 +88,11 @@ int session_netns_scan(struct session *s, struct netns_list *l);
 /* wait up to timeout_ms for lifecycle events; events handled, or a handler's -errno */
 int session_poll(struct session *s, int timeout_ms);
 void session_close(struct session *s);
+/*
+ * keys 0..n-1 of per-CPU array map into vals (n rows of ncpus values, each
+ * its value size rounded up to 8 bytes); 0, or -errno, said here
+ */
+int session_percpu_rows(struct session *s, const struct bpf_map *map, __u32 n, void *vals);
 /* sum of a per-CPU counter (enum ppw_counter) */
 int session_counters(struct session *s, __u64 *out, int n);
 /* what the kernel charges for a map (its fdinfo "memlock"), or 0 */

@@ -235,6 +235,9 @@ int page_log_open(struct page_log *pl, struct session *s)
 		page_log_close(pl);
 		return err;
 	}
+	/* arrays: what the kernel charges for them is fixed at their creation */
+	pl->map_bytes = session_map_bytes(s, s->skel->maps.page_log) +
+			session_map_bytes(s, s->skel->maps.log_ctl);
 	pl->stall_at = calloc((size_t)pl->ncpus, sizeof(*pl->stall_at));
 	pl->stall_ns = calloc((size_t)pl->ncpus, sizeof(*pl->stall_ns));
 	err = !pl->stall_at || !pl->stall_ns ? -ENOMEM : pl_init(&pl->led, s->ledger_pages);
@@ -464,6 +467,5 @@ __u64 page_log_bytes(const struct page_log *pl)
 {
 	if (!pl->on)
 		return 0;
-	return session_map_bytes(pl->s, pl->s->skel->maps.page_log) +
-	       session_map_bytes(pl->s, pl->s->skel->maps.log_ctl) + pl_bytes(&pl->led);
+	return pl->map_bytes + pl_bytes(&pl->led);
 }

@@ -29,6 +29,7 @@ struct page_log {
 	size_t log_len;
 	struct ppw_log_ctl *ctl; /* their control lines: our tails */
 	size_t ctl_len;
+	__u64 map_bytes; /* the kernel's charge for both maps (fdinfo memlock, read at open) */
 	__u32 recs, shift;
 	int ncpus;
 	__u64 *stall_at; /* per CPU: a slot that stayed unwritten, and since when */
