@@ -379,6 +379,51 @@ static bool iter_wanted(const struct session *s, const char *name)
 	return true;
 }
 
+/*
+ * The walks that do their work once per read, on the iterator's first
+ * task, whatever it is (they walk kernel lists, not the task): attached to
+ * ppwatch's own thread, where the kernel takes a tid (6.1), so a read
+ * visits one task, not every task on the host (0.2 ms a refresh here).
+ * The kernels before ignore the tid and visit all, as they did.
+ */
+static bool one_shot_walk(const char *name)
+{
+	static const char *const names[] = { "discover", "scan_pools", "scan_queues", "blocks_walk",
+					     "stats_walk" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+static int attach_one_shot_walks(struct session *s)
+{
+	const struct bpf_object_skeleton *sk = s->skel->skeleton;
+	int i;
+
+	for (i = 0; i < sk->prog_cnt; i++) {
+		const struct bpf_prog_skeleton *ps =
+			(const void *)((const char *)sk->progs + (size_t)i * sk->prog_skel_sz);
+		struct bpf_program *prog = *ps->prog;
+		union bpf_iter_link_info linfo = { .task = { .tid = (__u32)getpid() } };
+		LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &linfo,
+			    .link_info_len = sizeof(linfo));
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(prog) || !one_shot_walk(bpf_program__name(prog)))
+			continue;
+		link = bpf_program__attach_iter(prog, &opts);
+		if (!link) /* a kernel that refuses what it does not know: every task */
+			link = bpf_program__attach_iter(prog, NULL);
+		if (!link)
+			return -errno;
+		*ps->link = link;
+	}
+	return 0;
+}
+
 static int try_mode(struct session *s, enum attach_mode m)
 {
 	const char *pfx = modes[m].sec_prefix;
@@ -407,6 +452,8 @@ static int try_mode(struct session *s, enum attach_mode m)
 				  (!strncmp(sec, pfx, strlen(pfx)) && tp_present(&s->feat, sec) &&
 				   is_compat(name) == compat_build(&s->feat));
 
+		if (one_shot_walk(name))
+			bpf_program__set_autoattach(prog, false); /* attach_one_shot_walks() */
 		/* run on demand by the page log's reader, never attached */
 		if (!strcmp(name, "clock_pair") || !strcmp(name, "page_check")) {
 			on = s->log_recs > 0;
@@ -427,6 +474,8 @@ static int try_mode(struct session *s, enum attach_mode m)
 	stage = "attaching to the page_pool tracepoints";
 	s->start_ns = now_boot_ns();
 	err = ppwatch_bpf__attach(s->skel);
+	if (!err)
+		err = attach_one_shot_walks(s);
 	if (err) {
 		bpf_diag_parse(libbpf_log_captured(), err, &s->diag[m]);
 		s->diag[m].kind = BPF_DIAG_ATTACH;
