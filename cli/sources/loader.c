@@ -709,30 +709,26 @@ int session_poll(struct session *s, int timeout_ms)
 
 /*
  * Keys 0..n-1 of a per-CPU array, one batch (one syscall) where the kernel
- * has batch lookups for arrays, else key by key (said in the error).
+ * has batch lookups for that map type, else (5.10's per-CPU arrays) key by
+ * key from then on, whose errors are said.
  */
 int session_percpu_rows(struct session *s, const struct bpf_map *map, __u32 n, void *vals)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	size_t row = (size_t)((bpf_map__value_size(map) + 7) & ~7U) * s->ncpus;
-	int fd = bpf_map__fd(map), err = 0;
-	__u32 *keys = NULL, out = 0, count = n, key;
+	int fd = bpf_map__fd(map), err;
+	__u32 *keys, out = 0, count = n, key;
 
 	if (!s->no_array_batch) {
 		keys = calloc(n ?: 1, sizeof(*keys));
-		if (!keys)
-			err = -ENOMEM;
-		else if (bpf_map_lookup_batch(fd, NULL, &out, keys, vals, &count, &opts))
-			err = -errno;
+		err = keys ? bpf_map_lookup_batch(fd, NULL, &out, keys, vals, &count, &opts) : -1;
+		err = err ? -errno : 0;
 		free(keys);
 		/* the end of the array: every key read */
 		if ((!err || err == -ENOENT) && count == n)
 			return 0;
-		if (err != -EINVAL && err != -ENOTSUP && err != -EOPNOTSUPP && err != -ENOENT) {
-			p_err("reading map '%s' (%u keys in one batch, %d CPUs): %s",
-			      bpf_map__name(map), n, s->ncpus, strerror(-err));
-			return err;
-		}
+		p_dbg("map '%s': no batch lookup (%s, %u of %u keys): key by key",
+		      bpf_map__name(map), strerror(-err), count, n);
 		s->no_array_batch = true;
 	}
 	for (key = 0; key < n; key++) {
