@@ -231,9 +231,47 @@ static size_t remedy_orphan(struct holder *h, const char *la)
 	return n;
 }
 
-/* the remedy of a socket no process has an fd for (model/attrib.c: held_by) */
-static size_t remedy_unowned(struct holder *h, const char *la)
+/*
+ * The kernel users a kernel socket's receive hook (sk_data_ready, or a UDP
+ * tunnel's encap_rcv) names, and what ends each: where the hook is not
+ * here, the remedy names the usual users.
+ */
+static const struct kernel_user {
+	const char *hook, *user, *end;
+} kernel_users[] = {
+	{ "xs_data_ready", "an NFS mount's transport, or another SunRPC client's (sunrpc)",
+	  "unmount the NFS mount of that server (umount -f if the server is gone); a mount "
+	  "still waiting for it never completed: kill that mount" },
+	{ "svc_data_ready", "a connection to this host's SunRPC service (nfsd, ...)",
+	  "its client closes it, or stop the service (nfsd: rpc.nfsd 0)" },
+	{ "nvme_tcp_data_ready", "an NVMe/TCP host queue (nvme-tcp)",
+	  "disconnect its controller (nvme disconnect -n NQN)" },
+	{ "nvmet_tcp_data_ready", "an NVMe/TCP target queue (nvmet-tcp)",
+	  "remove that host's access or the port in the target's configfs" },
+	{ "iscsi_sw_tcp_data_ready", "an iSCSI session (iscsi_tcp)",
+	  "log out of the session (iscsiadm -m node -u)" },
+	{ "ceph_sock_data_ready", "a Ceph client connection (libceph: RBD or CephFS)",
+	  "unmap the RBD device or unmount the CephFS mount" },
+	{ "rds_tcp_data_ready", "an RDS connection over TCP (rds_tcp)",
+	  "close the RDS sockets using it, then remove rds_tcp" },
+	{ "l2tp_udp_encap_recv", "an L2TP tunnel's socket (l2tp_core)",
+	  "delete the tunnel (ip l2tp del tunnel)" },
+};
+
+static const struct kernel_user *kernel_user(const char *hook)
 {
+	size_t i;
+
+	for (i = 0; hook[0] && i < sizeof(kernel_users) / sizeof(kernel_users[0]); i++)
+		if (!strcmp(hook, kernel_users[i].hook))
+			return &kernel_users[i];
+	return NULL;
+}
+
+/* the remedy of a socket no process has an fd for (model/attrib.c: held_by) */
+static size_t remedy_unowned(struct holder *h, const char *la, const char *ra)
+{
+	const struct kernel_user *u;
 	const struct ppw_rec_sock *s = h->sock;
 	size_t n = 0;
 
@@ -260,14 +298,19 @@ static size_t remedy_unowned(struct holder *h, const char *la)
 		    "listener frees it");
 		break;
 	case SH_KERNEL:
-		ADD(h->remedy, n,
-		    "a kernel socket (no process: made by a kernel user such as NFS, "
-		    "iSCSI, nvme-tcp or a tunnel");
-		if (h->hook[0])
-			ADD(h->remedy, n, "; read by %s", h->hook);
-		ADD(h->remedy, n,
-		    "): it frees them when that user reads or closes it; end what opened it "
-		    "(unmount, log out of the session, delete the tunnel)");
+		u = kernel_user(h->hook);
+		if (u)
+			ADD(h->remedy, n, "a kernel socket (no process: %s; read by %s", u->user,
+			    u->hook);
+		else
+			ADD(h->remedy, n,
+			    "a kernel socket (no process: made by a kernel user such as NFS, "
+			    "iSCSI, nvme-tcp or a tunnel%s%s",
+			    h->hook[0] ? "; read by " : "", h->hook);
+		ADD(h->remedy, n, "%s%s): it frees them when that user reads or closes it; %s",
+		    ra[0] ? "; peer " : "", ra,
+		    u ? u->end :
+			"end what opened it (unmount, log out of the session, delete the tunnel)");
 		break;
 	case SH_IO_URING:
 		ADD(h->remedy, n,
@@ -381,7 +424,7 @@ static void describe_socket(struct holder *h)
 			ADD(h->remedy, n,
 			    ", itself held by no process (a garbage cycle for unix_gc)");
 	} else {
-		n = remedy_unowned(h, la);
+		n = remedy_unowned(h, la, s->rport ? ra : "");
 	}
 	mark_cut(h->remedy, sizeof(h->remedy), n);
 }

@@ -139,6 +139,11 @@ static void test_held_by(void)
 	CHECK(strstr(h->remedy, "a kernel socket (no process") &&
 		      strstr(h->remedy, "xs_data_ready") && !strstr(h->remedy, "accept"),
 	      "%s", h->remedy);
+	/* its reader says whose it is (sunrpc: an NFS mount) and what ends it */
+	CHECK(strstr(h->remedy, "an NFS mount's transport") &&
+		      strstr(h->remedy, "unmount the NFS mount of that server") &&
+		      strstr(h->remedy, "kill that mount") && !strstr(h->remedy, "tunnel"),
+	      "%s", h->remedy);
 	attrib_free(&rep);
 
 	/* a socket without a file is the kernel's too, whatever sk_kern_sock says */
@@ -146,6 +151,10 @@ static void test_held_by(void)
 	h = one(&rep, &scan, &sk, PPW_SF_NO_FILE, IPPROTO_UDP, 7);
 	CHECK_STR(sock_held_by_name(h->held_by), "kernel");
 	CHECK_STR(h->desc, "udp 192.0.2.2:5001 ino 77 (kernel socket)");
+	/* a reader not known (none here): the usual users, and what ends each */
+	CHECK(strstr(h->remedy, "such as NFS, iSCSI, nvme-tcp or a tunnel") &&
+		      strstr(h->remedy, "end what opened it"),
+	      "%s", h->remedy);
 	attrib_free(&rep);
 
 	/* no struct socket: a TCP child not accepted yet (ESTABLISHED, not an orphan) */
