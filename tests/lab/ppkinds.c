@@ -73,6 +73,20 @@
  * walk's socket owners are checked against; the ready file gets "pid
  * inode port connections" at the end.
  *
+ * nfs-mount: a kernel TCP socket (sunrpc's, made by sock_create_kern): an
+ * NFSv4.1 mount in B (mount(2) itself: no mount.nfs) of a server at --to
+ * in A that is ppkinds, which reads the client's first call, answers
+ * nothing and sends a segment the gate drops (each retransmission too),
+ * then N that wait out of order behind it in the client's socket; from
+ * then on A's own copies of the hole are dropped as they leave A (gate_out,
+ * tcx egress on A's end of the pair, 6.6), so the hole stays open when XDP
+ * (and the gate with it) is gone from B, and the connection lives (A
+ * answers the client's keepalives). The mount waits for its reply (timeo
+ * 600 s); killing it (what ppwatch's remedy says) closes the transport: A
+ * acknowledges the client's FIN, the socket becomes a timewait minisock
+ * and the pages go back. The ready line: the mount's pid, the client
+ * socket's inode and local port.
+ *
  * The holders write "pid inode port" to FILE when they are set up (scm
  * adds the inode of the unix socket that carries the message, uring the
  * ring's fd), then wait
@@ -93,6 +107,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -100,6 +115,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 #include <net/if.h>
@@ -137,6 +153,8 @@ static void usage(void)
 		"       ppkinds frags      --from A --to ADDR [--count N] [--size BYTES] [--id ID]\n"
 		"       ppkinds l2tp-ctl   --from A --bind ADDR:PORT --to ADDR:PORT [--count N]\n"
 		"                          [--size BYTES]\n"
+		"       ppkinds nfs-mount  --netns B --from A --to ADDR:PORT --dev DEV [--segments N]\n"
+		"                          --ready FILE [--lifetime SECONDS]\n"
 		"       ppkinds tcp-churn  --netns B --from A --bind ADDR:PORT [--bytes N]\n"
 		"                          --journal FILE --lifetime SECONDS --ready FILE\n");
 	exit(2);
@@ -539,6 +557,134 @@ static int cmd_tcp_orphan(const char *ns, const char *from, const struct sockadd
 	return 0;
 }
 
+/* ns's established TCP socket whose peer port is rport: its inode (0: none) and local port */
+static unsigned long tcp_peer_in(const char *ns, unsigned int rport, unsigned int *lport)
+{
+	int here = self_netns();
+	unsigned int lp, rp, st;
+	unsigned long ino = 0, i;
+	char line[512];
+	FILE *f;
+
+	enter_netns(ns);
+	f = fopen("/proc/net/tcp", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, " %*d: %*x:%x %*x:%x %x %*x:%*x %*x:%*x %*x %*u %*u %lu", &lp, &rp,
+			   &st, &i) == 4 &&
+		    rp == rport && st == 1 /* ESTABLISHED */) {
+			*lport = lp;
+			ino = i;
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (setns(here, CLONE_NEWNET))
+		die("setns");
+	close(here);
+	return ino;
+}
+
+/* the one device of this namespace besides lo (the lab's end of its veth pair) */
+static int lab_device(void)
+{
+	struct if_nameindex *ifs = if_nameindex(), *i;
+	int found = 0;
+
+	for (i = ifs; i && i->if_index; i++)
+		if (strcmp(i->if_name, "lo")) {
+			if (found)
+				die("more than one device besides lo");
+			found = (int)i->if_index;
+		}
+	if (ifs)
+		if_freenameindex(ifs);
+	if (!found)
+		die("no device besides lo");
+	return found;
+}
+
+static int cmd_nfs_mount(const char *ns, const char *from, const struct sockaddr_in *srv,
+			 long segments, const char *dev, const char *ready, long lifetime)
+{
+	char dir[] = "/tmp/ppkinds-nfs.XXXXXX", src[64], opts[160], buf[4096], line[96];
+	int here = self_netns(), lfd, afd, out, i;
+	unsigned int lport = 0;
+	struct pollfd pfd;
+	struct gate_bpf *g;
+	unsigned long ino;
+	pid_t pid;
+
+	if (!dev || !mkdtemp(dir))
+		die(dev ? "mkdtemp" : "--dev");
+	g = gate_on(ns, dev);
+	lfd = listener_in(from, srv, 0);
+	snprintf(src, sizeof(src), "%s:/", inet_ntoa(srv->sin_addr));
+	snprintf(opts, sizeof(opts), "vers=4.1,proto=tcp,addr=%s,port=%u,timeo=6000,retrans=2",
+		 inet_ntoa(srv->sin_addr), ntohs(srv->sin_port));
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		enter_netns(ns);
+		mount(src, dir, "nfs4", 0, opts); /* waits for the reply that never comes */
+		fprintf(stderr, "ppkinds: mount -t nfs4 %s (%s): %s\n", src, opts, strerror(errno));
+		_exit(1);
+	}
+	/* the kernel's connection (20 s; a mount that fails at once says why) */
+	pfd.fd = lfd;
+	pfd.events = POLLIN;
+	for (i = 0; i < 200 && poll(&pfd, 1, 100) == 0; i++)
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			exit(1);
+	afd = accept(lfd, NULL, NULL);
+	if (afd < 0) {
+		kill(pid, SIGKILL);
+		die("the NFS client's connection");
+	}
+	usleep(300000);
+	while (recv(afd, buf, sizeof(buf), MSG_DONTWAIT) > 0) /* its call, unanswered */
+		;
+	g->bss->hole = 'H';
+	send_fill(afd, 1000, 'H');
+	usleep(50000);
+	for (i = 0; i < segments; i++) { /* out of order behind the hole */
+		send_all(afd, 1000);
+		usleep(2000);
+	}
+	usleep(200000);
+	/* from now on A's copies of the hole go nowhere: tcx egress on A's
+	 * device to the client (BPF_TCX_EGRESS, 47: uapi 6.6, newer than
+	 * the headers this builds with) */
+	enter_netns(from);
+	out = bpf_link_create(bpf_program__fd(g->progs.gate_out), lab_device(),
+			      (enum bpf_attach_type)47, NULL);
+	if (out < 0) {
+		kill(pid, SIGKILL);
+		die("attaching gate_out (tcx egress)");
+	}
+	if (setns(here, CLONE_NEWNET))
+		die("setns");
+	g->bss->hole_out = 'H';
+	ino = tcp_peer_in(ns, ntohs(srv->sin_port), &lport);
+	if (!ino) {
+		kill(pid, SIGKILL);
+		fprintf(stderr, "ppkinds: no established socket to port %u in %s\n",
+			ntohs(srv->sin_port), ns);
+		exit(1);
+	}
+	snprintf(line, sizeof(line), "%d %lu %u 0\n", (int)pid, ino, lport);
+	write_ready(ready, line);
+	wait_for_stop(lifetime);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(out);
+	close(afd);
+	close(lfd);
+	gate_bpf__destroy(g);
+	rmdir(dir);
+	return 0;
+}
+
 static int cmd_scm(const char *ns, const char *from, const struct sockaddr_in *at, long count,
 		   long size, const char *ready, long lifetime)
 {
@@ -852,6 +998,10 @@ int main(int argc, char **argv)
 		return cmd_frags(from, to, count, size, id);
 	if (!strcmp(cmd, "l2tp-ctl"))
 		return cmd_l2tp_ctl(from, bind_to, to, count, size);
+	if (!strcmp(cmd, "nfs-mount") && ns && from && to && ready) {
+		parse_addr(to, &at);
+		return cmd_nfs_mount(ns, from, &at, segments, dev, ready, lifetime);
+	}
 	if (!ns || !from || !bind_to || !ready)
 		usage();
 	parse_addr(bind_to, &at);

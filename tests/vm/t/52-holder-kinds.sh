@@ -23,6 +23,14 @@
 #           tunnel ... encap udp' makes it in the kernel) with the control
 #           messages no daemon reads, where the kernel has L2TP (lacks=l2tp:
 #           the built kernels; asserted absent there)
+#   nfs     a kernel TCP socket: an NFSv4.1 mount (mount(2) in hk-nfs-b)
+#           of a server in hk-nfs-a that is ppkinds: it never answers,
+#           and its 40 segments wait out of order in the client's socket
+#           behind one the gate drops (then dropped as they leave the
+#           server too, tcx egress: the hole stays open once XDP is off
+#           vb; the connection lives on), where the kernel has
+#           NFS (lacks=nfs: the built kernels; asserted absent there;
+#           package lines load nfsv4)
 #   frags   an IPv4 fragment queue (the last fragment never sent)
 #   tbf     packets forwarded out of bq (to 198.51.100.2 in a third
 #           namespace) into a classless tbf that holds them
@@ -77,7 +85,9 @@
 # one would otherwise live on: ppkinds gives its namespace
 # net.ipv4.tcp_orphan_retries 15, so that it outlives the test on a slow
 # VM, where the default's ~100 s did not), the kernel socket when its
-# tunnel is deleted (what ppwatch's remedy says).
+# tunnel is deleted (what ppwatch's remedy says), the NFS client's when
+# its mount, still waiting for the server, is killed (what ppwatch's remedy
+# says of a mount that never completed).
 #
 # Kernels whose veth has no page_pool (lacks=veth-pp) have no pool page a
 # socket, a qdisc or a fragment queue could hold in this guest.
@@ -107,6 +117,12 @@ if lacks l2tp; then
 		"$(grep -c ' l2tp_udp_encap_recv' /proc/kallsyms)" -eq 0
 else
 	KINDS="$KINDS kern"
+fi
+# NFS: its modules loaded by the line's modules= (kallsyms names sunrpc's)
+if lacks nfs; then
+	check "lacks=nfs: no xs_data_ready in /proc/kallsyms" "$(grep -c ' xs_data_ready' /proc/kallsyms)" -eq 0
+else
+	KINDS="$KINDS nfs"
 fi
 HK_PIDS=
 
@@ -247,6 +263,10 @@ ip netns exec hk-tbf-a "$TOOL" send 198.51.100.2 6000 400 1400 >/dev/null
 ip netns exec hk-htb-a "$TOOL" send 198.51.100.2 6000 300 1400 >/dev/null
 $PPKINDS frags --from hk-frags-a --to 192.0.2.2 --count 20 --size 1400 --id 4242 >/dev/null 2>/tmp/hk.frags.err ||
 	{ fail "ppkinds frags: $(cat /tmp/hk.frags.err)"; hk_down; return 0; }
+case " $KINDS " in *" nfs "*)
+	kind_start nfs nfs-mount --to 192.0.2.1:2049 --segments 40 --dev vb || { hk_down; return 0; }
+	read -r N_PID N_INO N_PORT _ </tmp/hk.nfs.ready ;;
+esac
 # last: its gate ends up dropping everything that comes to vb
 kind_start orphan tcp-orphan --segments 40 --dev vb || { hk_down; return 0; }
 kind_start orphan2 tcp-orphan-fw2 --segments 40 --dev vb || { hk_down; return 0; }
@@ -432,6 +452,25 @@ kind_check kern "a kernel socket (an L2TP tunnel's)" '.kind == "socket" and .loc
 		"$(H kern '.remedy | test("a kernel socket") and test("delete the tunnel") and (test("accept") | not)')" = true
 }
 esac
+case " $KINDS " in *" nfs "*)
+kind_check nfs "a kernel TCP socket (an NFS mount's)" '.kind == "socket" and .local == "192.0.2.2:'"$N_PORT"'"' 1 40 && {
+	# the kernel: /proc/net/tcp lists it ESTABLISHED with its inode, no
+	# process has it open (a kernel socket has no file); kallsyms names
+	# sunrpc's receive hook
+	# shellcheck disable=SC2046 # its three fields, one word each
+	set -- $(proc_sock hk-nfs-b tcp "$N_PORT")
+	check "the NFS client's socket: tcp, ESTAB as /proc/net/tcp has it ($1)" \
+		"$(H nfs '"\(.proto) \(.state)"')" = "tcp $(st_name tcp "$1")"
+	check "the NFS client's socket: ppwatch's inode = /proc/net/tcp's (inode $2) = ppkinds' ($N_INO)" \
+		"$(H nfs .inode) $2" = "$N_INO $N_INO"
+	check "the NFS client's socket: no open file of any process is it (/proc/*/fd)" "$(fds_of "$2")" -eq 0
+	check "the NFS client's socket: held by the kernel, read by xs_data_ready, no owner" \
+		"$(H nfs '"\(.held_by) \(.kernel_reader) \(.owners | length)"')" = "kernel xs_data_ready 0"
+	log "nfs: remedy: $(H nfs .remedy)"
+	check "the NFS client's socket: the remedy names NFS, its server and killing a mount still waiting, never accept()" \
+		"$(H nfs '.remedy | test("NFS") and test("192.0.2.1") and test("kill") and (test("accept") | not)')" = true
+}
+esac
 check "the scan counts the orphan and the socket in flight" \
 	"$(jq -r '"\(.scan.orphans >= 1) \(.scan.in_flight_sockets >= 1)"' /tmp/hk.out)" = "true true"
 kind_check frags "an IPv4 fragment queue" '.kind == "frag_queue"' 10 20 &&
@@ -499,6 +538,8 @@ done
 case " $KINDS " in *" uring "*) kill -USR1 "$U_PID" ;; esac
 # the kernel socket's: what its remedy says, the tunnel deleted
 case " $KINDS " in *" kern "*) ip netns exec hk-kern-b ip l2tp del tunnel tunnel_id 7 ;; esac
+# the NFS client's: what its remedy says of a mount still waiting, killed
+case " $KINDS " in *" nfs "*) kill -9 "$N_PID" ;; esac
 ip netns exec hk-tbf-b tc qdisc del dev bq root
 ip netns exec hk-htb-b tc qdisc del dev bq root
 ip netns del hk-frags-a; ip netns del hk-frags-b

@@ -12,6 +12,11 @@
 #     into a tbf that holds them, the tbf deleted and added again every
 #     0.3 s, with its handle changed each time (tc's exit and the uptime
 #     of each step journaled);
+#   - a kernel TCP socket that holds pages all along, where the kernel has
+#     NFS (not lacks=nfs): ppkinds nfs-mount, an NFSv4.1 mount in hc-b of
+#     a server in hc-a that never answers, its segments out of order in
+#     the client's socket behind one the gate (XDP on vb, in place of
+#     xdp_pass) drops (t/52's nfs kind);
 # and 'ppwatch holders -j' again and again meanwhile. Each walk against
 # the journals, over the walk's own time (from before ppwatch started to
 # after it ended, CLOCK_BOOTTIME via /proc/uptime):
@@ -26,7 +31,9 @@
 #     ran), which is the pool's inflight; the unattributed are counted in
 #     a row of their own, not dropped;
 #   - a socket without an owner is an orphan, in the accept queue, or
-#     one ppkinds closed during the walk (its file without an fd).
+#     one ppkinds closed during the walk (its file without an fd), or the
+#     NFS client's, named in every walk as a kernel socket read by
+#     xs_data_ready with the inode /proc/net/tcp gave it.
 # Nothing is timed: the churn's rates are printed (PPVM-VALUES), not
 # asserted. Kernels whose veth has no page_pool (lacks=veth-pp) skip.
 # Its hang guard is longer than run.sh's 240 s: on a 2-core TCG host of
@@ -54,10 +61,11 @@ hc_down() {
 	[ -n "$HC_QPID" ] && kill "$HC_QPID" 2>/dev/null
 	[ -n "$HC_KPID" ] && kill "$HC_KPID" 2>/dev/null
 	[ -n "$HC_FPID" ] && kill "$HC_FPID" 2>/dev/null
+	[ -n "$HC_NPID" ] && kill "$HC_NPID" 2>/dev/null
 	ip netns del hc-a 2>/dev/null; ip netns del hc-b 2>/dev/null; ip netns del hc-c 2>/dev/null
 	return 0
 }
-HC_QPID='' HC_KPID='' HC_FPID=''
+HC_QPID='' HC_KPID='' HC_FPID='' HC_NPID='' N_PORT=0 N_INO=0
 veth_pair hc-a va hc-b vb || { fail "cannot create the veth pair"; return 0; }
 ip -n hc-a link set lo up; ip -n hc-b link set lo up
 ip netns exec hc-b "$TOOL" xdp-attach vb || { fail "XDP attach on vb"; hc_down; return 0; }
@@ -74,6 +82,17 @@ if ! { ip netns add hc-c &&
 fi
 # the churn runs until the walks are done (/tmp/hc.stop), SECS at most
 SECS=450
+# the NFS client's kernel socket, before the churn: "mount-pid inode port"
+if ! lacks nfs; then
+	rm -f /tmp/hc.nfs.ready
+	$PPKINDS nfs-mount --netns hc-b --from hc-a --to 192.0.2.1:2049 --segments 40 --dev vb \
+		--ready /tmp/hc.nfs.ready --lifetime "$SECS" </dev/null >/dev/null 2>/tmp/hcn.err &
+	HC_NPID=$!
+	wait_for 20 test -s /tmp/hc.nfs.ready ||
+		{ fail "ppkinds nfs-mount did not set up: $(head -c 300 /tmp/hcn.err)"; hc_down; return 0; }
+	read -r _ N_INO N_PORT _ </tmp/hc.nfs.ready
+	log "ppkinds nfs-mount: $(cat /tmp/hc.nfs.ready)"
+fi
 rm -f /tmp/hc.stop
 churning() { [ ! -e /tmp/hc.stop ] && [ "$(cut -d. -f1 /proc/uptime)" -lt "$1" ]; }
 # the qdisc churn: a tbf that holds what it gets (12.5 bytes a second),
@@ -149,7 +168,13 @@ walk_check() {
 	# one without: an orphan, one in the listener's accept queue, or one
 	# with a file and no fd that ppkinds closed during the walk (the fd
 	# walk runs after the protocol walks); never one still open at its end
-	bad=$(echo "$p" | jq -r '.holders[] | select(.kind == "socket" and (.owners | length) == 0 and .orphan != true and .held_by != "accept_queue") |
+	# the NFS client's kernel socket, named as one in every walk
+	if [ "$N_PORT" -gt 0 ]; then
+		check "walk $1: the NFS client's socket (ino $N_INO) named as a kernel socket read by xs_data_ready" \
+			"$(echo "$p" | jq -r --arg l "192.0.2.2:$N_PORT" '[.holders[] | select(.kind == "socket" and .local == $l) |
+			"\(.held_by) \(.kernel_reader) \(.inode) \(.owners | length)"] | first // "none"')" = "kernel xs_data_ready $N_INO 0"
+	fi
+	bad=$(echo "$p" | jq -r --arg l "192.0.2.2:$N_PORT" '.holders[] | select(.kind == "socket" and (.owners | length) == 0 and .orphan != true and .held_by != "accept_queue" and .local != $l) |
 		"\(.inode) \(.held_by) \(.local) \(.state)"' |
 		awk -v t0="$t0" -v t1="$t1" -v j=/tmp/hc.journal '
 		BEGIN { while ((getline l < j) > 0) { split(l, f, " ")
