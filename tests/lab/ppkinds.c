@@ -451,28 +451,47 @@ static struct gate_bpf *gate_on(const char *ns, const char *dev)
 	return g;
 }
 
-/* the TCP state (include/net/tcp_states.h) of ns's socket on local port, not its listener; -1 */
-static int tcp_state_in(const char *ns, unsigned int port)
+/*
+ * The first socket of ns's /proc/net/tcp that is no listener, with local
+ * port lport and peer port rport (0: any): its local port, TCP state
+ * (include/net/tcp_states.h) and inode into those not NULL; false if none
+ */
+static bool tcp_sock_in(const char *ns, unsigned int lport, unsigned int rport,
+			unsigned int *lp_out, unsigned int *st_out, unsigned long *ino_out)
 {
-	int here = self_netns(), st = -1;
-	unsigned int lport, s;
+	int here = self_netns();
+	unsigned int lp, rp, st;
+	unsigned long ino;
+	bool found = false;
 	char line[512];
 	FILE *f;
 
 	enter_netns(ns);
 	f = fopen("/proc/net/tcp", "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, " %*d: %*x:%x %*x:%*x %x", &lport, &s) == 2 && lport == port &&
-		    s != 10 /* LISTEN */) {
-			st = (int)s;
-			break;
-		}
+	while (!found && f && fgets(line, sizeof(line), f))
+		found = sscanf(line, " %*d: %*x:%x %*x:%x %x %*x:%*x %*x:%*x %*x %*u %*u %lu", &lp,
+			       &rp, &st, &ino) == 4 &&
+			(!lport || lp == lport) && (!rport || rp == rport) && st != 10 /* LISTEN */;
 	if (f)
 		fclose(f);
 	if (setns(here, CLONE_NEWNET))
 		die("setns");
 	close(here);
-	return st;
+	if (found && lp_out)
+		*lp_out = lp;
+	if (found && st_out)
+		*st_out = st;
+	if (found && ino_out)
+		*ino_out = ino;
+	return found;
+}
+
+/* the TCP state of ns's socket on local port, not its listener; -1 */
+static int tcp_state_in(const char *ns, unsigned int port)
+{
+	unsigned int st;
+
+	return tcp_sock_in(ns, port, 0, NULL, &st, NULL) ? (int)st : -1;
 }
 
 /* net.ipv4.NAME of namespace ns (TCP's are per namespace) */
@@ -490,6 +509,21 @@ static void ipv4_sysctl_in(const char *ns, const char *name, int value)
 	if (setns(here, CLONE_NEWNET))
 		die("setns");
 	close(here);
+}
+
+/* a segment the gate drops (each retransmission too), then N out of order behind it */
+static void send_hole(struct gate_bpf *g, int fd, long segments)
+{
+	long i;
+
+	g->bss->hole = 'H';
+	send_fill(fd, 1000, 'H');
+	usleep(50000);
+	for (i = 0; i < segments; i++) {
+		send_all(fd, 1000);
+		usleep(2000);
+	}
+	usleep(200000);
 }
 
 static int cmd_tcp_orphan(const char *ns, const char *from, const struct sockaddr_in *at,
@@ -522,14 +556,7 @@ static int cmd_tcp_orphan(const char *ns, const char *from, const struct sockadd
 		die("accept");
 	send_all(cfd, 1000); /* in order: B reads it */
 	usleep(100000);
-	g->bss->hole = 'H'; /* this one and its retransmissions are dropped */
-	send_fill(cfd, 1000, 'H');
-	usleep(50000);
-	for (i = 0; i < segments; i++) { /* out of order behind the hole */
-		send_all(cfd, 1000);
-		usleep(2000);
-	}
-	usleep(200000);
+	send_hole(g, cfd, segments);
 	if (!fw2)
 		g->bss->closed = 1; /* no ACK of B's FIN: B stays in FIN-WAIT-1, a full socket */
 	while (recv(afd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
@@ -560,27 +587,11 @@ static int cmd_tcp_orphan(const char *ns, const char *from, const struct sockadd
 /* ns's established TCP socket whose peer port is rport: its inode (0: none) and local port */
 static unsigned long tcp_peer_in(const char *ns, unsigned int rport, unsigned int *lport)
 {
-	int here = self_netns();
-	unsigned int lp, rp, st;
-	unsigned long ino = 0, i;
-	char line[512];
-	FILE *f;
+	unsigned int st;
+	unsigned long ino;
 
-	enter_netns(ns);
-	f = fopen("/proc/net/tcp", "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, " %*d: %*x:%x %*x:%x %x %*x:%*x %*x:%*x %*x %*u %*u %lu", &lp, &rp,
-			   &st, &i) == 4 &&
-		    rp == rport && st == 1 /* ESTABLISHED */) {
-			*lport = lp;
-			ino = i;
-			break;
-		}
-	if (f)
-		fclose(f);
-	if (setns(here, CLONE_NEWNET))
-		die("setns");
-	close(here);
+	if (!tcp_sock_in(ns, 0, rport, lport, &st, &ino) || st != 1 /* ESTABLISHED */)
+		return 0;
 	return ino;
 }
 
@@ -644,14 +655,7 @@ static int cmd_nfs_mount(const char *ns, const char *from, const struct sockaddr
 	usleep(300000);
 	while (recv(afd, buf, sizeof(buf), MSG_DONTWAIT) > 0) /* its call, unanswered */
 		;
-	g->bss->hole = 'H';
-	send_fill(afd, 1000, 'H');
-	usleep(50000);
-	for (i = 0; i < segments; i++) { /* out of order behind the hole */
-		send_all(afd, 1000);
-		usleep(2000);
-	}
-	usleep(200000);
+	send_hole(g, afd, segments);
 	/* from now on A's copies of the hole go nowhere: tcx egress on A's
 	 * device to the client (BPF_TCX_EGRESS, 47: uapi 6.6, newer than
 	 * the headers this builds with) */
