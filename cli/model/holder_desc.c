@@ -262,7 +262,7 @@ static const struct kernel_user *kernel_user(const char *hook)
 {
 	size_t i;
 
-	for (i = 0; hook[0] && i < sizeof(kernel_users) / sizeof(kernel_users[0]); i++)
+	for (i = 0; hook[0] && i < ARRAY_SIZE(kernel_users); i++)
 		if (!strcmp(hook, kernel_users[i].hook))
 			return &kernel_users[i];
 	return NULL;

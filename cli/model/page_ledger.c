@@ -7,21 +7,15 @@
 #include "lib/vec.h"
 #include "model/page_ledger.h"
 
-#define HASH_MUL PL_HASH_MUL
 #define MIN_BITS 10
 
 /* the most a count goes either way (only lost events push it past 1 or -1) */
 #define C_MAX 64
 
-static size_t home(const struct page_ledger *l, __u64 netmem)
-{
-	return pl_home(l, netmem);
-}
-
 /* the slot of netmem, or the free slot where it would go */
 static size_t slot_of(const struct page_ledger *l, __u64 netmem)
 {
-	size_t mask = l->cap - 1, i = home(l, netmem);
+	size_t mask = l->cap - 1, i = pl_home(l, netmem);
 
 	while (l->v[i].netmem && l->v[i].netmem != netmem)
 		i = (i + 1) & mask;
@@ -111,7 +105,7 @@ static void remove_at(struct page_ledger *l, size_t i)
 		j = (j + 1) & mask;
 		if (!l->v[j].netmem)
 			break;
-		h = home(l, l->v[j].netmem);
+		h = pl_home(l, l->v[j].netmem);
 		/* j's entry may fill the hole at i unless its home lies in (i, j] */
 		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
 			continue;
@@ -126,7 +120,7 @@ static void remove_at(struct page_ledger *l, size_t i)
 
 static size_t gen_slot(const struct page_ledger *l, __u32 gen)
 {
-	size_t mask = l->gcap - 1, i = (size_t)(((__u64)gen * HASH_MUL) >> 40) & mask;
+	size_t mask = l->gcap - 1, i = (size_t)(((__u64)gen * PL_HASH_MUL) >> 40) & mask;
 
 	while (l->g[i].gen && l->g[i].gen != gen)
 		i = (i + 1) & mask;
