@@ -668,6 +668,7 @@ static int cmd_nfs_mount(const char *ns, const char *from, const struct sockaddr
 	}
 	if (setns(here, CLONE_NEWNET))
 		die("setns");
+	close(here);
 	g->bss->hole_out = 'H';
 	ino = tcp_peer_in(ns, ntohs(srv->sin_port), &lport);
 	if (!ino) {
