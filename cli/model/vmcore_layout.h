@@ -41,7 +41,9 @@ struct vmcore_layout {
 	uint32_t pool_size; /* sizeof(struct page_pool) */
 	struct vm_field order, pool_size_param, nid, dev, napi, hold, release, dma_map, dma_sync,
 		destroy_cnt, netdev, id, detach_time, dma_mapped_head, xdp_mem_id, mp_priv,
-		p_flags; /* before the dma_map bitfield: PP_FLAG_DMA_MAP (bit 0), _SYNC (bit 1) */
+		p_flags, /* before the dma_map bitfield: PP_FLAG_DMA_MAP (bit 0), _SYNC (bit 1) */
+		/* before destroy_cnt (6.8): a destroy dropped user_cnt to 0, set defer_start */
+		user_cnt, defer_start;
 	bool detach_time_is_ns;
 	enum unmap_regime unmap;
 	/* struct net_device, struct net, struct napi_struct */
@@ -72,8 +74,8 @@ struct vmcore_layout {
 		/* struct page_pool's own pages: alloc cache, ptr_ring (or its count), frag page */
 		struct vm_field alloc_count, ring_prod, ring_cons, ring_size, ring_queue,
 			ring_count, frag_pg;
-		/* struct page */
-		struct vm_field compound_head, pp;
+		/* struct page (pp_magic: the page scan's, model/pp_magic.h) */
+		struct vm_field compound_head, pp, pp_magic;
 		uint32_t page_size; /* sizeof(struct page) */
 	} h;
 };

@@ -311,6 +311,14 @@ int vs_system_map(const char *text, size_t len, const struct vmcoreinfo *vi, str
 		}
 	}
 	r->decoded = r->syms;
+	/* Debian's /boot/System.map-RELEASE is one line that says where the map is */
+	if (r->syms <= 1 && memmem(text, (size_t)(end - text), "The real System.map is in", 25)) {
+		snprintf(
+			r->why, sizeof(r->why),
+			"a placeholder, not a map: the real one is in the kernel's debug package "
+			"(Debian: linux-image-RELEASE-dbg's /usr/lib/debug/boot/System.map-RELEASE)");
+		return -EINVAL;
+	}
 	if (!r->syms) {
 		snprintf(r->why, sizeof(r->why),
 			 "no line is a System.map line (ADDRESS TYPE NAME)");

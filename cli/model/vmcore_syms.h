@@ -9,7 +9,8 @@
  *    address by the tables' own scheme (place-relative offsets; relative
  *    to the base; or, where any offset is negative, absolute per-CPU
  *    symbols and negative offsets below the base);
- *  - or a System.map (Debian ships it beside the kernel), its link-time
+ *  - or a System.map (Debian's is in linux-image-RELEASE-dbg: /boot's is a
+ *    placeholder, refused as one), its link-time
  *    addresses moved by VMCOREINFO's KERNELOFFSET (KASLR), checked
  *    against VMCOREINFO's own SYMBOL() lines so that another kernel's map
  *    is refused.

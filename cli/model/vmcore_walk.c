@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/vec.h"
+#include "model/pp_magic.h"
 #include "model/reading.h"
 #include "model/vmcore_read.h"
 #include "model/vmcore_walk.h"
@@ -19,6 +20,7 @@
 struct walk {
 	struct kmem *m;
 	const struct vmcore_layout *l;
+	const struct vmcore_addrs *a;
 	struct vmcore_walk *w;
 	uint8_t *pool; /* the struct page_pool being read */
 	int err;       /* -ENOMEM only: the rest is counted */
@@ -157,6 +159,17 @@ static void pool_one(struct walk *k, uint64_t addr)
 	}
 	if (!vm_field_of(k->pool, len, l->mp_priv, &v) && v)
 		r->flags |= PPW_PF_MEM_PROVIDER;
+	GET(defer_start, r->defer_start);
+	if (r->defer_start && w->clock && k->a->jiffies) {
+		/* dated as the BPF side dates it (model/ages.h), by the dump's clocks */
+		r->defer_jiffies = k->a->jiffies;
+		r->defer_mono_ns = w->mono_ns;
+		r->defer_boot_ns = w->rd.now_ns;
+	}
+	/* before destroy_cnt (6.8): page_pool_destroy() put the last user, or deferred */
+	if (!vm_has(l->destroy_cnt) &&
+	    ((!vm_field_of(k->pool, len, l->user_cnt, &v) && (int32_t)v <= 0) || r->defer_start))
+		r->destroy_cnt = 1;
 	if (r->destroy_cnt) {
 		/* destroyed: a zombie, since it is still listed (page_pool_unlist() frees) */
 		r->state = PPW_POOL_DETACHED;
@@ -222,6 +235,122 @@ static void xa_entry(struct walk *k, uint64_t e, int depth)
 	free(slots);
 }
 
+/* the page scan's set of pool addresses (open addressing; 0 is no pool) */
+struct pool_set {
+	uint64_t *v;
+	size_t cap, n;
+};
+
+static int set_add(struct pool_set *ps, uint64_t addr)
+{
+	size_t i;
+
+	if ((ps->n + 1) * 2 > ps->cap) {
+		struct pool_set b = { .cap = ps->cap ? ps->cap * 2 : 64 };
+
+		b.v = calloc(b.cap, sizeof(*b.v));
+		if (!b.v)
+			return -ENOMEM;
+		for (i = 0; i < ps->cap; i++)
+			if (ps->v[i])
+				set_add(&b, ps->v[i]);
+		free(ps->v);
+		*ps = b;
+	}
+	for (i = (size_t)((addr >> 6) * 0x9e3779b97f4a7c15ULL >> 32) & (ps->cap - 1);
+	     ps->v[i] && ps->v[i] != addr; i = (i + 1) & (ps->cap - 1))
+		;
+	if (!ps->v[i]) {
+		ps->v[i] = addr;
+		ps->n++;
+	}
+	return 0;
+}
+
+#define SCAN_BYTES 4096		/* struct pages read at once: one vmemmap page */
+#define SCAN_SKIP  (2ULL << 20) /* two chunks missing in a row: on to the next 2 MiB */
+
+/*
+ * Every struct page from pfn 0 to max_pfn, read a vmemmap page at a time:
+ * the pools the pages marked as page_pool's point to. A chunk the dump
+ * does not have (a hole in memory, or not dumped) is counted; two in a
+ * row skip to the next 2 MiB of vmemmap (a section's struct pages are
+ * mapped whole, 2 MiB at a time, where the kernel can).
+ */
+static int page_scan(struct walk *k, struct pool_set *ps)
+{
+	const struct vmcore_layout *l = k->l;
+	struct vmcore_pscan *sc = &k->w->scan;
+	uint32_t psz = l->h.page_size, per = SCAN_BYTES / psz, i;
+	uint64_t pfn = 0, max = k->a->max_pfn, at, magic, pool, next;
+	uint8_t buf[SCAN_BYTES];
+	bool missed = false;
+	int err = 0;
+
+	if (max > VW_MAX_PFN) {
+		note(k->w,
+		     "max_pfn %#llx is past what the page scan reads: pfns from %#llx not read",
+		     (unsigned long long)max, (unsigned long long)VW_MAX_PFN);
+		max = VW_MAX_PFN;
+	}
+	sc->ran = true;
+	while (pfn < max && !err) {
+		uint32_t n = max - pfn < per ? (uint32_t)(max - pfn) : per;
+
+		at = k->a->vmemmap + pfn * psz;
+		if (kmem_read(k->m, at, buf, (size_t)n * psz)) {
+			next = pfn + n;
+			if (missed) /* the rest of this 2 MiB of struct pages */
+				next = (((at | (SCAN_SKIP - 1)) + 1 - k->a->vmemmap) + psz - 1) /
+				       psz;
+			if (next > max || next <= pfn)
+				next = max;
+			sc->missing += next - pfn;
+			pfn = next;
+			missed = true;
+			continue;
+		}
+		missed = false;
+		for (i = 0; i < n && !err; i++) {
+			if (vm_field_of(buf + (size_t)i * psz, psz, l->h.pp_magic, &magic) ||
+			    !pp_magic_is_pool(magic))
+				continue;
+			sc->pool_pages++;
+			if (vm_field_of(buf + (size_t)i * psz, psz, l->h.pp, &pool) ||
+			    !KERNEL_PTR(pool)) {
+				sc->bad_pool_ptr++;
+				continue;
+			}
+			if (ps->n < VW_MAX_POOLS)
+				err = set_add(ps, pool);
+		}
+		sc->pages += n;
+		pfn += n;
+	}
+	if (sc->missing)
+		note(k->w, "%llu struct pages are not in the dump (holes, or not dumped)",
+		     (unsigned long long)sc->missing);
+	return err;
+}
+
+/* the pools of the pages the page scan found, each read as the xarray's are */
+static int scan_pools(struct walk *k)
+{
+	struct pool_set ps = { 0 };
+	size_t i;
+	int err;
+
+	if (!k->a->vmemmap || !k->a->max_pfn || !vm_has(k->l->h.pp_magic) || !vm_has(k->l->h.pp) ||
+	    !k->l->h.page_size || k->l->h.page_size > SCAN_BYTES)
+		return -ENOENT;
+	err = page_scan(k, &ps);
+	for (i = 0; !err && !k->err && i < ps.cap; i++)
+		if (ps.v[i])
+			pool_one(k, ps.v[i]);
+	free(ps.v);
+	return err ?: k->err;
+}
+
 /* the dump's CLOCK_BOOTTIME and wall clock: the timekeeper at its last update */
 static void clock_of(struct walk *k, const struct vmcore_addrs *a)
 {
@@ -241,6 +370,7 @@ static void clock_of(struct walk *k, const struct vmcore_addrs *a)
 	}
 	w->clock = true;
 	w->rd.now_ns = base + boot;
+	w->mono_ns = base;
 	w->real_s = (double)(int64_t)sec;
 }
 
@@ -272,8 +402,10 @@ static void dedup(struct vmcore_walk *w)
 int vmcore_walk(struct kmem *m, const struct vmcore_layout *l, const struct vmcore_addrs *a,
 		struct vmcore_walk *w)
 {
-	struct walk k = { .m = m, .l = l, .w = w };
-	uint64_t head;
+	struct walk k = { .m = m, .l = l, .a = a, .w = w };
+	uint64_t head = 0;
+	bool xarray;
+	int err = 0;
 
 	memset(w, 0, sizeof(*w));
 	w->real_s = NAN;
@@ -294,10 +426,11 @@ int vmcore_walk(struct kmem *m, const struct vmcore_layout *l, const struct vmco
 				 sizeof(w->release));
 	}
 	clock_of(&k, a);
-	if (!a->page_pools || !vm_has(l->xa_head) || !vm_has(l->xn_slots) || !l->xa_chunk ||
-	    l->xa_chunk > 1024 || !l->pool_size || l->pool_size > STRUCT_MAX)
+	if (!l->pool_size || l->pool_size > STRUCT_MAX)
 		return -ENOENT;
-	if (vm_read_field(m, a->page_pools, l->xa_head, &head)) {
+	xarray = a->page_pools && vm_has(l->xa_head) && vm_has(l->xn_slots) && l->xa_chunk &&
+		 l->xa_chunk <= 1024;
+	if (xarray && vm_read_field(m, a->page_pools, l->xa_head, &head)) {
 		note(w, "the page_pools xarray at %#llx is not in the dump",
 		     (unsigned long long)a->page_pools);
 		return -EFAULT;
@@ -305,8 +438,13 @@ int vmcore_walk(struct kmem *m, const struct vmcore_layout *l, const struct vmco
 	k.pool = malloc(l->pool_size);
 	if (!k.pool)
 		return -ENOMEM;
-	xa_entry(&k, head, 0);
+	if (xarray)
+		xa_entry(&k, head, 0);
+	else
+		err = scan_pools(&k);
 	free(k.pool);
+	if (err)
+		return err;
 	if (w->rd.n)
 		dedup(w);
 	/*

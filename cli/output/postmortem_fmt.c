@@ -268,8 +268,8 @@ static void text_runs(FILE *f, const json_t *rep)
 /* a crash dump: what was read of it, and what ppwatch does not read from one yet */
 static void text_vmcore(FILE *f, const json_t *v)
 {
-	const json_t *x;
-	char a[32], b[32];
+	const json_t *x, *sc;
+	char a[32], b[32], c[32], d[32];
 	size_t i;
 
 	if (!json_is_object(v))
@@ -286,8 +286,17 @@ static void text_vmcore(FILE *f, const json_t *v)
 		json_is_string(json_object_get(v, "clock")) ?
 			"the timekeeper's (at its last update)" :
 			"unknown: no ages");
-	fprintf(f, "%s pools in the kernel's %s", count_str(a, sizeof(a), jnum(v, "pools", 0)),
-		jstr(v, "list", "?"));
+	sc = json_object_get(v, "page_scan");
+	if (sc)
+		fprintf(f,
+			"%s pools found by their pages (no page_pools xarray: %s struct pages read, %s of them a pool's, %s not in the dump)",
+			count_str(a, sizeof(a), jnum(v, "pools", 0)),
+			count_str(b, sizeof(b), jnum(sc, "pages", 0)),
+			count_str(c, sizeof(c), jnum(sc, "pool_pages", 0)),
+			count_str(d, sizeof(d), jnum(sc, "missing", 0)));
+	else
+		fprintf(f, "%s pools in the kernel's %s",
+			count_str(a, sizeof(a), jnum(v, "pools", 0)), jstr(v, "list", "?"));
 	if (jnum(v, "unreadable", 0) > 0) {
 		fprintf(f, ", %s not in the dump (",
 			count_str(b, sizeof(b), jnum(v, "unreadable", 0)));

@@ -12,6 +12,7 @@
 #include "lib/bpf_diag.h"
 #include "lib/log.h"
 #include "lib/util.h"
+#include "model/pp_magic.h"
 #include "ppwatch.h"
 #include "ppwatch.skel.h"
 #include "sources/libbpf_log.h"
@@ -138,18 +139,6 @@ static void explain(const struct session *s, const enum attach_mode *tried, int 
 		      bpf_diag_str(&s->diag[tried[i]], line, sizeof(line)),
 		      remedy(s, &s->diag[tried[i]], rem, sizeof(rem)));
 }
-
-/*
- * page_pool's signature in page->pp_magic (include/net/page_pool/types.h:
- * PP_SIGNATURE = 0x40 + POISON_POINTER_DELTA) and the mask that drops the
- * low bits and, since "page_pool: Track DMA-mapped pages and unmap them
- * when destroying the pool", the DMA index bits 7..38. POISON_POINTER_DELTA
- * is CONFIG_ILLEGAL_POINTER_VALUE: 0xdead000000000000 on x86_64 and arm64.
- */
-#define PPW_POISON_DELTA      0xdead000000000000ULL
-#define PPW_PP_SIGNATURE      (0x40ULL + PPW_POISON_DELTA)
-#define PPW_PP_DMA_INDEX_MASK (0xffffffffULL << 7)
-#define PPW_PP_MAGIC_MASK     (~(PPW_PP_DMA_INDEX_MASK | 0x3ULL))
 
 /*
  * The direct map and vmemmap when the kernel does not export

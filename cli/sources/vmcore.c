@@ -31,6 +31,9 @@ enum {
 	S_INIT_TASK,
 	S_SOCK_FOPS,
 	S_PAGE_OFFSET,
+	S_MAX_PFN,
+	S_JIFFIES,
+	S_VMEMMAP_BASE,
 	S_N
 };
 
@@ -39,17 +42,17 @@ static const char *const sym_names[S_N] = {
 	[S_PAGE_POOLS] = "page_pools",	      [S_TK_CORE] = "tk_core",
 	[S_TK_DATA] = "timekeeper_data",      [S_SHADOW_TK] = "shadow_timekeeper",
 	[S_INIT_TASK] = "init_task",	      [S_SOCK_FOPS] = "socket_file_ops",
-	[S_PAGE_OFFSET] = "page_offset_base",
+	[S_PAGE_OFFSET] = "page_offset_base", [S_MAX_PFN] = "max_pfn",
+	[S_JIFFIES] = "jiffies_64",	      [S_VMEMMAP_BASE] = "vmemmap_base",
 };
 
 /* what a dump does not give yet: the report's vmcore.not_read */
 static const char *const not_read[] = {
-	"queue_holders",    /* qdiscs, fragment queues, defer lists, TCP out-of-order queues */
-	"fdless_sockets",   /* orphans, accept queues, kernel sockets, sockets in flight */
-	"page_ages",	    /* no ledger in a dump: the page scan is to come */
-	"stacks",	    /* sampled by a recorder only */
-	"item_blocks",	    /* ppwatch's item-block series' counters */
-	"pools_before_6.8", /* no page_pools xarray: the page scan is to come */
+	"queue_holders",  /* qdiscs, fragment queues, defer lists, TCP out-of-order queues */
+	"fdless_sockets", /* orphans, accept queues, kernel sockets, sockets in flight */
+	"page_ages",	  /* no ledger in a dump: when each page was taken */
+	"stacks",	  /* sampled by a recorder only */
+	"item_blocks",	  /* ppwatch's item-block series' counters */
 };
 
 static int fail(int err, const char *path, const char *what, const char *todo)
@@ -73,8 +76,10 @@ static int find_syms(struct kmem *m, const struct vmcore_opts *o, const struct v
 	if (o->system_map) {
 		err = read_file(o->system_map, VS_MAP_MAX, &map, &len);
 		if (err)
-			return fail(err, o->system_map, "cannot read the System.map",
-				    "give the dumped kernel's (Debian: /boot/System.map-RELEASE)");
+			return fail(
+				err, o->system_map, "cannot read the System.map",
+				"give the dumped kernel's (Debian: /usr/lib/debug/boot/System.map-RELEASE "
+				"of linux-image-RELEASE-dbg)");
 		err = vs_system_map(map, len, vi, want, S_N, r);
 		free(map);
 		if (err)
@@ -85,7 +90,7 @@ static int find_syms(struct kmem *m, const struct vmcore_opts *o, const struct v
 	if (!vs_have_kallsyms(vi))
 		return fail(-ENOENT, o->path, "VMCOREINFO names no kallsyms tables",
 			    "give --system-map FILE, the dumped kernel's System.map (Debian: "
-			    "/boot/System.map-RELEASE of its linux-image package)");
+			    "/usr/lib/debug/boot/System.map-RELEASE of linux-image-RELEASE-dbg)");
 	err = vs_kallsyms(m, vi, want, S_N, r);
 	if (err)
 		return fail(err, o->path, r->why,
@@ -113,9 +118,9 @@ static json_t *about_of(const struct vmcore_opts *o, const struct dump_info *di,
 						  json_null(),
 		"symbols", sr->how, "symbols_read", (json_int_t)sr->decoded, "btf_bytes",
 		(json_int_t)btf_bytes, "clock", w->clock ? json_string("timekeeper") : json_null(),
-		"list", json_string("page_pools xarray"), "pools", (json_int_t)w->entries,
-		"unreadable", (json_int_t)w->unreadable, "not_listed", (json_int_t)w->not_listed,
-		"reads", (json_int_t)m->reads, "first_error",
+		"list", json_string(w->scan.ran ? "struct pages" : "page_pools xarray"), "pools",
+		(json_int_t)w->entries, "unreadable", (json_int_t)w->unreadable, "not_listed",
+		(json_int_t)w->not_listed, "reads", (json_int_t)m->reads, "first_error",
 		w->first_error[0] ? json_string(w->first_error) : json_null(), "not_read",
 		nr ?: json_null());
 	h = json_pack("{s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "walked", hst->walked, "processes",
@@ -124,6 +129,15 @@ static json_t *about_of(const struct vmcore_opts *o, const struct dump_info *di,
 		      (json_int_t)hst->pages, "not_pool_pages", (json_int_t)hst->nonpp, "cut",
 		      (json_int_t)hst->cut, "why",
 		      hst->why[0] ? json_string(hst->why) : json_null());
+	if (a && w->scan.ran &&
+	    json_object_set_new(a, "page_scan",
+				json_pack("{s:I,s:I,s:I,s:I}", "pages", (json_int_t)w->scan.pages,
+					  "missing", (json_int_t)w->scan.missing, "pool_pages",
+					  (json_int_t)w->scan.pool_pages, "bad_pool_ptr",
+					  (json_int_t)w->scan.bad_pool_ptr))) {
+		json_decref(a);
+		a = NULL;
+	}
 	if (!a || !h || json_object_set_new(a, "holders", h)) {
 		json_decref(a);
 		return NULL;
@@ -210,9 +224,20 @@ int vmcore_records(const struct vmcore_opts *o, FILE **f, json_t **about)
 	addrs.shadow_tk = want[S_SHADOW_TK].addr;
 	vmcoreinfo_symbol(&vi, "init_uts_ns", &addrs.init_uts_ns);
 	addrs.page_size = di.page_size;
+	/* before 6.8 no list has every pool: the struct pages say whose they are */
+	if (vmcoreinfo_symbol(&vi, "vmemmap", &addrs.vmemmap) && want[S_VMEMMAP_BASE].addr)
+		kmem_u64(&m, want[S_VMEMMAP_BASE].addr, &addrs.vmemmap); /* x86_64's variable */
+	if (want[S_MAX_PFN].addr)
+		kmem_u64(&m, want[S_MAX_PFN].addr, &addrs.max_pfn);
+	if (want[S_JIFFIES].addr)
+		kmem_u64(&m, want[S_JIFFIES].addr, &addrs.jiffies);
 	err = vmcore_walk(&m, &lay, &addrs, &w);
 	if (err == -ENOENT) {
-		fail(err, o->path, "no page_pools xarray (CONFIG_PAGE_POOL, Linux 6.8 or later)",
+		fail(err, o->path,
+		     addrs.page_pools ?
+			     "the page_pools xarray cannot be read by its BTF" :
+			     "no page_pools xarray (Linux 6.8 on), and no vmemmap (VMCOREINFO) "
+			     "and max_pfn to scan the struct pages by",
 		     NULL);
 		goto out;
 	}
@@ -231,7 +256,7 @@ int vmcore_records(const struct vmcore_opts *o, FILE **f, json_t **about)
 	ha.socket_file_ops = want[S_SOCK_FOPS].addr;
 	if (want[S_PAGE_OFFSET].addr)
 		kmem_u64(&m, want[S_PAGE_OFFSET].addr, &ha.page_offset);
-	vmcoreinfo_symbol(&vi, "vmemmap", &ha.vmemmap);
+	ha.vmemmap = addrs.vmemmap;
 	for (ha.page_shift = 12; (1ULL << ha.page_shift) < di.page_size && ha.page_shift < 20;)
 		ha.page_shift++;
 	err = vmcore_holders(&m, &lay, &ha, &w.rd, &scan, &hst);

@@ -260,6 +260,7 @@ static void holders_layout(const struct btf *btf, struct vmcore_layout *l)
 	if (!vm_has(l->h.compound_head))
 		l->h.compound_head = at(btf, "page", "compound_info");
 	l->h.pp = at(btf, "page", "pp");
+	l->h.pp_magic = at(btf, "page", "pp_magic");
 	id = btf__find_by_name_kind(btf, "page", BTF_KIND_STRUCT);
 	size = id > 0 ? btf__resolve_size(btf, (__u32)id) : -1;
 	l->h.page_size = size > 0 && size <= 256 ? (uint32_t)size : 0;
@@ -299,6 +300,8 @@ int vmcore_layout_of(const struct btf *btf, struct vmcore_layout *l, char *why, 
 	l->dma_map = at(btf, "page_pool", "dma_map");
 	l->dma_sync = at(btf, "page_pool", "dma_sync");
 	l->destroy_cnt = at(btf, "page_pool", "destroy_cnt");
+	l->user_cnt = at(btf, "page_pool", "user_cnt.refs.counter");
+	l->defer_start = at(btf, "page_pool", "defer_start");
 	l->netdev = at(btf, "page_pool", "slow.netdev");
 	l->id = at(btf, "page_pool", "user.id");
 	l->detach_time = path_of(btf, "page_pool", "user.detach_time", &type);
@@ -332,10 +335,12 @@ int vmcore_layout_of(const struct btf *btf, struct vmcore_layout *l, char *why, 
 	l->uts_nodename = at(btf, "uts_namespace", "name.nodename");
 	l->uts_release = at(btf, "uts_namespace", "name.release");
 	holders_layout(btf, l);
-	if (!vm_has(l->id) || !vm_has(l->xa_head) || !vm_has(l->xn_slots) || !l->xa_chunk) {
+	/* the page_pools xarray (6.8 on), else the page scan (model/vmcore_walk.h) */
+	if ((!vm_has(l->id) || !vm_has(l->xa_head) || !vm_has(l->xn_slots) || !l->xa_chunk) &&
+	    (!vm_has(l->h.pp_magic) || !vm_has(l->h.pp) || !l->h.page_size)) {
 		snprintf(why, whylen,
-			 "the kernel's struct page_pool has no user.id: a kernel before 6.8, whose "
-			 "pools are in no list ppwatch reads from a dump yet");
+			 "the kernel's BTF has neither the page_pools xarray's types (6.8 on) nor "
+			 "struct page's pp_magic and pp: no way to find its pools");
 		return -ENOENT;
 	}
 	return 0;

@@ -3,8 +3,9 @@
  * A crash dump's parsers on any bytes: the input is VMCOREINFO's text, a
  * NUL, then a kernel's memory at VMC_BASE. VMCOREINFO's lines, the
  * kallsyms tables it names (decoded from that memory), a System.map (the
- * text again) and the walk of a page_pools xarray (at SYMBOL(page_pools),
- * with a small layout of its own) must neither crash nor read outside
+ * text again), the walk of a page_pools xarray (at SYMBOL(page_pools),
+ * with a small layout of its own) and, without one, the page scan (struct
+ * pages at SYMBOL(vmemmap), SYMBOL(max_pfn) of them, bounded here) must neither crash nor read outside
  * what they were given, and what they return must hold together: every
  * pool read once, counts that add up.
  */
@@ -71,8 +72,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vmcoreinfo_symbol(&vi, "socket_file_ops", &ha.socket_file_ops);
 	vmcoreinfo_symbol(&vi, "vmemmap", &ha.vmemmap);
 	vmcoreinfo_symbol(&vi, "page_offset_base", &ha.page_offset);
+	a.vmemmap = ha.vmemmap;
+	vmcoreinfo_symbol(&vi, "max_pfn", &a.max_pfn);
+	a.max_pfn &= (1 << 16) - 1; /* the scan's time grows with it: a fuzz run's bound */
+	vmcoreinfo_symbol(&vi, "jiffies_64", &a.jiffies);
 	if (!vmcore_walk(&m, &l, &a, &w)) {
 		FUZZ_CHECK(w.rd.n + w.duplicates <= w.entries);
+		/* the page scan: every pool found by a page of its own */
+		FUZZ_CHECK(!w.scan.ran || (w.scan.pages + w.scan.missing <= a.max_pfn &&
+					   w.scan.bad_pool_ptr <= w.scan.pool_pages &&
+					   w.scan.pool_pages <= w.scan.pages &&
+					   w.entries <= w.scan.pool_pages - w.scan.bad_pool_ptr));
 		for (i = 1; i < w.rd.n; i++)
 			FUZZ_CHECK(w.rd.pools[i - 1].rec.addr < w.rd.pools[i].rec.addr);
 		/* the holder walk: every page it counts is one of the walk's pools */

@@ -10,6 +10,7 @@
 
 #include "lib/util.h"
 #include "model/pm_verdict.h"
+#include "model/pp_magic.h"
 #include "model/postmortem.h"
 #include "model/snapshot.h"
 #include "model/vmcore_holders.h"
@@ -209,6 +210,14 @@ static void test_system_map(void)
 	CHECK_INT(vs_system_map(other, sizeof(other) - 1, &vi, w, 1, &r), -ESTALE);
 	CHECK(strstr(r.why, "another kernel") != NULL, "%s", r.why);
 	CHECK_INT(vs_system_map("x\n", 2, &vi, w, 1, &r), -EINVAL);
+	/* Debian's /boot/System.map-RELEASE: refused as the placeholder it is, naming the real one */
+	{
+		static const char stub[] = "ffffffffffffffff B The real System.map is in the "
+					   "linux-image-<version>-dbg package\n";
+
+		CHECK_INT(vs_system_map(stub, sizeof(stub) - 1, &vi, w, 1, &r), -EINVAL);
+		CHECK(strstr(r.why, "placeholder") && strstr(r.why, "-dbg"), "%s", r.why);
+	}
 	vmcoreinfo_free(&vi);
 }
 
@@ -648,12 +657,128 @@ static void test_walk(void)
 	fake_free(&f);
 }
 
+#define VMM 0xffffea0000000000ULL
+
+/* struct page pfn of the scan's memory: page_pool's (magic) of pool */
+static void put_pp_page(uint8_t *pages, uint64_t pfn, uint64_t magic, uint64_t pool)
+{
+	memcpy(pages + pfn * 64 + 8, &magic, 8);
+	memcpy(pages + pfn * 64 + 16, &pool, 8);
+}
+
+/*
+ * A kernel before 6.8 (no page_pools xarray, no destroy_cnt, no user.id):
+ * its pools found by the struct pages marked as theirs, a destroyed one
+ * by its user count and dated by defer_start against jiffies_64.
+ */
+static void test_page_scan(void)
+{
+	struct vmcore_layout l = small_layout();
+	struct fake f = { 0 };
+	struct kmem m = { .read = fake_read, .ctx = &f };
+	/* HZ 250: jiffies_64 starts 300 s of ticks short of 2^32, 100 s of CLOCK_MONOTONIC ago */
+	uint64_t jiffies = (1ULL << 32) - 300 * 250 + 100 * 250;
+	struct vmcore_addrs a = { .tk_core = TKC,
+				  .page_size = 4096,
+				  .vmemmap = VMM,
+				  .max_pfn = 202,
+				  .jiffies = jiffies };
+	uint64_t mono = 100ULL * NSEC_PER_SEC, boot = 5ULL * NSEC_PER_SEC, sec = 1700000000;
+	uint64_t defer = jiffies - 2500; /* destroyed 10 s before the dump */
+	uint32_t users = 0;
+	struct vmcore_walk w;
+	struct snapshot s;
+	uint8_t *pages, *tail, *tk;
+	size_t i;
+
+	l.destroy_cnt = l.id = l.detach_time = l.dma_mapped_head = VM_ABSENT;
+	l.xa_head = l.xn_slots = VM_ABSENT;
+	/* pfns 0..127 and 192..201 in the dump, 128..191 not (a hole) */
+	pages = region(&f, VMM, 128 * 64);
+	tail = region(&f, VMM + 192 * 64, 10 * 64);
+	put_pp_page(pages, 3, PPW_PP_SIGNATURE, POOL1);
+	put_pp_page(pages, 4, PPW_PP_SIGNATURE | 1, POOL1);	    /* the low bits are others' */
+	put_pp_page(pages, 7, PPW_PP_SIGNATURE | 5ULL << 7, POOL2); /* a DMA index in it */
+	put_pp_page(pages, 9, PPW_PP_SIGNATURE, 0x1234);	    /* no kernel pointer */
+	put_pp_page(pages, 11, PPW_PP_SIGNATURE + 0x80000000000ULL, POOL2); /* not the magic */
+	put_pp_page(pages, 12, 0, POOL2);
+	for (i = 3; i < 8; i++)
+		put_pp_page(tail, i, PPW_PP_SIGNATURE, POOL2);
+	put_pool(&f, POOL1, 0, 1000, 900, 0, 0, NETD, true);
+	memcpy(f.r[f.n - 1].buf + 92, &(uint32_t){ 2 }, 4);
+	put_pool(&f, POOL2, 0, 700, 694, 0, 0, 0, false);
+	memcpy(f.r[f.n - 1].buf + 92, &users, 4);
+	memcpy(f.r[f.n - 1].buf + 104, &defer, 8);
+	memcpy(region(&f, NETD, 32), "vb\0", 3);
+	f.r[f.n - 1].buf[16] = 7;
+	tk = region(&f, TKC + 8, 24);
+	memcpy(tk, &mono, 8);
+	memcpy(tk + 8, &boot, 8);
+	memcpy(tk + 16, &sec, 8);
+
+	CHECK_INT(vmcore_walk(&m, &l, &a, &w), 0);
+	CHECK(w.scan.ran, "the page scan ran");
+	CHECK_INT(w.scan.pages, 138);
+	CHECK_INT(w.scan.missing, 64);
+	CHECK_INT(w.scan.pool_pages, 9);
+	CHECK_INT(w.scan.bad_pool_ptr, 1);
+	CHECK_INT(w.entries, 2);
+	CHECK(strstr(w.first_error, "64 struct pages are not in the dump") != NULL, "%s",
+	      w.first_error);
+	CHECK_INT(snapshot_build(&s, &w.rd, NULL), 0);
+	CHECK_INT(s.n, 2);
+	for (i = 0; i < s.n; i++) {
+		const struct pool_row *r = &s.rows[i];
+
+		if (r->addr == POOL1) {
+			CHECK_INT(r->state, ROW_LIVE);
+			CHECK_INT(r->inflight, 100);
+			CHECK_STR(r->device, "vb");
+		} else {
+			CHECK_INT(r->addr, POOL2);
+			CHECK_INT(r->state, ROW_ZOMBIE);
+			CHECK_INT(r->inflight, 6);
+			/* 2,500 ticks at 250 HZ, less the tick the destroy may have ended */
+			CHECK_NEAR(r->detach_age_s, 9.996, 1e-9);
+		}
+	}
+	snapshot_free(&s);
+	vmcore_walk_free(&w);
+
+	/* without jiffies_64 the destroy is not dated: unknown, not 0 */
+	a.jiffies = 0;
+	CHECK_INT(vmcore_walk(&m, &l, &a, &w), 0);
+	CHECK_INT(snapshot_build(&s, &w.rd, NULL), 0);
+	for (i = 0; i < s.n; i++)
+		if (s.rows[i].addr == POOL2)
+			CHECK(isnan(s.rows[i].detach_age_s), "%g", s.rows[i].detach_age_s);
+	snapshot_free(&s);
+	vmcore_walk_free(&w);
+
+	/* a max_pfn far past the memory: every missing 2 MiB skipped at two reads, bounded */
+	a.max_pfn = 1ULL << 40;
+	CHECK_INT(vmcore_walk(&m, &l, &a, &w), 0);
+	CHECK_INT(w.entries, 2);
+	CHECK_INT(w.scan.pages + w.scan.missing, VW_MAX_PFN);
+	CHECK(m.reads < 3 * (VW_MAX_PFN * 64 >> 21) + 100, "%llu reads",
+	      (unsigned long long)m.reads);
+	vmcore_walk_free(&w);
+
+	/* nothing to scan by: no vmemmap */
+	a.max_pfn = 202;
+	a.vmemmap = 0;
+	CHECK_INT(vmcore_walk(&m, &l, &a, &w), -ENOENT);
+	vmcore_walk_free(&w);
+	fake_free(&f);
+}
+
 int main(void)
 {
 	TEST(test_vmcoreinfo);
 	TEST(test_kallsyms);
 	TEST(test_system_map);
 	TEST(test_walk);
+	TEST(test_page_scan);
 	TEST(test_report);
 	TEST(test_holders);
 	return unit_done();

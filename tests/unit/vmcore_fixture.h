@@ -39,6 +39,8 @@ static inline struct vmcore_layout vmcore_small_layout(bool all)
 	AT(xdp_mem_id, 88, 4);
 	l.mp_priv = VM_ABSENT;
 	l.p_flags = VM_ABSENT;
+	AT(user_cnt, 92, 4);
+	AT(defer_start, 104, 8);
 	l.detach_time_is_ns = true;
 	l.unmap = UNMAP_XARRAY;
 	AT(nd_name, 0, 16);
@@ -83,6 +85,7 @@ static inline struct vmcore_layout vmcore_small_layout(bool all)
 	AT(h.frag_page, 0, 8);
 	AT(h.compound_head, 8, 8);
 	AT(h.pp, 16, 8);
+	AT(h.pp_magic, 8, 8); /* as in the kernel: the word compound_head is */
 	l.h.page_size = 64;
 	l.h.ring_count = VM_ABSENT;
 	if (all) { /* the fuzz seeds' (tests/fuzz/corpus/vmcore) */
