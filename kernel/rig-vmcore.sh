@@ -81,9 +81,10 @@ vmc_check() {
 	fi
 }
 
-# vmc_report FMT DUMP: ppwatch's report of DUMP as nobody, checked against the guest's lines
+# vmc_report FMT DUMP NAME: ppwatch's report of line NAME's DUMP as nobody, checked against
+# the guest's lines
 vmc_report() {
-	local fmt=$1 dump=$2 out=$W/pm-$1 truth holder id line pid want rc secs kib
+	local fmt=$1 dump=$2 line_name=$3 out=$W/pm-$1 truth holder id addr sel pname line paddr want rc secs kib
 	truth=$(grep '^PPVM-VMCORE-TRUTH:' "$LOG.txt" | head -n1)
 	id=$(vmc_val "$truth" id)
 	rc=0
@@ -107,34 +108,42 @@ vmc_report() {
 	vmc_check "$fmt: symbols from the dump's own kallsyms" "$(jq -r .vmcore.symbols "$out.json")" kallsyms
 	vmc_check "$fmt: the dump's clock read" "$(jq -r .vmcore.clock "$out.json")" timekeeper
 	vmc_check "$fmt: no pool unreadable" "$(jq -r .vmcore.unreadable "$out.json")" 0
-	vmc_check "$fmt: the destroyed pool, by the guest's id: state" \
-		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].state' "$out.json")" zombie
-	vmc_check "$fmt: its address" \
-		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].addr' "$out.json")" "$(vmc_val "$truth" addr)"
+	# the destroyed pool by its address (every kernel's), and by its id where it has one
+	addr=$(vmc_val "$truth" addr)
+	sel='[.pools[] | select(.addr == $a)][0]'
+	vmc_check "$fmt: the destroyed pool, by its address: state" \
+		"$(jq -r --arg a "$addr" "$sel.state" "$out.json")" zombie
+	vmc_check "$fmt: its id is the guest's (null before 6.8)" \
+		"$(jq -r --arg a "$addr" "$sel.id // empty" "$out.json")" "$id"
 	vmc_check "$fmt: its inflight = page_pool_release's" \
-		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].inflight' "$out.json")" "$(vmc_val "$truth" inflight)"
+		"$(jq -r --arg a "$addr" "$sel.inflight" "$out.json")" "$(vmc_val "$truth" inflight)"
 	vmc_check "$fmt: its verdict's inflight" \
-		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].verdict.inflight' "$out.json")" "$(vmc_val "$truth" inflight)"
+		"$(jq -r --arg a "$addr" "$sel.verdict.inflight" "$out.json")" "$(vmc_val "$truth" inflight)"
 	holder=$(grep '^PPVM-VMCORE-HOLDER:' "$LOG.txt" | head -n1)
 	vmc_check "$fmt: its holder: the process /proc named" \
-		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].holders.holders[0].owners[0].pid' "$out.json")" "$(vmc_val "$holder" pid)"
+		"$(jq -r --arg a "$addr" "$sel.holders.holders[0].owners[0].pid" "$out.json")" "$(vmc_val "$holder" pid)"
 	vmc_check "$fmt: its holder's socket: /proc/net/udp's inode" \
-		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].holders.holders[0].inode' "$out.json")" "$(vmc_val "$holder" ino)"
+		"$(jq -r --arg a "$addr" "$sel.holders.holders[0].inode" "$out.json")" "$(vmc_val "$holder" ino)"
 	vmc_check "$fmt: every page of it attributed (that socket holds them all)" \
-		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].holders | "\(.holders[0].pages) \(.unattributed)"' "$out.json")" "$(vmc_val "$truth" inflight) 0"
+		"$(jq -r --arg a "$addr" "$sel.holders | \"\(.holders[0].pages) \(.unattributed)\"" "$out.json")" "$(vmc_val "$truth" inflight) 0"
 	vmc_check "$fmt: the dump's processes walked" "$(jq -r .vmcore.holders.walked "$out.json")" true
 	vmc_check "$fmt: its detach age is known (the dump's clock)" \
-		"$(jq -r --argjson id "$id" '[.pools[] | select(.id == $id)][0].detach_age_s | type' "$out.json")" number
+		"$(jq -r --arg a "$addr" "$sel.detach_age_s | type" "$out.json")" number
+	# where the pools came from: the page_pools xarray from 6.8, the struct pages before
+	vmc_check "$fmt: the pools found by the kernel's list (lacks=pp-netlink: by their pages)" \
+		"$(jq -r .vmcore.list "$out.json")" "$(case ",$(opt "$line_name" lacks)," in *,pp-netlink,*) echo "struct pages" ;; *) echo "page_pools xarray" ;; esac)"
 	# every pool the guest listed with pages out, with its inflight and state
 	while read -r line; do
-		pid=$(vmc_val "$line" id)
+		paddr=$(vmc_val "$line" addr)
 		want="$(vmc_val "$line" state) $(vmc_val "$line" inflight)"
 		[ "$(vmc_val "$line" inflight)" -gt 0 ] || continue
-		vmc_check "$fmt: pool $pid as the guest listed it (state inflight)" \
-			"$(jq -r --argjson id "$pid" '[.pools[] | select(.id == $id)][0] | "\(.state) \(.inflight)"' "$out.json")" "$want"
+		vmc_check "$fmt: pool $paddr as the guest listed it (state inflight)" \
+			"$(jq -r --arg a "$paddr" "$sel | \"\(.state) \(.inflight)\"" "$out.json")" "$want"
 	done < <(grep '^PPVM-VMCORE-POOL:' "$LOG.txt")
-	vmc_check "$fmt: the text report names the pool" \
-		"$(grep -c "pool $id\b\|^ *$id " "$out.txt" | awk '{ print ($1 > 0) ? "yes" : "no" }')" yes
+	# the name the text gives it (its id, else what the JSON's pool says)
+	pname=$(jq -r --arg a "$addr" "$sel.pool" "$out.json")
+	vmc_check "$fmt: the text report names the pool ($pname)" \
+		"$(grep -cF -- "$pname" "$out.txt" | awk '{ print ($1 > 0) ? "yes" : "no" }')" yes
 	vmc_check "$fmt: the report is a postmortem.json document" \
 		"$(python3 "$ROOT/tests/contract/validate.py" postmortem "$out.json" 2>&1 >/dev/null | head -n3 | tr '\n' ' ')" ""
 }
@@ -240,7 +249,7 @@ vmcore_one() {
 				vmc_flattened "$fmt" "$dump" || continue
 				dump=$dump.reassembled
 			fi
-			vmc_report "$fmt" "$dump"
+			vmc_report "$fmt" "$dump" "$name"
 			[ -n "${VMC_KEEP:-}" ] || rm -f "$dump"
 		done
 		python3 "$ROOT/kernel/qmp.py" "$W/qmp.sock" quit >/dev/null 2>&1 || kill $qpid 2>/dev/null
