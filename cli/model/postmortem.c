@@ -579,9 +579,9 @@ static void build_pool(struct pm *a, json_t *pool, const struct pool_acc *p, dou
 		       double end_time)
 {
 	static const char *const ident[] = {
-		"id",	  "device",   "ifname",		"ifindex", "netns",
-		"driver", "dev_name", "napi_id",	"addr",	   "gen",
-		"state",  "inflight", "inflight_bytes", "netlink", "dma_map",
+		"id",	    "pool",	      "device",	 "ifname",  "ifindex", "netns",
+		"driver",   "dev_name",	      "napi_id", "addr",    "gen",     "state",
+		"inflight", "inflight_bytes", "netlink", "dma_map",
 	};
 	const json_t *row = p->row, *stacks = json_object_get(p->stacks, "stacks"), *s;
 	double detach_age = jnum(row, "detach_age_s", NAN);

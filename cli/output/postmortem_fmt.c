@@ -179,7 +179,11 @@ static void text_pool(FILE *f, const json_t *p)
 	char a[32], b[32];
 	size_t i, n;
 
-	fprintf(f, "pool %s ", count_str(a, sizeof(a), jnum(p, "id", 0)));
+	/* what every command calls it: its id, else "x" its XDP memory id, else "@" its address */
+	if (json_is_string(json_object_get(p, "pool")))
+		fprintf(f, "pool %s ", jstr(p, "pool", "?"));
+	else
+		fprintf(f, "pool %s ", count_str(a, sizeof(a), jnum(p, "id", 0)));
 	put_str(f, p, "device", "-");
 	fputs(" (", f);
 	put_str(f, p, "state", "?");
