@@ -274,6 +274,10 @@ void page_log_close(struct page_log *pl)
 		      (unsigned long long)pl->records, (unsigned long long)pl->passes,
 		      pl->cpu_ns / 1e6, pl->records ? (double)pl->cpu_ns / pl->records : 0.0,
 		      (unsigned long long)pl->skipped);
+	if (pl->on && pl->passes)
+		p_dbg("page log: the ledger's table %zu slots (%zu KiB), %zu taken, %zu inflight",
+		      pl->led.cap, pl->led.cap * sizeof(*pl->led.v) >> 10, pl->led.used,
+		      pl->led.inflight);
 	if (pl->log_len)
 		munmap((void *)pl->log, pl->log_len);
 	if (pl->ctl_len)
