@@ -55,6 +55,46 @@ static bool is_flattened(int fd)
 	       !memcmp(sig, "makedumpfile\0\0\0\0", sizeof(sig));
 }
 
+/*
+ * An ELF core shorter than its own program headers say (a copy cut short,
+ * a dump still being written, a full disk): the end its segments reach,
+ * or 0 when the file is no 64-bit little-endian ELF core or is whole.
+ * Read from the headers alone (the ELF and program headers: a few KiB),
+ * every field bounded: the file is untrusted.
+ */
+static uint64_t elf_cut_short(int fd, uint64_t size)
+{
+	unsigned char eh[64], ph[56];
+	uint64_t phoff, off, filesz, end, want = 0;
+	uint16_t phentsize, phnum, i;
+
+	if (pread(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh,
+		   "\x7f"
+		   "ELF",
+		   4) ||
+	    eh[4] != 2 /* ELFCLASS64 */ || eh[5] != 1 /* ELFDATA2LSB */)
+		return 0;
+	memcpy(&phoff, eh + 32, 8);
+	memcpy(&phentsize, eh + 54, 2);
+	memcpy(&phnum, eh + 56, 2);
+	/* PN_XNUM (0xffff): the count is elsewhere; libkdumpfile's to judge */
+	if (phentsize != sizeof(ph) || !phnum || phnum == 0xffff || phoff > size)
+		return 0;
+	for (i = 0; i < phnum; i++) {
+		if (pread(fd, ph, sizeof(ph), (off_t)(phoff + (uint64_t)i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph))
+			return phoff + ((uint64_t)phnum * sizeof(ph)); /* the headers themselves */
+		memcpy(&off, ph + 8, 8);
+		memcpy(&filesz, ph + 32, 8);
+		if (__builtin_add_overflow(off, filesz, &end))
+			continue; /* no segment ends there: a damaged header, libkdumpfile's to judge */
+		if (end > want)
+			want = end;
+	}
+	return want > size ? want : 0;
+}
+
 static void str_attr(kdump_ctx_t *ctx, const char *key, char *buf, size_t len)
 {
 	const char *s = NULL;
@@ -71,6 +111,7 @@ int dump_open(const char *path, struct dump **out, struct dump_info *info, char 
 	kdump_status st;
 	struct stat sb;
 	char *raw = NULL;
+	uint64_t want;
 	int err;
 
 	*out = NULL;
@@ -98,6 +139,17 @@ int dump_open(const char *path, struct dump **out, struct dump_info *info, char 
 			 "reassemble it with 'makedumpfile -R NEWFILE < DUMP' and give NEWFILE");
 		dump_close(d);
 		return -ENOTSUP;
+	}
+	want = elf_cut_short(d->fd, info->bytes);
+	if (want) {
+		snprintf(
+			why, whylen,
+			"truncated: %llu bytes, where its ELF headers place memory and notes up to "
+			"byte %llu: an incomplete copy (a dump still being written, a full disk, a "
+			"transfer cut short); copy it whole",
+			(unsigned long long)info->bytes, (unsigned long long)want);
+		dump_close(d);
+		return -EIO;
 	}
 	st = kdump_open_fd(d->ctx, d->fd);
 	if (st != KDUMP_OK) {

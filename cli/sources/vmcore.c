@@ -184,7 +184,8 @@ int vmcore_records(const struct vmcore_opts *o, FILE **f, json_t **about)
 	*about = NULL;
 	err = dump_open(o->path, &d, &di, why, sizeof(why));
 	if (err)
-		return fail(err, o->path, why, err == -ENOTSUP ? NULL : "give a kernel crash dump");
+		return fail(err, o->path, why,
+			    err == -ENOTSUP || err == -EIO ? NULL : "give a kernel crash dump");
 	m.ctx = d;
 	text = dump_vmcoreinfo(d, &len);
 	if (!text || vmcoreinfo_parse(&vi, text, len)) {

@@ -116,6 +116,7 @@ def core(endian, machine):
     return d + bytes(4096 - len(d)) + bytes(4096)
 open(sys.argv[1] + "/s390x", "wb").write(core(2, 22))         # big-endian s390x
 open(sys.argv[1] + "/no-vmcoreinfo", "wb").write(core(1, 62))  # x86_64, no VMCOREINFO
+open(sys.argv[1] + "/truncated", "wb").write(core(1, 62)[:4096 + 100])  # its PT_LOAD cut short
 PY
 	chmod 0644 "$WORK"/*
 	local f want rc
@@ -135,6 +136,7 @@ PY
 		flattened|makedumpfile -R NEWFILE
 		s390x|a dump of s390x, not of a 64-bit little-endian kernel
 		no-vmcoreinfo|the dump has no VMCOREINFO
+		truncated|truncated: 4196 bytes, where its ELF headers place memory and notes up to byte 8192
 		missing|cannot open it
 	END
 }
