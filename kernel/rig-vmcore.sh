@@ -108,6 +108,9 @@ vmc_report() {
 	vmc_check "$fmt: symbols from the dump's own kallsyms" "$(jq -r .vmcore.symbols "$out.json")" kallsyms
 	vmc_check "$fmt: the dump's clock read" "$(jq -r .vmcore.clock "$out.json")" timekeeper
 	vmc_check "$fmt: no pool unreadable" "$(jq -r .vmcore.unreadable "$out.json")" 0
+	# QEMU's -z leaves zero pages out (makedumpfile's level 1); an ELF dump has every page
+	vmc_check "$fmt: the dump level its header says" "$(jq -r .vmcore.dump_level "$out.json")" \
+		"$(if [ "$fmt" = elf ]; then echo null; else echo 1; fi)"
 	# the destroyed pool by its address (every kernel's), and by its id where it has one
 	addr=$(vmc_val "$truth" addr)
 	sel='[.pools[] | select(.addr == $a)][0]'

@@ -12,6 +12,7 @@
 #include "lib/escape.h"
 #include "lib/log.h"
 #include "lib/util.h"
+#include "model/dump_level.h"
 #include "model/postmortem.h"
 #include "model/recording.h"
 #include "output/pm_text.h"
@@ -290,6 +291,14 @@ static void text_vmcore(FILE *f, const json_t *v)
 		json_is_string(json_object_get(v, "clock")) ?
 			"the timekeeper's (at its last update)" :
 			"unknown: no ages");
+	if (json_is_integer(json_object_get(v, "dump_level"))) {
+		char ex[64];
+		int lv = (int)json_integer_value(json_object_get(v, "dump_level"));
+
+		fprintf(f, "makedumpfile dump level %d: %s%s\n", lv,
+			lv ? dl_excluded(lv, ex, sizeof(ex)) : "every page kept",
+			lv ? " pages left out, none of them memory ppwatch reads" : "");
+	}
 	sc = json_object_get(v, "page_scan");
 	if (sc)
 		fprintf(f,

@@ -10,6 +10,7 @@
 
 #include <libkdumpfile/kdumpfile.h>
 
+#include "model/dump_level.h"
 #include "sources/dump.h"
 
 struct dump {
@@ -95,6 +96,20 @@ static uint64_t elf_cut_short(int fd, uint64_t size)
 	return want > size ? want : 0;
 }
 
+/* a kdump-compressed file's dump level (model/dump_level.h), or -1 */
+static int level_of(int fd)
+{
+	uint8_t hdr[DL_HEADER_BYTES], sub[DL_SUB_BYTES];
+	long bs;
+
+	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
+		return -1;
+	bs = dl_block_size(hdr, sizeof(hdr));
+	if (bs < 0 || pread(fd, sub, sizeof(sub), bs) != (ssize_t)sizeof(sub))
+		return -1;
+	return dl_level(hdr, sizeof(hdr), sub, sizeof(sub));
+}
+
 static void str_attr(kdump_ctx_t *ctx, const char *key, char *buf, size_t len)
 {
 	const char *s = NULL;
@@ -160,6 +175,7 @@ int dump_open(const char *path, struct dump **out, struct dump_info *info, char 
 		return err == -ENOTSUP || err == -EFAULT ? -EINVAL : err;
 	}
 	str_attr(d->ctx, KDUMP_ATTR_FILE_FORMAT, info->format, sizeof(info->format));
+	info->dump_level = level_of(d->fd);
 	str_attr(d->ctx, KDUMP_ATTR_ARCH_NAME, info->arch, sizeof(info->arch));
 	if (kdump_get_number_attr(d->ctx, KDUMP_ATTR_PAGE_SIZE, &num) == KDUMP_OK)
 		info->page_size = num;

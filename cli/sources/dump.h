@@ -29,6 +29,7 @@ struct dump_info {
 	bool arch_from_vmcoreinfo;
 	uint64_t page_size;
 	uint64_t bytes; /* the file's size */
+	int dump_level; /* makedumpfile's -d of a kdump-compressed file; -1: none (ELF) */
 };
 
 /*

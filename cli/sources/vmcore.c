@@ -129,6 +129,12 @@ static json_t *about_of(const struct vmcore_opts *o, const struct dump_info *di,
 		      (json_int_t)hst->pages, "not_pool_pages", (json_int_t)hst->nonpp, "cut",
 		      (json_int_t)hst->cut, "why",
 		      hst->why[0] ? json_string(hst->why) : json_null());
+	if (a &&
+	    json_object_set_new(a, "dump_level",
+				di->dump_level >= 0 ? json_integer(di->dump_level) : json_null())) {
+		json_decref(a);
+		a = NULL;
+	}
 	if (a && w->scan.ran &&
 	    json_object_set_new(a, "page_scan",
 				json_pack("{s:I,s:I,s:I,s:I}", "pages", (json_int_t)w->scan.pages,

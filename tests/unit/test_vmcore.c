@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "lib/util.h"
+#include "model/dump_level.h"
 #include "model/pm_verdict.h"
 #include "model/pp_magic.h"
 #include "model/postmortem.h"
@@ -772,6 +773,39 @@ static void test_page_scan(void)
 	fake_free(&f);
 }
 
+/* makedumpfile's dump level from a kdump-compressed header: where it is, what it leaves out */
+static void test_dump_level(void)
+{
+	uint8_t hdr[DL_HEADER_BYTES] = "KDUMP   ", sub[DL_SUB_BYTES] = { 0 };
+	uint32_t v = 6, bs = 4096, lv = 31;
+	char buf[64];
+
+	memcpy(hdr + 8, &v, 4);
+	memcpy(hdr + 428, &bs, 4);
+	memcpy(sub + 8, &lv, 4);
+	CHECK_INT(dl_block_size(hdr, sizeof(hdr)), 4096);
+	CHECK_INT(dl_level(hdr, sizeof(hdr), sub, sizeof(sub)), 31);
+	CHECK_STR(dl_excluded(31, buf, sizeof(buf)), "zero, cache, private cache, user, free");
+	CHECK_STR(dl_excluded(1, buf, sizeof(buf)), "zero"); /* QEMU's -z */
+	CHECK_STR(dl_excluded(0, buf, sizeof(buf)), "");
+	CHECK_STR(dl_excluded(31, buf, 8), "zero, c"); /* cut, terminated */
+	lv = 32;
+	memcpy(sub + 8, &lv, 4);
+	CHECK_INT(dl_level(hdr, sizeof(hdr), sub, sizeof(sub)), -1);
+	v = 0; /* header_version 0: no dump_level */
+	memcpy(hdr + 8, &v, 4);
+	CHECK_INT(dl_level(hdr, sizeof(hdr), sub, sizeof(sub)), -1);
+	bs = 1000;
+	memcpy(hdr + 428, &bs, 4);
+	CHECK_INT(dl_block_size(hdr, sizeof(hdr)), -1);
+	CHECK_INT(dl_block_size(hdr, 100), -1);
+	memcpy(hdr,
+	       "\x7f"
+	       "ELF",
+	       4);
+	CHECK_INT(dl_block_size(hdr, sizeof(hdr)), -1);
+}
+
 int main(void)
 {
 	TEST(test_vmcoreinfo);
@@ -779,6 +813,7 @@ int main(void)
 	TEST(test_system_map);
 	TEST(test_walk);
 	TEST(test_page_scan);
+	TEST(test_dump_level);
 	TEST(test_report);
 	TEST(test_holders);
 	return unit_done();
