@@ -5,11 +5,11 @@
 #include "model/dump_level.h"
 
 /* struct disk_dump_header (makedumpfile's diskdump_mod.h), x86_64 and arm64 */
-#define SIG_OFF		0
-#define VERSION_OFF	8
-#define BLOCK_SIZE_OFF	428 /* after utsname (6 x 65) and the 8-aligned struct timeval, status */
-#define SUB_LEVEL_OFF	8   /* struct kdump_sub_header: phys_base, then dump_level */
-#define DL_MAX		31
+#define SIG_OFF	       0
+#define VERSION_OFF    8
+#define BLOCK_SIZE_OFF 428 /* after utsname (6 x 65) and the 8-aligned struct timeval, status */
+#define SUB_LEVEL_OFF  8   /* struct kdump_sub_header: phys_base, then dump_level */
+#define DL_MAX	       31
 
 static int32_t le32(const uint8_t *p)
 {
@@ -34,8 +34,7 @@ int dl_level(const uint8_t *hdr, size_t hlen, const uint8_t *sub, size_t slen)
 {
 	int32_t v;
 
-	if (dl_block_size(hdr, hlen) < 0 || le32(hdr + VERSION_OFF) < 1 ||
-	    slen < SUB_LEVEL_OFF + 4)
+	if (dl_block_size(hdr, hlen) < 0 || le32(hdr + VERSION_OFF) < 1 || slen < SUB_LEVEL_OFF + 4)
 		return -1;
 	v = le32(sub + SUB_LEVEL_OFF);
 	return v >= 0 && v <= DL_MAX ? v : -1;
