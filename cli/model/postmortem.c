@@ -487,8 +487,10 @@ static void timeline(struct pm *a, json_t *out, const struct pool_acc *p, double
 	}
 	if (!have_destroy && !isnan(detach_age_end)) {
 		destroyed_at = end_time - detach_age_end;
-		add_timeline(a, tl, destroyed_at, "destroy", NAN,
-			     "before the recording (from the kernel's detach time)", true);
+		add_timeline(
+			a, tl, destroyed_at, "destroy", NAN,
+			"before the recording (as the kernel dates it: detach time, or the destroy's jiffies)",
+			true);
 	}
 	/* a stall ppwatch noticed late happened at destroy + threshold */
 	json_array_foreach(tl, i, e)
