@@ -248,23 +248,30 @@ static void put_pool(struct fake *f, uint64_t at, uint32_t id, uint32_t hold, ui
 	memcpy(p + 72, &detach_ns, 8);
 }
 
-/* the memory of test_walk: an xarray of a live pool on vb and a destroyed one */
-static void put_two_pools(struct fake *f, uint64_t *slots)
+/* netdev vb (ifindex 7) at NETD, and the timekeeper: CLOCK_MONOTONIC 100 s, 5 s suspended */
+static void put_vb_and_clock(struct fake *f)
 {
-	uint64_t head = NODE | 2, mono = 100ULL * NSEC_PER_SEC, boot = 5ULL * NSEC_PER_SEC;
-	uint64_t sec = 1700000000;
+	uint64_t mono = 100ULL * NSEC_PER_SEC, boot = 5ULL * NSEC_PER_SEC, sec = 1700000000;
 	uint8_t *tk;
 
-	memcpy(region(f, XA, 16) + 8, &head, 8);
-	memcpy(region(f, NODE, 16 + 4 * 8) + 16, slots, 4 * 8);
-	put_pool(f, POOL1, 12, 1000, 900, 0, 0, NETD, true);
-	put_pool(f, POOL2, 13, 700, 400, 3, 95ULL * NSEC_PER_SEC, 0, false);
 	memcpy(region(f, NETD, 32), "vb\0", 3);
 	f->r[f->n - 1].buf[16] = 7;
 	tk = region(f, TKC + 8, 24);
 	memcpy(tk, &mono, 8);
 	memcpy(tk + 8, &boot, 8);
 	memcpy(tk + 16, &sec, 8);
+}
+
+/* the memory of test_walk: an xarray of a live pool on vb and a destroyed one */
+static void put_two_pools(struct fake *f, uint64_t *slots)
+{
+	uint64_t head = NODE | 2;
+
+	memcpy(region(f, XA, 16) + 8, &head, 8);
+	memcpy(region(f, NODE, 16 + 4 * 8) + 16, slots, 4 * 8);
+	put_pool(f, POOL1, 12, 1000, 900, 0, 0, NETD, true);
+	put_pool(f, POOL2, 13, 700, 400, 3, 95ULL * NSEC_PER_SEC, 0, false);
+	put_vb_and_clock(f);
 }
 
 /* the dump's records read back as a recording: its report, with verdicts */
@@ -595,8 +602,6 @@ static void test_walk(void)
 	struct vmcore_walk w;
 	struct snapshot s;
 	uint64_t head = NODE | 2, slots[4] = { 0, POOL1, 0x16 /* a value? no: sibling */, POOL2 };
-	uint64_t mono = 100ULL * NSEC_PER_SEC, boot = 5ULL * NSEC_PER_SEC, sec = 1700000000;
-	uint8_t *tk;
 	size_t i;
 
 	slots[2] = (1 << 2) | 2; /* a sibling entry: no pool */
@@ -605,12 +610,7 @@ static void test_walk(void)
 	/* a live pool on netdev vb (ifindex 7), and a destroyed one with 300 pages out */
 	put_pool(&f, POOL1, 12, 1000, 900, 0, 0, NETD, true);
 	put_pool(&f, POOL2, 13, 700, 400, 3, 95ULL * NSEC_PER_SEC, 0, false);
-	memcpy(region(&f, NETD, 32), "vb\0", 3);
-	f.r[f.n - 1].buf[16] = 7;
-	tk = region(&f, TKC + 8, 24);
-	memcpy(tk, &mono, 8);
-	memcpy(tk + 8, &boot, 8);
-	memcpy(tk + 16, &sec, 8);
+	put_vb_and_clock(&f);
 	CHECK_INT(vmcore_walk(&m, &l, &a, &w), 0);
 	CHECK_INT(w.entries, 2);
 	CHECK_INT(w.unreadable, 0);
@@ -684,12 +684,11 @@ static void test_page_scan(void)
 				  .vmemmap = VMM,
 				  .max_pfn = 202,
 				  .jiffies = jiffies };
-	uint64_t mono = 100ULL * NSEC_PER_SEC, boot = 5ULL * NSEC_PER_SEC, sec = 1700000000;
 	uint64_t defer = jiffies - 2500; /* destroyed 10 s before the dump */
 	uint32_t users = 0;
 	struct vmcore_walk w;
 	struct snapshot s;
-	uint8_t *pages, *tail, *tk;
+	uint8_t *pages, *tail;
 	size_t i;
 
 	l.destroy_cnt = l.id = l.detach_time = l.dma_mapped_head = VM_ABSENT;
@@ -710,12 +709,7 @@ static void test_page_scan(void)
 	put_pool(&f, POOL2, 0, 700, 694, 0, 0, 0, false);
 	memcpy(f.r[f.n - 1].buf + 92, &users, 4);
 	memcpy(f.r[f.n - 1].buf + 104, &defer, 8);
-	memcpy(region(&f, NETD, 32), "vb\0", 3);
-	f.r[f.n - 1].buf[16] = 7;
-	tk = region(&f, TKC + 8, 24);
-	memcpy(tk, &mono, 8);
-	memcpy(tk + 8, &boot, 8);
-	memcpy(tk + 16, &sec, 8);
+	put_vb_and_clock(&f);
 
 	CHECK_INT(vmcore_walk(&m, &l, &a, &w), 0);
 	CHECK(w.scan.ran, "the page scan ran");
