@@ -157,6 +157,21 @@ vmc_report() {
 		"$(python3 "$ROOT/tests/contract/validate.py" postmortem "$out.json" 2>&1 >/dev/null | head -n3 | tr '\n' ' ')" ""
 }
 
+# vmc_cut FMT DUMP: the dump cut in half, as a copy cut short is: refused as
+# truncated, exit 2, before anything is read from it as memory
+vmc_cut() {
+	local fmt=$1 dump=$2 rc=0
+	head -c $(( $(stat -c %s "$dump") / 2 )) "$dump" >"$dump.cut"
+	chmod 0644 "$dump.cut"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		"$PPWATCH_BIN" postmortem --vmcore "$dump.cut" >"$W/cut.out" 2>&1 || rc=$?
+	sed 's/^/  | /' "$W/cut.out"
+	vmc_check "$fmt: cut in half: refused (exit 2)" "$rc" 2
+	vmc_check "$fmt: cut in half: said to be truncated" \
+		"$(grep -c 'truncated: ' "$W/cut.out" | awk '{ print ($1 > 0) ? "yes" : "no" }')" yes
+	rm -f "$dump.cut"
+}
+
 # vmc_flattened FMT DUMP: QEMU 7.2 writes -z dumps as makedumpfile's
 # flattened stream; ppwatch must refuse it naming the way out, and that
 # way (makedumpfile -R, what kdump's own tools do) gives DUMP.reassembled
@@ -259,6 +274,7 @@ vmcore_one() {
 				dump=$dump.reassembled
 			fi
 			vmc_report "$fmt" "$dump" "$name"
+			vmc_cut "$fmt" "$dump"
 			[ -n "${VMC_KEEP:-}" ] || rm -f "$dump"
 		done
 		python3 "$ROOT/kernel/qmp.py" "$W/qmp.sock" quit >/dev/null 2>&1 || kill $qpid 2>/dev/null

@@ -40,6 +40,40 @@ int dl_level(const uint8_t *hdr, size_t hlen, const uint8_t *sub, size_t slen)
 	return v >= 0 && v <= DL_MAX ? v : -1;
 }
 
+#define SUB_HDR_SIZE_OFF \
+	432 /* blocks of the sub-header (and what follows it, before the bitmaps) */
+#define BITMAP_BLOCKS_OFF 436
+
+int dl_layout_of(const uint8_t *hdr, size_t len, struct dl_layout *o)
+{
+	long bs = dl_block_size(hdr, len);
+	int32_t sub = bs > 0 ? le32(hdr + SUB_HDR_SIZE_OFF) : -1;
+	int32_t bmb = bs > 0 ? le32(hdr + BITMAP_BLOCKS_OFF) : -1;
+	uint64_t bitmap_off;
+
+	/* 31-bit counts of blocks of at most 1 MiB: every offset fits 64 bits */
+	if (bs < 0 || sub < 0 || bmb <= 0)
+		return -1;
+	bitmap_off = (uint64_t)(1 + sub) * (uint64_t)bs;
+	o->bitmap2_len = (uint64_t)bmb * (uint64_t)bs / 2;
+	o->bitmap2_off = bitmap_off + o->bitmap2_len;
+	o->desc_off = bitmap_off + (uint64_t)bmb * (uint64_t)bs;
+	return 0;
+}
+
+uint64_t dl_desc_end(const uint8_t *desc)
+{
+	uint64_t off = 0, end;
+	uint32_t n = (uint32_t)le32(desc + 8);
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		off = off << 8 | desc[i];
+	if ((int64_t)off <= 0 || __builtin_add_overflow(off, (uint64_t)n, &end))
+		return 0;
+	return end;
+}
+
 const char *dl_excluded(int level, char *buf, size_t len)
 {
 	static const char *const name[] = { "zero", "cache", "private cache", "user", "free" };

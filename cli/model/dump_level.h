@@ -28,6 +28,23 @@
 long dl_block_size(const uint8_t *hdr, size_t len);
 /* the sub-header's dump level (0..31), or -1 (a header_version 0 file has none) */
 int dl_level(const uint8_t *hdr, size_t hlen, const uint8_t *sub, size_t slen);
+/*
+ * Where a kdump-compressed file's parts are (the header, then its
+ * sub-header, then two bitmaps of bitmap_blocks / 2 blocks each, the
+ * second the pages dumped, one bit a pfn, then a 24-byte page descriptor
+ * for each page dumped, in pfn order, each giving the offset and size of
+ * its data): 0, or -1 when the header is no kdump-compressed one.
+ */
+struct dl_layout {
+	uint64_t bitmap2_off, bitmap2_len; /* the dumped pages' bitmap */
+	uint64_t desc_off;		   /* the first page descriptor */
+};
+#define DL_DESC_BYTES 24 /* struct page_desc: offset, size, flags, page_flags */
+
+int dl_layout_of(const uint8_t *hdr, size_t len, struct dl_layout *o);
+/* the end of the page data descriptor desc (DL_DESC_BYTES) says, or 0 if it says none */
+uint64_t dl_desc_end(const uint8_t *desc);
+
 /* "zero, cache, private cache, user, free": the classes level leaves out ("" for 0) */
 const char *dl_excluded(int level, char *buf, size_t len);
 

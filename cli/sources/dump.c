@@ -96,6 +96,66 @@ static uint64_t elf_cut_short(int fd, uint64_t size)
 	return want > size ? want : 0;
 }
 
+/*
+ * A kdump-compressed file shorter than its own page descriptors say: the
+ * end they reach (the descriptor table's, or the data of the last
+ * DESC_TAIL pages' descriptors), or 0. Counting the pages dumped reads the
+ * second bitmap (a bit a pfn: 32 KiB for 1 GiB); the data's end is the
+ * furthest of the last descriptors' (zero pages share one early block, so
+ * the last one alone may point back). A file cut short past all of those
+ * is not caught here: its reads fail where they are.
+ */
+#define DESC_TAIL 4096
+#define CHUNK	  65536
+
+static uint64_t kdump_cut_short(int fd, uint64_t size)
+{
+	uint8_t hdr[DL_HEADER_BYTES], buf[CHUNK];
+	uint64_t n = 0, at, left, want, end, first;
+	struct dl_layout lay;
+	ssize_t got;
+	size_t i;
+
+	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
+	    dl_layout_of(hdr, sizeof(hdr), &lay))
+		return 0;
+	if (lay.desc_off > size)
+		return lay.desc_off; /* the bitmaps are cut */
+	for (at = lay.bitmap2_off, left = lay.bitmap2_len; left;) {
+		got = pread(fd, buf, left < CHUNK ? left : CHUNK, (off_t)at);
+		if (got <= 0)
+			return lay.bitmap2_off + lay.bitmap2_len; /* the bitmap itself is cut */
+		for (i = 0; i < (size_t)got; i++)
+			n += (uint64_t)__builtin_popcount(buf[i]);
+		at += (uint64_t)got;
+		left -= (uint64_t)got;
+	}
+	if (!n)
+		return 0;
+	want = lay.desc_off + n * DL_DESC_BYTES;
+	if (want > size)
+		return want;
+	first = n > DESC_TAIL ? n - DESC_TAIL : 0;
+	for (want = 0, at = lay.desc_off + first * DL_DESC_BYTES;
+	     at < lay.desc_off + n * DL_DESC_BYTES;) {
+		left = lay.desc_off + n * DL_DESC_BYTES - at;
+		got = pread(fd, buf,
+			    left < CHUNK / DL_DESC_BYTES * DL_DESC_BYTES ?
+				    left :
+				    CHUNK / DL_DESC_BYTES * DL_DESC_BYTES,
+			    (off_t)at);
+		if (got < DL_DESC_BYTES)
+			return 0;
+		for (i = 0; i + DL_DESC_BYTES <= (size_t)got; i += DL_DESC_BYTES) {
+			end = dl_desc_end(buf + i);
+			if (end > want)
+				want = end;
+		}
+		at += (uint64_t)got / DL_DESC_BYTES * DL_DESC_BYTES;
+	}
+	return want > size ? want : 0;
+}
+
 /* a kdump-compressed file's dump level (model/dump_level.h), or -1 */
 static int level_of(int fd)
 {
@@ -127,6 +187,7 @@ int dump_open(const char *path, struct dump **out, struct dump_info *info, char 
 	struct stat sb;
 	char *raw = NULL;
 	uint64_t want;
+	const char *kind;
 	int err;
 
 	*out = NULL;
@@ -156,13 +217,17 @@ int dump_open(const char *path, struct dump **out, struct dump_info *info, char 
 		return -ENOTSUP;
 	}
 	want = elf_cut_short(d->fd, info->bytes);
+	kind = "its ELF headers place memory and notes";
+	if (!want) {
+		want = kdump_cut_short(d->fd, info->bytes);
+		kind = "its header and page descriptors place its data";
+	}
 	if (want) {
 		snprintf(
 			why, whylen,
-			"truncated: %llu bytes, where its ELF headers place memory and notes up to "
-			"byte %llu: an incomplete copy (a dump still being written, a full disk, a "
-			"transfer cut short); copy it whole",
-			(unsigned long long)info->bytes, (unsigned long long)want);
+			"truncated: %llu bytes, where %s up to byte %llu: an incomplete copy (a "
+			"dump still being written, a full disk, a transfer cut short); copy it whole",
+			(unsigned long long)info->bytes, kind, (unsigned long long)want);
 		dump_close(d);
 		return -EIO;
 	}

@@ -117,6 +117,12 @@ def core(endian, machine):
 open(sys.argv[1] + "/s390x", "wb").write(core(2, 22))         # big-endian s390x
 open(sys.argv[1] + "/no-vmcoreinfo", "wb").write(core(1, 62))  # x86_64, no VMCOREINFO
 open(sys.argv[1] + "/truncated", "wb").write(core(1, 62)[:4096 + 100])  # its PT_LOAD cut short
+# a kdump-compressed header (block 4096, 1 block of sub-header, 2 of bitmaps) and nothing after it
+kd = bytearray(4096 * 2)
+kd[0:8] = b"KDUMP   "
+struct.pack_into("<i", kd, 8, 6)
+struct.pack_into("<iiI", kd, 428, 4096, 1, 2)
+open(sys.argv[1] + "/truncated-kdump", "wb").write(bytes(kd))
 PY
 	chmod 0644 "$WORK"/*
 	local f want rc
@@ -137,6 +143,7 @@ PY
 		s390x|a dump of s390x, not of a 64-bit little-endian kernel
 		no-vmcoreinfo|the dump has no VMCOREINFO
 		truncated|truncated: 4196 bytes, where its ELF headers place memory and notes up to byte 8192
+		truncated-kdump|truncated: 8192 bytes, where its header and page descriptors place its data up to byte 16384
 		missing|cannot open it
 	END
 }

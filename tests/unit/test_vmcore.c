@@ -798,6 +798,36 @@ static void test_dump_level(void)
 	       "ELF",
 	       4);
 	CHECK_INT(dl_block_size(hdr, sizeof(hdr)), -1);
+
+	/* where the parts are: header, 1 block of sub-header, 4 blocks of bitmaps, descriptors */
+	{
+		struct dl_layout lay;
+		uint8_t desc[DL_DESC_BYTES] = { 0 };
+		uint64_t off = 1ULL << 20;
+		uint32_t n = 3000, sub_blocks = 1, bitmap_blocks = 4;
+
+		memcpy(hdr, "KDUMP   ", 8);
+		bs = 4096;
+		memcpy(hdr + 428, &bs, 4);
+		memcpy(hdr + 432, &sub_blocks, 4);
+		memcpy(hdr + 436, &bitmap_blocks, 4);
+		CHECK_INT(dl_layout_of(hdr, sizeof(hdr), &lay), 0);
+		CHECK_INT(lay.bitmap2_off, 4 * 4096);
+		CHECK_INT(lay.bitmap2_len, 2 * 4096);
+		CHECK_INT(lay.desc_off, 6 * 4096);
+		memcpy(desc, &off, 8);
+		memcpy(desc + 8, &n, 4);
+		CHECK_INT(dl_desc_end(desc), (1 << 20) + 3000);
+		off = 0; /* no data: says no end */
+		memcpy(desc, &off, 8);
+		CHECK_INT(dl_desc_end(desc), 0);
+		off = ~0ULL - 10; /* past 2^63: none */
+		memcpy(desc, &off, 8);
+		CHECK_INT(dl_desc_end(desc), 0);
+		bitmap_blocks = 0;
+		memcpy(hdr + 436, &bitmap_blocks, 4);
+		CHECK_INT(dl_layout_of(hdr, sizeof(hdr), &lay), -1);
+	}
 }
 
 int main(void)
