@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/addr_set.h"
 #include "lib/vec.h"
 #include "model/vmcore_holders.h"
 #include "model/vmcore_read.h"
@@ -22,9 +23,7 @@ struct hwalk {
 	const struct reading *rd;
 	struct scan_result *out;
 	struct vmcore_hstats *st;
-	/* the sockets walked (an open-addressing set of their addresses) */
-	uint64_t *seen;
-	size_t nseen, capseen;
+	struct addr_set seen; /* the sockets walked */
 	/* the socket being walked */
 	uint64_t sk;
 	struct ppw_rec_sock *rec;
@@ -82,32 +81,11 @@ static uint64_t get(struct hwalk *h, uint64_t base, struct vm_field f)
 /* first time this socket is seen: true (and it is remembered) */
 static bool first_sighting(struct hwalk *h, uint64_t sk)
 {
-	size_t i, mask;
+	int r = addr_set_add(&h->seen, sk);
 
-	if (2 * (h->nseen + 1) > h->capseen) {
-		size_t cap = h->capseen ? 2 * h->capseen : 1024;
-		uint64_t *n = calloc(cap, sizeof(*n)), *old = h->seen;
-		size_t oldcap = h->capseen;
-
-		if (!n) {
-			h->err = -ENOMEM;
-			return false;
-		}
-		h->seen = n;
-		h->capseen = cap;
-		h->nseen = 0;
-		for (i = 0; i < oldcap; i++)
-			if (old[i])
-				first_sighting(h, old[i]);
-		free(old);
-	}
-	mask = h->capseen - 1;
-	for (i = (size_t)((sk >> 6) * 0x9e3779b97f4a7c15ULL) & mask; h->seen[i]; i = (i + 1) & mask)
-		if (h->seen[i] == sk)
-			return false;
-	h->seen[i] = sk;
-	h->nseen++;
-	return true;
+	if (r < 0)
+		h->err = r;
+	return r > 0;
 }
 
 /* the dump's pool at addr (the reading is sorted by address: model/vmcore_walk.c) */
@@ -481,7 +459,7 @@ int vmcore_holders(struct kmem *m, const struct vmcore_layout *l, const struct v
 			break;
 		}
 	}
-	free(h.seen);
+	addr_set_free(&h.seen);
 	if (h.err)
 		scan_free(out);
 	return h.err;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/addr_set.h"
 #include "lib/vec.h"
 #include "model/pp_magic.h"
 #include "model/reading.h"
@@ -235,38 +236,6 @@ static void xa_entry(struct walk *k, uint64_t e, int depth)
 	free(slots);
 }
 
-/* the page scan's set of pool addresses (open addressing; 0 is no pool) */
-struct pool_set {
-	uint64_t *v;
-	size_t cap, n;
-};
-
-static int set_add(struct pool_set *ps, uint64_t addr)
-{
-	size_t i;
-
-	if ((ps->n + 1) * 2 > ps->cap) {
-		struct pool_set b = { .cap = ps->cap ? ps->cap * 2 : 64 };
-
-		b.v = calloc(b.cap, sizeof(*b.v));
-		if (!b.v)
-			return -ENOMEM;
-		for (i = 0; i < ps->cap; i++)
-			if (ps->v[i])
-				set_add(&b, ps->v[i]);
-		free(ps->v);
-		*ps = b;
-	}
-	for (i = (size_t)((addr >> 6) * 0x9e3779b97f4a7c15ULL >> 32) & (ps->cap - 1);
-	     ps->v[i] && ps->v[i] != addr; i = (i + 1) & (ps->cap - 1))
-		;
-	if (!ps->v[i]) {
-		ps->v[i] = addr;
-		ps->n++;
-	}
-	return 0;
-}
-
 #define SCAN_BYTES 4096		/* struct pages read at once: one vmemmap page */
 #define SCAN_SKIP  (2ULL << 20) /* two chunks missing in a row: on to the next 2 MiB */
 
@@ -277,7 +246,7 @@ static int set_add(struct pool_set *ps, uint64_t addr)
  * row skip to the next 2 MiB of vmemmap (a section's struct pages are
  * mapped whole, 2 MiB at a time, where the kernel can).
  */
-static int page_scan(struct walk *k, struct pool_set *ps)
+static int page_scan(struct walk *k, struct addr_set *ps)
 {
 	const struct vmcore_layout *l = k->l;
 	struct vmcore_pscan *sc = &k->w->scan;
@@ -321,8 +290,8 @@ static int page_scan(struct walk *k, struct pool_set *ps)
 				sc->bad_pool_ptr++;
 				continue;
 			}
-			if (ps->n < VW_MAX_POOLS)
-				err = set_add(ps, pool);
+			if (ps->n < VW_MAX_POOLS && addr_set_add(ps, pool) < 0)
+				err = -ENOMEM;
 		}
 		sc->pages += n;
 		pfn += n;
@@ -336,7 +305,7 @@ static int page_scan(struct walk *k, struct pool_set *ps)
 /* the pools of the pages the page scan found, each read as the xarray's are */
 static int scan_pools(struct walk *k)
 {
-	struct pool_set ps = { 0 };
+	struct addr_set ps = { 0 };
 	size_t i;
 	int err;
 
@@ -347,7 +316,7 @@ static int scan_pools(struct walk *k)
 	for (i = 0; !err && !k->err && i < ps.cap; i++)
 		if (ps.v[i])
 			pool_one(k, ps.v[i]);
-	free(ps.v);
+	addr_set_free(&ps);
 	return err ?: k->err;
 }
 
