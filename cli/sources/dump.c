@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <elf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -65,30 +66,26 @@ static bool is_flattened(int fd)
  */
 static uint64_t elf_cut_short(int fd, uint64_t size)
 {
-	unsigned char eh[64], ph[56];
-	uint64_t phoff, off, filesz, end, want = 0;
-	uint16_t phentsize, phnum, i;
+	uint64_t end, want = 0;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	uint16_t i;
 
-	if (pread(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh,
-		   "\x7f"
-		   "ELF",
-		   4) ||
-	    eh[4] != 2 /* ELFCLASS64 */ || eh[5] != 1 /* ELFDATA2LSB */)
+	/* the fields are read as the host's: the check below admits little-endian only */
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB)
 		return 0;
-	memcpy(&phoff, eh + 32, 8);
-	memcpy(&phentsize, eh + 54, 2);
-	memcpy(&phnum, eh + 56, 2);
-	/* PN_XNUM (0xffff): the count is elsewhere; libkdumpfile's to judge */
-	if (phentsize != sizeof(ph) || !phnum || phnum == 0xffff || phoff > size)
+	/* PN_XNUM: the count is elsewhere; libkdumpfile's to judge */
+	if (eh.e_phentsize != sizeof(ph) || !eh.e_phnum || eh.e_phnum == PN_XNUM ||
+	    eh.e_phoff > size)
 		return 0;
-	for (i = 0; i < phnum; i++) {
-		if (pread(fd, ph, sizeof(ph), (off_t)(phoff + (uint64_t)i * sizeof(ph))) !=
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
 		    (ssize_t)sizeof(ph))
-			return phoff + ((uint64_t)phnum * sizeof(ph)); /* the headers themselves */
-		memcpy(&off, ph + 8, 8);
-		memcpy(&filesz, ph + 32, 8);
-		if (__builtin_add_overflow(off, filesz, &end))
+			return eh.e_phoff +
+			       (uint64_t)eh.e_phnum * sizeof(ph); /* the headers themselves */
+		if (__builtin_add_overflow(ph.p_offset, ph.p_filesz, &end))
 			continue; /* no segment ends there: a damaged header, libkdumpfile's to judge */
 		if (end > want)
 			want = end;
@@ -105,19 +102,19 @@ static uint64_t elf_cut_short(int fd, uint64_t size)
  * the last one alone may point back). A file cut short past all of those
  * is not caught here: its reads fail where they are.
  */
-#define DESC_TAIL 4096
-#define CHUNK	  65536
+#define DESC_TAIL  4096
+#define CHUNK	   65536
+#define DESC_CHUNK (CHUNK / DL_DESC_BYTES * DL_DESC_BYTES) /* whole descriptors */
 
-static uint64_t kdump_cut_short(int fd, uint64_t size)
+static uint64_t kdump_cut_short(int fd, const uint8_t *hdr, uint64_t size)
 {
-	uint8_t hdr[DL_HEADER_BYTES], buf[CHUNK];
 	uint64_t n = 0, at, left, want, end, first;
 	struct dl_layout lay;
+	uint8_t buf[CHUNK];
 	ssize_t got;
 	size_t i;
 
-	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
-	    dl_layout_of(hdr, sizeof(hdr), &lay))
+	if (dl_layout_of(hdr, DL_HEADER_BYTES, &lay))
 		return 0;
 	if (lay.desc_off > size)
 		return lay.desc_off; /* the bitmaps are cut */
@@ -139,11 +136,7 @@ static uint64_t kdump_cut_short(int fd, uint64_t size)
 	for (want = 0, at = lay.desc_off + first * DL_DESC_BYTES;
 	     at < lay.desc_off + n * DL_DESC_BYTES;) {
 		left = lay.desc_off + n * DL_DESC_BYTES - at;
-		got = pread(fd, buf,
-			    left < CHUNK / DL_DESC_BYTES * DL_DESC_BYTES ?
-				    left :
-				    CHUNK / DL_DESC_BYTES * DL_DESC_BYTES,
-			    (off_t)at);
+		got = pread(fd, buf, left < DESC_CHUNK ? left : DESC_CHUNK, (off_t)at);
 		if (got < DL_DESC_BYTES)
 			return 0;
 		for (i = 0; i + DL_DESC_BYTES <= (size_t)got; i += DL_DESC_BYTES) {
@@ -157,14 +150,12 @@ static uint64_t kdump_cut_short(int fd, uint64_t size)
 }
 
 /* a kdump-compressed file's dump level (model/dump_level.h), or -1 */
-static int level_of(int fd)
+static int level_of(int fd, const uint8_t *hdr)
 {
-	uint8_t hdr[DL_HEADER_BYTES], sub[DL_SUB_BYTES];
+	uint8_t sub[DL_SUB_BYTES];
 	long bs;
 
-	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
-		return -1;
-	bs = dl_block_size(hdr, sizeof(hdr));
+	bs = dl_block_size(hdr, DL_HEADER_BYTES);
 	if (bs < 0 || pread(fd, sub, sizeof(sub), bs) != (ssize_t)sizeof(sub))
 		return -1;
 	return dl_level(hdr, sizeof(hdr), sub, sizeof(sub));
@@ -182,6 +173,7 @@ static void str_attr(kdump_ctx_t *ctx, const char *key, char *buf, size_t len)
 int dump_open(const char *path, struct dump **out, struct dump_info *info, char *why, size_t whylen)
 {
 	struct dump *d = calloc(1, sizeof(*d));
+	uint8_t hdr[DL_HEADER_BYTES];
 	kdump_num_t num = 0;
 	kdump_status st;
 	struct stat sb;
@@ -216,10 +208,13 @@ int dump_open(const char *path, struct dump **out, struct dump_info *info, char 
 		dump_close(d);
 		return -ENOTSUP;
 	}
+	/* a file shorter than a kdump-compressed header has none: all zeros is none */
+	if (pread(d->fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
+		memset(hdr, 0, sizeof(hdr));
 	want = elf_cut_short(d->fd, info->bytes);
 	kind = "its ELF headers place memory and notes";
 	if (!want) {
-		want = kdump_cut_short(d->fd, info->bytes);
+		want = kdump_cut_short(d->fd, hdr, info->bytes);
 		kind = "its header and page descriptors place its data";
 	}
 	if (want) {
@@ -240,7 +235,7 @@ int dump_open(const char *path, struct dump **out, struct dump_info *info, char 
 		return err == -ENOTSUP || err == -EFAULT ? -EINVAL : err;
 	}
 	str_attr(d->ctx, KDUMP_ATTR_FILE_FORMAT, info->format, sizeof(info->format));
-	info->dump_level = level_of(d->fd);
+	info->dump_level = level_of(d->fd, hdr);
 	str_attr(d->ctx, KDUMP_ATTR_ARCH_NAME, info->arch, sizeof(info->arch));
 	if (kdump_get_number_attr(d->ctx, KDUMP_ATTR_PAGE_SIZE, &num) == KDUMP_OK)
 		info->page_size = num;
