@@ -20,7 +20,12 @@ stats='def stats: sort as $s | ($s | length) as $n |
 	if $n == 0 then null else
 	{med: (if $n % 2 == 1 then $s[($n - 1) / 2] else ($s[$n / 2 - 1] + $s[$n / 2]) / 2 end),
 	 min: $s[0], max: $s[$n - 1], n: $n} end;
-	def r1: . * 10 | round / 10; def r2: . * 100 | round / 100;'
+	def r1: . * 10 | round / 10; def r2: . * 100 | round / 100;
+	# the yardstick: the counting probe alone (cost alone, no ppwatch: its
+	# median over the run), else, in runs without it, each round'"'"'s own
+	# counting probe attached beside ppwatch (which ppwatch'"'"'s programs slow)
+	def yard($c): [$c[] | select(.label == "cost alone") | .baseline_ns] as $a |
+		if ($a | length) > 0 then ($a | stats | .med) else null end;'
 
 machine=$(jq -r 'select(.label == "machine") | "\(.cpus) CPUs, Linux \(.kernel), \(.rounds) rounds of \(.seconds) s, \(.time)"' "$in" | tail -n1)
 
@@ -31,16 +36,19 @@ cost_table() {
 	jq -rs "$stats"'
 	[.[] | select(.label | startswith("cost "))] as $c |
 	if ($c | length) == 0 then empty else
+	yard($c) as $y |
 	"| level | program | ns/event (median, min–max) | ratio to counting-only (median, min–max) |",
 	"|---|---|---|---|",
 	('"$LEVEL_LIST"'[] as $l |
 	 ["hold_btf", "release_btf"][] as $p |
 	 [$c[] | select(.label == "cost " + $l) | .programs[] | select(.name == $p)] as $v |
 	 select($v | length > 0) |
-	 ([$v[].ns_per_event] | stats) as $ns | ([$v[].ratio] | stats) as $r |
+	 ([$v[].ns_per_event] | stats) as $ns | ([$v[] | .ns_per_event / ($y // (.ns_per_event / .ratio))] | stats) as $r |
 	 "| \($l) | `\($p)` | \($ns.med | r1) (\($ns.min | r1)–\($ns.max | r1)) | **\($r.med | r2)** (\($r.min | r2)–\($r.max | r2)) |"),
-	([$c[].baseline_ns] | stats) as $b |
-	"| (baseline) | `count_hold`, `count_release` | \($b.med | r1) (\($b.min | r1)–\($b.max | r1)) | 1 |"
+	([$c[] | select(.label == "cost alone") | .baseline_ns] | stats) as $a |
+	([$c[] | select(.label != "cost alone") | .baseline_ns] | stats) as $b |
+	(if $a then "| (baseline) | `count_hold`, `count_release` alone | \($a.med | r1) (\($a.min | r1)–\($a.max | r1)) | 1 |" else empty end),
+	"| (beside ppwatch) | `count_hold`, `count_release` | \($b.med | r1) (\($b.min | r1)–\($b.max | r1)) | \(if $a then ($b.med / $a.med | r2) else 1 end) |"
 	end' "$in"
 }
 
@@ -56,11 +64,12 @@ books_table() {
 	def evs($x): [$x.programs[] | select(.name == "hold_btf" or .name == "release_btf") | .events] | add // 0;
 	def bpf($x): ([$x.programs[] | select(.name == "hold_btf" or .name == "release_btf") | .run_ns] | add // 0) / (evs($x) | if . == 0 then 1 else . end);
 	def span(f): "\(.med | f) (\(.min | f)–\(.max | f))";
+	yard($c) as $y |
 	"| level | BPF ns/event (median, min–max) | BPF ratio | ppwatch CPU ns/event = ms per 1M events (median, min–max) | of it the fold | user ratio | **sum** (median, min–max) | pps lost (median, min–max) |",
 	"|---|---|---|---|---|---|---|---|",
 	('"$LEVEL_LIST"'[] as $l |
 	 [$c[] | select(.label == "cost " + $l)] as $v | select($v | length > 0) |
-	 [$v[] | {b: bpf(.), base: .baseline_ns, u: (.process_cpu_ns / (evs(.) | if . == 0 then 1 else . end)), e: evs(.)}] as $r |
+	 [$v[] | {b: bpf(.), base: ($y // .baseline_ns), u: (.process_cpu_ns / (evs(.) | if . == 0 then 1 else . end)), e: evs(.)}] as $r |
 	 [$all[] | select(.label == "fold " + $l)] as $f |
 	 ([$r[].b] | stats) as $bns | ([$r[] | .b / .base] | stats) as $bq |
 	 ([$r[].u] | stats) as $uns | ([$r[] | .u / .base] | stats) as $uq |
@@ -68,8 +77,10 @@ books_table() {
 	 ([$f[] | select(.records > 0) | .cpu_ms * 1e6 / .records] | stats) as $fold |
 	 ([$p[] | select(.label == "pps " + $l) | . as $x | ($p[] | select(.label == "pps none" and .round == $x.round) | .pps) as $n | (($n - $x.pps) / $n * 100)] | stats) as $loss |
 	 "| \($l) | \($bns | span(r1)) | \($bq.med | r2) | \($uns | span(r1)) | \(if $fold then "\($fold.med | r1) ns/record" else "–" end) | \($uq.med | r2) | **\($sum.med | r2)** (\($sum.min | r2)–\($sum.max | r2)) | \(if $loss then "\($loss.med | r1) % (\($loss.min | r1)–\($loss.max | r1))" else "–" end) |"),
-	([$c[].baseline_ns] | stats) as $b |
-	"| counting-only | \($b | span(r1)) | 1 | | | | | |"
+	([$c[] | select(.label == "cost alone") | .baseline_ns] | stats) as $a |
+	([$c[] | select(.label != "cost alone") | .baseline_ns] | stats) as $b |
+	(if $a then "| counting-only, alone (the yardstick) | \($a | span(r1)) | 1 | | | | | |" else empty end),
+	"| counting-only, beside ppwatch | \($b | span(r1)) | \(if $a then ($b.med / $a.med | r2) else 1 end) | | | | | |"
 	end' "$in"
 }
 
@@ -283,9 +294,10 @@ if command -v gnuplot >/dev/null; then
 	[.[] | select(.label | startswith("cost "))] as $c |
 	def evs($x): [$x.programs[] | select(.name == "hold_btf" or .name == "release_btf") | .events] | add // 0;
 	def bpf($x): ([$x.programs[] | select(.name == "hold_btf" or .name == "release_btf") | .run_ns] | add // 0) / (evs($x) | if . == 0 then 1 else . end);
+	yard($c) as $y |
 	'"$LEVEL_LIST"'[] as $l |
 	[$c[] | select(.label == "cost " + $l)] as $v | select($v | length > 0) |
-	"\($l) \([$v[] | bpf(.) / .baseline_ns] | stats | .med) \([$v[] | .process_cpu_ns / (evs(.) | if . == 0 then 1 else . end) / .baseline_ns] | stats | .med)"' "$in" >"$dat"
+	"\($l) \([$v[] | bpf(.) / ($y // .baseline_ns)] | stats | .med) \([$v[] | .process_cpu_ns / (evs(.) | if . == 0 then 1 else . end) / ($y // .baseline_ns)] | stats | .med)"' "$in" >"$dat"
 	if [ -s "$dat" ]; then
 		gnuplot <<EOF
 set terminal svg size 640,400 dynamic font "sans,11"

@@ -8,7 +8,8 @@
 #
 #   cost        per-event run time of ppwatch's hot-path programs at each
 #               --level, from the kernel's bpf_stats, as a ratio to a
-#               counting-only program on the same tracepoints in the same run;
+#               counting-only program on the same tracepoints, measured alone
+#               in a round of its own in the same run (and beside ppwatch);
 #               and the CPU the ppwatch process took meanwhile (the fold of the
 #               page logs, the refreshes: /proc/PID/schedstat) per event, as
 #               the same ratio, and the fold's own share (its -v line)
@@ -149,13 +150,16 @@ fresh_lab() {
 cost() {
 	local r level
 	for r in $(seq "$ROUNDS"); do
-		for level in $LEVELS ${BASE_PPW:+all-base}; do
+		# alone: the counting probe with no ppwatch, the yardstick (beside
+		# ppwatch's programs on the same tracepoints it runs slower: its
+		# shared counter's line and its code leave the cache between runs)
+		for level in alone $LEVELS ${BASE_PPW:+all-base}; do
 			fresh_lab
-			ppwatch_start "$level"
-			echo "-- cost: round $r, --level $level"
-			"$BENCH" --label "cost $level" --pid "$ppw" -- "$PPGEN" flood --from "$LAB_A" \
-				--netns "$LAB_B" --to "$LAB_IP_B:5400" --seconds "$SECONDS_PER_ROUND" \
-				--count 2000 --size 1500 3>>"$out"
+			[ "$level" = alone ] || ppwatch_start "$level"
+			echo "-- cost: round $r, ${ppw:+--level }$level"
+			"$BENCH" --label "cost $level" ${ppw:+--pid "$ppw"} -- "$PPGEN" flood \
+				--from "$LAB_A" --netns "$LAB_B" --to "$LAB_IP_B:5400" \
+				--seconds "$SECONDS_PER_ROUND" --count 2000 --size 1500 3>>"$out"
 			ppwatch_stop "$level" "$r"
 		done
 	done
