@@ -602,6 +602,7 @@ static void build_pool(struct pm *a, json_t *pool, const struct pool_acc *p, dou
 	    json_boolean(p->stalled || (!isnan(detach_age) && detach_age >= stall_after &&
 					(isnan(zombie_s) || zombie_s >= stall_after))));
 	set(a, pool, "detach_age_s", num(detach_age));
+	copy(a, pool, "block_occupancy", json_object_get(row, "block_occupancy"));
 	dma = json_object();
 	set(a, pool, "dma", dma);
 	if (dma) {

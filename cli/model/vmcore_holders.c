@@ -133,17 +133,36 @@ static uint64_t compound_head(struct hwalk *h, uint64_t pg)
 	return info - 1;
 }
 
+/*
+ * The pool of struct page (or net_iov) pg: page->pp, or with the item-block
+ * series page->pp_item, whose page-aligned block starts with the pool
+ * (page_pool_item_to_block(); bpf/core_fixes.bpf.h, 7): 0 when none.
+ */
+static uint64_t pool_of(struct hwalk *h, uint64_t pg)
+{
+	const struct vmcore_layout *l = h->l;
+	uint64_t v = 0;
+
+	if (vm_has(l->h.pp))
+		return vm_read_field(h->m, pg, l->h.pp, &v) ? 0 : v;
+	if (vm_read_field(h->m, pg, l->b.page_item, &v) || !KERNEL_PTR(v))
+		return 0;
+	v &= ~((1ULL << h->a->page_shift) - 1);
+	return vm_read_field(h->m, v, l->b.blk_pp, &v) ? 0 : v;
+}
+
 /* one netmem (a struct page, or a net_iov with bit 0 set) of the socket being walked */
 static void emit(struct hwalk *h, uint64_t netmem, uint32_t where)
 {
-	uint64_t pg = netmem & ~1ULL, pool = 0;
+	uint64_t pg = netmem & ~1ULL, pool;
 	struct ppw_rec_page *r;
 
 	if (!KERNEL_PTR(pg))
 		return;
 	if (!(netmem & 1))
 		pg = compound_head(h, pg);
-	if (vm_read_field(h->m, pg, h->l->h.pp, &pool) || !pool || !is_pool(h->rd, pool)) {
+	pool = pool_of(h, pg);
+	if (!pool || !is_pool(h->rd, pool)) {
 		h->st->nonpp++;
 		h->rec->nonpp_pages++;
 		return;
@@ -414,8 +433,9 @@ static const char *missing(const struct vmcore_layout *l, const struct vmcore_ha
 	    !vm_has(l->h.skb_end) || !vm_has(l->h.nr_frags) || !vm_has(l->h.frags) ||
 	    !vm_has(l->h.frag_page) || !l->h.frag_size)
 		return "struct sk_buff's members in the kernel's BTF";
-	if (!vm_has(l->h.pp) || !vm_has(l->h.compound_head) || !l->h.page_size)
-		return "struct page's pp in the kernel's BTF";
+	if ((!vm_has(l->h.pp) && (!vm_has(l->b.page_item) || !vm_has(l->b.blk_pp))) ||
+	    !vm_has(l->h.compound_head) || !l->h.page_size)
+		return "struct page's pp (or pp_item) in the kernel's BTF";
 	return NULL;
 }
 

@@ -78,6 +78,18 @@ struct vmcore_layout {
 		struct vm_field compound_head, pp, pp_magic;
 		uint32_t page_size; /* sizeof(struct page) */
 	} h;
+	/*
+	 * the item blocks (model/vmcore_blocks.c; the item-block series:
+	 * bpf/core_fixes.bpf.h, 17): struct page_pool's list of them, its
+	 * current block and next item; struct page_pool_item_block, its
+	 * pool and items; struct page_pool_item's page; struct page's item
+	 * (which, not page->pp, says a page's pool there: its block's pp)
+	 */
+	struct {
+		struct vm_field pool_list, pool_cur, pool_idx, list_next, blk_list, blk_flags,
+			blk_ref, blk_items, blk_pp, item_netmem, page_item;
+		uint32_t item_size; /* sizeof(struct page_pool_item) */
+	} b;
 };
 
 #endif /* __PPWATCH_MODEL_VMCORE_LAYOUT_H */

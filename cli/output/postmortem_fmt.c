@@ -173,6 +173,26 @@ static void text_details(FILE *f, const json_t *p)
 	}
 }
 
+/* the item blocks (the item-block series), as 'ppwatch blocks' counts them */
+static void text_blocks(FILE *f, const json_t *o)
+{
+	char a[32], b[32], c[32];
+
+	if (!json_is_object(o))
+		return;
+	fprintf(f, "  item blocks: %s of %s items track a page, ",
+		count_str(a, sizeof(a), jnum(o, "items_used", 0)),
+		count_str(b, sizeof(b), jnum(o, "items", 0)));
+	fprintf(f, "in %s pre-allocated and %s dynamic blocks ",
+		count_str(a, sizeof(a), jnum(o, "blocks_prealloc", 0)),
+		count_str(b, sizeof(b), jnum(o, "blocks_dynamic", 0)));
+	fprintf(f, "(%s a block); %s sparse, %s unissued%s\n",
+		count_str(a, sizeof(a), jnum(o, "items_per_block", 0)),
+		count_str(b, sizeof(b), jnum(o, "sparse_blocks", 0)),
+		count_str(c, sizeof(c), jnum(o, "items_unissued", 0)),
+		json_is_true(json_object_get(o, "truncated")) ? "; not every block read" : "");
+}
+
 static void text_pool(FILE *f, const json_t *p)
 {
 	const json_t *ser = json_object_get(p, "inflight_over_time"), *pt;
@@ -206,6 +226,7 @@ static void text_pool(FILE *f, const json_t *p)
 	fputs("; DMA ", f);
 	put_str(f, dma, "state", "unknown");
 	fputc('\n', f);
+	text_blocks(f, json_object_get(p, "block_occupancy"));
 	pm_text_verdict(f, p);
 	pm_text_kernel_log(f, p);
 	text_timeline(f, json_object_get(p, "timeline"));

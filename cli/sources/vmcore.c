@@ -12,6 +12,7 @@
 #include "lib/escape.h"
 #include "lib/log.h"
 #include "lib/util.h"
+#include "model/vmcore_blocks.h"
 #include "model/vmcore_syms.h"
 #include "model/vmcore_holders.h"
 #include "model/vmcore_walk.h"
@@ -52,7 +53,6 @@ static const char *const not_read[] = {
 	"fdless_sockets", /* orphans, accept queues, kernel sockets, sockets in flight */
 	"page_ages",	  /* no ledger in a dump: when each page was taken */
 	"stacks",	  /* sampled by a recorder only */
-	"item_blocks",	  /* ppwatch's item-block series' counters */
 };
 
 static int fail(int err, const char *path, const char *what, const char *todo)
@@ -101,7 +101,7 @@ static int find_syms(struct kmem *m, const struct vmcore_opts *o, const struct v
 static json_t *about_of(const struct vmcore_opts *o, const struct dump_info *di,
 			const struct vmcoreinfo *vi, const struct vs_result *sr, size_t btf_bytes,
 			const struct vmcore_walk *w, const struct vmcore_hstats *hst,
-			const struct kmem *m)
+			const struct vmcore_bstats *bst, const struct kmem *m)
 {
 	json_t *nr = json_array(), *a, *h;
 	size_t i;
@@ -144,6 +144,17 @@ static json_t *about_of(const struct vmcore_opts *o, const struct dump_info *di,
 		json_decref(a);
 		a = NULL;
 	}
+	/* the item-block series' blocks, where the kernel has them (model/vmcore_blocks.h) */
+	if (a &&
+	    json_object_set_new(a, "item_blocks",
+				bst->kernel_has ?
+					json_pack("{s:I,s:I,s:I}", "pools", (json_int_t)bst->pools,
+						  "blocks", (json_int_t)bst->blocks, "unreadable",
+						  (json_int_t)bst->unreadable) :
+					json_null())) {
+		json_decref(a);
+		a = NULL;
+	}
 	if (!a || !h || json_object_set_new(a, "holders", h)) {
 		json_decref(a);
 		return NULL;
@@ -173,6 +184,7 @@ int vmcore_records(const struct vmcore_opts *o, FILE **f, json_t **about)
 	struct snapshot snap = { 0 };
 	struct vmcore_haddrs ha = { 0 };
 	struct vmcore_hstats hst = { 0 };
+	struct vmcore_bstats bst = { 0 };
 	struct scan_result scan = { 0 };
 	struct dump_info di;
 	struct vs_result sr;
@@ -253,6 +265,12 @@ int vmcore_records(const struct vmcore_opts *o, FILE **f, json_t **about)
 		     NULL);
 		goto out;
 	}
+	/* the item blocks' occupancy, into the pools' rows as a live walk's is */
+	err = vmcore_blocks(&m, &lay, addrs.vmemmap, (uint32_t)di.page_size, &w.rd, &bst);
+	if (err) {
+		p_err("postmortem: reading the item blocks: %s", strerror(-err));
+		goto out;
+	}
 	err = snapshot_build(&snap, &w.rd, NULL);
 	if (err) {
 		p_err("postmortem: %s", strerror(-err));
@@ -289,7 +307,7 @@ int vmcore_records(const struct vmcore_opts *o, FILE **f, json_t **about)
 		goto out;
 	}
 	*f = out;
-	*about = about_of(o, &di, &vi, &sr, btf_bytes, &w, &hst, &m);
+	*about = about_of(o, &di, &vi, &sr, btf_bytes, &w, &hst, &bst, &m);
 	if (!*about) {
 		fclose(*f);
 		*f = NULL;

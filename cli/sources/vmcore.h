@@ -3,17 +3,18 @@
  * A crash dump as a recording: postmortem --vmcore reads the dump
  * (sources/dump.c) with its own VMCOREINFO, symbols
  * (model/vmcore_syms.h) and BTF (sources/vmcore_btf.h), walks its page
- * pools (model/vmcore_walk.h) into the rows every report has
- * (model/snapshot.h), and writes them as the records a recorder writes
- * (a header and one snapshot, output/record_build.h) into a memory
- * stream, which the post-mortem reads back as it reads a recording: one
- * report, one verdict machinery, one schema, with "source": "vmcore".
+ * pools (model/vmcore_walk.h: the page_pools xarray, or the struct pages
+ * before 6.8) and their item blocks (model/vmcore_blocks.h) into the rows
+ * every report has (model/snapshot.h), the sockets its processes have an
+ * fd for into a holder scan's records (model/vmcore_holders.h), and
+ * writes them as the records a recorder writes (a header and one
+ * snapshot, output/record_build.h) into a memory stream, which the
+ * post-mortem reads back as it reads a recording: one report, one
+ * verdict machinery, one schema, with "source": "vmcore".
  *
- * Not read from a dump yet: who holds the pages (sockets, queues,
- * qdiscs: holders is null), page ages and stacks (there is no ledger in
- * a dump: the page scan is to come), item blocks, and pools of kernels
- * before 6.8 (no page_pools xarray, no pool ids). "vmcore.not_read" in
- * the report lists them.
+ * Not read from a dump yet: pages in queues and in sockets no process has
+ * an fd for, page ages and stacks (there is no ledger in a dump).
+ * "vmcore.not_read" in the report lists them.
  */
 #ifndef __PPWATCH_SOURCES_VMCORE_H
 #define __PPWATCH_SOURCES_VMCORE_H

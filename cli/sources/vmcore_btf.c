@@ -266,6 +266,26 @@ static void holders_layout(const struct btf *btf, struct vmcore_layout *l)
 	l->h.page_size = size > 0 && size <= 256 ? (uint32_t)size : 0;
 }
 
+/* the item-block series' types (absent elsewhere: no blocks read) */
+static void blocks_layout(const struct btf *btf, struct vmcore_layout *l)
+{
+	int id = btf__find_by_name_kind(btf, "page_pool_item", BTF_KIND_STRUCT);
+	__s64 size = id > 0 ? btf__resolve_size(btf, (__u32)id) : -1;
+
+	l->b.item_size = size > 0 && size <= 256 ? (uint32_t)size : 0;
+	l->b.pool_list = at(btf, "page_pool", "item_blocks");
+	l->b.pool_cur = at(btf, "page_pool", "item_blk");
+	l->b.pool_idx = at(btf, "page_pool", "item_blk_idx");
+	l->b.list_next = at(btf, "list_head", "next");
+	l->b.blk_list = at(btf, "page_pool_item_block", "list");
+	l->b.blk_flags = at(btf, "page_pool_item_block", "flags");
+	l->b.blk_ref = at(btf, "page_pool_item_block", "ref.refs.counter");
+	l->b.blk_items = at(btf, "page_pool_item_block", "items");
+	l->b.blk_pp = at(btf, "page_pool_item_block", "pp");
+	l->b.item_netmem = at(btf, "page_pool_item", "pp_netmem");
+	l->b.page_item = at(btf, "page", "pp_item");
+}
+
 int vmcore_layout_of(const struct btf *btf, struct vmcore_layout *l, char *why, size_t whylen)
 {
 	const struct btf_type *t;
@@ -335,6 +355,7 @@ int vmcore_layout_of(const struct btf *btf, struct vmcore_layout *l, char *why, 
 	l->uts_nodename = at(btf, "uts_namespace", "name.nodename");
 	l->uts_release = at(btf, "uts_namespace", "name.release");
 	holders_layout(btf, l);
+	blocks_layout(btf, l);
 	/* the page_pools xarray (6.8 on), else the page scan (model/vmcore_walk.h) */
 	if ((!vm_has(l->id) || !vm_has(l->xa_head) || !vm_has(l->xn_slots) || !l->xa_chunk) &&
 	    (!vm_has(l->h.pp_magic) || !vm_has(l->h.pp) || !l->h.page_size)) {

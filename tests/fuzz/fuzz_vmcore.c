@@ -5,7 +5,8 @@
  * kallsyms tables it names (decoded from that memory), a System.map (the
  * text again), the walk of a page_pools xarray (at SYMBOL(page_pools),
  * with a small layout of its own) and, without one, the page scan (struct
- * pages at SYMBOL(vmemmap), SYMBOL(max_pfn) of them, bounded here) must neither crash nor read outside
+ * pages at SYMBOL(vmemmap), SYMBOL(max_pfn) of them, bounded here), and
+ * the item blocks of the pools found must neither crash nor read outside
  * what they were given, and what they return must hold together: every
  * pool read once, counts that add up.
  */
@@ -13,7 +14,9 @@
 
 #include "fuzz.h"
 #include "vmcore_fixture.h"
+#include "ppwatch.h"
 #include "model/snapshot.h"
+#include "model/vmcore_blocks.h"
 #include "model/vmcore_holders.h"
 #include "model/vmcore_syms.h"
 #include "model/vmcore_walk.h"
@@ -51,6 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vmcore_walk w;
 	struct vmcore_haddrs ha = { .page_shift = 12 };
 	struct vmcore_hstats hst;
+	struct vmcore_bstats bst;
 	struct scan_result scan;
 	struct snapshot s;
 	size_t i;
@@ -98,6 +102,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				FUZZ_CHECK(k < w.rd.n);
 			}
 			scan_free(&scan);
+		}
+		/* the item blocks: counts no block can exceed, every pool's walk bounded */
+		vmcore_fixture_blocks(&l);
+		if (!vmcore_blocks(&m, &l, ha.vmemmap, 4096, &w.rd, &bst)) {
+			FUZZ_CHECK(bst.kernel_has && bst.pools == w.rd.n);
+			for (i = 0; i < w.rd.n; i++) {
+				const struct block_occupancy *o = &w.rd.pools[i].occ;
+
+				FUZZ_CHECK(o->prealloc + o->dynamic <= PPW_MAX_BLOCKS);
+				FUZZ_CHECK(o->used_prealloc <= o->prealloc * o->items_per_block);
+				FUZZ_CHECK(o->unissued <= o->dynamic * o->items_per_block);
+			}
 		}
 		if (!snapshot_build(&s, &w.rd, NULL)) {
 			FUZZ_CHECK(s.n == w.rd.n);

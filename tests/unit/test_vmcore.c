@@ -18,52 +18,9 @@
 #include "model/vmcore_syms.h"
 #include "model/vmcore_walk.h"
 #include "output/vmcore_records.h"
+#include "fake_mem.h"
 #include "unit.h"
 #include "vmcore_fixture.h"
-
-/* a kernel's memory: regions at addresses */
-struct region {
-	uint64_t addr;
-	uint8_t *buf;
-	size_t len;
-};
-
-struct fake {
-	struct region r[48];
-	size_t n;
-};
-
-static int fake_read(void *ctx, uint64_t addr, void *buf, size_t n)
-{
-	struct fake *f = ctx;
-	size_t i;
-
-	for (i = 0; i < f->n; i++)
-		if (addr >= f->r[i].addr && addr + n <= f->r[i].addr + f->r[i].len) {
-			memcpy(buf, f->r[i].buf + (addr - f->r[i].addr), n);
-			return 0;
-		}
-	return -EFAULT;
-}
-
-static uint8_t *region(struct fake *f, uint64_t addr, size_t len)
-{
-	struct region *r = &f->r[f->n++];
-
-	r->addr = addr;
-	r->len = len;
-	r->buf = calloc(1, len);
-	return r->buf;
-}
-
-static void fake_free(struct fake *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->n; i++)
-		free(f->r[i].buf);
-	f->n = 0;
-}
 
 static void test_vmcoreinfo(void)
 {

@@ -16,6 +16,10 @@ static inline struct vmcore_layout vmcore_small_layout(bool all)
 {
 	struct vmcore_layout l = { 0 };
 
+	/* no item blocks (vmcore_fixture_blocks() adds them) */
+	l.b.pool_list = l.b.pool_cur = l.b.pool_idx = l.b.list_next = l.b.blk_list = VM_ABSENT;
+	l.b.blk_flags = l.b.blk_ref = l.b.blk_items = l.b.blk_pp = l.b.item_netmem = VM_ABSENT;
+	l.b.page_item = VM_ABSENT;
 #define AT(f, off, sz) l.f = (struct vm_field){ (off)*8, sz, 0 }
 	AT(xa_head, 8, 8);
 	AT(xn_shift, 0, 1);
@@ -124,6 +128,31 @@ static inline struct vmcore_layout vmcore_small_layout(bool all)
 	AT(h.frag_pg, 120, 8);
 #undef AT
 	return l;
+}
+
+/*
+ * The item-block series' members (model/vmcore_blocks.h), absent from the
+ * small layout until this adds them: the pool's list of blocks at 112, its
+ * current block at 128 and next item at 136; a block's pool at 0, list at
+ * 8, flags at 24, ref at 28, items (16 bytes: the page at 8) from 32;
+ * struct page's item at 40.
+ */
+static inline void vmcore_fixture_blocks(struct vmcore_layout *l)
+{
+#define AT(f, off, sz) l->f = (struct vm_field){ (off)*8, sz, 0 }
+	AT(b.pool_list, 112, 16);
+	AT(b.pool_cur, 128, 8);
+	AT(b.pool_idx, 136, 4);
+	AT(b.list_next, 0, 8);
+	AT(b.blk_list, 8, 16);
+	AT(b.blk_flags, 24, 4);
+	AT(b.blk_ref, 28, 4);
+	AT(b.blk_items, 32, 0);
+	AT(b.blk_pp, 0, 8);
+	AT(b.item_netmem, 8, 8);
+	AT(b.page_item, 40, 8);
+	l->b.item_size = 16;
+#undef AT
 }
 
 #endif /* __PPWATCH_VMCORE_FIXTURE_H */
