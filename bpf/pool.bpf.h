@@ -114,7 +114,43 @@ static __always_inline struct net_device *netdev_child_of(struct device *dev)
 	return NULL;
 }
 
-static __always_inline void pool_fill_identity(struct ppw_pool *r, struct page_pool *pool)
+/*
+ * Is dev still registered? device_del() clears kobj.state_in_sysfs before
+ * the last reference can free it, so a device removed whose memory is not
+ * reused yet reads 0; memory reused reads whatever is there, and then its
+ * private part does not point back at it (dev->p->device, which a live
+ * device's always does); a net_device's own device has its net_device
+ * registered too. Together they make a freed device's bytes pass only by
+ * a coincidence of three values.
+ */
+#define PPW_NETREG_REGISTERED 1 /* enum netdev_reg_state (include/linux/netdevice.h) */
+
+static __always_inline bool device_registered(struct device *dev)
+{
+	struct kobject *k = (void *)dev + bpf_core_field_offset(struct device, kobj);
+	struct device_private *p;
+	struct net_device *nd;
+
+	if (!BPF_CORE_READ_BITFIELD_PROBED(k, state_in_sysfs))
+		return false;
+	p = BPF_CORE_READ(dev, p);
+	if (!p || BPF_CORE_READ(p, device) != dev)
+		return false;
+	if (!device_is_netdev(dev))
+		return true;
+	/* a net_device's own device: the net_device registered too */
+	nd = (void *)dev - bpf_core_field_offset(struct net_device, dev);
+	return BPF_CORE_READ_BITFIELD_PROBED(nd, reg_state) == PPW_NETREG_REGISTERED;
+}
+
+/*
+ * A pool's identity. destroyed: it was destroyed before ppwatch first saw
+ * it, and page_pool holds no reference to p.dev, so p.dev (and the
+ * net_device found through it) is read only while it is still registered;
+ * else the device is unknown (PPW_PF_DEV_GONE), never a freed one's name.
+ */
+static __always_inline void pool_fill_identity(struct ppw_pool *r, struct page_pool *pool,
+					       bool destroyed)
 {
 	struct net_device *nd = pool_netdev(pool);
 	struct napi_struct *napi;
@@ -148,6 +184,10 @@ static __always_inline void pool_fill_identity(struct ppw_pool *r, struct page_p
 	dev = BPF_CORE_READ(pool, p.dev);
 	if (!dev)
 		return;
+	if (destroyed && !device_registered(dev)) {
+		r->flags |= PPW_PF_DEV_GONE;
+		return;
+	}
 	s = BPF_CORE_READ(dev, kobj.name);
 	if (s)
 		bpf_probe_read_kernel_str(r->devname, sizeof(r->devname), s);
@@ -242,7 +282,8 @@ static __always_inline struct ppw_pool *pool_get(struct page_pool *pool, enum pp
 	s->gen = next_gen();
 	s->id = id;
 	s->first_seen_ns = bpf_ktime_get_boot_ns();
-	pool_fill_identity(s, pool);
+	destroy = BPF_CORE_READ(pool, destroy_cnt);
+	pool_fill_identity(s, pool, destroy);
 	if (how == PPW_SEEN_DISCOVERY)
 		s->flags |= PPW_PF_DISCOVERED;
 	s->flags |= pool_item_counters(pool, s);
@@ -257,7 +298,6 @@ static __always_inline struct ppw_pool *pool_get(struct page_pool *pool, enum pp
 	s->base_release = s->release_cnt;
 	s->last_inflight = (__s32)(s->hold_cnt - s->release_cnt);
 
-	destroy = BPF_CORE_READ(pool, destroy_cnt);
 	if (destroy) {
 		/* destroyed before we looked: a zombie already */
 		s->state = PPW_POOL_DETACHED;

@@ -104,6 +104,12 @@ enum ppw_pool_flags {
 	PPW_PF_DMA_INDEX_STATS = 1U << 12,
 	/* alloc_stats.dma_map_failed (ppwatch's xarray series) */
 	PPW_PF_DMA_MAP_STATS = 1U << 13,
+	/*
+	 * destroyed when first seen, and p.dev no longer registered (a driver
+	 * unbound and its device removed, a veth deleted): p.dev not read,
+	 * the device unknown
+	 */
+	PPW_PF_DEV_GONE = 1U << 14,
 };
 
 /*

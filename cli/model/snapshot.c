@@ -169,6 +169,8 @@ static void fill_identity(struct pool_row *w, const struct pool_obs *o, const st
 		snprintf(w->device, sizeof(w->device), "%s", w->ifname);
 	else if (w->devname[0])
 		snprintf(w->device, sizeof(w->device), "%s", w->devname);
+	else if (w->flags & PPW_PF_DEV_GONE)
+		snprintf(w->device, sizeof(w->device), "<gone>");
 }
 
 static void fill_counts(struct pool_row *w, const struct reading *rd, const struct pool_obs *o,

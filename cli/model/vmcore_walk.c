@@ -13,10 +13,11 @@
 #include "model/vmcore_read.h"
 #include "model/vmcore_walk.h"
 
-#define XA_MAX_DEPTH 12		 /* 64-bit indices, 6 bits a level: 11 levels at most */
-#define STRUCT_MAX   (64 * 1024) /* the largest struct read whole */
-#define LOOPBACK_IDX 1
-#define MAX_ORDER    20 /* far above any kernel's MAX_PAGE_ORDER */
+#define XA_MAX_DEPTH	  12	      /* 64-bit indices, 6 bits a level: 11 levels at most */
+#define STRUCT_MAX	  (64 * 1024) /* the largest struct read whole */
+#define LOOPBACK_IDX	  1
+#define MAX_ORDER	  20 /* far above any kernel's MAX_PAGE_ORDER */
+#define NETREG_REGISTERED 1  /* enum netdev_reg_state (include/linux/netdevice.h) */
 
 struct walk {
 	struct kmem *m;
@@ -71,25 +72,35 @@ static bool netdev_fill(struct walk *k, struct ppw_pool *r, uint64_t nd)
 	return true;
 }
 
-/* p.dev: its name, driver, and the net_device it is the device of */
+/*
+ * p.dev: its name, driver, and the net_device it is the device of. A
+ * destroyed pool holds no reference to it (bpf/pool.bpf.h says why): read
+ * only while it is still registered, else the device is unknown.
+ */
 static void device_fill(struct walk *k, struct ppw_pool *r, uint64_t dev)
 {
 	const struct vmcore_layout *l = k->l;
-	uint64_t drv, cls;
+	uint64_t drv, cls, in_sysfs = 0, reg = 0;
+	bool netdev;
 	char cname[4];
 
 	if (!KERNEL_PTR(dev))
 		return;
+	/* veth and others: p.dev is a net_device's own device */
+	netdev = vm_has(l->nd_dev) && !vm_read_field(k->m, dev, l->dev_class, &cls) &&
+		 KERNEL_PTR(cls) && !read_str_ptr(k->m, cls, l->class_name, cname, sizeof(cname)) &&
+		 !strcmp(cname, "net");
+	if (r->destroy_cnt &&
+	    (vm_read_bits(k->m, dev, l->dev_in_sysfs, &in_sysfs) || !in_sysfs ||
+	     (netdev && (vm_read_bits(k->m, dev - vm_off(l->nd_dev), l->nd_reg_state, &reg) ||
+			 reg != NETREG_REGISTERED)))) {
+		r->flags |= PPW_PF_DEV_GONE;
+		return;
+	}
 	read_str_ptr(k->m, dev, l->dev_name, r->devname, sizeof(r->devname));
 	if (!vm_read_field(k->m, dev, l->dev_driver, &drv) && KERNEL_PTR(drv))
 		read_str_ptr(k->m, drv, l->drv_name, r->driver, sizeof(r->driver));
-	if (r->flags & PPW_PF_HAS_NETDEV || !vm_has(l->nd_dev))
-		return;
-	/* veth and others: no slow.netdev, but p.dev is a net_device's own device */
-	if (vm_read_field(k->m, dev, l->dev_class, &cls) || !KERNEL_PTR(cls) ||
-	    read_str_ptr(k->m, cls, l->class_name, cname, sizeof(cname)) || strcmp(cname, "net"))
-		return;
-	if (netdev_fill(k, r, dev - vm_off(l->nd_dev)))
+	if (netdev && !(r->flags & PPW_PF_HAS_NETDEV) && netdev_fill(k, r, dev - vm_off(l->nd_dev)))
 		r->flags |= PPW_PF_DEV_NETDEV;
 }
 

@@ -339,12 +339,14 @@ int vmcore_layout_of(const struct btf *btf, struct vmcore_layout *l, char *why, 
 	l->nd_ifindex = at(btf, "net_device", "ifindex");
 	l->nd_net = at(btf, "net_device", "nd_net.net");
 	l->nd_dev = at(btf, "net_device", "dev");
+	l->nd_reg_state = at(btf, "net_device", "reg_state");
 	l->net_inum = at(btf, "net", "ns.inum");
 	l->net_cookie = at(btf, "net", "net_cookie");
 	l->napi_id = at(btf, "napi_struct", "napi_id");
 	l->dev_name = at(btf, "device", "kobj.name");
 	l->dev_driver = at(btf, "device", "driver");
 	l->dev_class = at(btf, "device", "class");
+	l->dev_in_sysfs = at(btf, "device", "kobj.state_in_sysfs");
 	l->drv_name = at(btf, "device_driver", "name");
 	l->class_name = at(btf, "class", "name");
 	l->tk_in_core = at(btf, "tk_data", "timekeeper");

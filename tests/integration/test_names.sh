@@ -11,6 +11,7 @@
 ALL_TESTS="
 	process_name_every_format
 	interface_name_every_format
+	destroyed_pool_of_a_deleted_device
 "
 
 # shellcheck source=lib.sh
@@ -139,6 +140,38 @@ interface_name_every_format() {
 	check "JUnit XML well-formed" xmllint --noout "$d/check.junit"
 	check "check JSON: the same escape" jq -e --arg n "$esc" \
 		'[.checks[].findings[].device] | index($n) != null' "$d/check.json" >/dev/null
+}
+
+# A pool destroyed before ppwatch first saw it keeps no reference to its
+# device (page_pool takes none): once the device is deleted, p.dev is freed
+# memory, and a name read there is a guess. The lab's pool is destroyed
+# with pages out (XDP off), then its veth deleted; a ppwatch started after
+# must call its device unknown ("<gone>"), not name it.
+destroyed_pool_of_a_deleted_device() {
+	require_kernel
+	local doc p id ifindex line
+	lab_begin
+	lab_hold 200 >/dev/null || fail "holder"
+	# the lab's pool by its id, while vb (whose ifindex ip link gives) is its device
+	ifindex=$(ip -n "$LAB_B" -o link show vb | cut -d: -f1)
+	doc=$("$PPWATCH" -j pools) || fail "pools"
+	p=$(vb_pool "$doc") || fail "no vb pool: $(head -c 400 <<<"$doc")"
+	check "the live pool: vb's ifindex" jget "$p" ".ifindex == $ifindex" >/dev/null
+	id=$(jq -r '.id // empty' <<<"$p")
+	[ -n "$id" ] || skip "no pool ids on this kernel (before 6.8): the pool cannot be named once its device is gone"
+	lab_xdp_off # destroyed, its held pages out
+	ip -n "$LAB_B" link del vb || fail "deleting vb"
+	check "vb is gone (ip link)" bash -c "! ip -n $LAB_B link show vb >/dev/null 2>&1"
+	doc=$("$PPWATCH" -j pools "$id") || fail "pools $id"
+	p=$(jq -c --argjson id "$id" '[.pools[] | select(.id == $id)] | first' <<<"$doc")
+	log "after: $(jq -c '{id, device, ifname, ifindex, driver, dev_name, state, inflight}' <<<"$p")"
+	check "the pool is still listed, a zombie with pages out" \
+		jget "$p" '.state == "zombie" and .inflight > 0' >/dev/null
+	check "its device is unknown: <gone>, no interface, driver or device name" \
+		jget "$p" '.device == "<gone>" and .ifname == null and .driver == null and .dev_name == null' >/dev/null
+	line=$("$PPWATCH" pools "$id" | awk -v id="$id" '$1 == id')
+	log "text: $line"
+	check "text: DEVICE <gone>" grep -q '<gone>' <<<"$line"
 }
 
 run_tests

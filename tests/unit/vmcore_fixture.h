@@ -97,7 +97,9 @@ static inline struct vmcore_layout vmcore_small_layout(bool all)
 		l.pool_size = 96;
 	} else {
 		l.nd_net = l.nd_dev = l.net_inum = l.net_cookie = l.napi_id = VM_ABSENT;
+		l.nd_reg_state = VM_ABSENT;
 		l.dev_name = l.dev_driver = l.dev_class = l.drv_name = l.class_name = VM_ABSENT;
+		l.dev_in_sysfs = VM_ABSENT;
 		l.uts_nodename = l.uts_release = VM_ABSENT;
 		l.h.v6_rcv_saddr = l.h.v6_daddr = l.h.net = l.h.reader_q = VM_ABSENT;
 		l.h.alloc_count = l.h.ring_prod = l.h.ring_cons = l.h.ring_size = l.h.ring_queue =
@@ -106,12 +108,14 @@ static inline struct vmcore_layout vmcore_small_layout(bool all)
 	}
 	AT(nd_net, 24, 8);
 	AT(nd_dev, 32, 8);
+	AT(nd_reg_state, 20, 1);
 	AT(net_inum, 0, 4);
 	AT(net_cookie, 8, 8);
 	AT(napi_id, 0, 4);
 	AT(dev_name, 0, 8);
 	AT(dev_driver, 8, 8);
 	AT(dev_class, 16, 8);
+	l.dev_in_sysfs = (struct vm_field){ 24 * 8 + 1, 1, 1 };
 	AT(drv_name, 0, 8);
 	AT(class_name, 0, 8);
 	AT(uts_nodename, 0, 65);
