@@ -158,7 +158,7 @@ static int level_of(int fd, const uint8_t *hdr)
 	bs = dl_block_size(hdr, DL_HEADER_BYTES);
 	if (bs < 0 || pread(fd, sub, sizeof(sub), bs) != (ssize_t)sizeof(sub))
 		return -1;
-	return dl_level(hdr, sizeof(hdr), sub, sizeof(sub));
+	return dl_level(hdr, DL_HEADER_BYTES, sub, sizeof(sub));
 }
 
 static void str_attr(kdump_ctx_t *ctx, const char *key, char *buf, size_t len)
