@@ -9,16 +9,17 @@
 #
 # A line with vmcore=matrix is dumped in 'make test-matrix' (KERNEL_SET=
 # matrix), one with vmcore=test in 'make test' too; its verdict is part
-# of the line's (boot_one). Package lines only: the guest needs the
-# kernel's qemu_fw_cfg module, which writes VMCOREINFO where QEMU's
-# -device vmcoreinfo puts it into the dump (the rig's own builds have no
-# fw_cfg driver).
+# of the line's (boot_one). The guest needs the kernel's fw_cfg driver,
+# which writes VMCOREINFO's address where QEMU's -device vmcoreinfo finds
+# it for the dump: a package line's qemu_fw_cfg module (loaded after its
+# modules=), built into the rig's own builds (kernel/config/
+# 20-ppwatch-vm.config: FW_CFG_SYSFS, and PROC_KCORE for VMCOREINFO).
 #
 # The boot: the line's machine (vm_qemu_args) with -device vmcoreinfo and
 # a QMP socket, the line's initrd and one more cpio: tests/vm/vmcore/
 # 90-vmcore.sh as /vm/t/90-vmcore.sh (ppvm.only=90: the only test run) and
-# qemu_fw_cfg.ko, taken from the line's packages, appended to its
-# modules.load. The guest makes a destroyed pool that holds pages and
+# (a package line's) qemu_fw_cfg.ko, taken from its packages, appended
+# to its modules.load. The guest makes a destroyed pool that holds pages and
 # prints its id and inflight (PPVM-VMCORE-TRUTH), every pool the live
 # ppwatch lists (PPVM-VMCORE-POOL), then PPVM-VMCORE-READY and idles.
 # The host then dumps it twice through QMP's dump-guest-memory (ELF, then
@@ -84,7 +85,7 @@ vmc_check() {
 # vmc_report FMT DUMP NAME: ppwatch's report of line NAME's DUMP as nobody, checked against
 # the guest's lines
 vmc_report() {
-	local fmt=$1 dump=$2 line_name=$3 out=$W/pm-$1 truth holder id addr sel pname line paddr want rc secs kib
+	local fmt=$1 dump=$2 line_name=$3 out=$W/pm-$1 truth holder id addr sel pname line paddr want rc secs kib blocks
 	truth=$(grep '^PPVM-VMCORE-TRUTH:' "$LOG.txt" | head -n1)
 	id=$(vmc_val "$truth" id)
 	rc=0
@@ -134,6 +135,21 @@ vmc_report() {
 			"$(jq -r --arg a "$addr" "$sel.holders.holders[0].inode" "$out.json")" "$(vmc_val "$holder" ino)"
 		vmc_check "$fmt: every page of it attributed (that socket holds them all)" \
 			"$(jq -r --arg a "$addr" "$sel.holders | \"\(.holders[0].pages) \(.unattributed)\"" "$out.json")" "$(vmc_val "$truth" inflight) 0"
+	fi
+	# the item blocks: the live walk's counts on the series' kernels, none elsewhere
+	blocks=$(grep '^PPVM-VMCORE-BLOCKS:' "$LOG.txt" | head -n1)
+	if [ "$(opt "$line_name" regime)" = item-blocks ]; then
+		vmc_check "$fmt: the guest counted the destroyed pool's item blocks" "${blocks:+yes}" yes
+		vmc_check "$fmt: its item blocks as the live walk counted them (per prealloc dynamic used used_dynamic unissued sparse)" \
+			"$(jq -r --arg a "$addr" "$sel.block_occupancy | \"\(.items_per_block) \(.blocks_prealloc) \(.blocks_dynamic) \(.items_used) \(.items_used_dynamic) \(.items_unissued) \(.sparse_blocks)\"" "$out.json")" \
+			"$(for k in per prealloc dynamic used used_dynamic unissued sparse; do vmc_val "$blocks" $k; done | paste -sd' ')"
+		vmc_check "$fmt: vmcore.item_blocks: read, none unreadable" \
+			"$(jq -r '.vmcore.item_blocks | "\(.pools > 0) \(.unreadable)"' "$out.json")" "true 0"
+		vmc_check "$fmt: the text report has its item blocks" \
+			"$(grep -c 'item blocks: ' "$out.txt" | awk '{ print ($1 > 0) ? "yes" : "no" }')" yes
+	else
+		vmc_check "$fmt: no item blocks on a kernel without the series (vmcore.item_blocks, its block_occupancy)" \
+			"$(jq -r --arg a "$addr" "\"\(.vmcore.item_blocks) \($sel.block_occupancy)\"" "$out.json")" "null null"
 	fi
 	vmc_check "$fmt: the dump's processes walked" "$(jq -r .vmcore.holders.walked "$out.json")" true
 	vmc_check "$fmt: its detach age is known (the dump's clock)" \
@@ -195,7 +211,6 @@ vmc_flattened() {
 vmcore_one() {
 	local name=$1 img st fw t0 t1 qpid fmt ext dump rc=0 ready=0 i boot first
 	need_flavor "$name"
-	[ "${M_KIND[$name]}" = package ] || die "$name: the vmcore test boots package kernels only (their qemu_fw_cfg module)"
 	img=$(kernel_image "$name")
 	[ -s "$img" ] || die "no $name kernel: rig.sh build $name"
 	[ -x "$PPWATCH_BIN" ] || die "no $PPWATCH_BIN: make"
@@ -207,9 +222,11 @@ vmcore_one() {
 	# the dumps are read as nobody
 	chmod 0755 "$KERNEL_WORK/vmcore" "$W"
 	install -m 0644 "$ROOT/tests/vm/vmcore/90-vmcore.sh" "$W/st/vm/t/90-vmcore.sh"
-	fw=$(vmcore_fw_cfg "$name" "$W/st")
-	cp "$PKGS/$name/modules.load" "$W/st/vm/modules.load"
-	[ -z "$fw" ] || echo "$fw" >>"$W/st/vm/modules.load"
+	if [ "${M_KIND[$name]}" = package ]; then
+		fw=$(vmcore_fw_cfg "$name" "$W/st")
+		cp "$PKGS/$name/modules.load" "$W/st/vm/modules.load"
+		[ -z "$fw" ] || echo "$fw" >>"$W/st/vm/modules.load"
+	fi
 	(cd "$W/st" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$W/extra.cpio.gz"
 	cat "$IRD/initrd-$name.cpio.gz" "$W/extra.cpio.gz" >"$W/initrd.cpio.gz"
 	LOG=$LOGS/vmcore-$name.log

@@ -18,6 +18,10 @@
 #       on the test's port in its namespace (/proc/net/udp's inode) and the
 #       process with an fd for that inode; or ring=IFNAME: the TX ring of
 #       that virtio_net device (no socket and no process hold them)
+#   PPVM-VMCORE-BLOCKS: addr=ADDR per=N prealloc=N dynamic=N used=N
+#       used_dynamic=N unissued=N sparse=N
+#       the destroyed pool's item blocks as the live 'ppwatch blocks -j'
+#       counts them (regime=item-blocks only: the series' kernels)
 #   PPVM-VMCORE-POOL: addr=ADDR id=ID state=STATE inflight=N (ID 0: none)
 #       every pool the live ppwatch lists (the guest is idle: none moves)
 #   PPVM-VMCORE-READY
@@ -78,6 +82,12 @@ else
 	done
 	check "/proc: the process with an fd for the UDP socket on port $PORT (inode $INO)" "${HPID:-0}" -gt 0
 	echo "PPVM-VMCORE-HOLDER: pid=$HPID ino=$INO"
+fi
+if [ "$PPVM_REGIME" = item-blocks ]; then
+	# its item blocks, as the live walk counts them (bpf/blocks.bpf.c)
+	ppw blocks blocks -j
+	ppw_ok blocks "ppwatch blocks -j" &&
+		jq -r --arg a "$ZADDR" '.pools[] | select(.addr == $a) | "PPVM-VMCORE-BLOCKS: addr=\(.addr) per=\(.items_per_block) prealloc=\(.blocks_prealloc) dynamic=\(.blocks_dynamic) used=\(.items_used) used_dynamic=\(.items_used_dynamic) unissued=\(.items_unissued) sparse=\(.sparse_blocks)"' /tmp/blocks.out
 fi
 jq -r '.pools[] | select(.addr != null) | "PPVM-VMCORE-POOL: addr=\(.addr) id=\(.id // 0) state=\(.state) inflight=\(.inflight)"' /tmp/pools.out
 echo "PPVM-VMCORE-READY"
