@@ -137,7 +137,7 @@ vmc_report() {
 			"$(jq -r --arg a "$addr" "$sel.holders | \"\(.holders[0].pages) \(.unattributed)\"" "$out.json")" "$(vmc_val "$truth" inflight) 0"
 	fi
 	# the item blocks: the live walk's counts on the series' kernels, none elsewhere
-	blocks=$(grep '^PPVM-VMCORE-BLOCKS:' "$LOG.txt" | head -n1)
+	blocks=$(grep '^PPVM-VMCORE-BLOCKS:' "$LOG.txt" | head -n1 || true)
 	if [ "$(opt "$line_name" regime)" = item-blocks ]; then
 		vmc_check "$fmt: the guest counted the destroyed pool's item blocks" "${blocks:+yes}" yes
 		vmc_check "$fmt: its item blocks as the live walk counted them (per prealloc dynamic used used_dynamic unissued sparse)" \
@@ -258,7 +258,7 @@ vmcore_one() {
 		if [ $ready -eq 0 ] && [ $boot -eq 1 ] && first=$(vm_died_early "$LOG.txt"); then
 			cp "$LOG.txt" "$LOG.first-boot"
 			say "vmcore: $name died before the tests began ($first; log: $LOG.first-boot): booting it once more"
-			kill $qpid 2>/dev/null
+			kill $qpid 2>/dev/null || true
 			wait $qpid 2>/dev/null || true
 			continue
 		fi
@@ -294,7 +294,7 @@ vmcore_one() {
 			vmc_cut "$fmt" "$dump"
 			[ -n "${VMC_KEEP:-}" ] || rm -f "$dump"
 		done
-		python3 "$ROOT/kernel/qmp.py" "$W/qmp.sock" quit >/dev/null 2>&1 || kill $qpid 2>/dev/null
+		python3 "$ROOT/kernel/qmp.py" "$W/qmp.sock" quit >/dev/null 2>&1 || kill $qpid 2>/dev/null || true
 		wait $qpid 2>/dev/null || true
 		trap - EXIT
 		tr -d '\r' <"$LOG" >"$LOG.txt"
