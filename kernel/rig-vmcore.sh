@@ -29,7 +29,7 @@
 # "source": "vmcore", list the destroyed pool by the guest's id with its
 # address and exact inflight (page_pool_release's), state zombie and a
 # detach age from the dump's clock, and every pool the guest listed with
-# pages out with its inflight and state; the text report must name it and
+# pages out with its inflight, state and device; the text report must name it and
 # the JSON be a postmortem.json document. The dumps live under
 # $KERNEL_WORK/vmcore/NAME and are deleted after the check; their sizes
 # and times, and ppwatch's time and peak RSS on each, go to
@@ -160,10 +160,10 @@ vmc_report() {
 	# every pool the guest listed with pages out, with its inflight and state
 	while read -r line; do
 		paddr=$(vmc_val "$line" addr)
-		want="$(vmc_val "$line" state) $(vmc_val "$line" inflight)"
+		want="$(vmc_val "$line" state) $(vmc_val "$line" inflight) $(vmc_val "$line" device)"
 		[ "$(vmc_val "$line" inflight)" -gt 0 ] || continue
-		vmc_check "$fmt: pool $paddr as the guest listed it (state inflight)" \
-			"$(jq -r --arg a "$paddr" "$sel | \"\(.state) \(.inflight)\"" "$out.json")" "$want"
+		vmc_check "$fmt: pool $paddr as the guest listed it (state inflight device)" \
+			"$(jq -r --arg a "$paddr" "$sel | \"\(.state) \(.inflight) \(.device)\"" "$out.json")" "$want"
 	done < <(grep '^PPVM-VMCORE-POOL:' "$LOG.txt")
 	# the name the text gives it (its id, else what the JSON's pool says)
 	pname=$(jq -r --arg a "$addr" "$sel.pool" "$out.json")

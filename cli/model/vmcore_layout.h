@@ -51,7 +51,8 @@ struct vmcore_layout {
 		napi_id;
 	/* struct device, struct device_driver, struct class */
 	struct vm_field dev_name, dev_driver, dev_class, drv_name, class_name,
-		dev_in_sysfs; /* kobj.state_in_sysfs: the device still registered */
+		dev_in_sysfs,	    /* kobj.state_in_sysfs: the device still registered */
+		dev_p, devp_device; /* struct device's private part, and its back-pointer */
 	/*
 	 * the timekeeper: within tk_core (struct tk_data), or the core one of
 	 * timekeeper_data[] (tk_core_off: TIMEKEEPER_CORE's element), or the

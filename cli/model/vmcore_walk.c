@@ -73,6 +73,26 @@ static bool netdev_fill(struct walk *k, struct ppw_pool *r, uint64_t nd)
 }
 
 /*
+ * Is the device at dev still registered (bpf/pool.bpf.h's
+ * device_registered(), which says why each): in sysfs, its private part
+ * pointing back at it, and a net_device's own device's net_device
+ * registered.
+ */
+static bool device_registered(struct walk *k, uint64_t dev, bool netdev)
+{
+	const struct vmcore_layout *l = k->l;
+	uint64_t v = 0, back = 0;
+
+	if (vm_read_bits(k->m, dev, l->dev_in_sysfs, &v) || !v)
+		return false;
+	if (vm_read_field(k->m, dev, l->dev_p, &v) || !KERNEL_PTR(v) ||
+	    vm_read_field(k->m, v, l->devp_device, &back) || back != dev)
+		return false;
+	return !netdev || (!vm_read_bits(k->m, dev - vm_off(l->nd_dev), l->nd_reg_state, &v) &&
+			   v == NETREG_REGISTERED);
+}
+
+/*
  * p.dev: its name, driver, and the net_device it is the device of. A
  * destroyed pool holds no reference to it (bpf/pool.bpf.h says why): read
  * only while it is still registered, else the device is unknown.
@@ -80,7 +100,7 @@ static bool netdev_fill(struct walk *k, struct ppw_pool *r, uint64_t nd)
 static void device_fill(struct walk *k, struct ppw_pool *r, uint64_t dev)
 {
 	const struct vmcore_layout *l = k->l;
-	uint64_t drv, cls, in_sysfs = 0, reg = 0;
+	uint64_t drv, cls;
 	bool netdev;
 	char cname[4];
 
@@ -90,10 +110,7 @@ static void device_fill(struct walk *k, struct ppw_pool *r, uint64_t dev)
 	netdev = vm_has(l->nd_dev) && !vm_read_field(k->m, dev, l->dev_class, &cls) &&
 		 KERNEL_PTR(cls) && !read_str_ptr(k->m, cls, l->class_name, cname, sizeof(cname)) &&
 		 !strcmp(cname, "net");
-	if (r->destroy_cnt &&
-	    (vm_read_bits(k->m, dev, l->dev_in_sysfs, &in_sysfs) || !in_sysfs ||
-	     (netdev && (vm_read_bits(k->m, dev - vm_off(l->nd_dev), l->nd_reg_state, &reg) ||
-			 reg != NETREG_REGISTERED)))) {
+	if (r->destroy_cnt && !device_registered(k, dev, netdev)) {
 		r->flags |= PPW_PF_DEV_GONE;
 		return;
 	}

@@ -347,6 +347,8 @@ int vmcore_layout_of(const struct btf *btf, struct vmcore_layout *l, char *why, 
 	l->dev_driver = at(btf, "device", "driver");
 	l->dev_class = at(btf, "device", "class");
 	l->dev_in_sysfs = at(btf, "device", "kobj.state_in_sysfs");
+	l->dev_p = at(btf, "device", "p");
+	l->devp_device = at(btf, "device_private", "device");
 	l->drv_name = at(btf, "device_driver", "name");
 	l->class_name = at(btf, "class", "name");
 	l->tk_in_core = at(btf, "tk_data", "timekeeper");

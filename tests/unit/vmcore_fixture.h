@@ -99,7 +99,7 @@ static inline struct vmcore_layout vmcore_small_layout(bool all)
 		l.nd_net = l.nd_dev = l.net_inum = l.net_cookie = l.napi_id = VM_ABSENT;
 		l.nd_reg_state = VM_ABSENT;
 		l.dev_name = l.dev_driver = l.dev_class = l.drv_name = l.class_name = VM_ABSENT;
-		l.dev_in_sysfs = VM_ABSENT;
+		l.dev_in_sysfs = l.dev_p = l.devp_device = VM_ABSENT;
 		l.uts_nodename = l.uts_release = VM_ABSENT;
 		l.h.v6_rcv_saddr = l.h.v6_daddr = l.h.net = l.h.reader_q = VM_ABSENT;
 		l.h.alloc_count = l.h.ring_prod = l.h.ring_cons = l.h.ring_size = l.h.ring_queue =
@@ -116,6 +116,8 @@ static inline struct vmcore_layout vmcore_small_layout(bool all)
 	AT(dev_driver, 8, 8);
 	AT(dev_class, 16, 8);
 	l.dev_in_sysfs = (struct vm_field){ 24 * 8 + 1, 1, 1 };
+	AT(dev_p, 32, 8);
+	AT(devp_device, 0, 8);
 	AT(drv_name, 0, 8);
 	AT(class_name, 0, 8);
 	AT(uts_nodename, 0, 65);

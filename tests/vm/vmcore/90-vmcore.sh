@@ -22,7 +22,7 @@
 #       used_dynamic=N unissued=N sparse=N
 #       the destroyed pool's item blocks as the live 'ppwatch blocks -j'
 #       counts them (regime=item-blocks only: the series' kernels)
-#   PPVM-VMCORE-POOL: addr=ADDR id=ID state=STATE inflight=N (ID 0: none)
+#   PPVM-VMCORE-POOL: addr=ADDR id=ID state=STATE inflight=N device=DEV (ID 0: none)
 #       every pool the live ppwatch lists (the guest is idle: none moves)
 #   PPVM-VMCORE-READY
 #       the state holds from here until the host quits the VM
@@ -89,7 +89,7 @@ if [ "$PPVM_REGIME" = item-blocks ]; then
 	ppw_ok blocks "ppwatch blocks -j" &&
 		jq -r --arg a "$ZADDR" '.pools[] | select(.addr == $a) | "PPVM-VMCORE-BLOCKS: addr=\(.addr) per=\(.items_per_block) prealloc=\(.blocks_prealloc) dynamic=\(.blocks_dynamic) used=\(.items_used) used_dynamic=\(.items_used_dynamic) unissued=\(.items_unissued) sparse=\(.sparse_blocks)"' /tmp/blocks.out
 fi
-jq -r '.pools[] | select(.addr != null) | "PPVM-VMCORE-POOL: addr=\(.addr) id=\(.id // 0) state=\(.state) inflight=\(.inflight)"' /tmp/pools.out
+jq -r '.pools[] | select(.addr != null) | "PPVM-VMCORE-POOL: addr=\(.addr) id=\(.id // 0) state=\(.state) inflight=\(.inflight) device=\(.device)"' /tmp/pools.out
 echo "PPVM-VMCORE-READY"
 # the host dumps and quits; a host that never does ends the test at run.sh's limit
 command sleep 900
