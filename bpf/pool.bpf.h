@@ -118,29 +118,20 @@ static __always_inline struct net_device *netdev_child_of(struct device *dev)
  * Is dev still registered? device_del() clears kobj.state_in_sysfs before
  * the last reference can free it, so a device removed whose memory is not
  * reused yet reads 0; memory reused reads whatever is there, and then its
- * private part does not point back at it (dev->p->device, which a live
- * device's always does); a net_device's own device has its net_device
- * registered too. Together they make a freed device's bytes pass only by
- * a coincidence of three values.
+ * private part does not point back at it (dev->p->device, which a
+ * registered device's always does). Together they make a freed device's
+ * bytes pass only by a coincidence of two values. (A net_device's own
+ * device, veth's, is device_del()'d when the net_device unregisters.)
  */
-#define PPW_NETREG_REGISTERED 1 /* enum netdev_reg_state (include/linux/netdevice.h) */
-
 static __always_inline bool device_registered(struct device *dev)
 {
 	struct kobject *k = (void *)dev + bpf_core_field_offset(struct device, kobj);
 	struct device_private *p;
-	struct net_device *nd;
 
 	if (!BPF_CORE_READ_BITFIELD_PROBED(k, state_in_sysfs))
 		return false;
 	p = BPF_CORE_READ(dev, p);
-	if (!p || BPF_CORE_READ(p, device) != dev)
-		return false;
-	if (!device_is_netdev(dev))
-		return true;
-	/* a net_device's own device: the net_device registered too */
-	nd = (void *)dev - bpf_core_field_offset(struct net_device, dev);
-	return BPF_CORE_READ_BITFIELD_PROBED(nd, reg_state) == PPW_NETREG_REGISTERED;
+	return p && BPF_CORE_READ(p, device) == dev;
 }
 
 /*

@@ -47,8 +47,7 @@ struct vmcore_layout {
 	bool detach_time_is_ns;
 	enum unmap_regime unmap;
 	/* struct net_device, struct net, struct napi_struct */
-	struct vm_field nd_name, nd_ifindex, nd_net, nd_dev, nd_reg_state, net_inum, net_cookie,
-		napi_id;
+	struct vm_field nd_name, nd_ifindex, nd_net, nd_dev, net_inum, net_cookie, napi_id;
 	/* struct device, struct device_driver, struct class */
 	struct vm_field dev_name, dev_driver, dev_class, drv_name, class_name,
 		dev_in_sysfs,	    /* kobj.state_in_sysfs: the device still registered */

@@ -13,11 +13,10 @@
 #include "model/vmcore_read.h"
 #include "model/vmcore_walk.h"
 
-#define XA_MAX_DEPTH	  12	      /* 64-bit indices, 6 bits a level: 11 levels at most */
-#define STRUCT_MAX	  (64 * 1024) /* the largest struct read whole */
-#define LOOPBACK_IDX	  1
-#define MAX_ORDER	  20 /* far above any kernel's MAX_PAGE_ORDER */
-#define NETREG_REGISTERED 1  /* enum netdev_reg_state (include/linux/netdevice.h) */
+#define XA_MAX_DEPTH 12		 /* 64-bit indices, 6 bits a level: 11 levels at most */
+#define STRUCT_MAX   (64 * 1024) /* the largest struct read whole */
+#define LOOPBACK_IDX 1
+#define MAX_ORDER    20 /* far above any kernel's MAX_PAGE_ORDER */
 
 struct walk {
 	struct kmem *m;
@@ -74,22 +73,18 @@ static bool netdev_fill(struct walk *k, struct ppw_pool *r, uint64_t nd)
 
 /*
  * Is the device at dev still registered (bpf/pool.bpf.h's
- * device_registered(), which says why each): in sysfs, its private part
- * pointing back at it, and a net_device's own device's net_device
- * registered.
+ * device_registered(), which says why each): in sysfs, and its private
+ * part pointing back at it.
  */
-static bool device_registered(struct walk *k, uint64_t dev, bool netdev)
+static bool device_registered(struct walk *k, uint64_t dev)
 {
 	const struct vmcore_layout *l = k->l;
 	uint64_t v = 0, back = 0;
 
 	if (vm_read_bits(k->m, dev, l->dev_in_sysfs, &v) || !v)
 		return false;
-	if (vm_read_field(k->m, dev, l->dev_p, &v) || !KERNEL_PTR(v) ||
-	    vm_read_field(k->m, v, l->devp_device, &back) || back != dev)
-		return false;
-	return !netdev || (!vm_read_bits(k->m, dev - vm_off(l->nd_dev), l->nd_reg_state, &v) &&
-			   v == NETREG_REGISTERED);
+	return !vm_read_field(k->m, dev, l->dev_p, &v) && KERNEL_PTR(v) &&
+	       !vm_read_field(k->m, v, l->devp_device, &back) && back == dev;
 }
 
 /*
@@ -106,14 +101,14 @@ static void device_fill(struct walk *k, struct ppw_pool *r, uint64_t dev)
 
 	if (!KERNEL_PTR(dev))
 		return;
+	if (r->destroy_cnt && !device_registered(k, dev)) {
+		r->flags |= PPW_PF_DEV_GONE;
+		return;
+	}
 	/* veth and others: p.dev is a net_device's own device */
 	netdev = vm_has(l->nd_dev) && !vm_read_field(k->m, dev, l->dev_class, &cls) &&
 		 KERNEL_PTR(cls) && !read_str_ptr(k->m, cls, l->class_name, cname, sizeof(cname)) &&
 		 !strcmp(cname, "net");
-	if (r->destroy_cnt && !device_registered(k, dev, netdev)) {
-		r->flags |= PPW_PF_DEV_GONE;
-		return;
-	}
 	read_str_ptr(k->m, dev, l->dev_name, r->devname, sizeof(r->devname));
 	if (!vm_read_field(k->m, dev, l->dev_driver, &drv) && KERNEL_PTR(drv))
 		read_str_ptr(k->m, drv, l->drv_name, r->driver, sizeof(r->driver));

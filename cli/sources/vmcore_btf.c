@@ -339,7 +339,6 @@ int vmcore_layout_of(const struct btf *btf, struct vmcore_layout *l, char *why, 
 	l->nd_ifindex = at(btf, "net_device", "ifindex");
 	l->nd_net = at(btf, "net_device", "nd_net.net");
 	l->nd_dev = at(btf, "net_device", "dev");
-	l->nd_reg_state = at(btf, "net_device", "reg_state");
 	l->net_inum = at(btf, "net", "ns.inum");
 	l->net_cookie = at(btf, "net", "net_cookie");
 	l->napi_id = at(btf, "napi_struct", "napi_id");

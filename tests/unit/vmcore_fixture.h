@@ -97,7 +97,6 @@ static inline struct vmcore_layout vmcore_small_layout(bool all)
 		l.pool_size = 96;
 	} else {
 		l.nd_net = l.nd_dev = l.net_inum = l.net_cookie = l.napi_id = VM_ABSENT;
-		l.nd_reg_state = VM_ABSENT;
 		l.dev_name = l.dev_driver = l.dev_class = l.drv_name = l.class_name = VM_ABSENT;
 		l.dev_in_sysfs = l.dev_p = l.devp_device = VM_ABSENT;
 		l.uts_nodename = l.uts_release = VM_ABSENT;
@@ -108,7 +107,6 @@ static inline struct vmcore_layout vmcore_small_layout(bool all)
 	}
 	AT(nd_net, 24, 8);
 	AT(nd_dev, 32, 8);
-	AT(nd_reg_state, 20, 1);
 	AT(net_inum, 0, 4);
 	AT(net_cookie, 8, 8);
 	AT(napi_id, 0, 4);
