@@ -157,6 +157,17 @@ vmc_report() {
 	# where the pools came from: the page_pools xarray from 6.8, the struct pages before
 	vmc_check "$fmt: the pools found by the kernel's list (lacks=pp-netlink: by their pages)" \
 		"$(jq -r .vmcore.list "$out.json")" "$(case ",$(opt "$line_name" lacks)," in *,pp-netlink,*) echo "struct pages" ;; *) echo "page_pools xarray" ;; esac)"
+	# a veth pool destroyed with pages out, its veth then deleted: its device not read
+	line=$(grep '^PPVM-VMCORE-GONE:' "$LOG.txt" | head -n1 || true)
+	case ",$(opt "$line_name" lacks)," in
+	*,veth-pp,*) ;;
+	*)
+		paddr=$(vmc_val "$line" addr)
+		vmc_check "$fmt: the pool whose device was deleted, as the kernel left it (state inflight device)" \
+			"$(jq -r --arg a "$paddr" "$sel | \"\(.state) \(.inflight) \(.device)\"" "$out.json")" \
+			"zombie $(vmc_val "$line" inflight) $(vmc_val "$line" device)"
+		;;
+	esac
 	# every pool the guest listed with pages out, with its inflight and state
 	while read -r line; do
 		paddr=$(vmc_val "$line" addr)

@@ -22,6 +22,10 @@
 #       used_dynamic=N unissued=N sparse=N
 #       the destroyed pool's item blocks as the live 'ppwatch blocks -j'
 #       counts them (regime=item-blocks only: the series' kernels)
+#   PPVM-VMCORE-GONE: addr=ADDR inflight=N device=DEV
+#       a veth pool destroyed with pages out and its veth deleted (lines
+#       with veth page pools): its device as neither ppwatch may read it,
+#       <gone> (<orphan> where veth's pools have a netdev: the series)
 #   PPVM-VMCORE-POOL: addr=ADDR id=ID state=STATE inflight=N device=DEV (ID 0: none)
 #       every pool the live ppwatch lists (the guest is idle: none moves)
 #   PPVM-VMCORE-READY
@@ -55,8 +59,52 @@ RINFL=$(trace_release_inflight /tmp/vc.trace "$PTR")
 HOLDK=$(trace_release_field /tmp/vc.trace "$PTR" hold)
 RELK=$(trace_release_field /tmp/vc.trace "$PTR" release)
 ZADDR=$(ppw_addr "$PTR")
+# A second zombie whose device is then deleted (lines with veth page pools):
+# veth's pool destroyed with pages out (XDP off), then the veth pair
+# deleted. page_pool keeps no reference to p.dev, so neither the live
+# ppwatch nor the dump may read that freed device (bpf/pool.bpf.h): its
+# device is <gone>, or <orphan> where the series links veth's pools to their
+# netdev (moved to loopback when it goes).
+GADDR=
+if ! lacks veth-pp; then
+	GN=40
+	veth_pair vgA ga vgB gb || { fail "cannot create the veth pair vgA/vgB"; return 0; }
+	ip netns exec vgB "$TOOL" xdp-attach gb || { fail "XDP attach on gb"; return 0; }
+	sink_start vgB 192.0.2.2 5072 || { fail "UDP sink in vgB did not start"; return 0; }
+	G0=$(delivered vgB)
+	ip netns exec vgA "$TOOL" send 192.0.2.2 5072 $GN 1000
+	garrived() { [ "$(($(delivered vgB) - G0))" -ge "$GN" ]; }
+	wait_for 10 garrived
+	ip netns exec vgB "$TOOL" xdp-detach gb
+	ip -n vgB link del gb
+	# its page_pool_release at the destroy (cnt=1): the other pool than the live-frames one
+	gone_ptr() {
+		grep ' page_pool_release: ' /tmp/vc.trace | awk -v skip="$PTR" '{
+			p = ""; n = -1; c = -1
+			for (i = 1; i <= NF; i++) {
+				if ($i ~ /^page_pool=/) p = substr($i, 11)
+				if ($i ~ /^inflight=/) n = substr($i, 10) + 0
+				if ($i ~ /^cnt=/) c = substr($i, 5) + 0
+			}
+			if (n > 0 && c == 1 && p != skip) g = p } END { print g }'
+	}
+	gdestroyed() { trace_snap /tmp/vc.trace; [ -n "$(gone_ptr)" ]; }
+	wait_for 10 gdestroyed
+	GPTR=$(gone_ptr)
+	check "page_pool_release: gb's pool destroyed with pages in flight" "${GPTR:+1}" = 1 || return 0
+	check "ip link: gb is gone" "$(yes_no ip -n vgB link show gb)" = no
+	GADDR=$(ppw_addr "$GPTR")
+	GINFL=$(trace_release_inflight /tmp/vc.trace "$GPTR")
+	GDEV='<gone>'
+	lacks veth-pp-netdev || GDEV='<orphan>'
+fi
 ppw pools pools -j
 ppw_ok pools "ppwatch pools -j" || return 0
+if [ -n "$GADDR" ]; then
+	check "ppwatch pools: gb's destroyed pool, its device deleted: $GDEV" \
+		"$(jpool /tmp/pools.out "$GADDR" device)" = "$GDEV"
+	echo "PPVM-VMCORE-GONE: addr=$GADDR inflight=$GINFL device=$GDEV"
+fi
 ID=$(jpool /tmp/pools.out "$ZADDR" id)
 if lacks pp-netlink; then
 	# before 6.8 a pool has no id (pool->user.id): named by its address here and in the dump
