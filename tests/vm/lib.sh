@@ -331,18 +331,23 @@ delivered() {
 		awk '$1 == "Ip:" { if (!h) { for (i = 2; i <= NF; i++) if ($i == "InDelivers") c = i; h = 1 } else print $c }'
 }
 
-# pool pointer of the first page_pool_release event from page_pool_destroy()
-# itself (cnt=1: first scrub) with inflight >= MIN: a pool destroyed with
-# pages in flight (later retries of older zombies have cnt > 1)
-trace_release_ptr_min() {
-	grep ' page_pool_release: ' "$1" | awk -v min="$2" '{
+# trace_destroys FILE: "PTR INFLIGHT" of each page_pool_release event from
+# page_pool_destroy() itself (cnt=1: first scrub), in the trace's order
+# (later retries of older zombies have cnt > 1)
+trace_destroys() {
+	grep ' page_pool_release: ' "$1" | awk '{
 		p = ""; n = -1; c = -1
 		for (i = 1; i <= NF; i++) {
 			if ($i ~ /^page_pool=/) p = substr($i, 11)
 			if ($i ~ /^inflight=/) n = substr($i, 10) + 0
 			if ($i ~ /^cnt=/) c = substr($i, 5) + 0
 		}
-		if (n >= min && c == 1) { print p; exit } }'
+		if (c == 1) print p, n }'
+}
+# pool pointer of the first pool destroyed with inflight >= MIN pages in
+# flight (trace_destroys)
+trace_release_ptr_min() {
+	trace_destroys "$1" | awk -v min="$2" '$2 >= min { print $1; exit }'
 }
 
 # veth pair in two fresh netns: NSA/IFA 192.0.2.1 <-> NSB/IFB 192.0.2.2

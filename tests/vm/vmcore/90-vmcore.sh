@@ -77,16 +77,10 @@ if ! lacks veth-pp; then
 	wait_for 10 garrived
 	ip netns exec vgB "$TOOL" xdp-detach gb
 	ip -n vgB link del gb
-	# its page_pool_release at the destroy (cnt=1): the other pool than the live-frames one
+	# its destroy with pages in flight: the other pool than the live-frames one
 	gone_ptr() {
-		grep ' page_pool_release: ' /tmp/vc.trace | awk -v skip="$PTR" '{
-			p = ""; n = -1; c = -1
-			for (i = 1; i <= NF; i++) {
-				if ($i ~ /^page_pool=/) p = substr($i, 11)
-				if ($i ~ /^inflight=/) n = substr($i, 10) + 0
-				if ($i ~ /^cnt=/) c = substr($i, 5) + 0
-			}
-			if (n > 0 && c == 1 && p != skip) g = p } END { print g }'
+		trace_destroys /tmp/vc.trace |
+			awk -v skip="$PTR" '$2 > 0 && $1 != skip { g = $1 } END { print g }'
 	}
 	gdestroyed() { trace_snap /tmp/vc.trace; [ -n "$(gone_ptr)" ]; }
 	wait_for 10 gdestroyed
