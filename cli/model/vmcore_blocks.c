@@ -64,27 +64,18 @@ static void pool_blocks(struct bwalk *w, struct pool_obs *o)
 	for (cur = head, n = 0; n < PPW_MAX_BLOCKS; n++) {
 		uint64_t b;
 
-		if (vm_read_field(w->m, cur, l->b.list_next, &next) || !KERNEL_PTR(next)) {
-			w->st->unreadable++;
-			occ->truncated = true;
-			return;
-		}
+		if (vm_read_field(w->m, cur, l->b.list_next, &next) || !KERNEL_PTR(next))
+			goto unreadable;
 		if (next == head)
 			return;
 		cur = next;
 		b = next - vm_off(l->b.blk_list);
-		if (vm_read_field(w->m, b, l->b.blk_flags, &flags)) {
-			w->st->unreadable++;
-			occ->truncated = true;
-			return;
-		}
+		if (vm_read_field(w->m, b, l->b.blk_flags, &flags))
+			goto unreadable;
 		w->st->blocks++;
 		if (flags & BLK_DYNAMIC) {
-			if (vm_read_field(w->m, b, l->b.blk_ref, &ref)) {
-				w->st->unreadable++;
-				occ->truncated = true;
-				return;
-			}
+			if (vm_read_field(w->m, b, l->b.blk_ref, &ref))
+				goto unreadable;
 			/* page_pool_destroy() already took the unissued items off its ref */
 			unissued = b == current && idx < w->per && !destroyed ?
 					   w->per - (uint32_t)idx :
@@ -96,16 +87,18 @@ static void pool_blocks(struct bwalk *w, struct pool_obs *o)
 			if ((b != current || destroyed) && used * 4 < w->per)
 				occ->sparse++;
 		} else {
-			if (prealloc_used(w, b, &used)) {
-				w->st->unreadable++;
-				occ->truncated = true;
-				return;
-			}
+			if (prealloc_used(w, b, &used))
+				goto unreadable;
 			occ->prealloc++;
 			occ->used_prealloc += used;
 		}
 	}
 	occ->truncated = true; /* more blocks than the live walk reads, or a list in a loop */
+	return;
+unreadable:
+	/* the dump lacks a block (or the list): what was read is kept */
+	w->st->unreadable++;
+	occ->truncated = true;
 }
 
 int vmcore_blocks(struct kmem *m, const struct vmcore_layout *l, uint64_t vmemmap,
