@@ -49,12 +49,9 @@ static int status_errno(kdump_status s)
  * "makedumpfile" and then (offset, size, data) records. libkdumpfile
  * 0.5.1 reads the file they reassemble into, not the stream.
  */
-static bool is_flattened(int fd)
+static bool is_flattened(const uint8_t *hdr, size_t len)
 {
-	char sig[16];
-
-	return pread(fd, sig, sizeof(sig), 0) == (ssize_t)sizeof(sig) &&
-	       !memcmp(sig, "makedumpfile\0\0\0\0", sizeof(sig));
+	return len >= 16 && !memcmp(hdr, "makedumpfile\0\0\0\0", 16);
 }
 
 /*
@@ -64,16 +61,18 @@ static bool is_flattened(int fd)
  * Read from the headers alone (the ELF and program headers: a few KiB),
  * every field bounded: the file is untrusted.
  */
-static uint64_t elf_cut_short(int fd, uint64_t size)
+static uint64_t elf_cut_short(int fd, const uint8_t *hdr, size_t len, uint64_t size)
 {
 	uint64_t end, want = 0;
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
 	uint16_t i;
 
+	if (len < sizeof(eh))
+		return 0;
 	/* the fields are read as the host's: the check below admits little-endian only */
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	memcpy(&eh, hdr, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_ident[EI_DATA] != ELFDATA2LSB)
 		return 0;
 	/* PN_XNUM: the count is elsewhere; libkdumpfile's to judge */
@@ -106,7 +105,7 @@ static uint64_t elf_cut_short(int fd, uint64_t size)
 #define CHUNK	   65536
 #define DESC_CHUNK (CHUNK / DL_DESC_BYTES * DL_DESC_BYTES) /* whole descriptors */
 
-static uint64_t kdump_cut_short(int fd, const uint8_t *hdr, uint64_t size)
+static uint64_t kdump_cut_short(int fd, const uint8_t *hdr, size_t len, uint64_t size)
 {
 	uint64_t n = 0, at, left, want, end, first;
 	struct dl_layout lay;
@@ -114,7 +113,7 @@ static uint64_t kdump_cut_short(int fd, const uint8_t *hdr, uint64_t size)
 	ssize_t got;
 	size_t i;
 
-	if (dl_layout_of(hdr, DL_HEADER_BYTES, &lay))
+	if (dl_layout_of(hdr, len, &lay))
 		return 0;
 	if (lay.desc_off > size)
 		return lay.desc_off; /* the bitmaps are cut */
@@ -150,15 +149,15 @@ static uint64_t kdump_cut_short(int fd, const uint8_t *hdr, uint64_t size)
 }
 
 /* a kdump-compressed file's dump level (model/dump_level.h), or -1 */
-static int level_of(int fd, const uint8_t *hdr)
+static int level_of(int fd, const uint8_t *hdr, size_t len)
 {
 	uint8_t sub[DL_SUB_BYTES];
 	long bs;
 
-	bs = dl_block_size(hdr, DL_HEADER_BYTES);
+	bs = dl_block_size(hdr, len);
 	if (bs < 0 || pread(fd, sub, sizeof(sub), bs) != (ssize_t)sizeof(sub))
 		return -1;
-	return dl_level(hdr, DL_HEADER_BYTES, sub, sizeof(sub));
+	return dl_level(hdr, len, sub, sizeof(sub));
 }
 
 static void str_attr(kdump_ctx_t *ctx, const char *key, char *buf, size_t len)
@@ -173,7 +172,9 @@ static void str_attr(kdump_ctx_t *ctx, const char *key, char *buf, size_t len)
 int dump_open(const char *path, struct dump **out, struct dump_info *info, char *why, size_t whylen)
 {
 	struct dump *d = calloc(1, sizeof(*d));
-	uint8_t hdr[DL_HEADER_BYTES];
+	uint8_t hdr[DL_HEADER_BYTES]; /* the file's start: every format's header is in it */
+	size_t hlen = 0;
+	ssize_t got;
 	kdump_num_t num = 0;
 	kdump_status st;
 	struct stat sb;
@@ -200,7 +201,10 @@ int dump_open(const char *path, struct dump **out, struct dump_info *info, char 
 		dump_close(d);
 		return -ENOMEM;
 	}
-	if (is_flattened(d->fd)) {
+	got = pread(d->fd, hdr, sizeof(hdr), 0);
+	if (got > 0)
+		hlen = (size_t)got;
+	if (is_flattened(hdr, hlen)) {
 		snprintf(why, whylen,
 			 "a flattened makedumpfile stream (makedumpfile -F; QEMU's "
 			 "dump-guest-memory -z before 8.2), not the dump file it carries: "
@@ -208,13 +212,10 @@ int dump_open(const char *path, struct dump **out, struct dump_info *info, char 
 		dump_close(d);
 		return -ENOTSUP;
 	}
-	/* a file shorter than a kdump-compressed header has none: all zeros is none */
-	if (pread(d->fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
-		memset(hdr, 0, sizeof(hdr));
-	want = elf_cut_short(d->fd, info->bytes);
+	want = elf_cut_short(d->fd, hdr, hlen, info->bytes);
 	kind = "its ELF headers place memory and notes";
 	if (!want) {
-		want = kdump_cut_short(d->fd, hdr, info->bytes);
+		want = kdump_cut_short(d->fd, hdr, hlen, info->bytes);
 		kind = "its header and page descriptors place its data";
 	}
 	if (want) {
@@ -235,7 +236,7 @@ int dump_open(const char *path, struct dump **out, struct dump_info *info, char 
 		return err == -ENOTSUP || err == -EFAULT ? -EINVAL : err;
 	}
 	str_attr(d->ctx, KDUMP_ATTR_FILE_FORMAT, info->format, sizeof(info->format));
-	info->dump_level = level_of(d->fd, hdr);
+	info->dump_level = level_of(d->fd, hdr, hlen);
 	str_attr(d->ctx, KDUMP_ATTR_ARCH_NAME, info->arch, sizeof(info->arch));
 	if (kdump_get_number_attr(d->ctx, KDUMP_ATTR_PAGE_SIZE, &num) == KDUMP_OK)
 		info->page_size = num;
