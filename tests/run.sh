@@ -221,7 +221,7 @@ fi
 if [ "$fail" -ne 0 ]; then
 	echo "  failed:"
 	for r in "${results[@]}"; do [[ $r != FAIL* ]] || echo "    ${r#FAIL }"; done
-	sed -n 's/^F /      /p' "$PPWATCH_TALLY"
+	sed -n 's/^F /      /p; s/^D /        | /p' "$PPWATCH_TALLY"
 fi
 [ "$unselected" -eq 0 ] || echo "  ($unselected test files have no case TESTS names: not run)"
 awk '$1 == "T" { p += $3; f += $4; s += $5 }

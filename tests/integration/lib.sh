@@ -34,9 +34,16 @@ export OUTPUT
 # shellcheck source=../lab/lab.sh
 . "$TOP/tests/lab/lab.sh"
 
-log() { echo "    $*"; }
+# a case's log lines and its failure also go to $_CASE_LOG: the run's
+# summary quotes a failed case's last ones (a CI log cut to its head and
+# tail still says why it failed)
+log() {
+	echo "    $*"
+	[ -z "${_CASE_LOG:-}" ] || echo "$*" >>"$_CASE_LOG"
+}
 fail() {
 	echo "    FAIL: $*" >&2	# to stderr: a check's output may go to /dev/null
+	[ -z "${_CASE_LOG:-}" ] || echo "FAIL: $*" >>"$_CASE_LOG"
 	exit 1
 }
 skip() {
@@ -309,9 +316,11 @@ run_tests() {
 		}
 	done < <(awk '/^[a-z_0-9]+\(\) \{$/ { f = $1; sub(/\(\)/, "", f); getline; if ($1 ~ /^require_/) print f }' "$0")
 	_CASE_SKIPS=$(mktemp /tmp/ppwt-skips.XXXXXX) || { echo "  FAIL $name: mktemp failed"; return 1; }
+	_CASE_LOG=$(mktemp /tmp/ppwt-log.XXXXXX) || { echo "  FAIL $name: mktemp failed"; return 1; }
 	for t in "${cases[@]}"; do
 		echo "  RUN  $t"
 		: >"$_CASE_SKIPS"
+		: >"$_CASE_LOG"
 		( "$t" )
 		rc=$?
 		case $rc in
@@ -319,7 +328,11 @@ run_tests() {
 		"$KSFT_SKIP") echo "  SKIP $t"; skipped=$((skipped + 1)) ;;
 		*)
 			echo "  FAIL $t"; failed=$((failed + 1))
-			[ -z "${PPWATCH_TALLY:-}" ] || echo "F integration/$name/$t" >>"$PPWATCH_TALLY"
+			if [ -n "${PPWATCH_TALLY:-}" ]; then
+				echo "F integration/$name/$t" >>"$PPWATCH_TALLY"
+				# its last log lines and its failure, each cut to 600 characters
+				tail -n 8 "$_CASE_LOG" | cut -c 1-600 | sed 's/^/D /' >>"$PPWATCH_TALLY"
+			fi
 			;;
 		esac
 		# every skip of the case: its own (exit 4, counted above) and its skip_notes
@@ -334,8 +347,8 @@ run_tests() {
 			done <"$_CASE_SKIPS"
 		fi
 	done
-	rm -f "$_CASE_SKIPS"
-	_CASE_SKIPS=
+	rm -f "$_CASE_SKIPS" "$_CASE_LOG"
+	_CASE_SKIPS='' _CASE_LOG=''
 	if [ ${#cases[@]} -eq 0 ] && [ $failed -eq 0 ]; then
 		echo "  # $name.sh: no case of TESTS=\"${TESTS:-}\" here"
 	else

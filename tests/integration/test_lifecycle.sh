@@ -161,7 +161,7 @@ pm_essence() {
 record_then_postmortem_same_report() {
 	require_kernel
 	lab_begin
-	local rec=/tmp/ppwt$BASHPID.d/rec a b ra rb rc dt
+	local rec=/tmp/ppwt$BASHPID.d/rec a b ra rb rc dt da db
 	# a directory only root writes: record refuses /tmp itself
 	mkdir -m 0700 "${rec%/*}"
 	at_exit "rm -rf ${rec%/*}"
@@ -190,7 +190,10 @@ record_then_postmortem_same_report() {
 	# the lab's pool in each (another lab's zombie may be listed too, first); live, the
 	# destroy came before the window: its time is the kernel's detach_time, whole seconds
 	dt='[.pools[] | select((.netns|tostring) == $ns) | .destroyed_at][0]'
-	check "same destroy time, to the kernel's second" num "($(jq --arg ns "$(lab_netns_ino)" "$dt" <<<"$a") - $(jq --arg ns "$(lab_netns_ino)" "$dt" <<<"$b")) | fabs < 1.5"
+	da=$(jq --arg ns "$(lab_netns_ino)" "$dt" <<<"$a")
+	db=$(jq --arg ns "$(lab_netns_ino)" "$dt" <<<"$b")
+	log "destroyed at: live $da, recorded $db"
+	check "same destroy time, to the kernel's second" num "($da - $db) | fabs < 1.5"
 	check "the recording has the retries" jq -e '[.pools[] | .retries] | max >= 2' <<<"$b" >/dev/null
 	# and after the holder closes, the recording shows the pool freed, and who
 	# freed it; the first recording is rec.1 now, and the report reads both
