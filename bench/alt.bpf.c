@@ -10,7 +10,13 @@
  *         an atomic add on this CPU's line, three stores (ppwatch's log
  *         without its clock); ppbench drains the logs while it runs
  *   jif   the same with bpf_jiffies64() as the time (what ppwatch does)
+ *   read  jif's programs, ppbench reading every record as ppwatch's reader
+ *         does (the lines move to the other CPU and back); the others
+ *         only move the tails
  *   ktm   the same with bpf_ktime_get_boot_ns() (an exact clock per event)
+ *   one   jif with a log per CPU and program (hold's, release's), each with
+ *         one writer: its slot reserved with a plain load and store, no
+ *         atomic (what dropping the nesting-safe reservation would save)
  *   arr   the page ledger in a kernel array, as ppwatch kept it until the
  *         log: the page's bucket of 4 slots (by page index), a slot taken
  *         with compare-and-swap at hold and cleared at release, the exact
@@ -50,7 +56,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, MAX_CPUS);
+	__uint(max_entries, 2 * MAX_CPUS); /* one: release's at MAX_CPUS + cpu */
 	__type(key, __u32);
 	__type(value, struct ctl);
 } alt_ctl SEC(".maps");
@@ -148,6 +154,46 @@ SEC("tp_btf/page_pool_state_release")
 int BPF_PROG(aktm_release, struct page_pool *pool, __u64 netmem)
 {
 	return log_event(netmem, 2, CLK_KTIME);
+}
+
+/* one writer per (CPU, program): hold's and release's halves of the CPU's log */
+static __always_inline int log_one(__u64 netmem, __u64 kind)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), idx, t = (__u32)bpf_jiffies64();
+	__u32 k = cpu + (kind ? MAX_CPUS : 0);
+	struct ctl *c = bpf_map_lookup_elem(&alt_ctl, &k);
+	struct rec *r;
+	__u64 h;
+
+	if (!c)
+		return 0;
+	h = c->head;
+	if (h - *(volatile __u64 *)&c->tail >= LOG_RECS / 2 - 16) {
+		c->dropped++;
+		return 0;
+	}
+	idx = cpu * LOG_RECS + (kind ? LOG_RECS / 2 : 0) + ((__u32)h & (LOG_RECS / 2 - 1));
+	r = bpf_map_lookup_elem(&alt_log, &idx);
+	if (!r)
+		return 0;
+	r->gen = 1;
+	r->t = t;
+	asm volatile("" ::: "memory");
+	r->w = netmem | kind | ((((h >> (LOG_SHIFT - 1)) + 1) & 1) << 2);
+	*(volatile __u64 *)&c->head = h + 1;
+	return 0;
+}
+
+SEC("tp_btf/page_pool_state_hold")
+int BPF_PROG(aone_hold, struct page_pool *pool, __u64 netmem)
+{
+	return log_one(netmem, 0);
+}
+
+SEC("tp_btf/page_pool_state_release")
+int BPF_PROG(aone_release, struct page_pool *pool, __u64 netmem)
+{
+	return log_one(netmem, 2);
 }
 
 /* netmem as a number: tp_btf's argument (a page pointer on some kernels) */

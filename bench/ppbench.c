@@ -47,8 +47,8 @@ static const char *const watched[] = {
 	"pcpu_release", "hold_btf",	 "release_btf",	    "hold_raw",	      "release_raw",
 	"hold_tp",	"release_tp",	 "pool_release_bt", "hold_stack",     "release_stack",
 	"alog_hold",	"alog_release",	 "ajif_hold",	    "ajif_release",   "aktm_hold",
-	"aktm_release", "aarr_hold",	 "aarr_release",    "ahash_hold",     "ahash_release",
-	"aring_hold",	"aring_release",
+	"aone_hold",	"aone_release",	 "aktm_release",    "aarr_hold",      "aarr_release",
+	"ahash_hold",	"ahash_release", "aring_hold",	    "aring_release",
 };
 
 /* the program ids process 'pid' holds fds of (fdinfo "prog_id:"), 0-terminated */
@@ -224,6 +224,9 @@ static struct alt_bpf *alt_load(const char *name)
 
 	if (!a)
 		return NULL;
+	/* 'read': jif's programs, its log read record by record as ppwatch's reader does */
+	if (!strcmp(name, "read"))
+		name = "jif";
 	snprintf(hold, sizeof(hold), "a%s_hold", name);
 	snprintf(rel, sizeof(rel), "a%s_release", name);
 	bpf_object__for_each_program(p, a->obj)
@@ -236,33 +239,62 @@ static struct alt_bpf *alt_load(const char *name)
 	return a;
 }
 
-/* while the child runs: every 5 ms, the logs' tails to their heads, the ring consumed */
-static void alt_drain_until(struct alt_bpf *a, pid_t pid, int *st)
+#define ALT_LOG_RECS (1U << 16) /* alt.bpf.c's LOG_RECS */
+
+/* every record of CPU i's log from its tail to its head, read as the reader does */
+static __u64 alt_read(const struct alt_rec *log, struct alt_ctl *c, int i)
+{
+	__u64 t, h = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE), sum = 0;
+
+	for (t = c->tail; t != h; t++)
+		sum += __atomic_load_n(&log[(size_t)i * ALT_LOG_RECS + (t & (ALT_LOG_RECS - 1))].w,
+				       __ATOMIC_ACQUIRE);
+	return sum;
+}
+
+/*
+ * While the child runs: every 5 ms, the logs' tails to their heads, the
+ * ring consumed; with 'read', each record read first (its lines leave the
+ * writer's cache, as ppwatch's reader takes them).
+ */
+static void alt_drain_until(struct alt_bpf *a, pid_t pid, int *st, bool read)
 {
 	int fd = bpf_map__fd(a->maps.alt_ctl), ncpu = libbpf_num_possible_cpus();
-	size_t len = (size_t)(ncpu > 64 ? 64 : ncpu) * sizeof(struct alt_ctl);
+	/* 64 CPUs' control lines, then (alternative 'one') their release logs' */
+	size_t len = 2 * 64 * sizeof(struct alt_ctl);
 	struct ring_buffer *rb =
 		ring_buffer__new(bpf_map__fd(a->maps.alt_ring), ring_skip, NULL, NULL);
-	struct alt_ctl *c =
-		mmap(NULL, 4096 > len ? 4096 : len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	struct alt_ctl *c = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	size_t log_len = (size_t)64 * ALT_LOG_RECS * sizeof(struct alt_rec);
+	const struct alt_rec *log =
+		read ? mmap(NULL, log_len, PROT_READ, MAP_SHARED, bpf_map__fd(a->maps.alt_log), 0) :
+		       MAP_FAILED;
+	volatile __u64 sink = 0;
 	__u64 dropped = 0;
 	int i;
 
 	while (waitpid(pid, st, WNOHANG) == 0) {
 		usleep(5000);
-		for (i = 0; c != MAP_FAILED && i < ncpu && i < 64; i++)
-			__atomic_store_n(&c[i].tail, __atomic_load_n(&c[i].head, __ATOMIC_ACQUIRE),
-					 __ATOMIC_RELEASE);
+		for (i = 0; log != MAP_FAILED && c != MAP_FAILED && i < ncpu && i < 64; i++)
+			sink += alt_read(log, &c[i], i);
+		for (i = 0; c != MAP_FAILED && i < 2 * 64; i++)
+			if (i % 64 < ncpu)
+				__atomic_store_n(&c[i].tail,
+						 __atomic_load_n(&c[i].head, __ATOMIC_ACQUIRE),
+						 __ATOMIC_RELEASE);
 		if (rb)
 			ring_buffer__consume(rb);
 	}
-	for (i = 0; c != MAP_FAILED && i < ncpu && i < 64; i++)
+	for (i = 0; c != MAP_FAILED && i < 2 * 64; i++)
 		dropped += c[i].dropped;
 	if (dropped)
 		fprintf(stderr, "ppbench: the alternative's log dropped %llu events\n",
 			(unsigned long long)dropped);
 	if (c != MAP_FAILED)
-		munmap(c, 4096 > len ? 4096 : len);
+		munmap(c, len);
+	if (log != MAP_FAILED)
+		munmap((void *)log, log_len);
+	(void)sink;
 	ring_buffer__free(rb);
 }
 
@@ -432,7 +464,7 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	if (alt)
-		alt_drain_until(alt, pid, &st);
+		alt_drain_until(alt, pid, &st, !strcmp(alt_name, "read"));
 	else
 		waitpid(pid, &st, 0);
 	na = snapshot(after, 64);

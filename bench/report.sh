@@ -91,9 +91,10 @@ alt_table() {
 	if ($a | length) == 0 then empty else
 	"| alternative | hold ns/event (median, min–max) | release ns/event | ratio to counting-only (hold, release; median) |",
 	"|---|---|---|---|",
-	({log: "per-CPU log, no clock", jif: "per-CPU log + jiffies (ppwatch)", ktm: "per-CPU log + bpf_ktime_get_boot_ns", arr: "kernel table: 4-way bucket by page index, cmpxchg, exact clock (ppwatch before)", hash: "kernel hash map netmem -> entry, exact clock", ring: "BPF ring buffer, 16 B a record"} | to_entries[]) as $k |
-	 [$a[] | select(.label == "alt " + $k.key) | .programs[] | select(.name == "a" + $k.key + "_hold")] as $h |
-	 [$a[] | select(.label == "alt " + $k.key) | .programs[] | select(.name == "a" + $k.key + "_release")] as $r |
+	({log: "per-CPU log, no clock", jif: "per-CPU log + jiffies (ppwatch)", one: "a log per CPU and program + jiffies, no atomic", read: "jif, its records read by a reader on the other CPU (as ppwatch does)", ktm: "per-CPU log + bpf_ktime_get_boot_ns", arr: "kernel table: 4-way bucket by page index, cmpxchg, exact clock (ppwatch before)", hash: "kernel hash map netmem -> entry, exact clock", ring: "BPF ring buffer, 16 B a record"} | to_entries[]) as $k |
+	 ($k.key | if . == "read" then "jif" else . end) as $p |
+	 [$a[] | select(.label == "alt " + $k.key) | .programs[] | select(.name == "a" + $p + "_hold")] as $h |
+	 [$a[] | select(.label == "alt " + $k.key) | .programs[] | select(.name == "a" + $p + "_release")] as $r |
 	 select($h | length > 0) |
 	 ([$h[].ns_per_event] | stats) as $hs | ([$r[].ns_per_event] | stats) as $rs |
 	 "| \($k.value) | \($hs.med | r1) (\($hs.min | r1)–\($hs.max | r1)) | \($rs.med | r1) (\($rs.min | r1)–\($rs.max | r1)) | \([$h[].ratio] | stats | .med | r2), \([$r[].ratio] | stats | .med | r2) |"
