@@ -316,9 +316,20 @@ static void text_vmcore(FILE *f, const json_t *v)
 		char ex[64];
 		int lv = (int)json_integer_value(json_object_get(v, "dump_level"));
 
+		/*
+		 * No class a level leaves out holds what ppwatch reads, if the
+		 * tool that wrote the dump knew the kernel's page classes: a
+		 * makedumpfile older than the kernel ("The kernel version is not
+		 * supported") may take slab pages for free or user ones
+		 */
 		fprintf(f, "makedumpfile dump level %d: %s%s\n", lv,
 			lv ? dl_excluded(lv, ex, sizeof(ex)) : "every page kept",
-			lv ? " pages left out, none of them memory ppwatch reads" : "");
+			!lv ? "" :
+			jnum(v, "unreadable", 0) > 0 ?
+			      " pages left out, and kernel memory ppwatch reads with them (below): "
+			      "the tool that saved it may not know this kernel's page classes (a "
+			      "makedumpfile older than the kernel); a dump at level 1 has it all" :
+			      " pages left out, none of them memory ppwatch reads");
 	}
 	sc = json_object_get(v, "page_scan");
 	if (sc)
@@ -403,7 +414,13 @@ void postmortem_text(FILE *f, const json_t *rep)
 	text_runs(f, rep);
 	text_gaps(f, rep);
 	pm_text_log_summary(f, rep);
-	if (!n && json_object_get(rep, "vmcore"))
+	if (!n && jnum(json_object_get(rep, "vmcore"), "unreadable", 0) > 0)
+		fprintf(f,
+			"no pool with pages out among those the dump has; %s of the pool list "
+			"not in it (above): the pools there are not known\n",
+			count_str(a, sizeof(a),
+				  jnum(json_object_get(rep, "vmcore"), "unreadable", 0)));
+	else if (!n && json_object_get(rep, "vmcore"))
 		fprintf(f, "no pool with pages out\n");
 	else if (!n && json_object_get(rep, "input"))
 		fprintf(f, "no destroyed pool with pages out, none freed in the recording\n");

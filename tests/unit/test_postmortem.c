@@ -692,6 +692,48 @@ static void test_postmortem_gaps(void)
 	json_decref(rep);
 }
 
+/*
+ * A dump at a level whose left-out pages took memory ppwatch reads with
+ * them (Debian 12's makedumpfile on a 7.3 kernel: slab pages taken for
+ * free ones): the level's line says so, and no pool is not "no pool"
+ */
+static void test_postmortem_vmcore_level(void)
+{
+	static const char *const want[] = {
+		"makedumpfile dump level 31: zero, cache, private cache, user, free pages left "
+		"out, and kernel memory ppwatch reads with them (below): the tool that saved it "
+		"may not know this kernel's page classes",
+		"0 pools in the kernel's page_pools xarray, 1 not in the dump (an xa_node of "
+		"page_pools at 0xff40900141469da8 is not in the dump)",
+		"no pool with pages out among those the dump has; 1 of the pool list not in it "
+		"(above): the pools there are not known\n",
+	};
+	json_t *rep;
+	char *buf;
+	size_t i;
+
+	rep = json_pack("{s:s,s:[],s:{s:s,s:s,s:i,s:i,s:i,s:s,s:s,s:[]}}", "source", "vmcore",
+			"pools", "vmcore", "file", "d", "format", "diskdump", "dump_level", 31,
+			"pools", 0, "unreadable", 1, "list", "page_pools xarray", "first_error",
+			"an xa_node of page_pools at 0xff40900141469da8 is not in the dump",
+			"not_read");
+	CHECK(rep != NULL, "json_pack");
+	CAPTURE(buf, f, postmortem_text(f, rep));
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		CHECK(strstr(buf, want[i]) != NULL, "'%s' in:\n%s", want[i], buf);
+	CHECK(!strstr(buf, "none of them memory ppwatch reads"), "%s", buf);
+	free(buf);
+
+	/* everything read: the level's pages are none of ppwatch's */
+	json_object_set_new(json_object_get(rep, "vmcore"), "unreadable", json_integer(0));
+	CAPTURE(buf, f, postmortem_text(f, rep));
+	CHECK(strstr(buf, "free pages left out, none of them memory ppwatch reads\n") != NULL, "%s",
+	      buf);
+	CHECK(strstr(buf, "\nno pool with pages out\n") != NULL, "%s", buf);
+	free(buf);
+	json_decref(rep);
+}
+
 int main(void)
 {
 	TEST(test_postmortem);
@@ -704,5 +746,6 @@ int main(void)
 	TEST(test_postmortem_gaps);
 	TEST(test_postmortem_no_limits);
 	TEST(test_postmortem_odd_values);
+	TEST(test_postmortem_vmcore_level);
 	return unit_done();
 }
