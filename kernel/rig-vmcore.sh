@@ -35,6 +35,17 @@
 # and times, and ppwatch's time and peak RSS on each, go to
 # $LOGS/vmcore-NAME.result (PPVM-VMCORE-TIME lines; VMC_KEEP=1 keeps the
 # dumps, for working on the reader).
+#
+# A line with kdump= (test or matrix, as vmcore=) ends with a real kdump
+# capture: its guest boots with crashkernel=256M and a capture disk
+# (virtio-blk), and loads its own kernel with an initrd of the line's plus
+# vmcore/capture.sh and makedumpfile as the crash kernel (kexec_file_load:
+# ppvm-tool kexec-crash). After the QMP dumps the host lets the VM run on
+# and sends it an NMI (unknown_nmi_panic: a panic, then the crash
+# kernel); the crash kernel writes /proc/vmcore as kdump does
+# (makedumpfile -F -c -d 31 onto the disk) and powers off; the host
+# reassembles it (makedumpfile -R) and checks ppwatch's report of it as of
+# the others (format kdump-d31: dump level 31).
 
 VMC_FORMATS=${VMC_FORMATS:-"elf kdump-zlib"}
 
@@ -45,6 +56,81 @@ vmcore_wanted() {
 	matrix) [ "${KERNEL_SET:-test}" = matrix ] ;;
 	*) return 1 ;;
 	esac
+}
+
+# does line NAME's crash-dump test end with a real kdump capture?
+kdump_wanted() {
+	case "$(opt "$1" kdump)" in
+	test) return 0 ;;
+	matrix) [ "${KERNEL_SET:-test}" = matrix ] ;;
+	*) return 1 ;;
+	esac
+}
+
+# kdump_stage NAME IMG ST: the crash kernel (the line's own) and its initrd
+# (the line's, with vmcore/capture.sh and makedumpfile) into ST/vm/kdump;
+# the capture disk $W/capture.raw (sparse)
+kdump_stage() {
+	local name=$1 img=$2 st=$3 STAGE=$W/capture-st
+	command -v makedumpfile >/dev/null || die "makedumpfile missing: run 'make deps'"
+	rm -rf "$STAGE"
+	mkdir -p "$STAGE/vm/bin" "$st/vm/kdump"
+	copy_dyn "$(command -v makedumpfile)" "$STAGE/vm/bin/makedumpfile"
+	install -m 0644 "$ROOT/tests/vm/vmcore/capture.sh" "$STAGE/vm/capture.sh"
+	(cd "$STAGE" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$W/capture.cpio.gz"
+	cat "$IRD/initrd-$name.cpio.gz" "$W/capture.cpio.gz" >"$st/vm/kdump/initrd.cpio.gz"
+	cp "$img" "$st/vm/kdump/vmlinuz"
+	rm -rf "$STAGE" "$W/capture.cpio.gz" "$W/capture.raw"
+	truncate -s 1G "$W/capture.raw"
+}
+
+# kdump_capture QPID: the running guest's kdump capture (the VM stopped
+# after the QMP dumps), checked and read as the dumps were
+kdump_capture() {
+	local qpid=$1 i done_line t1 dump=$W/vmcore.kdump-d31
+	if ! grep -q '^PPVM-VMCORE-KDUMP: loaded' "$LOG.txt"; then
+		echo "PPVM-VMCORE: FAIL kdump: the guest did not load its crash kernel"
+		VMC_FAIL=$((VMC_FAIL + 1))
+		return 0
+	fi
+	# the log before the NMI: no splat; after it, the NMI's own panic only
+	VMC_NMI_LINE=$(wc -l <"$LOG")
+	t1=$(date +%s.%N)
+	if ! python3 "$ROOT/kernel/qmp.py" "$W/qmp.sock" cont >/dev/null ||
+		! python3 "$ROOT/kernel/qmp.py" "$W/qmp.sock" inject-nmi >/dev/null; then
+		echo "PPVM-VMCORE: FAIL kdump: QMP cont, inject-nmi"
+		VMC_FAIL=$((VMC_FAIL + 1))
+		return 0
+	fi
+	for ((i = 0; i < ${KDUMP_TIMEOUT:-400}; i++)); do
+		grep -q '^PPVM-KDUMP-DONE' "$LOG" && break
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 1
+	done
+	# the crash kernel powers off: qemu exits
+	for ((i = 0; i < 30; i++)); do
+		kill -0 "$qpid" 2>/dev/null || break
+		sleep 1
+	done
+	kill "$qpid" 2>/dev/null || true
+	tr -d '\r' <"$LOG" >"$LOG.txt"
+	grep '^PPVM-KDUMP-' "$LOG.txt"
+	done_line=$(grep '^PPVM-KDUMP-DONE:' "$LOG.txt" | head -n1 || true)
+	vmc_check "kdump: the crash kernel saved the first one's memory (makedumpfile -F -c -d 31: rc)" \
+		"$(vmc_val "$done_line" rc)" 0
+	[ "$(vmc_val "$done_line" rc)" = 0 ] || return 0
+	echo "PPVM-VMCORE-TIME: kdump-d31 NMI to saved $(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, makedumpfile $(vmc_val "$done_line" seconds) s in the crash kernel"
+	if ! makedumpfile -R "$dump" <"$W/capture.raw" >"$W/reassemble.out" 2>&1; then
+		echo "PPVM-VMCORE: FAIL kdump: makedumpfile -R: $(tail -n 2 "$W/reassemble.out" | tr '\n' ' ')"
+		VMC_FAIL=$((VMC_FAIL + 1))
+		return 0
+	fi
+	rm -f "$W/capture.raw"
+	chmod 0644 "$dump"
+	echo "PPVM-VMCORE-TIME: kdump-d31 reassembled $(( $(stat -c %s "$dump") / 1048576 )) MiB"
+	vmc_report kdump-d31 "$dump" "$LINE_NAME"
+	vmc_cut kdump-d31 "$dump"
+	[ -n "${VMC_KEEP:-}" ] || rm -f "$dump"
 }
 
 # vmcore_fw_cfg NAME DIR: qemu_fw_cfg.ko from line NAME's packages into
@@ -109,9 +195,13 @@ vmc_report() {
 	vmc_check "$fmt: symbols from the dump's own kallsyms" "$(jq -r .vmcore.symbols "$out.json")" kallsyms
 	vmc_check "$fmt: the dump's clock read" "$(jq -r .vmcore.clock "$out.json")" timekeeper
 	vmc_check "$fmt: no pool unreadable" "$(jq -r .vmcore.unreadable "$out.json")" 0
-	# QEMU's -z leaves zero pages out (makedumpfile's level 1); an ELF dump has every page
+	# QEMU's -z leaves zero pages out (makedumpfile's level 1); an ELF dump has every
+	# page; the kdump capture's makedumpfile -d 31 zero, cache, user and free pages
 	vmc_check "$fmt: the dump level its header says" "$(jq -r .vmcore.dump_level "$out.json")" \
-		"$(if [ "$fmt" = elf ]; then echo null; else echo 1; fi)"
+		"$(case $fmt in elf) echo null ;; kdump-d31) echo 31 ;; *) echo 1 ;; esac)"
+	[ "$fmt" != kdump-d31 ] ||
+		vmc_check "$fmt: the text says which pages the level left out" \
+			"$(grep -c 'user' "$out.txt" | awk '{ print ($1 > 0) ? "yes" : "no" }')" yes
 	# the destroyed pool by its address (every kernel's), and by its id where it has one
 	addr=$(vmc_val "$truth" addr)
 	sel='[.pools[] | select(.addr == $a)][0]'
@@ -238,6 +328,13 @@ vmcore_one() {
 		cp "$PKGS/$name/modules.load" "$W/st/vm/modules.load"
 		[ -z "$fw" ] || echo "$fw" >>"$W/st/vm/modules.load"
 	fi
+	local kd=0 kargs='' kcmd=''
+	if kdump_wanted "$name"; then
+		kd=1
+		kdump_stage "$name" "$img" "$W/st"
+		kargs="-drive file=$W/capture.raw,format=raw,if=virtio"
+		kcmd=" crashkernel=256M ppvm.kdump=1"
+	fi
 	(cd "$W/st" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$W/extra.cpio.gz"
 	cat "$IRD/initrd-$name.cpio.gz" "$W/extra.cpio.gz" >"$W/initrd.cpio.gz"
 	LOG=$LOGS/vmcore-$name.log
@@ -247,10 +344,11 @@ vmcore_one() {
 		# the last run's log has its READY: gone before the wait below can see it
 		rm -f "$W/qmp.sock" "$LOG"
 		# shellcheck disable=SC2046 # the machine's arguments, one word each
+		# shellcheck disable=SC2086 # kargs: the capture disk's words
 		timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 $(vm_qemu_args) \
-			-device vmcoreinfo -qmp "unix:$W/qmp.sock,server=on,wait=off" \
+			-device vmcoreinfo -qmp "unix:$W/qmp.sock,server=on,wait=off" $kargs \
 			-kernel "$img" -initrd "$W/initrd.cpio.gz" \
-			-append "console=ttyS0 panic=-1 no_hash_pointers ppvm.flavor=$name ppvm.only=90" \
+			-append "console=ttyS0 panic=-1 no_hash_pointers ppvm.flavor=$name ppvm.only=90$kcmd" \
 			</dev/null >"$LOG" 2>&1 &
 		qpid=$!
 		# a rig that stops on an error leaves no VM running (and holding its lock)
@@ -275,7 +373,7 @@ vmcore_one() {
 		fi
 		break
 	done
-	VMC_PASS=0 VMC_FAIL=0
+	VMC_PASS=0 VMC_FAIL=0 VMC_NMI_LINE=0 LINE_NAME=$name
 	{
 		echo "PPVM-VMCORE-TIME: boot to ready $(( $(date +%s) - t0 )) s"
 		if [ $ready -eq 0 ]; then
@@ -305,11 +403,17 @@ vmcore_one() {
 			vmc_cut "$fmt" "$dump"
 			[ -n "${VMC_KEEP:-}" ] || rm -f "$dump"
 		done
+		[ $kd -eq 0 ] || [ $ready -eq 0 ] || kdump_capture $qpid
 		python3 "$ROOT/kernel/qmp.py" "$W/qmp.sock" quit >/dev/null 2>&1 || kill $qpid 2>/dev/null || true
 		wait $qpid 2>/dev/null || true
 		trap - EXIT
 		tr -d '\r' <"$LOG" >"$LOG.txt"
-		if grep -E 'Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN|UBSAN' "$LOG.txt"; then
+		# after the kdump capture's NMI: its panic is the test's own
+		if { if [ "$VMC_NMI_LINE" -gt 0 ]; then
+			head -n "$VMC_NMI_LINE" "$LOG.txt"
+			tail -n +"$((VMC_NMI_LINE + 1))" "$LOG.txt" | grep -v 'Kernel panic - not syncing: NMI'
+		else cat "$LOG.txt"; fi; } |
+			grep -E 'Kernel panic|BUG:|WARNING:|Oops|general protection fault|KASAN|UBSAN'; then
 			echo "PPVM-VMCORE: FAIL a kernel splat in the guest's log"; VMC_FAIL=$((VMC_FAIL + 1))
 		fi
 		echo "PPVM-VMCORE-SUMMARY: $name pass=$VMC_PASS fail=$VMC_FAIL ($(( $(date +%s) - t0 )) s)"

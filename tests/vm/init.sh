@@ -3,7 +3,8 @@
 # shellcheck shell=dash # busybox ash, which shellcheck checks as dash
 # /init of the ppwatch VM test initramfs: mount what the tests need, load
 # the package kernel's modules (/vm/modules.load, from the per-kernel part of
-# the initramfs), run /vm/run.sh, power off (qemu runs with -no-reboot, so
+# the initramfs), run /vm/run.sh (or, booted as a crash kernel with
+# ppvm.capture=1, /vm/capture.sh), power off (qemu runs with -no-reboot, so
 # it exits).
 /bin/busybox --install -s /bin
 export PATH=/vm/bin:/sbin:/usr/sbin:/usr/bin:/bin
@@ -27,7 +28,12 @@ if [ -f /vm/modules.load ]; then
 fi
 ip link set lo up
 flavor=$(sed -n 's/.*ppvm\.flavor=\([a-z0-9_-]*\).*/\1/p' /proc/cmdline)
-sh /vm/run.sh "${flavor:-unknown}"
+if grep -q 'ppvm\.capture=1' /proc/cmdline && [ -f /vm/capture.sh ]; then
+	# the crash kernel of the crash-dump test's kdump capture (kernel/rig-vmcore.sh)
+	sh /vm/capture.sh
+else
+	sh /vm/run.sh "${flavor:-unknown}"
+fi
 sync
 poweroff -f
 reboot -f

@@ -28,8 +28,12 @@
 #       <gone> (<orphan> where veth's pools have a netdev: the series)
 #   PPVM-VMCORE-POOL: addr=ADDR id=ID state=STATE inflight=N device=DEV (ID 0: none)
 #       every pool the live ppwatch lists (the guest is idle: none moves)
+#   PPVM-VMCORE-KDUMP: loaded crash_size=N
+#       (ppvm.kdump=1: a line with kdump=) the crash kernel is loaded: after
+#       its dumps the host sends an NMI, the panic boots it, and it saves
+#       this kernel's memory as kdump does (vmcore/capture.sh)
 #   PPVM-VMCORE-READY
-#       the state holds from here until the host quits the VM
+#       the state holds from here until the host quits the VM (or the NMI)
 N=${PPVM_VMCORE_FRAMES:-300}; PORT=5070; NS=vc
 if ! ip netns add "$NS" || ! ip -n "$NS" link set lo up; then fail "netns $NS"; return 0; fi
 if [ ! -e /sys/firmware/qemu_fw_cfg/by_name/etc/vmcoreinfo ]; then
@@ -132,6 +136,19 @@ if [ "$PPVM_REGIME" = item-blocks ]; then
 		jq -r --arg a "$ZADDR" '.pools[] | select(.addr == $a) | "PPVM-VMCORE-BLOCKS: addr=\(.addr) per=\(.items_per_block) prealloc=\(.blocks_prealloc) dynamic=\(.blocks_dynamic) used=\(.items_used) used_dynamic=\(.items_used_dynamic) unissued=\(.items_unissued) sparse=\(.sparse_blocks)"' /tmp/blocks.out
 fi
 jq -r '.pools[] | select(.addr != null) | "PPVM-VMCORE-POOL: addr=\(.addr) id=\(.id // 0) state=\(.state) inflight=\(.inflight) device=\(.device)"' /tmp/pools.out
+if grep -q 'ppvm\.kdump=1' /proc/cmdline; then
+	# the kdump capture after the host's dumps: this kernel and the capture
+	# initrd (vmcore/capture.sh) loaded as the crash kernel, and an NMI (the
+	# host's inject-nmi) made a panic that boots it
+	echo 1 >/proc/sys/kernel/unknown_nmi_panic
+	if "$TOOL" kexec-crash /vm/kdump/vmlinuz /vm/kdump/initrd.cpio.gz \
+		"console=ttyS0 panic=-1 irqpoll nr_cpus=1 reset_devices ppvm.capture=1 ppvm.flavor=$FLAVOR" \
+		>/tmp/kexec.log 2>&1 && [ "$(cat /sys/kernel/kexec_crash_loaded)" = 1 ]; then
+		echo "PPVM-VMCORE-KDUMP: loaded crash_size=$(cat /sys/kernel/kexec_crash_size)"
+	else
+		fail "the crash kernel not loaded (crashkernel= reserved $(cat /sys/kernel/kexec_crash_size) bytes): $(cat /tmp/kexec.log)"
+	fi
+fi
 echo "PPVM-VMCORE-READY"
 # the host dumps and quits; a host that never does ends the test at run.sh's limit
 command sleep 900
