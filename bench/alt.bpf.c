@@ -90,11 +90,23 @@ struct {
 
 enum alt_clock { CLK_NONE, CLK_JIFFIES, CLK_KTIME };
 
+/* the record at idx of the log: its first word (w, with the lap bit) written last */
+static __always_inline void put_rec(__u32 idx, __u64 w, __u32 t)
+{
+	struct rec *r = bpf_map_lookup_elem(&alt_log, &idx);
+
+	if (!r)
+		return;
+	r->gen = 1;
+	r->t = t;
+	asm volatile("" ::: "memory");
+	r->w = w;
+}
+
 static __always_inline int log_event(__u64 netmem, __u64 kind, enum alt_clock clk)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), idx, t = 0;
+	__u32 cpu = bpf_get_smp_processor_id(), t = 0;
 	struct ctl *c;
-	struct rec *r;
 	__u64 h;
 
 	if (clk == CLK_JIFFIES)
@@ -109,14 +121,8 @@ static __always_inline int log_event(__u64 netmem, __u64 kind, enum alt_clock cl
 		return 0;
 	}
 	h = __sync_fetch_and_add(&c->head, 1);
-	idx = cpu * LOG_RECS + ((__u32)h & (LOG_RECS - 1));
-	r = bpf_map_lookup_elem(&alt_log, &idx);
-	if (!r)
-		return 0;
-	r->gen = 1;
-	r->t = t;
-	asm volatile("" ::: "memory");
-	r->w = netmem | kind | ((((h >> LOG_SHIFT) + 1) & 1) << 2);
+	put_rec(cpu * LOG_RECS + ((__u32)h & (LOG_RECS - 1)),
+		netmem | kind | ((((h >> LOG_SHIFT) + 1) & 1) << 2), t);
 	return 0;
 }
 
@@ -159,10 +165,9 @@ int BPF_PROG(aktm_release, struct page_pool *pool, __u64 netmem)
 /* one writer per (CPU, program): hold's and release's halves of the CPU's log */
 static __always_inline int log_one(__u64 netmem, __u64 kind)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), idx, t = (__u32)bpf_jiffies64();
+	__u32 cpu = bpf_get_smp_processor_id(), t = (__u32)bpf_jiffies64();
 	__u32 k = cpu + (kind ? MAX_CPUS : 0);
 	struct ctl *c = bpf_map_lookup_elem(&alt_ctl, &k);
-	struct rec *r;
 	__u64 h;
 
 	if (!c)
@@ -172,14 +177,8 @@ static __always_inline int log_one(__u64 netmem, __u64 kind)
 		c->dropped++;
 		return 0;
 	}
-	idx = cpu * LOG_RECS + (kind ? LOG_RECS / 2 : 0) + ((__u32)h & (LOG_RECS / 2 - 1));
-	r = bpf_map_lookup_elem(&alt_log, &idx);
-	if (!r)
-		return 0;
-	r->gen = 1;
-	r->t = t;
-	asm volatile("" ::: "memory");
-	r->w = netmem | kind | ((((h >> (LOG_SHIFT - 1)) + 1) & 1) << 2);
+	put_rec(cpu * LOG_RECS + (kind ? LOG_RECS / 2 : 0) + ((__u32)h & (LOG_RECS / 2 - 1)),
+		netmem | kind | ((((h >> (LOG_SHIFT - 1)) + 1) & 1) << 2), t);
 	*(volatile __u64 *)&c->head = h + 1;
 	return 0;
 }
