@@ -30,6 +30,16 @@ sock_holder() {	# doc port
 		| first' <<<"$1"
 }
 
+# the fd PID has for socket inode INO, from /proc (not 3 always: a parent
+# may leave fds open, as GNU time's -o file is to its child)
+proc_sock_fd() {	# pid ino
+	local f
+	for f in /proc/"$1"/fd/*; do
+		[ "$(readlink "$f")" = "socket:[$2]" ] && { echo "${f##*/}"; return 0; }
+	done
+	return 1
+}
+
 vb_holders() {	# doc: the lab's pool(s) with holders
 	jq -ec --arg ns "$(lab_netns_ino)" \
 		'[.pools[] | select(.device == "vb" and (.netns|tostring) == $ns)]' <<<"$1"
@@ -39,15 +49,16 @@ vb_holders() {	# doc: the lab's pool(s) with holders
 udp_holder_exact() {
 	require_kernel
 	lab_begin
-	local n=200 doc h pid ino port pools
+	local n=200 doc h pid ino port pools fd
 	read -r pid ino port < <(lab_hold $n 3000) || fail "holder"
 	doc=$("$PPWATCH" -j holders) || fail "ppwatch holders failed"
 	h=$(sock_holder "$doc" "$port") || fail "no holder on port $port: $doc"
 	log "holder: $(jq -c '{pages, holder, inode, owners}' <<<"$h")"
 	check "exactly $n pages" jget "$h" ".pages == $n" >/dev/null
 	check "names the inode" jget "$h" ".inode == $ino" >/dev/null
-	check "names the process" jget "$h" \
-		".owners[0].pid == $pid and .owners[0].comm == \"ppgen\" and .owners[0].fd == 3" \
+	fd=$(proc_sock_fd "$pid" "$ino") || fail "/proc: pid $pid has no fd for socket $ino"
+	check "names the process and its fd (/proc's: $fd)" jget "$h" \
+		".owners[0].pid == $pid and .owners[0].comm == \"ppgen\" and .owners[0].fd == $fd" \
 		>/dev/null
 	check "protocol and port" jget "$h" '.proto == "udp"' >/dev/null
 	pools=$(vb_holders "$doc") || fail "no vb pool"
@@ -275,7 +286,7 @@ stale_netns_file_is_not_a_namespace() {
 namespace_only_a_process_is_in() {
 	require_kernel
 	lab_begin
-	local n=150 doc h pid ino port ns err=/tmp/ppwt$BASHPID.err
+	local n=150 doc h pid ino port ns fd err=/tmp/ppwt$BASHPID.err
 	at_exit "rm -f $err"
 	read -r pid ino port < <(lab_hold $n 3000) || fail "holder"
 	ns=$(lab_netns_ino) || fail "no namespace $LAB_B"
@@ -289,8 +300,9 @@ namespace_only_a_process_is_in() {
 		| first' <<<"$doc") || fail "no holder on port $port in namespace $ns: $doc"
 	log "holder: $(jq -c '{pages, inode, owners}' <<<"$h")"
 	check "exactly $n pages" jget "$h" ".pages == $n" >/dev/null
-	check "the holder's inode and process" jget "$h" \
-		".inode == $ino and .owners[0].pid == $pid and .owners[0].fd == 3" >/dev/null
+	fd=$(proc_sock_fd "$pid" "$ino") || fail "/proc: pid $pid has no fd for socket $ino"
+	check "the holder's inode, process and fd (/proc's: $fd)" jget "$h" \
+		".inode == $ino and .owners[0].pid == $pid and .owners[0].fd == $fd" >/dev/null
 	check "no namespace failed" jget "$doc" '.scan.netns_failed == 0' >/dev/null
 }
 
