@@ -87,7 +87,7 @@ kdump_stage() {
 # kdump_capture QPID: the running guest's kdump capture (the VM stopped
 # after the QMP dumps), checked and read as the dumps were
 kdump_capture() {
-	local qpid=$1 i done_line t1 dump=$W/vmcore.kdump-d31
+	local qpid=$1 i done_line t1
 	if ! grep -q '^PPVM-VMCORE-KDUMP: loaded' "$LOG.txt"; then
 		echo "PPVM-VMCORE: FAIL kdump: the guest did not load its crash kernel"
 		VMC_FAIL=$((VMC_FAIL + 1))
@@ -120,17 +120,11 @@ kdump_capture() {
 		"$(vmc_val "$done_line" rc)" 0
 	[ "$(vmc_val "$done_line" rc)" = 0 ] || return 0
 	echo "PPVM-VMCORE-TIME: kdump-d31 NMI to saved $(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s, makedumpfile $(vmc_val "$done_line" seconds) s in the crash kernel"
-	if ! makedumpfile -R "$dump" <"$W/capture.raw" >"$W/reassemble.out" 2>&1; then
-		echo "PPVM-VMCORE: FAIL kdump: makedumpfile -R: $(tail -n 2 "$W/reassemble.out" | tr '\n' ' ')"
-		VMC_FAIL=$((VMC_FAIL + 1))
-		return 0
-	fi
-	rm -f "$W/capture.raw"
-	chmod 0644 "$dump"
-	echo "PPVM-VMCORE-TIME: kdump-d31 reassembled $(( $(stat -c %s "$dump") / 1048576 )) MiB"
-	vmc_report kdump-d31 "$dump" "$LINE_NAME"
-	vmc_cut kdump-d31 "$dump"
-	[ -n "${VMC_KEEP:-}" ] || rm -f "$dump"
+	# the disk holds the flattened stream (-F): refused as one, then reassembled
+	vmc_flattened kdump-d31 "$W/capture.raw" || return 0
+	vmc_report kdump-d31 "$W/capture.raw.reassembled" "$LINE_NAME"
+	vmc_cut kdump-d31 "$W/capture.raw.reassembled"
+	[ -n "${VMC_KEEP:-}" ] || rm -f "$W/capture.raw.reassembled"
 }
 
 # vmcore_fw_cfg NAME DIR: qemu_fw_cfg.ko from line NAME's packages into
