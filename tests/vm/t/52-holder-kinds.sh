@@ -162,13 +162,9 @@ kind_start() {
 		{ fail "ppkinds $kind did not set up: $(head -c 300 "/tmp/hk.$k.err")"; return 1; }
 	log "ppkinds $kind: $(cat "/tmp/hk.$k.ready")"
 }
-# backlog NS DEV HANDLE: packets in qdisc HANDLE of DEV (tc -s)
-backlog() {
-	ip netns exec "$1" tc -s qdisc show dev "$2" |
-		awk -v h="$3" '$1 == "qdisc" { on = ($3 == h) } on && $1 == "backlog" { sub(/p$/, "", $3); print $3; exit }'
-}
-# qstat NS DEV HANDLE: "BACKLOG SENT" of a qdisc, from one tc read: its
-# packets queued, and those it has dequeued ever (its "Sent ... pkt")
+# qstat NS DEV HANDLE: "BACKLOG SENT" of qdisc HANDLE of DEV, from one
+# tc -s read: its packets queued, and those it has dequeued ever (its
+# "Sent ... pkt")
 qstat() {
 	ip netns exec "$1" tc -s qdisc show dev "$2" |
 		awk -v h="$3" '$1 == "qdisc" { on = ($3 == h) }
