@@ -386,8 +386,11 @@ static void text_gaps(FILE *f, const json_t *rep)
 
 void postmortem_text(FILE *f, const json_t *rep)
 {
-	const json_t *pools = json_object_get(rep, "pools"), *p;
+	const json_t *pools = json_object_get(rep, "pools"),
+		     *vmcore = json_object_get(rep, "vmcore"), *p;
 	size_t i, n = json_array_size(pools);
+	/* parts of a dump's pool list it lacks (its pools not known) */
+	double unread = jnum(vmcore, "unreadable", 0);
 	char a[32], b[32];
 
 	if (json_is_true(json_object_get(json_object_get(rep, "kernel_log"), "alone"))) {
@@ -403,7 +406,7 @@ void postmortem_text(FILE *f, const json_t *rep)
 			n == 1 ? "" : "s");
 	}
 	text_input(f, json_object_get(rep, "input"));
-	text_vmcore(f, json_object_get(rep, "vmcore"));
+	text_vmcore(f, vmcore);
 	if (jnum(rep, "lost_records", 0) > 0) {
 		fprintf(f, "the recorder could not write %s record%s (",
 			count_str(a, sizeof(a), jnum(rep, "lost_records", 0)),
@@ -414,13 +417,12 @@ void postmortem_text(FILE *f, const json_t *rep)
 	text_runs(f, rep);
 	text_gaps(f, rep);
 	pm_text_log_summary(f, rep);
-	if (!n && jnum(json_object_get(rep, "vmcore"), "unreadable", 0) > 0)
+	if (!n && unread > 0)
 		fprintf(f,
 			"no pool with pages out among those the dump has; %s of the pool list "
 			"not in it (above): the pools there are not known\n",
-			count_str(a, sizeof(a),
-				  jnum(json_object_get(rep, "vmcore"), "unreadable", 0)));
-	else if (!n && json_object_get(rep, "vmcore"))
+			count_str(a, sizeof(a), unread));
+	else if (!n && vmcore)
 		fprintf(f, "no pool with pages out\n");
 	else if (!n && json_object_get(rep, "input"))
 		fprintf(f, "no destroyed pool with pages out, none freed in the recording\n");
