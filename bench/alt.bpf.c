@@ -17,6 +17,13 @@
  *   one   jif with a log per CPU and program (hold's, release's), each with
  *         one writer: its slot reserved with a plain load and store, no
  *         atomic (what dropping the nesting-safe reservation would save)
+ *   half  jif with 8-byte records (netmem, kind, lap): the jiffies as a
+ *         record of their own when they moved since this CPU's last record
+ *         (two slots reserved then, in one add), the pool's generation left
+ *         out: the floor of a log of half the lines
+ *   fixed jif writing every record to its CPU's first slot: the log's
+ *         reservation and stores without a new line every 4 records (what
+ *         the lines themselves cost)
  *   arr   the page ledger in a kernel array, as ppwatch kept it until the
  *         log: the page's bucket of 4 slots (by page index), a slot taken
  *         with compare-and-swap at hold and cleared at release, the exact
@@ -61,6 +68,15 @@ struct {
 	__type(value, struct ctl);
 } alt_ctl SEC(".maps");
 
+/* half's log: 8-byte records */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, LOG_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} alt_log8 SEC(".maps");
+
 struct slot {
 	__u64 netmem;
 	__u32 gen, t;
@@ -103,7 +119,7 @@ static __always_inline void put_rec(__u32 idx, __u64 w, __u32 t)
 	r->w = w;
 }
 
-static __always_inline int log_event(__u64 netmem, __u64 kind, enum alt_clock clk)
+static __always_inline int log_event(__u64 netmem, __u64 kind, enum alt_clock clk, bool fixed)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), t = 0;
 	struct ctl *c;
@@ -121,45 +137,102 @@ static __always_inline int log_event(__u64 netmem, __u64 kind, enum alt_clock cl
 		return 0;
 	}
 	h = __sync_fetch_and_add(&c->head, 1);
-	put_rec(cpu * LOG_RECS + ((__u32)h & (LOG_RECS - 1)),
+	put_rec(cpu * LOG_RECS + (fixed ? 0 : ((__u32)h & (LOG_RECS - 1))),
 		netmem | kind | ((((h >> LOG_SHIFT) + 1) & 1) << 2), t);
 	return 0;
+}
+
+static __always_inline void put8(__u32 idx, __u64 w)
+{
+	__u64 *r = bpf_map_lookup_elem(&alt_log8, &idx);
+
+	if (r)
+		*r = w;
+}
+
+/* half: 8-byte records, the jiffies a record of their own when they moved */
+static __always_inline int log_half(__u64 netmem, __u64 kind)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 t = bpf_jiffies64(), h, n;
+	struct ctl *c = bpf_map_lookup_elem(&alt_ctl, &cpu);
+
+	if (!c)
+		return 0;
+	if (c->head - *(volatile __u64 *)&c->tail >= LOG_RECS - 16) {
+		__sync_fetch_and_add(&c->dropped, 1);
+		return 0;
+	}
+	n = c->pad[0] != t ? 2 : 1;
+	h = __sync_fetch_and_add(&c->head, n);
+	if (n == 2) {
+		c->pad[0] = t;
+		put8(cpu * LOG_RECS + ((__u32)h & (LOG_RECS - 1)), (t << 3) | 1);
+		h++;
+	}
+	put8(cpu * LOG_RECS + ((__u32)h & (LOG_RECS - 1)),
+	     netmem | kind | ((((h >> LOG_SHIFT) + 1) & 1) << 2));
+	return 0;
+}
+
+SEC("tp_btf/page_pool_state_hold")
+int BPF_PROG(ahalf_hold, struct page_pool *pool, __u64 netmem)
+{
+	return log_half(netmem, 0);
+}
+
+SEC("tp_btf/page_pool_state_release")
+int BPF_PROG(ahalf_release, struct page_pool *pool, __u64 netmem)
+{
+	return log_half(netmem, 2);
+}
+
+SEC("tp_btf/page_pool_state_hold")
+int BPF_PROG(afixed_hold, struct page_pool *pool, __u64 netmem)
+{
+	return log_event(netmem, 0, CLK_JIFFIES, true);
+}
+
+SEC("tp_btf/page_pool_state_release")
+int BPF_PROG(afixed_release, struct page_pool *pool, __u64 netmem)
+{
+	return log_event(netmem, 2, CLK_JIFFIES, true);
 }
 
 SEC("tp_btf/page_pool_state_hold")
 int BPF_PROG(alog_hold, struct page_pool *pool, __u64 netmem)
 {
-	return log_event(netmem, 0, CLK_NONE);
+	return log_event(netmem, 0, CLK_NONE, false);
 }
 
 SEC("tp_btf/page_pool_state_release")
 int BPF_PROG(alog_release, struct page_pool *pool, __u64 netmem)
 {
-	return log_event(netmem, 2, CLK_NONE);
+	return log_event(netmem, 2, CLK_NONE, false);
 }
 
 SEC("tp_btf/page_pool_state_hold")
 int BPF_PROG(ajif_hold, struct page_pool *pool, __u64 netmem)
 {
-	return log_event(netmem, 0, CLK_JIFFIES);
+	return log_event(netmem, 0, CLK_JIFFIES, false);
 }
 
 SEC("tp_btf/page_pool_state_release")
 int BPF_PROG(ajif_release, struct page_pool *pool, __u64 netmem)
 {
-	return log_event(netmem, 2, CLK_JIFFIES);
+	return log_event(netmem, 2, CLK_JIFFIES, false);
 }
 
 SEC("tp_btf/page_pool_state_hold")
 int BPF_PROG(aktm_hold, struct page_pool *pool, __u64 netmem)
 {
-	return log_event(netmem, 0, CLK_KTIME);
+	return log_event(netmem, 0, CLK_KTIME, false);
 }
 
 SEC("tp_btf/page_pool_state_release")
 int BPF_PROG(aktm_release, struct page_pool *pool, __u64 netmem)
 {
-	return log_event(netmem, 2, CLK_KTIME);
+	return log_event(netmem, 2, CLK_KTIME, false);
 }
 
 /* one writer per (CPU, program): hold's and release's halves of the CPU's log */

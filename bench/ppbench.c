@@ -43,12 +43,13 @@ struct prog_stat {
 };
 
 static const char *const watched[] = {
-	"count_hold",	"count_release", "shared_hold",	    "shared_release", "pcpu_hold",
-	"pcpu_release", "hold_btf",	 "release_btf",	    "hold_raw",	      "release_raw",
-	"hold_tp",	"release_tp",	 "pool_release_bt", "hold_stack",     "release_stack",
-	"alog_hold",	"alog_release",	 "ajif_hold",	    "ajif_release",   "aktm_hold",
-	"aone_hold",	"aone_release",	 "aktm_release",    "aarr_hold",      "aarr_release",
-	"ahash_hold",	"ahash_release", "aring_hold",	    "aring_release",
+	"count_hold",	 "count_release", "shared_hold",     "shared_release", "pcpu_hold",
+	"pcpu_release",	 "hold_btf",	  "release_btf",     "hold_raw",       "release_raw",
+	"hold_tp",	 "release_tp",	  "pool_release_bt", "hold_stack",     "release_stack",
+	"alog_hold",	 "alog_release",  "ajif_hold",	     "ajif_release",   "aktm_hold",
+	"aone_hold",	 "aone_release",  "aktm_release",    "aarr_hold",      "aarr_release",
+	"ahash_hold",	 "ahash_release", "aring_hold",	     "aring_release",  "ahalf_hold",
+	"ahalf_release", "afixed_hold",	  "afixed_release",
 };
 
 /* the program ids process 'pid' holds fds of (fdinfo "prog_id:"), 0-terminated */

@@ -91,7 +91,7 @@ alt_table() {
 	if ($a | length) == 0 then empty else
 	"| alternative | hold ns/event (median, min–max) | release ns/event | ratio to counting-only (hold, release; median) |",
 	"|---|---|---|---|",
-	({log: "per-CPU log, no clock", jif: "per-CPU log + jiffies (ppwatch)", one: "a log per CPU and program + jiffies, no atomic", read: "jif, its records read by a reader on the other CPU (as ppwatch does)", ktm: "per-CPU log + bpf_ktime_get_boot_ns", arr: "kernel table: 4-way bucket by page index, cmpxchg, exact clock (ppwatch before)", hash: "kernel hash map netmem -> entry, exact clock", ring: "BPF ring buffer, 16 B a record"} | to_entries[]) as $k |
+	({log: "per-CPU log, no clock", jif: "per-CPU log + jiffies (ppwatch)", one: "a log per CPU and program + jiffies, no atomic", half: "8-byte records, the jiffies a record when they move (no pool generation)", fixed: "jif, every record in one slot (no new line)", read: "jif, its records read by a reader on the other CPU (as ppwatch does)", ktm: "per-CPU log + bpf_ktime_get_boot_ns", arr: "kernel table: 4-way bucket by page index, cmpxchg, exact clock (ppwatch before)", hash: "kernel hash map netmem -> entry, exact clock", ring: "BPF ring buffer, 16 B a record"} | to_entries[]) as $k |
 	 ($k.key | if . == "read" then "jif" else . end) as $p |
 	 [$a[] | select(.label == "alt " + $k.key) | .programs[] | select(.name == "a" + $p + "_hold")] as $h |
 	 [$a[] | select(.label == "alt " + $k.key) | .programs[] | select(.name == "a" + $p + "_release")] as $r |

@@ -55,7 +55,7 @@ ROUNDS=${ROUNDS:-3}
 PARTS=${*:-cost pps alt fold contention memory scale inputs}
 BASE_PPW=${BASE_PPW:-}
 FOLD_PAGES=${FOLD_PAGES:-1000 100000 1000000}
-ALTS="log jif read one ktm arr hash ring"
+ALTS="log jif read one half fixed ktm arr hash ring"
 VMCORE_LINE=${VMCORE_LINE:-deb13-bpo}
 VMCORE_MEMS=${VMCORE_MEMS:-1024 2048 4096}
 # pools as veth pairs x queues: 10x10, 20x50, 40x250
