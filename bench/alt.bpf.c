@@ -49,7 +49,9 @@ struct rec {
 };
 
 struct ctl {
-	__u64 head, tail, dropped, pad[5];
+	__u64 head, tail, dropped;
+	__u64 last_t; /* half: the jiffies of this CPU's last time record */
+	__u64 pad[4];
 };
 
 struct {
@@ -119,6 +121,27 @@ static __always_inline void put_rec(__u32 idx, __u64 w, __u32 t)
 	r->w = w;
 }
 
+/* the slot of record h of CPU cpu's log */
+static __always_inline __u32 log_idx(__u32 cpu, __u64 h)
+{
+	return cpu * LOG_RECS + ((__u32)h & (LOG_RECS - 1));
+}
+
+/* the lap bit (bit 2) of record h of a log of 2^shift records */
+static __always_inline __u64 lap_bit(__u64 h, unsigned int shift)
+{
+	return (((h >> shift) + 1) & 1) << 2;
+}
+
+/* a full log (the reader a lap behind, less slack): the event counted as dropped */
+static __always_inline bool log_full(struct ctl *c)
+{
+	if (c->head - *(volatile __u64 *)&c->tail < LOG_RECS - 16)
+		return false;
+	__sync_fetch_and_add(&c->dropped, 1);
+	return true;
+}
+
 static __always_inline int log_event(__u64 netmem, __u64 kind, enum alt_clock clk, bool fixed)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), t = 0;
@@ -130,15 +153,11 @@ static __always_inline int log_event(__u64 netmem, __u64 kind, enum alt_clock cl
 	else if (clk == CLK_KTIME)
 		t = (__u32)(bpf_ktime_get_boot_ns() >> 20);
 	c = bpf_map_lookup_elem(&alt_ctl, &cpu);
-	if (!c)
+	if (!c || log_full(c))
 		return 0;
-	if (c->head - *(volatile __u64 *)&c->tail >= LOG_RECS - 16) {
-		__sync_fetch_and_add(&c->dropped, 1);
-		return 0;
-	}
 	h = __sync_fetch_and_add(&c->head, 1);
-	put_rec(cpu * LOG_RECS + (fixed ? 0 : ((__u32)h & (LOG_RECS - 1))),
-		netmem | kind | ((((h >> LOG_SHIFT) + 1) & 1) << 2), t);
+	put_rec(fixed ? log_idx(cpu, 0) : log_idx(cpu, h), netmem | kind | lap_bit(h, LOG_SHIFT),
+		t);
 	return 0;
 }
 
@@ -157,21 +176,16 @@ static __always_inline int log_half(__u64 netmem, __u64 kind)
 	__u64 t = bpf_jiffies64(), h, n;
 	struct ctl *c = bpf_map_lookup_elem(&alt_ctl, &cpu);
 
-	if (!c)
+	if (!c || log_full(c))
 		return 0;
-	if (c->head - *(volatile __u64 *)&c->tail >= LOG_RECS - 16) {
-		__sync_fetch_and_add(&c->dropped, 1);
-		return 0;
-	}
-	n = c->pad[0] != t ? 2 : 1;
+	n = c->last_t != t ? 2 : 1;
 	h = __sync_fetch_and_add(&c->head, n);
 	if (n == 2) {
-		c->pad[0] = t;
-		put8(cpu * LOG_RECS + ((__u32)h & (LOG_RECS - 1)), (t << 3) | 1);
+		c->last_t = t;
+		put8(log_idx(cpu, h), (t << 3) | 1);
 		h++;
 	}
-	put8(cpu * LOG_RECS + ((__u32)h & (LOG_RECS - 1)),
-	     netmem | kind | ((((h >> LOG_SHIFT) + 1) & 1) << 2));
+	put8(log_idx(cpu, h), netmem | kind | lap_bit(h, LOG_SHIFT));
 	return 0;
 }
 
@@ -251,7 +265,7 @@ static __always_inline int log_one(__u64 netmem, __u64 kind)
 		return 0;
 	}
 	put_rec(cpu * LOG_RECS + (kind ? LOG_RECS / 2 : 0) + ((__u32)h & (LOG_RECS / 2 - 1)),
-		netmem | kind | ((((h >> (LOG_SHIFT - 1)) + 1) & 1) << 2), t);
+		netmem | kind | lap_bit(h, LOG_SHIFT - 1), t);
 	*(volatile __u64 *)&c->head = h + 1;
 	return 0;
 }

@@ -206,7 +206,7 @@ struct alt_rec {
 };
 
 struct alt_ctl {
-	__u64 head, tail, dropped, pad[5];
+	__u64 head, tail, dropped, last_t, pad[4];
 };
 
 static int ring_skip(void *ctx, void *data, size_t size)
