@@ -171,8 +171,8 @@ static bool compat_build(const struct features *f);
  * with the counters-only build). Each CPU's page log: 2^16 records at
  * all (1 MiB, a second of the lab's flood on one CPU), no more than 2^22
  * (64 MiB) for all CPUs together, 1/2^shift of that sampled (at least
- * 2^12); user space drains them every 10 to 250 ms, as busy as they are,
- * and when one is half full.
+ * 2^12); user space drains them when one is a quarter full, at least
+ * every 250 ms, and at once when one is half full.
  */
 static void size_ledger(struct session *s)
 {

@@ -16,6 +16,20 @@
 #include "ppwatch.skel.h"
 #include "sources/page_log.h"
 
+/*
+ * The cadence. A pass costs the fold a table line per page it names (the
+ * line is a miss unless the page's last event was folded in the same
+ * pass): a page whose hold and release land in one pass costs one miss,
+ * in two passes two. In the lab's flood 93 % of the pages live 16 to
+ * 64 ms, and passes of 25 ms split most of them; passes as long as the
+ * logs allow took 10 to 30 % off ppwatch's CPU there (bench/README.md,
+ * 2026-12-07, night). So the logs are drained when one is a quarter full
+ * (filling()), else every interval_s, which shrinks only when a drain
+ * found a log past half (the quarter mark came too late for the loop:
+ * the BPF side had to wake it) and grows when every log had less than a
+ * sixteenth; holds stop at three quarters (bpf/ledger.bpf.h), so a
+ * quarter of a log is left either way.
+ */
 #define MIN_INTERVAL_S 0.01
 #define BATCH	       16
 #define MAX_INTERVAL_S 0.25
@@ -261,7 +275,7 @@ int page_log_open(struct page_log *pl, struct session *s)
 			     "not sure yet: measured from the drains");
 		keep_edge(pl, &p);
 	}
-	pl->interval_s = 0.1;
+	pl->interval_s = MAX_INTERVAL_S;
 	pl->due_s = now_mono_s() + pl->interval_s;
 	return 0;
 }
@@ -352,17 +366,16 @@ static bool drain_cpu(struct page_log *pl, int cpu, __u64 now_ns)
 		stuck = true; /* since the last pass */
 	}
 	__atomic_store_n(&c->tail, tail, __ATOMIC_RELEASE);
-	if (n > pl->recs / 4 && pl->interval_s > MIN_INTERVAL_S)
-		pl->interval_s /= 2;
+	if (n > pl->most)
+		pl->most = n;
 	return !stuck;
 }
 
 int page_log_drain(struct page_log *pl)
 {
 	struct timespec a, b;
-	bool caught_up = true, busy = false;
+	bool caught_up = true;
 	struct pair p;
-	__u64 before = pl->records;
 	int cpu, err;
 
 	if (!pl->on)
@@ -381,6 +394,7 @@ int page_log_drain(struct page_log *pl)
 	} else {
 		keep_edge(pl, &p);
 	}
+	pl->most = 0;
 	for (cpu = 0; cpu < pl->ncpus; cpu++)
 		caught_up &= drain_cpu(pl, cpu, p.ns1);
 	/*
@@ -392,8 +406,9 @@ int page_log_drain(struct page_log *pl)
 	if (caught_up && !err)
 		pl_pass(&pl->led, p.j - 2);
 	pl->passes++;
-	busy = pl->records - before > 0;
-	if (!busy && pl->interval_s < MAX_INTERVAL_S)
+	if (pl->most > pl->recs / 2 && pl->interval_s > MIN_INTERVAL_S)
+		pl->interval_s /= 2;
+	else if (pl->most < pl->recs / 16 && pl->interval_s < MAX_INTERVAL_S)
 		pl->interval_s *= 2;
 	pl->due_s = now_mono_s() + pl->interval_s;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
@@ -401,7 +416,7 @@ int page_log_drain(struct page_log *pl)
 	return 0;
 }
 
-/* a log a quarter full (the BPF side woke us at a half): drain now */
+/* a log a quarter full (the BPF side wakes us at a half): drain now */
 static bool filling(const struct page_log *pl)
 {
 	int cpu;

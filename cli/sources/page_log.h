@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The page log's reader: each CPU's log (bpf/ledger.bpf.h) mapped
- * read-only, drained into the page ledger (model/page_ledger.c) often
- * enough that a log never fills (every 10 to 250 ms as busy as the logs
- * are, and whenever the BPF side says one is half full), and the log's
- * jiffies turned into CLOCK_BOOTTIME.
+ * read-only, drained into the page ledger (model/page_ledger.c) when one
+ * is a quarter full and every 10 to 250 ms (page_log.c: passes as long as
+ * the logs allow, so that a page's hold and release meet in one), never
+ * letting one fill, and the log's jiffies turned into CLOCK_BOOTTIME.
  *
  * The clock: clock_pair (ledger.bpf.c, run with BPF_PROG_TEST_RUN) gives
  * jiffies between two readings of CLOCK_MONOTONIC, which say the kernel's
@@ -46,6 +46,7 @@ struct page_log {
 	unsigned int pair_failed;
 	__u64 jiffies;		  /* the newest jiffies read: the logs' 32 bits unwrap around it */
 	double due_s, interval_s; /* the next drain (now_mono_s()), the spacing */
+	__u64 most;		  /* the most records one log had in the last drain */
 	/* the reader's own cost, for bench/ (-v prints it at the end) */
 	__u64 records, passes, skipped, cpu_ns;
 };
