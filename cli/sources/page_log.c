@@ -22,13 +22,13 @@
  * pass): a page whose hold and release land in one pass costs one miss,
  * in two passes two. In the lab's flood 93 % of the pages live 16 to
  * 64 ms, and passes of 25 ms split most of them; passes as long as the
- * logs allow took 10 to 30 % off ppwatch's CPU there (bench/README.md,
- * 2026-12-07, night). So the logs are drained when one is a quarter full
- * (filling()), else every interval_s, which shrinks only when a drain
- * found a log past half (the quarter mark came too late for the loop:
- * the BPF side had to wake it) and grows when every log had less than a
- * sixteenth; holds stop at three quarters (bpf/ledger.bpf.h), so a
- * quarter of a log is left either way.
+ * logs allow took up to 30 % off ppwatch's CPU there, less on a busy
+ * machine (bench/README.md, 2026-12-07, night). So the logs are drained
+ * when one is a quarter full (filling()), else every interval_s, which
+ * shrinks only when a drain found a log past half (the quarter mark came
+ * too late for the loop: the BPF side had to wake it) and grows when
+ * every log had less than a sixteenth; holds stop at three quarters
+ * (bpf/ledger.bpf.h), so a quarter of a log is left either way.
  */
 #define MIN_INTERVAL_S 0.01
 #define BATCH	       16
