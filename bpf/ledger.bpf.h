@@ -21,9 +21,10 @@
  * has caught up with a writer that was interrupted there, and waits.
  *
  * The reader drains when it sees a log a quarter full, else every 10 to
- * 250 ms, and at once when a log is half full: the event that reserves the middle slot sends an 8-byte record
- * through the lifecycle ring (too short to be an event: only its wakeup
- * counts), so a burst after a quiet spell does not fill the log first.
+ * 250 ms, and at once when a log is half full: the event that reserves
+ * the middle slot sends an 8-byte record through the lifecycle ring (too
+ * short to be an event: only its wakeup counts), so a burst after a
+ * quiet spell does not fill the log first.
  *
  * A full log: the reader has not consumed the records of a whole lap
  * (less PPW_LOG_SLACK slots, the deepest nesting), so the event is
