@@ -308,8 +308,11 @@ static bool present(const struct page_log *pl, __u64 w, __u64 pos)
 	return w && !!(w & PPW_LOG_LAP) == !!(((pos >> pl->shift) + 1) & 1);
 }
 
-/* fold one CPU's log; false if it is stuck at a slot a pass ago still unwritten */
-static bool drain_cpu(struct page_log *pl, int cpu, __u64 now_ns)
+/*
+ * fold one CPU's log, raising *most to its record count; false if it is
+ * stuck at a slot a pass ago still unwritten
+ */
+static bool drain_cpu(struct page_log *pl, int cpu, __u64 now_ns, __u64 *most)
 {
 	const struct ppw_log_rec *base = pl->log + (size_t)cpu * pl->recs;
 	struct ppw_log_ctl *c = &pl->ctl[cpu];
@@ -366,8 +369,8 @@ static bool drain_cpu(struct page_log *pl, int cpu, __u64 now_ns)
 		stuck = true; /* since the last pass */
 	}
 	__atomic_store_n(&c->tail, tail, __ATOMIC_RELEASE);
-	if (n > pl->most)
-		pl->most = n;
+	if (n > *most)
+		*most = n;
 	return !stuck;
 }
 
@@ -375,6 +378,7 @@ int page_log_drain(struct page_log *pl)
 {
 	struct timespec a, b;
 	bool caught_up = true;
+	__u64 most = 0; /* the most records one log had */
 	struct pair p;
 	int cpu, err;
 
@@ -394,9 +398,8 @@ int page_log_drain(struct page_log *pl)
 	} else {
 		keep_edge(pl, &p);
 	}
-	pl->most = 0;
 	for (cpu = 0; cpu < pl->ncpus; cpu++)
-		caught_up &= drain_cpu(pl, cpu, p.ns1);
+		caught_up &= drain_cpu(pl, cpu, p.ns1, &most);
 	/*
 	 * An event takes its jiffies, then writes its record, microseconds
 	 * apart: every event of the ticks before the one before this pass
@@ -406,9 +409,9 @@ int page_log_drain(struct page_log *pl)
 	if (caught_up && !err)
 		pl_pass(&pl->led, p.j - 2);
 	pl->passes++;
-	if (pl->most > pl->recs / 2 && pl->interval_s > MIN_INTERVAL_S)
+	if (most > pl->recs / 2 && pl->interval_s > MIN_INTERVAL_S)
 		pl->interval_s /= 2;
-	else if (pl->most < pl->recs / 16 && pl->interval_s < MAX_INTERVAL_S)
+	else if (most < pl->recs / 16 && pl->interval_s < MAX_INTERVAL_S)
 		pl->interval_s *= 2;
 	pl->due_s = now_mono_s() + pl->interval_s;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);

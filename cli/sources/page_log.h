@@ -46,7 +46,6 @@ struct page_log {
 	unsigned int pair_failed;
 	__u64 jiffies;		  /* the newest jiffies read: the logs' 32 bits unwrap around it */
 	double due_s, interval_s; /* the next drain (now_mono_s()), the spacing */
-	__u64 most;		  /* the most records one log had in the last drain */
 	/* the reader's own cost, for bench/ (-v prints it at the end) */
 	__u64 records, passes, skipped, cpu_ns;
 };
