@@ -309,6 +309,34 @@ static bool present(const struct page_log *pl, __u64 w, __u64 pos)
 }
 
 /*
+ * Copy up to BATCH records (no more than left) from position pos of a
+ * log, their table slots on their way to the cache; stops at one not
+ * written yet
+ */
+static size_t read_batch(const struct page_log *pl, const struct ppw_log_rec *base, __u64 pos,
+			 __u64 left, struct ppw_log_rec *b)
+{
+	__u64 mask = pl->recs - 1;
+	size_t k, m;
+
+	/* the log's lines two batches on (another CPU wrote them): on their way */
+	for (k = 0; k < BATCH; k += 64 / sizeof(*base))
+		__builtin_prefetch(&base[(pos + 2 * BATCH + k) & mask]);
+	for (m = 0; m < BATCH && m < left; m++) {
+		const struct ppw_log_rec *r = &base[(pos + m) & mask];
+		__u64 w = __atomic_load_n(&r->w, __ATOMIC_ACQUIRE);
+
+		if (!present(pl, w, pos + m))
+			break;
+		b[m].w = w & ~PPW_LOG_LAP;
+		b[m].gen = r->gen;
+		b[m].t = r->t;
+		pl_prefetch(&pl->led, b[m].w & ~PPW_LOG_FLAGS);
+	}
+	return m;
+}
+
+/*
  * fold one CPU's log, raising *most to its record count; false if it is
  * stuck at a slot a pass ago still unwritten
  */
@@ -316,41 +344,35 @@ static bool drain_cpu(struct page_log *pl, int cpu, __u64 now_ns, __u64 *most)
 {
 	const struct ppw_log_rec *base = pl->log + (size_t)cpu * pl->recs;
 	struct ppw_log_ctl *c = &pl->ctl[cpu];
-	__u64 tail = c->tail, head, mask = pl->recs - 1, n = 0;
+	__u64 tail = c->tail, head, n = 0;
 	__u32 jlo = (__u32)pl->jiffies;
+	struct ppw_log_rec b[2][BATCH];
 	bool stuck = false;
+	size_t m;
+	int cur = 0;
 
-	/* in batches: their slots prefetched first, then folded, so the misses overlap */
-	while (n < pl->recs) {
-		struct ppw_log_rec b[BATCH];
-		size_t k, m = 0;
+	/*
+	 * In batches, one read ahead: a batch's records are copied and their
+	 * slots prefetched while the batch before it is folded, so the misses
+	 * overlap the work instead of each other
+	 */
+	m = read_batch(pl, base, tail, pl->recs, b[cur]);
+	while (m) {
+		size_t next = 0, k;
 
-		/* the log's lines two batches on (another CPU wrote them): on their way */
-		for (k = 0; k < BATCH; k += 64 / sizeof(*base))
-			__builtin_prefetch(&base[(tail + 2 * BATCH + k) & mask]);
-
-		for (; m < BATCH && n + m < pl->recs; m++) {
-			const struct ppw_log_rec *r = &base[(tail + m) & mask];
-			__u64 w = __atomic_load_n(&r->w, __ATOMIC_ACQUIRE);
-
-			if (!present(pl, w, tail + m))
-				break;
-			b[m].w = w & ~PPW_LOG_LAP;
-			b[m].gen = r->gen;
-			b[m].t = r->t;
-			pl_prefetch(&pl->led, b[m].w & ~PPW_LOG_FLAGS);
-		}
+		if (m == BATCH && n + m < pl->recs)
+			next = read_batch(pl, base, tail + m, pl->recs - n - m, b[!cur]);
 		for (k = 0; k < m; k++) {
 			/* the log's 32 bits of jiffies, around the newest jiffies read */
-			__u64 t = pl->jiffies + (__u64)(__s64)(__s32)(b[k].t - jlo);
+			__u64 t = pl->jiffies + (__u64)(__s64)(__s32)(b[cur][k].t - jlo);
 
-			pl_fold(&pl->led, b[k].w & ~PPW_LOG_FLAGS, b[k].w & PPW_LOG_RELEASE,
-				b[k].gen, t, (__u32)cpu);
+			pl_fold(&pl->led, b[cur][k].w & ~PPW_LOG_FLAGS,
+				b[cur][k].w & PPW_LOG_RELEASE, b[cur][k].gen, t, (__u32)cpu);
 		}
 		n += m;
 		tail += m;
-		if (m < BATCH)
-			break;
+		cur = !cur;
+		m = next;
 	}
 	pl->records += n;
 	head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
