@@ -104,6 +104,53 @@ void monitor_say_gap(const struct monitor *m, const char *name)
 		p_warn("this kernel cannot report %s", what);
 }
 
+/*
+ * The namespace walk reads a record for every process of the host (on a
+ * busy host more than the rest of a refresh: a sixth of top's CPU besides
+ * the fold in the lab's flood), so it is not run every refresh: at the
+ * start, at once when a pool the BPF side knows is in a namespace the list
+ * lacks (a container's device and its pool appeared), and every
+ * NETNS_RESCAN_S for what only netlink lists. A namespace the walk cannot
+ * find (no process in it, no /run/netns mount) does not make it run again:
+ * only more pools in unlisted namespaces than after the last walk do.
+ */
+#define NETNS_RESCAN_S 10.0
+
+/* the last snapshot's pools in namespaces the list lacks */
+static size_t netns_unlisted(const struct monitor *m)
+{
+	unsigned long last = 0;
+	bool listed = true;
+	size_t i, n = 0;
+
+	for (i = 0; i < m->cur.n; i++) {
+		unsigned long ino = m->cur.rows[i].netns_ino;
+
+		if (!ino)
+			continue;
+		if (ino != last) {
+			listed = netns_find(&m->nsl, ino) != NULL;
+			last = ino;
+		}
+		n += !listed;
+	}
+	return n;
+}
+
+static int netns_rescan(struct monitor *m)
+{
+	double now = now_mono_s();
+	int err;
+
+	if (m->next_netns_scan && now < m->next_netns_scan &&
+	    netns_unlisted(m) <= m->netns_unlisted)
+		return 0;
+	err = session_netns_scan(&m->s, &m->nsl);
+	m->next_netns_scan = now + NETNS_RESCAN_S;
+	m->netns_unlisted = netns_unlisted(m);
+	return err;
+}
+
 int monitor_open(struct monitor *m, const struct monitor_opts *o)
 {
 	struct session_opts so = {
@@ -126,7 +173,7 @@ int monitor_open(struct monitor *m, const struct monitor_opts *o)
 		return err;
 	if (!o->no_netlink) {
 		nl_client_init(&m->nl, o->subscribe);
-		err = session_netns_scan(&m->s, &m->nsl);
+		err = netns_rescan(m);
 		err = err ?: nl_client_sync(&m->nl, &m->nsl);
 	}
 	err = err ?: collector_init(&m->col, &m->s, o->keep_freed_s);
@@ -163,7 +210,7 @@ static int ask_netlink(struct monitor *m, struct nl_pool **v, size_t *n)
 	*n = 0;
 	if (m->o.no_netlink || !m->nl.available)
 		return 0;
-	err = session_netns_scan(&m->s, &m->nsl);
+	err = netns_rescan(m);
 	err = err ?: nl_client_sync(&m->nl, &m->nsl);
 	/* a notification marks its namespace for a new dump */
 	nl_client_drain(&m->nl, on_ntf, m);

@@ -57,8 +57,10 @@ struct monitor {
 	bool walk_blocks;   /* walk the item blocks at each sample (o.blocks, where they exist) */
 	bool walk_stats;    /* read the pools' statistics at each sample (where they exist) */
 	double discovery_s; /* the last discovery scan took this long */
-	double next_discovery; /* now_mono_s() of the next one */
-	int nl_only;	       /* pools only netlink lists: each dump anew, for their inflight */
+	double next_discovery;	/* now_mono_s() of the next one */
+	int nl_only;		/* pools only netlink lists: each dump anew, for their inflight */
+	double next_netns_scan; /* now_mono_s() of the next namespace walk at the latest */
+	size_t netns_unlisted;	/* pools in namespaces the last walk did not find */
 };
 
 /*
