@@ -131,11 +131,19 @@ static void ns_close(struct nl_ns *ns)
 int nl_client_sync(struct nl_client *c, const struct netns_list *l)
 {
 	struct open_arg a = { c };
-	size_t i, j;
+	size_t i, j, k = 0;
 	int err;
 
 	if (!c->available)
 		return 0;
+	/* namespaces the list closed: their sockets too (a socket keeps its namespace alive) */
+	for (j = 0; j < c->n; j++) {
+		if (netns_find(l, c->v[j].ino))
+			c->v[k++] = c->v[j];
+		else
+			ns_close(&c->v[j]);
+	}
+	c->n = k;
 	for (i = 0; i < l->n; i++) {
 		for (j = 0; j < c->n; j++)
 			if (c->v[j].ino == l->v[i].ino)

@@ -37,7 +37,7 @@ typedef void (*nl_ntf_fn)(int cmd, const struct nl_pool *p, void *arg);
  * namespace; !available (with why) is not an error.
  */
 int nl_client_init(struct nl_client *c, bool subscribe);
-/* open sockets in namespaces not visited yet */
+/* open sockets in namespaces not visited yet, close those of namespaces the list dropped */
 int nl_client_sync(struct nl_client *c, const struct netns_list *l);
 /*
  * Every namespace's pools (*out malloc'd): a namespace is dumped again only

@@ -25,6 +25,36 @@ const struct netns *netns_find(const struct netns_list *l, unsigned long ino)
 	return NULL;
 }
 
+/* ino's entry marked as seen by this scan: false if there is none */
+static bool seen(struct netns_list *l, unsigned long ino)
+{
+	struct netns *ns = (struct netns *)netns_find(l, ino);
+
+	if (ns)
+		ns->seen = true;
+	return ns != NULL;
+}
+
+/*
+ * The entries this scan did not see: closed. Our own namespace stays (the
+ * list's way back, and where ppwatch runs).
+ */
+static void prune(struct netns_list *l)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->v[i].seen || l->v[i].ino == l->self_ino) {
+			l->v[k++] = l->v[i];
+			continue;
+		}
+		p_dbg("network namespace %s (%lu): no process or name holds it any more: closed",
+		      l->v[i].name, l->v[i].ino);
+		close(l->v[i].fd);
+	}
+	l->n = k;
+}
+
 #define NSFS_MAGIC_ 0x6e736673 /* linux/magic.h's NSFS_MAGIC */
 
 /*
@@ -41,7 +71,7 @@ static int add(struct netns_list *l, const char *path, const char *name)
 
 	if (stat(path, &st))
 		return -errno;
-	if (netns_find(l, st.st_ino))
+	if (seen(l, st.st_ino))
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -57,6 +87,7 @@ static int add(struct netns_list *l, const char *path, const char *name)
 	}
 	ns->ino = st.st_ino;
 	ns->fd = fd;
+	ns->seen = true;
 	snprintf(ns->name, sizeof(ns->name), "%s", name);
 	return 1;
 }
@@ -89,6 +120,8 @@ int netns_scan(struct netns_list *l, const struct ppw_netns_rec *procs, size_t n
 		l->self_ino = st.st_ino;
 		add(l, "/proc/self/ns/net", "self");
 	}
+	for (i = 0; i < l->n; i++)
+		l->v[i].seen = false;
 	d = opendir("/run/netns");
 	if (d) {
 		while ((de = readdir(d))) {
@@ -102,13 +135,13 @@ int netns_scan(struct netns_list *l, const struct ppw_netns_rec *procs, size_t n
 	if (procs) {
 		/* the namespaces the task walk saw: a process's only for one not known yet */
 		for (i = 0; i < n; i++) {
-			if ((i && procs[i].inum == procs[i - 1].inum) ||
-			    netns_find(l, procs[i].inum))
+			if ((i && procs[i].inum == procs[i - 1].inum) || seen(l, procs[i].inum))
 				continue;
 			snprintf(path, sizeof(path), "/proc/%u/ns/net", procs[i].pid);
 			snprintf(name, sizeof(name), "pid:%u", procs[i].pid);
 			add(l, path, name);
 		}
+		prune(l);
 		return 0;
 	}
 	d = opendir("/proc");
@@ -126,6 +159,7 @@ int netns_scan(struct netns_list *l, const struct ppw_netns_rec *procs, size_t n
 		add(l, path, name);
 	}
 	closedir(d);
+	prune(l);
 	return 0;
 }
 

@@ -15,6 +15,7 @@ struct netns {
 	unsigned long ino;
 	int fd;
 	char name[64]; /* iproute2 name, or "pid:N" */
+	bool seen;     /* by the scan under way */
 };
 
 struct netns_list {
@@ -25,10 +26,12 @@ struct netns_list {
 };
 
 /*
- * Add namespaces not seen before; existing entries stay. The processes'
- * namespaces from procs (n of them: the BPF task walk's records, an inode
- * and a pid each) where the caller has them, else from a stat() of every
- * /proc/PID/ns/net.
+ * Add namespaces not seen before, and close those no process is in and no
+ * /run/netns name holds any more (an open namespace file keeps the
+ * namespace alive, and its devices and pools with it): the list holds what
+ * the host has, not everything it had. The processes' namespaces from
+ * procs (n of them: the BPF task walk's records, an inode and a pid each)
+ * where the caller has them, else from a stat() of every /proc/PID/ns/net.
  */
 struct ppw_netns_rec;
 int netns_scan(struct netns_list *l, const struct ppw_netns_rec *procs, size_t n);

@@ -7,8 +7,8 @@
 # slow clients' --timeout could make room), garbage, oversized heads,
 # HTTP/1.0 and keep-alive, running out of descriptors; memory and
 # descriptors the same before and after. Then what the exporter says and
-# keeps: a warning when it listens beyond loopback, and the capabilities it
-# holds once loaded. No latency is asserted: how long a scrape takes among
+# keeps: a warning when it listens beyond loopback, the capabilities it
+# holds once loaded, and no namespace once it is gone. No latency is asserted: how long a scrape takes among
 # slow clients, against one alone, is bench/'s (BENCH_ARGS=inputs).
 
 ALL_TESTS="
@@ -19,6 +19,7 @@ ALL_TESTS="
 	nothing_leaks
 	warns_beyond_loopback
 	privileges_after_load
+	namespaces_let_go
 "
 
 # shellcheck source=lib.sh
@@ -195,6 +196,51 @@ warns_beyond_loopback() {
 	wait_until 120 "the exporter on 0.0.0.0 to listen" _listening
 	log "$(grep -i 'beyond loopback' "$err" | cut -c1-120)"
 	check "warns beyond loopback" grep -q 'Warning: export: listening on 0.0.0.0:[0-9]*, beyond loopback' "$err"
+}
+
+# files of network namespace INO a process and its children hold open (by
+# inode on nsfs: a file opened through /run/netns/NAME links to that path)
+net_fds_of() {	# pid ino
+	local p f n=0
+	for p in "$1" $(cat "/proc/$1/task/$1/children" 2>/dev/null); do
+		for f in /proc/"$p"/fd/*; do
+			[ "$(stat -L -c %i "$f" 2>/dev/null)" = "$2" ] &&
+				[ "$(stat -f -L -c %T "$f" 2>/dev/null)" = nsfs ] && n=$((n + 1))
+		done
+	done
+	echo "$n"
+}
+
+# A namespace whose processes are gone and whose name is deleted is let go:
+# no file of it stays open in the exporter and its netlink sockets there
+# are closed (either would keep the namespace alive, and its devices and
+# their pools with it), by the next namespace walk. The kernel's view of
+# what the processes hold: /proc/PID/fd.
+namespaces_let_go() {
+	require_kernel
+	local ino_a ino_b sockets0 sockets1
+	export_start --interval 0.3
+	sockets0=$(sockets_of "$EXP_PID")
+	lab_begin
+	ino_a=$(stat -L -c %i "/run/netns/$LAB_A")
+	ino_b=$(lab_netns_ino)
+	lab_hold 100 >/dev/null || fail "holder"
+	_opened() { [ "$(net_fds_of "$EXP_PID" "$ino_a")" -ge 1 ] && [ "$(net_fds_of "$EXP_PID" "$ino_b")" -ge 1 ]; }
+	wait_until 60 "the exporter to open the lab's namespaces" _opened
+	sockets1=$(sockets_of "$EXP_PID")
+	log "namespaces $ino_a $ino_b open; sockets $sockets0 -> $sockets1"
+	check "netlink sockets in the lab's namespaces" [ "$sockets1" -gt "$sockets0" ]
+	lab_down
+	_let_go() {
+		[ "$(net_fds_of "$EXP_PID" "$ino_a")" -eq 0 ] &&
+			[ "$(net_fds_of "$EXP_PID" "$ino_b")" -eq 0 ] &&
+			[ "$(sockets_of "$EXP_PID")" -le "$sockets0" ]
+	}
+	wait_until 60 "the exporter to let the deleted namespaces go" _let_go
+	log "after the lab: sockets $(sockets_of "$EXP_PID"), files of its namespaces $(net_fds_of "$EXP_PID" "$ino_a") $(net_fds_of "$EXP_PID" "$ino_b")"
+	check "no file of the deleted namespaces open" [ "$(net_fds_of "$EXP_PID" "$ino_a")" -eq 0 -a "$(net_fds_of "$EXP_PID" "$ino_b")" -eq 0 ]
+	check "their netlink sockets closed" [ "$(sockets_of "$EXP_PID")" -le "$sockets0" ]
+	check "no collection failed" grep -q '^ppwatch_collect_errors_total 0$' <<<"$(scrape)"
 }
 
 # the capability sets of a process, as hex masks, in /proc order: "CapInh CapPrm CapEff CapBnd CapAmb"
