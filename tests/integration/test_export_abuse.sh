@@ -8,8 +8,9 @@
 # HTTP/1.0 and keep-alive, running out of descriptors; memory and
 # descriptors the same before and after. Then what the exporter says and
 # keeps: a warning when it listens beyond loopback, the capabilities it
-# holds once loaded, and no namespace once it is gone. No latency is asserted: how long a scrape takes among
-# slow clients, against one alone, is bench/'s (BENCH_ARGS=inputs).
+# holds once loaded, and no namespace once it is gone. No latency is
+# asserted: how long a scrape takes among slow clients, against one alone,
+# is bench/'s (BENCH_ARGS=inputs).
 
 ALL_TESTS="
 	two_hundred_scrapes_at_once
